@@ -1,0 +1,1 @@
+"""The pto-wsp dialects, one file each: wsp (workloads), csp (pipelines), sched (schedules)."""

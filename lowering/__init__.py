@@ -1,0 +1,1 @@
+"""Target backends (cpu_sim, aie, ascend) lowering the task-graph dialect."""

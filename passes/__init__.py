@@ -1,0 +1,1 @@
+"""Rewrite-pattern passes over the pto-wsp dialects."""

@@ -1,0 +1,51 @@
+"""The xDSL plugin entry point: makes ``xdsl-opt`` know pto-wsp's dialects and passes."""
+
+from collections.abc import Callable
+
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass
+from xdsl.universe import Universe
+
+
+def _wsp() -> Dialect:
+    from pto_wsp.dialects.wsp import WSP
+
+    return WSP
+
+
+def _csp() -> Dialect:
+    from pto_wsp.dialects.csp import CSP
+
+    return CSP
+
+
+def _sched() -> Dialect:
+    from pto_wsp.dialects.sched import SCHED
+
+    return SCHED
+
+
+def _wsp_canonicalize() -> type[ModulePass]:
+    from pto_wsp.passes.wsp_canonicalize import WspCanonicalizePass
+
+    return WspCanonicalizePass
+
+
+def _wsp_inline_calls() -> type[ModulePass]:
+    from pto_wsp.passes.wsp_inline_calls import WspInlineCallsPass
+
+    return WspInlineCallsPass
+
+
+ALL_DIALECTS: dict[str, Callable[[], Dialect]] = {
+    "wsp": _wsp,
+    "csp": _csp,
+    "sched": _sched,
+}
+
+ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "wsp-canonicalize": _wsp_canonicalize,
+    "wsp-inline-calls": _wsp_inline_calls,
+}
+
+PTO_WSP_UNIVERSE = Universe(all_dialects=ALL_DIALECTS, all_passes=ALL_PASSES)

@@ -1,0 +1,1 @@
+"""The CPU simulator: task-graph runtime, executors, cost model and traces."""
