@@ -63,6 +63,7 @@ from xdsl.traits import (
     IsolatedFromAbove,
     IsTerminator,
     OpTrait,
+    Pure,
     SymbolOpInterface,
     SymbolTable,
 )
@@ -150,8 +151,10 @@ def resolve_symbol(op: Operation, ref: SymbolRefAttr | StringAttr | str) -> Oper
     Pipelines are symbol tables (of their channels) nested in the module, so a task in a
     process must still find its kernel in the module.
     """
-    name = ref.root_reference.data if isinstance(ref, SymbolRefAttr) else str(
-        ref.data if isinstance(ref, StringAttr) else ref
+    name = (
+        ref.root_reference.data
+        if isinstance(ref, SymbolRefAttr)
+        else str(ref.data if isinstance(ref, StringAttr) else ref)
     )
     anchor = op.parent_op()
     while anchor is not None:
@@ -204,8 +207,10 @@ def _print_names(printer: Printer, names: ArrayAttr[StringAttr]) -> None:
 
 
 def _check_identifier(kind: str, name: str) -> None:
-    if not name or not (name[0].isalpha() or name[0] == "_") or not all(
-        c.isalnum() or c == "_" for c in name
+    if (
+        not name
+        or not (name[0].isalpha() or name[0] == "_")
+        or not all(c.isalnum() or c == "_" for c in name)
     ):
         raise VerifyException(f"{kind} '{name}' is not an identifier")
 
@@ -261,6 +266,8 @@ class DenseOp(IRDLOperation):
     size = prop_def(IntegerAttr[IntegerType])
     axis = result_def(DenseAxisType)
 
+    traits = traits_def(Pure())
+
     def __init__(self, size: int):
         super().__init__(
             properties={"size": IntegerAttr(size, i64)}, result_types=[DenseAxisType(size)]
@@ -292,6 +299,8 @@ class DenseDynOp(IRDLOperation):
     size = operand_def(IndexType)
     axis = result_def(DenseDynAxisType)
 
+    traits = traits_def(Pure())
+
     assembly_format = "$size attr-dict"
 
     def __init__(self, size: SSAValue | Operation):
@@ -307,6 +316,8 @@ class RaggedOp(IRDLOperation):
     outer = operand_def(IndexType)
     lengths = operand_def(MemRefType)
     axis = result_def(RaggedAxisType)
+
+    traits = traits_def(Pure())
 
     assembly_format = "$outer `,` $lengths attr-dict `:` type($lengths)"
 
@@ -327,6 +338,8 @@ class SparseOp(IRDLOperation):
     indptr = operand_def(MemRefType)
     indices = operand_def(MemRefType)
     axis = result_def(SparseAxisType)
+
+    traits = traits_def(Pure())
 
     assembly_format = (
         "$outer `,` $indptr `,` $indices attr-dict `:` type($indptr) `,` type($indices)"
@@ -376,6 +389,8 @@ class ViewOp(IRDLOperation):
     static_offsets = prop_def(DenseArrayBase)
     static_sizes = prop_def(DenseArrayBase)
     result = result_def(MemRefType)
+
+    traits = traits_def(Pure())
 
     def __init__(
         self,
@@ -447,7 +462,9 @@ class ViewOp(IRDLOperation):
         offsets, sizes, dynamic = [], [], []
         for off, size in entries:
             offsets.append(off if isinstance(off, int) else VIEW_DYNAMIC)
-            sizes.append(VIEW_INDEX if size is None else size if isinstance(size, int) else VIEW_DYNAMIC)
+            sizes.append(
+                VIEW_INDEX if size is None else size if isinstance(size, int) else VIEW_DYNAMIC
+            )
             dynamic += [v for v in (off, size) if isinstance(v, UnresolvedOperand)]
         resolved = [parser.resolve_operand(v, IndexType()) for v in dynamic]
         op = cls(parser.resolve_operand(source, src_type), offsets, sizes, resolved, res_type)
@@ -467,15 +484,11 @@ class ViewOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
 
-def view_result_type(
-    source: Attribute, offsets: Sequence[int], sizes: Sequence[int]
-) -> MemRefType:
+def view_result_type(source: Attribute, offsets: Sequence[int], sizes: Sequence[int]) -> MemRefType:
     """The memref type of a view: slice entries keep a dim, index entries drop it."""
     assert isinstance(source, MemRefType)
     shape = list(source.get_shape())
-    kept = [
-        s if s >= 0 else -1 for s in sizes if s != VIEW_INDEX
-    ] + shape[len(sizes) :]
+    kept = [s if s >= 0 else -1 for s in sizes if s != VIEW_INDEX] + shape[len(sizes) :]
     return MemRefType(source.element_type, kept)
 
 
@@ -507,7 +520,9 @@ def _parse_view_entry(
     if parser.parse_optional_punctuation("+") is not None:
         return first, _parse_view_scalar(parser)
     pos = parser.pos
-    hi = parser.parse_integer(allow_boolean=False, context_msg=" (slice end; use off:+size for runtime sizes)")
+    hi = parser.parse_integer(
+        allow_boolean=False, context_msg=" (slice end; use off:+size for runtime sizes)"
+    )
     if not isinstance(first, int):
         parser.raise_error("a slice lo:hi needs a static lo; use %off:+size", pos, parser.pos)
     if hi < first:
@@ -834,7 +849,9 @@ class _LoopOp(IRDLOperation):
 
     traits = traits_def(WorkloadExpr())
 
-    def __init__(self, axis: SSAValue | Operation, names: Sequence[str], body: Region | None = None):
+    def __init__(
+        self, axis: SSAValue | Operation, names: Sequence[str], body: Region | None = None
+    ):
         axis_val = SSAValue.get(axis)
         if body is None:
             block = Block(arg_types=[IndexType()] * loop_index_count(axis_val.type))
@@ -1174,9 +1191,7 @@ def _match_args(
     callee: str, what: str, expected: Sequence[Attribute], actual: Sequence[SSAValue]
 ) -> None:
     if len(expected) != len(actual):
-        raise VerifyException(
-            f"{callee} takes {len(expected)} {what}(s), got {len(actual)}"
-        )
+        raise VerifyException(f"{callee} takes {len(expected)} {what}(s), got {len(actual)}")
     for i, (e, a) in enumerate(zip(expected, actual)):
         if not _shapes_compatible(e, a.type):
             raise VerifyException(f"{what} #{i} of {callee} must be {e}, got {a.type}")
