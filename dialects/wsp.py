@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     ArrayAttr,
     DenseArrayBase,
     DictionaryAttr,
@@ -488,7 +489,7 @@ def view_result_type(source: Attribute, offsets: Sequence[int], sizes: Sequence[
     """The memref type of a view: slice entries keep a dim, index entries drop it."""
     assert isinstance(source, MemRefType)
     shape = list(source.get_shape())
-    kept = [s if s >= 0 else -1 for s in sizes if s != VIEW_INDEX] + shape[len(sizes) :]
+    kept = [s if s >= 0 else DYNAMIC_INDEX for s in sizes if s != VIEW_INDEX] + shape[len(sizes) :]
     return MemRefType(source.element_type, kept)
 
 
@@ -497,10 +498,12 @@ def _check_view_entry(dim: int, off: int, size: int, extent: int) -> None:
         raise VerifyException(f"view entry {dim}: offset {off} is negative")
     if size not in (VIEW_INDEX, VIEW_DYNAMIC) and size < 0:
         raise VerifyException(f"view entry {dim}: size {size} is negative")
-    if extent < 0 or off == VIEW_DYNAMIC:
+    if extent < 0:
         return
-    end = off + (1 if size == VIEW_INDEX else 0 if size == VIEW_DYNAMIC else size)
-    if end > extent or (size == VIEW_INDEX and off >= extent):
+    # A runtime offset is >= 0, so a static size alone can already overrun the dimension.
+    lo = 0 if off == VIEW_DYNAMIC else off
+    end = lo + (1 if size == VIEW_INDEX else 0 if size == VIEW_DYNAMIC else size)
+    if end > extent:
         raise VerifyException(f"view entry {dim} reaches {end}, beyond dimension size {extent}")
 
 
@@ -508,7 +511,11 @@ def _parse_view_scalar(parser: Parser) -> int | UnresolvedOperand:
     operand = parser.parse_optional_unresolved_operand()
     if operand is not None:
         return operand
-    return parser.parse_integer(allow_boolean=False, context_msg=" in a view entry")
+    pos = parser.pos
+    value = parser.parse_integer(allow_boolean=False, context_msg=" in a view entry")
+    if value < 0:  # would be read as the VIEW_INDEX / VIEW_DYNAMIC markers
+        parser.raise_error(f"view offsets and sizes must be >= 0, got {value}", pos, parser.pos)
+    return value
 
 
 def _parse_view_entry(
