@@ -782,6 +782,8 @@ class KernelOp(IRDLOperation):
             raise VerifyException(f"kernel cost must be >= 0, got {self.cost.value.data}")
         if self.cost is not None and self.cost_region.blocks:
             raise VerifyException("a kernel has a constant cost or a cost region, not both")
+        if len(self.cost_region.blocks) > 1:
+            raise VerifyException("a kernel's cost region must have a single block")
         if self.cost_region.blocks:
             args = tuple(a.type for a in self.cost_region.block.args)
             if args != tuple(types):
@@ -801,7 +803,10 @@ class KernelOp(IRDLOperation):
                 cost = parser.parse_integer(allow_boolean=False)
                 parser.parse_punctuation(")")
             else:
+                pos = parser.pos
                 region = parser.parse_region()
+                if not region.blocks:  # would silently mean "no cost"
+                    parser.raise_error("a cost region must yield the cost", pos, parser.pos)
         impls = None
         attrs = parser.parse_optional_attr_dict_with_keyword()
         op = cls(name, names, types, access, unit, cost, region)
