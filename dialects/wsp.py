@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     StringAttr,
     SymbolRefAttr,
+    UnregisteredOp,
     i1,
     i64,
 )
@@ -692,9 +693,11 @@ def _verify_arg_names(kind: str, names: ArrayAttr[StringAttr], types: Sequence[A
 def _verify_npu_body(workload: WorkloadOp) -> None:
     """Seed 000 WorkloadLevel: InCore (npu) code holds no CSP and calls no cpu workload."""
     for op in workload.walk():
-        if op.name.startswith("csp."):
+        # An unregistered op's own ``name`` is builtin.unregistered; its real name is op_name.
+        name = op.op_name.data if isinstance(op, UnregisteredOp) else op.name
+        if name.startswith("csp."):
             raise VerifyException(
-                f"npu-level workload @{workload.sym_name.data} must not contain CSP op {op.name}"
+                f"npu-level workload @{workload.sym_name.data} must not contain CSP op {name}"
             )
         if isinstance(op, CallOp):
             callee = resolve_symbol(op, op.callee)
