@@ -1,6 +1,6 @@
-// RUN: pto-opt %s | FileCheck %s
-// RUN: pto-opt %s | pto-opt | FileCheck %s
-// RUN: pto-opt %s --print-op-generic | pto-opt | FileCheck %s
+// RUN: pto-opt %s | FileCheck %s --match-full-lines
+// RUN: pto-opt %s | pto-opt | FileCheck %s --match-full-lines
+// RUN: pto-opt %s --print-op-generic | pto-opt | FileCheck %s --match-full-lines
 
 // The axis types and the ops that make axes: static dense, runtime dense, ragged, sparse
 // (CSR), and the task type that CSP channels carry.

@@ -1,6 +1,6 @@
-// RUN: pto-opt %s | FileCheck %s
-// RUN: pto-opt %s | pto-opt | FileCheck %s
-// RUN: pto-opt %s --print-op-generic | pto-opt | FileCheck %s
+// RUN: pto-opt %s | FileCheck %s --match-full-lines
+// RUN: pto-opt %s | pto-opt | FileCheck %s --match-full-lines
+// RUN: pto-opt %s --print-op-generic | pto-opt | FileCheck %s --match-full-lines
 
 // Definitions: wsp.workload (cpu level by default, npu level, attributes) and wsp.kernel
 // (in/out/inout tensors, scalar parameters, vector/cube unit, constant cost, cost region,

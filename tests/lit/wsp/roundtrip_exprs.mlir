@@ -1,6 +1,6 @@
-// RUN: pto-opt %s | FileCheck %s
-// RUN: pto-opt %s | pto-opt | FileCheck %s
-// RUN: pto-opt %s --print-op-generic | pto-opt | FileCheck %s
+// RUN: pto-opt %s | FileCheck %s --match-full-lines
+// RUN: pto-opt %s | pto-opt | FileCheck %s --match-full-lines
+// RUN: pto-opt %s --print-op-generic | pto-opt | FileCheck %s --match-full-lines
 
 // Workload expressions: parallel_for and for_each over each axis kind (two indices, row and
 // j, over Ragged and Sparse), select, cond with and without else, combine, sequential,
@@ -129,6 +129,16 @@ builtin.module {
   }
   wsp.workload @empty_npu() level(npu) {
   }
+
+  // A kernel's dynamic dimension takes any size; a workload's too.
+  wsp.kernel @rows(X: in memref<?x16xf32>)
+  wsp.workload @dyn_arg(%X: memref<?x16xf32>) {
+    wsp.task @rows() resources(%X : memref<?x16xf32>)
+  }
+  wsp.workload @static_to_dyn(%X: memref<8x16xf32>) {
+    wsp.task @rows() resources(%X : memref<8x16xf32>)
+    wsp.call @dyn_arg(%X : memref<8x16xf32>)
+  }
 }
 
 // CHECK:      builtin.module {
@@ -243,5 +253,13 @@ builtin.module {
 // CHECK-NEXT:     wsp.call @empty_npu()
 // CHECK-NEXT:   }
 // CHECK-NEXT:   wsp.workload @empty_npu() level(npu) {
+// CHECK-NEXT:   }
+// CHECK-NEXT:   wsp.kernel @rows(X: in memref<?x16xf32>) unit(vector)
+// CHECK-NEXT:   wsp.workload @dyn_arg(%X: memref<?x16xf32>) {
+// CHECK-NEXT:     wsp.task @rows() resources(%X : memref<?x16xf32>)
+// CHECK-NEXT:   }
+// CHECK-NEXT:   wsp.workload @static_to_dyn(%X: memref<8x16xf32>) {
+// CHECK-NEXT:     wsp.task @rows() resources(%X : memref<8x16xf32>)
+// CHECK-NEXT:     wsp.call @dyn_arg(%X : memref<8x16xf32>)
 // CHECK-NEXT:   }
 // CHECK-NEXT: }

@@ -1,6 +1,6 @@
-// RUN: pto-opt %s | FileCheck %s
-// RUN: pto-opt %s | pto-opt | FileCheck %s
-// RUN: pto-opt %s --print-op-generic | pto-opt | FileCheck %s
+// RUN: pto-opt %s | FileCheck %s --match-full-lines
+// RUN: pto-opt %s | pto-opt | FileCheck %s --match-full-lines
+// RUN: pto-opt %s --print-op-generic | pto-opt | FileCheck %s --match-full-lines
 // RUN: pto-opt %s --print-op-generic | FileCheck %s --check-prefix=GENERIC
 
 // Names that schedules refer to. Without `named(...)` a loop or select index is named after

@@ -1,6 +1,6 @@
-// RUN: pto-opt %s | FileCheck %s
-// RUN: pto-opt %s | pto-opt | FileCheck %s
-// RUN: pto-opt %s --print-op-generic | pto-opt | FileCheck %s
+// RUN: pto-opt %s | FileCheck %s --match-full-lines
+// RUN: pto-opt %s | pto-opt | FileCheck %s --match-full-lines
+// RUN: pto-opt %s --print-op-generic | pto-opt | FileCheck %s --match-full-lines
 
 // wsp.view: every entry form. An index (%i or an integer) drops its dimension; lo:hi is a
 // static slice; off:+size a slice whose offset and/or size are runtime indices; the
