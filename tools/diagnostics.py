@@ -1,0 +1,206 @@
+"""MLIR-style diagnostics for the command-line tools: ``file:line:col: error: message``.
+
+xDSL's parser keeps a span on its ``ParseError``s, but it neither gives parsed ops a source
+location (``op.location`` stays ``loc(unknown)`` unless the text spells out ``loc(...)``) nor
+says which op a ``VerifyException`` is about. This module closes both gaps:
+
+- ``LocatingParser`` stamps every parsed op with ``loc("file":line:col)`` of its name, as
+  MLIR's parser does, so the location survives cloning and passes;
+- ``failing_op`` recovers the op a verifier error is about from the error's traceback;
+- ``Report`` renders an error with the source line and a caret under the location.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from io import StringIO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    CallSiteLoc,
+    FileLineColLoc,
+    FusedLoc,
+    IntAttr,
+    NameLoc,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Attribute, Operation
+from xdsl.parser import Parser, Span
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, MultipleSpansParseError, ParseError
+from xdsl.utils.lexer import Location
+
+
+class LocatingParser(Parser):
+    """A ``Parser`` that gives each parsed op the file location of its name, as MLIR does."""
+
+    def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0) -> None:
+        super().__init__(ctx, text, name)
+        # The chunk's first line is line ``line_offset + 1`` of the file (--split-input-file).
+        self._line_offset = line_offset
+        # Spans of the names of the ops being parsed, innermost last (ops nest).
+        self._name_spans: list[Span] = []
+        # Ops are met in increasing position, so lines are counted from the previous op
+        # rather than from the start of the input (which would be quadratic).
+        self._counted_to = 0
+        self._line = 1
+        self._failed_op_location: Location | None = None
+
+    def _parse_op_result_list(self) -> list[tuple[Span, int]]:
+        # parse_operation reads the results, then the name: this is the only point where
+        # the name's token is current, and it is where MLIR anchors an op's location.
+        results = super()._parse_op_result_list()
+        self._name_spans.append(self._current_token.span)
+        return results
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        # xDSL blames the token after the name, and says the same whether the op or its
+        # whole dialect is unknown; point at the name and tell the two apart.
+        try:
+            return super()._get_op_by_name(name)
+        except ParseError as error:
+            dialect = name.partition(".")[0]
+            message = error.msg
+            if "." in name and dialect not in self.ctx.registered_dialect_names:
+                message += f" (there is no dialect '{dialect}')"
+            raise ParseError(self._name_spans[-1], message) from None
+
+    def parse_operation(self) -> Operation:
+        depth = len(self._name_spans)
+        try:
+            op = super().parse_operation()
+            name_span = self._name_spans[depth]
+        except DiagnosticException:
+            # Not a syntax error (ParseError is no DiagnosticException) but, say, an
+            # attribute's verifier: it has no position, so blame the innermost op.
+            if self._failed_op_location is None and depth < len(self._name_spans):
+                self._failed_op_location = self._location(self._name_spans[depth].start)
+            raise
+        finally:
+            del self._name_spans[depth:]
+        if isinstance(op.location, UnknownLoc):
+            location = self._location(name_span.start)
+            op.location = FileLineColLoc(
+                StringAttr(location.file), IntAttr(location.line), IntAttr(location.col)
+            )
+        return op
+
+    def _location(self, position: int) -> Location:
+        source = self.lexer.input
+        if position < self._counted_to:  # backtracking moved us back: count afresh
+            self._counted_to, self._line = 0, 1
+        self._line += source.content.count("\n", self._counted_to, position)
+        self._counted_to = position
+        column = position - source.get_start_of_line(position) + 1
+        return Location(source.name, self._line + self._line_offset, column)
+
+    def failure_location(self) -> Location:
+        """Where to report an error that escaped the parser without a position of its own:
+        the op it was parsing, else the current token."""
+        if self._failed_op_location is not None:
+            return self._failed_op_location
+        span = dataclasses.replace(self._current_token.span, line_offset=self._line_offset)
+        return span.get_location()
+
+
+def failing_op(error: BaseException) -> Operation | None:
+    """The op that ``error`` is about: the innermost op whose verifier it went through.
+
+    xDSL's ``VerifyException`` does not carry its op, but ``Operation.verify``, ``verify_``
+    and ``emit_error`` are methods of that op, so their frames on the traceback hold it.
+    """
+    found: Operation | None = None
+    trace = error.__traceback__
+    while trace is not None:
+        frame = trace.tb_frame
+        if frame.f_code.co_name in ("verify", "verify_", "emit_error"):
+            candidate = frame.f_locals.get("self")
+            if isinstance(candidate, Operation):
+                found = candidate
+        trace = trace.tb_next
+    return found
+
+
+def file_location(location: Attribute) -> Location | None:
+    """The file:line:col a location attribute points at, if it points at one."""
+    match location:
+        case FileLineColLoc():
+            return Location(location.filename.data, location.line.data, location.column.data)
+        case NameLoc():
+            return file_location(location.location)
+        case CallSiteLoc():
+            return file_location(location.callee)
+        case FusedLoc():
+            found = (file_location(loc) for loc in location.locations.data)
+            return next((loc for loc in found if loc is not None), None)
+        case _:
+            return None
+
+
+def op_location(op: Operation) -> Location | None:
+    """The file location of ``op`` or, for an op a pass built without one, of its parent."""
+    current: Operation | None = op
+    while current is not None:
+        if (location := file_location(current.location)) is not None:
+            return location
+        current = current.parent_op()
+    return None
+
+
+def generic_text(op: Operation) -> str:
+    """``op`` printed in the generic format, as MLIR's "see current operation" note does."""
+    text = StringIO()
+    Printer(stream=text, print_generic_format=True).print_op(op)
+    return text.getvalue()
+
+
+@dataclass
+class Report:
+    """One error: where (if known), what, and notes that follow it."""
+
+    location: Location | None
+    message: str
+    width: int = 1
+    """How many characters to underline at the location."""
+    notes: list[tuple[Location | None, str]] = field(default_factory=list)
+
+    @staticmethod
+    def from_parse_error(error: ParseError, line_offset: int = 0) -> Report:
+        """The report of a parse error of a chunk starting after ``line_offset`` lines."""
+
+        def located(span: Span) -> Location:
+            return dataclasses.replace(span, line_offset=line_offset).get_location()
+
+        report = Report(located(error.span), error.msg, max(error.span.len, 1))
+        if isinstance(error, MultipleSpansParseError):
+            for span, message in error.refs:
+                # ref_text introduces a list ("originally declared here:"); a note is a line.
+                note = message or (error.ref_text or "").rstrip(":")
+                report.notes.append((located(span), note))
+        return report
+
+    def render(self, tool: str, source_name: str, source_lines: list[str]) -> str:
+        """The report as text: the error line, the source line with carets, the notes.
+
+        The source line is shown when the location is in ``source_name`` (an op may carry
+        a ``loc(...)`` into another file, whose text we do not have).
+        """
+        out = [_headline(tool, self.location, "error", self.message)]
+        if (
+            self.location is not None
+            and self.location.file == source_name
+            and 1 <= self.location.line <= len(source_lines)
+        ):
+            line = source_lines[self.location.line - 1].rstrip("\r")
+            # A span may run over several lines: underline it to the end of the first.
+            width = max(1, min(self.width, len(line) - self.location.col + 1))
+            out.extend([line, " " * (self.location.col - 1) + "^" * width])
+        out.extend(_headline(tool, where, "note", text) for where, text in self.notes)
+        return "\n".join(out) + "\n"
+
+
+def _headline(tool: str, location: Location | None, severity: str, message: str) -> str:
+    where = tool if location is None else str(location)
+    return f"{where}: {severity}: {message}"

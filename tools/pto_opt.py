@@ -1,0 +1,273 @@
+"""``pto-opt``: xdsl-opt with pto-wsp's dialects and passes, and MLIR-style diagnostics.
+
+It keeps every convention of ``xdsl-opt`` (``-p`` pipelines with options, ``-o``, stdin,
+``--split-input-file``, ``--verify-diagnostics``, ``--parsing-diagnostics``, ``-t`` ...) and
+knows every dialect, pass and target of the ``xdsl.universe`` entry points: xDSL's and ours.
+What it adds: bad input never ends in a Python traceback. Each error is one
+``file:line:col: error: message`` line (``pto-opt: error: message`` when nothing in the input
+is to blame) and a non-zero exit; ``-o FILE`` is only written when the whole run succeeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import inspect
+import os
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from io import BytesIO
+from pathlib import Path
+from typing import IO, Any
+
+from pto_wsp.tools.diagnostics import LocatingParser, Report, failing_op, generic_text, op_location
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline, parse_spec
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    ShrinkException,
+)
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+TOOL = "pto-opt"
+STDIN_NAME = "<stdin>"
+
+
+class ToolError(Exception):
+    """An error with no place in the input: reported as ``pto-opt: error: <message>``."""
+
+
+def _pto_wsp_version() -> str:
+    try:
+        return version("pto-wsp")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+class PtoOptMain(xDSLOptMain):
+    """The pto-opt driver: xDSLOptMain with located diagnostics and all-or-nothing output."""
+
+    # VersionAction fills in {xdsl_version}; ours is known now.
+    version_format = f"{TOOL} {_pto_wsp_version()} built from xdsl version {{xdsl_version}}"
+
+    def __init__(self, args: Sequence[str] | None = None) -> None:
+        # Lines of the input, to quote the line an error points at.
+        self._source_lines: list[str] = []
+        super().__init__(
+            description=f"{TOOL}: the pto-wsp modular optimizer driver (xdsl-opt conventions)",
+            args=args,
+        )
+        self._check_target()
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        """xdsl-opt's arguments, under pto-opt's name (also when run as ``python -m``)."""
+        arg_parser.prog = TOOL
+        super().register_all_arguments(arg_parser)
+
+    # --- Command line: pipeline and target -------------------------------------------------
+
+    def setup_pipeline(self) -> None:
+        """Build each pass once on its own, so that an error names the pass, then let xDSL
+        build the pipeline (with its verify-between-passes callback)."""
+        try:
+            specs = parse_pipeline(self.args.passes)
+        except ArgSpecParseError as error:
+            raise ToolError(str(error).rstrip()) from None
+        for spec in specs:
+            if spec.name not in self.available_passes:
+                raise ToolError(_unknown("pass", spec.name, self.available_passes))
+            _instantiate("pass", spec, self.available_passes[spec.name])
+        super().setup_pipeline()
+
+    def _check_target(self) -> None:
+        """Reject bad ``-t name{options}`` now rather than after all the work is done."""
+        spec = parse_spec(self.args.target)
+        factory = self.available_targets[spec.name]
+        if not inspect.signature(factory).parameters:  # old-style targets take no options
+            _instantiate("target", spec, factory)
+
+    # --- Input ------------------------------------------------------------------------------
+
+    def _reads_stdin(self) -> bool:
+        return self.args.input_file in (None, "-")
+
+    def get_input_name(self) -> str:
+        """The file name diagnostics use: the path as given, or ``<stdin>``."""
+        return STDIN_NAME if self._reads_stdin() else self.args.input_file
+
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """Read the whole input now: a missing file is a clean error, and diagnostics quote
+        its lines. The extension picks the frontend, as in xdsl-opt (stdin is MLIR)."""
+        name = self.get_input_name()
+        try:
+            data = sys.stdin.buffer.read() if self._reads_stdin() else Path(name).read_bytes()
+            text = data.decode("utf-8")
+        except OSError as error:
+            raise ToolError(f"cannot open input file '{name}': {error.strerror}") from None
+        except UnicodeDecodeError as error:
+            raise ToolError(f"input file '{name}' is not UTF-8: {error}") from None
+        self._source_lines = text.split("\n")
+        extension = "mlir" if self._reads_stdin() else Path(name).suffix.removeprefix(".")
+        return BytesIO(data), extension
+
+    # --- Processing -------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Process the input chunk by chunk; return 0 if every chunk succeeded, else 1."""
+        try:
+            chunks, _ = self.prepare_input()
+        except ValueError as error:  # an input extension no frontend handles
+            raise ToolError(f"{error}; choose a frontend with -f") from None
+        output = None if self.args.output_file in (None, "-") else OutputFile(self.args.output_file)
+        succeeded = False
+        try:
+            stream = sys.stdout if output is None else output.stream
+            succeeded = self._process_chunks(chunks, stream)
+        except ShrinkException:  # xdsl-opt's protocol with the shrinkray test-case reducer
+            print("Success, can shrink")
+            return 0
+        finally:
+            if output is not None:
+                output.finish(keep=succeeded)
+        if self.args.shrink:
+            print("Failure, can't shrink")
+            return 1
+        return 0 if succeeded else 1
+
+    def _process_chunks(self, chunks: list[tuple[IO[bytes], int]], stream: IO[str]) -> bool:
+        """Process every chunk, even after one fails (as mlir-opt does); True if none failed."""
+        succeeded = True
+        for index, (chunk, line_offset) in enumerate(chunks):
+            if index > 0:
+                stream.write("// -----\n")
+            with chunk:
+                text = self._process_chunk(chunk.read().decode("utf-8"), line_offset)
+            if text is None:
+                succeeded = False
+            else:
+                stream.write(text)
+            stream.flush()
+        return succeeded
+
+    def _process_chunk(self, text: str, line_offset: int) -> str | None:
+        """Parse, transform and print one chunk. On an error, report it and return None, or
+        "" when --parsing-diagnostics / --verify-diagnostics say the error is expected.
+
+        The input is MLIR: xdsl-opt has no other frontend, and ours must locate ops."""
+        parser = module = None
+        try:
+            # The parser lexes its first token at once: a ParseError may come from here too.
+            parser = LocatingParser(self.ctx, text, self.get_input_name(), line_offset)
+            module = parser.parse_module(not self.args.no_implicit_module)
+            self.apply_passes(module)
+            return self.output_resulting_program(module)
+        except ParseError as error:
+            report = Report.from_parse_error(error, line_offset)
+            expected = self.args.parsing_diagnostics
+        except DiagnosticException as error:
+            report = _diagnostic_report(error, parser if module is None else None)
+            expected = self.args.verify_diagnostics
+        rendered = report.render(TOOL, self.get_input_name(), self._source_lines)
+        # Expected diagnostics go to stdout, as xdsl-opt prints them, for FileCheck.
+        (sys.stdout if expected else sys.stderr).write(rendered)
+        return "" if expected else None
+
+
+def _diagnostic_report(error: DiagnosticException, parser: LocatingParser | None) -> Report:
+    """Locate a verifier or pass error: at the op it is about, else (when it was raised while
+    parsing, e.g. by an attribute's verifier) at the parser's position, else nowhere."""
+    op = failing_op(error)
+    if op is not None:
+        location = op_location(op)
+        report = Report(location, f"'{op.name}' op {error}")
+        report.notes.append((location, f"see current operation: {generic_text(op)}"))
+        return report
+    if parser is not None:
+        return Report(parser.failure_location(), str(error))
+    # Without an op, xDSL's notes (the IR with the error marked) are all the context there is.
+    notes = [(None, note) for note in getattr(error, "__notes__", [])]
+    return Report(None, str(error), notes=notes)
+
+
+def _unknown(kind: str, name: str, known: dict[str, Any]) -> str:
+    message = f"unknown {kind} '{name}'"
+    close = difflib.get_close_matches(name, known, n=3)
+    if close:
+        message += f"; did you mean {', '.join(repr(c) for c in close)}?"
+    return message + f" (`{TOOL} --help` lists them)"
+
+
+def _instantiate(kind: str, spec: ArgSpec, factory: Callable[[], Any]) -> None:
+    """Load a pass or target and apply its options, turning failures into ToolErrors."""
+    try:
+        factory().from_spec(spec)
+    except ImportError as error:
+        raise ToolError(f"{kind} '{spec.name}' cannot be loaded: {error}") from None
+    except (ValueError, TypeError) as error:
+        raise ToolError(f"invalid options for {kind} '{spec.name}': {error}") from None
+
+
+class OutputFile:
+    """``-o FILE``: written to a temporary file beside it, renamed over it only on success,
+    so a failed run never leaves a half-written file (and leaves an existing FILE alone)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        if os.path.isdir(path):
+            raise ToolError(f"cannot write output file '{path}': it is a directory")
+        directory = os.path.dirname(os.path.abspath(path))
+        try:
+            handle, self._temporary = tempfile.mkstemp(
+                dir=directory, prefix=".pto-opt-", suffix=".tmp"
+            )
+        except OSError as error:
+            raise ToolError(f"cannot write output file '{path}': {error.strerror}") from None
+        self.stream: IO[str] = os.fdopen(handle, "w", encoding="utf-8")
+
+    def finish(self, keep: bool) -> None:
+        """Move the result into place if ``keep``, else throw it away."""
+        self.stream.close()
+        try:
+            if keep:
+                os.chmod(self._temporary, _new_file_mode(self.path))
+                os.replace(self._temporary, self.path)
+        except OSError as error:
+            raise ToolError(f"cannot write output file '{self.path}': {error.strerror}") from None
+        finally:
+            if os.path.exists(self._temporary):
+                os.unlink(self._temporary)
+
+
+def _new_file_mode(path: str) -> int:
+    """The mode ``open(path, "w")`` would give: the old file's, or 0o666 less the umask
+    (mkstemp makes files private, which an output file should not be)."""
+    if os.path.exists(path):
+        return os.stat(path).st_mode & 0o7777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    """Run pto-opt on ``args`` (default: the command line); return the exit code."""
+    # As xdsl-opt does: show DeprecationWarnings, which Python hides by default.
+    warnings.filterwarnings("default", category=DeprecationWarning)
+    try:
+        return PtoOptMain(args=args).run()
+    except (ToolError, ArgSpecParseError) as error:
+        # ArgSpecParseError: xDSL parses ``-t name{options}`` before we can look at it.
+        print(f"{TOOL}: error: {str(error).rstrip()}", file=sys.stderr)
+    except ImportError as error:  # a dialect registered by a plugin failed to load
+        print(f"{TOOL}: error: cannot load a dialect: {error}", file=sys.stderr)
+    except BrokenPipeError:
+        # The reader went away (``pto-opt ... | head``); stop Python complaining at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
