@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pto_wsp.dialects.wsp import EXEC_UNITS, resolve_symbol
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -54,6 +53,8 @@ from xdsl.traits import (
     SymbolOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
+
+from pto_wsp.dialects.wsp import EXEC_UNITS, resolve_symbol
 
 DISPATCH_POLICIES = ("round_robin", "affinity", "hash", "range", "work_steal", "dispatch_by")
 ISSUE_POLICIES = ("fifo", "priority")

@@ -14,19 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pto_wsp.dialects.wsp import (
-    CombineOp,
-    CondOp,
-    DenseAxisType,
-    DenseDynOp,
-    ForEachOp,
-    ParallelForOp,
-    RaggedOp,
-    SelectOp,
-    SequentialOp,
-    SparseOp,
-    WorkloadExpr,
-)
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
@@ -42,6 +29,20 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator
 from xdsl.transforms.dead_code_elimination import result_only_effects
+
+from pto_wsp.dialects.wsp import (
+    CombineOp,
+    CondOp,
+    DenseAxisType,
+    DenseDynOp,
+    ForEachOp,
+    ParallelForOp,
+    RaggedOp,
+    SelectOp,
+    SequentialOp,
+    SparseOp,
+    WorkloadExpr,
+)
 
 #: Ops whose body blocks are combined: their statements have no order among them.
 #: csp ops are named, not imported, so this pass does not depend on the csp dialect.

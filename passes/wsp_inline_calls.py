@@ -22,8 +22,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from pto_wsp.dialects.wsp import CallOp, CombineOp, WorkloadOp, enclosing
-from pto_wsp.passes.wsp_canonicalize import can_splice
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -43,6 +41,9 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import PassFailedException
+
+from pto_wsp.dialects.wsp import CallOp, CombineOp, WorkloadOp, enclosing
+from pto_wsp.passes.wsp_canonicalize import can_splice
 
 
 def _is_inlined(call: CallOp, inline_scheduled: bool) -> bool:

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from pto_wsp.tools import pto_opt
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, PassFailedException, VerifyException
+
+from pto_wsp.tools import pto_opt
 
 PTO_OPT = shutil.which("pto-opt", path=sysconfig.get_path("scripts")) or shutil.which("pto-opt")
 
@@ -205,6 +206,8 @@ class FailingPass(ModulePass):
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         addi = next(o for o in op.walk() if isinstance(o, arith.AddiOp))
         match self.how:
+            case "crash":
+                raise ValueError("a bug in the pass")
             case "emit_error":
                 addi.emit_error("rejected", PassFailedException("the pass rejects this op"))
             case "invalid_op":
@@ -271,3 +274,19 @@ def test_pass_errors_under_verify_diagnostics(monkeypatch, capsys, tmp_path: Pat
     )
     assert (code, err) == (0, "")
     assert "error: 'arith.addi' op the pass rejects this op" in out
+
+
+def test_internal_error_has_no_traceback(monkeypatch, capsys, tmp_path: Path):
+    monkeypatch.delenv(pto_opt.TRACEBACK_ENV, raising=False)
+    code, out, err = run_in_process(
+        monkeypatch, capsys, tmp_path, "-p", "test-failing-pass{how=crash}"
+    )
+    assert (code, out) == (2, "")
+    assert err.startswith("pto-opt: internal error: ValueError: a bug in the pass\n")
+    assert "Traceback" not in err
+
+
+def test_internal_error_traceback_on_request(monkeypatch, capsys, tmp_path: Path):
+    monkeypatch.setenv(pto_opt.TRACEBACK_ENV, "1")
+    with pytest.raises(ValueError, match="a bug in the pass"):
+        run_in_process(monkeypatch, capsys, tmp_path, "-p", "test-failing-pass{how=crash}")

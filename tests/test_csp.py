@@ -5,6 +5,14 @@ from __future__ import annotations
 from io import StringIO
 
 import pytest
+from xdsl.context import Context
+from xdsl.dialects.arith import Arith
+from xdsl.dialects.builtin import DYNAMIC_INDEX, Builtin, IndexType, MemRefType, ModuleOp, f32
+from xdsl.ir import Block, Operation
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
 from pto_wsp.dialects.csp import (
     CSP,
     ChannelOp,
@@ -29,13 +37,6 @@ from pto_wsp.dialects.wsp import (
     TaskType,
     ViewOp,
 )
-from xdsl.context import Context
-from xdsl.dialects.arith import Arith
-from xdsl.dialects.builtin import DYNAMIC_INDEX, Builtin, IndexType, MemRefType, ModuleOp, f32
-from xdsl.ir import Block, Operation
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
 
 MEGAKERNEL = """\
 builtin.module {

@@ -15,6 +15,18 @@ from io import StringIO
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.arith import Arith
+from xdsl.dialects.builtin import Builtin, IntegerAttr, ModuleOp, i1
+from xdsl.dialects.memref import MemRef
+from xdsl.ir import Block, Operation, Region
+from xdsl.parser import Parser
+from xdsl.passes import PassPipeline
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, PassFailedException
+
 from pto_wsp.dialects.csp import CSP
 from pto_wsp.dialects.sched import SCHED
 from pto_wsp.dialects.wsp import (
@@ -38,17 +50,6 @@ from pto_wsp.passes.wsp_canonicalize import (
     may_create_tasks,
 )
 from pto_wsp.passes.wsp_inline_calls import WspInlineCallsPass
-from xdsl.context import Context
-from xdsl.dialects import arith
-from xdsl.dialects.arith import Arith
-from xdsl.dialects.builtin import Builtin, IntegerAttr, ModuleOp, i1
-from xdsl.dialects.memref import MemRef
-from xdsl.ir import Block, Operation, Region
-from xdsl.parser import Parser
-from xdsl.passes import PassPipeline
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
 
 def make_ctx() -> Context:

@@ -5,6 +5,22 @@ from __future__ import annotations
 from io import StringIO
 
 import pytest
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    Builtin,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    f32,
+)
+from xdsl.ir import Operation, SSAValue
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
 from pto_wsp.dialects.sched import (
     SCHED,
     BatchDepsOp,
@@ -24,21 +40,6 @@ from pto_wsp.dialects.sched import (
     task_coordinates,
 )
 from pto_wsp.dialects.wsp import WSP, DenseDynOp, ForEachOp, ParallelForOp, WorkloadOp
-from xdsl.context import Context
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    Builtin,
-    IndexType,
-    IntegerAttr,
-    MemRefType,
-    ModuleOp,
-    f32,
-)
-from xdsl.ir import Operation, SSAValue
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
 
 
 def _ctx() -> Context:

@@ -12,6 +12,25 @@ from io import StringIO
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from xdsl.context import Context
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    Builtin,
+    IndexType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    f16,
+    f32,
+    i1,
+    i64,
+)
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
 from pto_wsp.dialects.wsp import (
     VIEW_DYNAMIC,
     VIEW_INDEX,
@@ -42,24 +61,6 @@ from pto_wsp.dialects.wsp import (
     resolve_symbol,
     view_result_type,
 )
-from xdsl.context import Context
-from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    Builtin,
-    IndexType,
-    MemRefType,
-    ModuleOp,
-    StringAttr,
-    f16,
-    f32,
-    i1,
-    i64,
-)
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
 
 INDEX = IndexType()
 

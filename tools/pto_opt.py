@@ -23,7 +23,6 @@ from io import BytesIO
 from pathlib import Path
 from typing import IO, Any
 
-from pto_wsp.tools.diagnostics import LocatingParser, Report, failing_op, generic_text, op_location
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline, parse_spec
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
@@ -33,8 +32,12 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from pto_wsp.tools.diagnostics import LocatingParser, Report, failing_op, generic_text, op_location
+
 TOOL = "pto-opt"
 STDIN_NAME = "<stdin>"
+#: Set this environment variable to see the Python traceback of an internal error.
+TRACEBACK_ENV = "PTO_WSP_TRACEBACK"
 
 
 class ToolError(Exception):
@@ -266,6 +269,16 @@ def main(args: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (``pto-opt ... | head``); stop Python complaining at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except Exception as error:  # a bug in a pass or dialect, not in the input
+        if os.environ.get(TRACEBACK_ENV):
+            raise
+        print(
+            f"{TOOL}: internal error: {type(error).__name__}: {error}\n"
+            f"{TOOL}: note: this is a bug in pto-wsp or in a pass; "
+            f"set {TRACEBACK_ENV}=1 to see the Python traceback",
+            file=sys.stderr,
+        )
+        return 2
     return 1
 
 
