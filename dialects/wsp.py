@@ -99,29 +99,40 @@ class DenseAxisType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(f"!wsp.dense size must be >= 0, got {self.size.data}")
 
 
+class _NoParameters(ParametrizedAttribute):
+    """A type without parameters: ``!wsp.x<...>`` is a parse error, not a crash."""
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        pos = parser.pos
+        if parser.parse_optional_punctuation("<") is not None:
+            parser.raise_error(f"!{cls.name} takes no parameters", pos, parser.pos)
+        return ()
+
+
 @irdl_attr_definition
-class DenseDynAxisType(ParametrizedAttribute, TypeAttribute):
+class DenseDynAxisType(_NoParameters, TypeAttribute):
     """A dense axis whose size is a runtime index (``DenseDyn(n)``)."""
 
     name = "wsp.dense_dyn"
 
 
 @irdl_attr_definition
-class RaggedAxisType(ParametrizedAttribute, TypeAttribute):
+class RaggedAxisType(_NoParameters, TypeAttribute):
     """A ragged axis: ``outer`` rows, row ``r`` has ``lengths[r]`` elements."""
 
     name = "wsp.ragged"
 
 
 @irdl_attr_definition
-class SparseAxisType(ParametrizedAttribute, TypeAttribute):
+class SparseAxisType(_NoParameters, TypeAttribute):
     """A sparse axis in CSR form: ``outer`` rows, row ``r`` holds indices[indptr[r]:indptr[r+1]]."""
 
     name = "wsp.sparse"
 
 
 @irdl_attr_definition
-class TaskType(ParametrizedAttribute, TypeAttribute):
+class TaskType(_NoParameters, TypeAttribute):
     """A handle to a workload sent through a channel: a CSP message (seed 001 §4)."""
 
     name = "wsp.task"
@@ -787,6 +798,8 @@ class KernelOp(IRDLOperation):
             raise VerifyException("a kernel has a constant cost or a cost region, not both")
         if len(self.cost_region.blocks) > 1:
             raise VerifyException("a kernel's cost region must have a single block")
+        if self.impls is not None:
+            _verify_impls(self.impls)
         if self.cost_region.blocks:
             args = tuple(a.type for a in self.cost_region.block.args)
             if args != tuple(types):
@@ -810,11 +823,14 @@ class KernelOp(IRDLOperation):
                 region = parser.parse_region()
                 if not region.blocks:  # would silently mean "no cost"
                     parser.raise_error("a cost region must yield the cost", pos, parser.pos)
-        impls = None
+        attrs_pos = parser.pos
         attrs = parser.parse_optional_attr_dict_with_keyword()
         op = cls(name, names, types, access, unit, cost, region)
         if attrs is not None:
-            if isinstance(impls := attrs.data.get("impls"), DictionaryAttr):
+            impls = attrs.data.get("impls")
+            if impls is not None and not isinstance(impls, DictionaryAttr):
+                parser.raise_error('impls must be a dictionary {target = "where"}')
+            if impls is not None:
                 op.impls = impls
             op.attributes |= {k: v for k, v in attrs.data.items() if k != "impls"}
         return op
@@ -840,6 +856,20 @@ class KernelOp(IRDLOperation):
         if self.impls is not None:
             extra["impls"] = self.impls
         printer.print_op_attributes(extra, print_keyword=True)
+
+
+#: Targets a kernel's ``impls`` may name a body for.
+KERNEL_TARGETS = ("cpu_sim", "aie", "ascend")
+
+
+def _verify_impls(impls: DictionaryAttr) -> None:
+    for target, where in impls.data.items():
+        if target not in KERNEL_TARGETS:
+            raise VerifyException(
+                f"impls names unknown target '{target}' (targets: {', '.join(KERNEL_TARGETS)})"
+            )
+        if not isinstance(where, StringAttr):
+            raise VerifyException(f"impls entry '{target}' must be a string, got {where}")
 
 
 def _verify_kernel_param(name: str, type_: Attribute, access: str) -> None:
@@ -888,7 +918,13 @@ class _LoopOp(IRDLOperation):
     def verify_(self) -> None:
         if not isinstance(self.axis.type, AXIS_TYPES):
             raise VerifyException(f"{self.name} iterates an axis, got {self.axis.type}")
-        _verify_indices(self.name, self.axis.type, self.body.block, self.names)
+        _verify_indices(
+            self.name,
+            str(self.axis.type),
+            loop_index_count(self.axis.type),
+            self.body.block,
+            self.names,
+        )
 
     @classmethod
     def parse(cls, parser: Parser):
@@ -922,12 +958,14 @@ class _LoopOp(IRDLOperation):
         printer.print_op_attributes(self.attributes, print_keyword=True)
 
 
-def _verify_indices(op_name: str, axis_type: Attribute, block: Block, names: ArrayAttr) -> None:
-    want = loop_index_count(axis_type)
-    if len(block.args) != want or not all(isinstance(a.type, IndexType) for a in block.args):
+def _verify_indices(op_name: str, what: str, want: int, block: Block, names: ArrayAttr) -> None:
+    if len(block.args) != want:
         raise VerifyException(
-            f"{op_name} over {axis_type} binds {want} index argument(s), got {len(block.args)}"
+            f"{op_name} over {what} binds {want} index argument(s), got {len(block.args)}"
         )
+    for arg in block.args:
+        if not isinstance(arg.type, IndexType):
+            raise VerifyException(f"{op_name} index arguments must be index, got {arg.type}")
     if len(names) != want:
         raise VerifyException(f"{op_name} needs {want} index name(s), got {len(names)}")
     for n in names:
@@ -988,7 +1026,7 @@ class SelectOp(IRDLOperation):
     def verify_(self) -> None:
         if not isinstance(self.sparse.type, SparseAxisType):
             raise VerifyException(f"wsp.select takes a Sparse axis, got {self.sparse.type}")
-        _verify_indices(self.name, DenseDynAxisType(), self.body.block, self.names)
+        _verify_indices(self.name, "one CSR row", 1, self.body.block, self.names)
 
     @classmethod
     def parse(cls, parser: Parser) -> SelectOp:

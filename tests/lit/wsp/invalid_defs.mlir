@@ -268,3 +268,15 @@ wsp.kernel @k(n: index) cost {
 }) : () -> ()
 
 // CHECK: error: 'wsp.kernel' op ["k.o"] should be of base attribute dictionary
+
+// -----
+// CHECK: //{{ }}-----
+
+wsp.kernel @k(x: in memref<4xf32>) unit(vector) attributes {impls = {cpu = "m:f"}}
+// CHECK: error: 'wsp.kernel' op impls names unknown target 'cpu' (targets: cpu_sim, aie, ascend)
+
+// -----
+// CHECK: //{{ }}-----
+
+wsp.kernel @k(x: in memref<4xf32>) unit(vector) attributes {impls = {aie = 3 : i64}}
+// CHECK: error: 'wsp.kernel' op impls entry 'aie' must be a string, got 3 : i64

@@ -95,7 +95,7 @@ wsp.workload @w(%r: !wsp.ragged) {
   "wsp.yield"() : () -> ()
 }) : () -> ()
 
-// CHECK: error: 'wsp.parallel_for' op wsp.parallel_for over !wsp.dense<4> binds 1 index argument(s), got 1
+// CHECK: error: 'wsp.parallel_for' op wsp.parallel_for index arguments must be index, got i32
 
 // -----
 // CHECK: //{{ }}-----
@@ -222,7 +222,7 @@ wsp.workload @w(%s: !wsp.sparse, %b: index) {
   "wsp.yield"() : () -> ()
 }) : () -> ()
 
-// CHECK: error: 'wsp.select' op wsp.select over {{.*}} binds 1 index argument(s), got 2
+// CHECK: error: 'wsp.select' op wsp.select over one CSR row binds 1 index argument(s), got 2
 
 // -----
 // CHECK: //{{ }}-----

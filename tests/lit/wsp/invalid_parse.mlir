@@ -446,3 +446,17 @@ wsp.workload @w() {
 }
 
 // CHECK: error: expect symbol name
+
+// -----
+// CHECK: //{{ }}-----
+
+// A type without parameters rejects `<...>` with a located error.
+wsp.workload @w(%a: !wsp.dense_dyn<3>) {
+}
+// CHECK: error: !wsp.dense_dyn takes no parameters
+
+// -----
+// CHECK: //{{ }}-----
+
+wsp.kernel @k(x: in memref<4xf32>) unit(vector) attributes {impls = 3}
+// CHECK: error: impls must be a dictionary {target = "where"}
