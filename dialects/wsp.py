@@ -829,7 +829,9 @@ class KernelOp(IRDLOperation):
         if attrs is not None:
             impls = attrs.data.get("impls")
             if impls is not None and not isinstance(impls, DictionaryAttr):
-                parser.raise_error('impls must be a dictionary {target = "where"}')
+                parser.raise_error(
+                    'impls must be a dictionary {target = "where"}', attrs_pos, parser.pos
+                )
             if impls is not None:
                 op.impls = impls
             op.attributes |= {k: v for k, v in attrs.data.items() if k != "impls"}
