@@ -6,7 +6,7 @@
 
 wsp.kernel @rms_norm_kernel(b: index, x: in memref<512xf32>, y: out memref<512xf32>) unit(vector) cost(64)
 wsp.kernel @attn_tile(b: index, h: index, x: in memref<512xf32>, y: out memref<64xf32>) unit(cube) cost(512)
-wsp.kernel @add_kernel(b: index, x: in memref<512xf32>, r: in memref<512xf32>, y: out memref<512xf32>) unit(vector) cost(32)
+wsp.kernel @add_kernel(b: index, x: in memref<512xf32>, r: in memref<8x64xf32>, y: out memref<512xf32>) unit(vector) cost(32)
 wsp.kernel @ffn_kernel(b: index, x: in memref<512xf32>, y: out memref<512xf32>) unit(cube) cost(2048)
 
 wsp.workload @rms_norm(%x: memref<?x512xf32>, %x_norm: memref<?x512xf32>, %n: index) {
@@ -36,12 +36,11 @@ wsp.workload @attention(%x_norm: memref<?x512xf32>, %attn: memref<?x8x64xf32>, %
 
 wsp.workload @residual_add(%x: memref<?x512xf32>, %attn: memref<?x8x64xf32>, %h_out: memref<?x512xf32>, %n: index) {
   %batch = wsp.dense_dyn %n
-  %attn_flat = memref.collapse_shape %attn [[0], [1, 2]] : memref<?x8x64xf32> into memref<?x512xf32>
   wsp.parallel_for %b in %batch named("b") : !wsp.dense_dyn {
     %i = wsp.view %x[%b] : memref<?x512xf32> -> memref<512xf32>
-    %r = wsp.view %attn_flat[%b] : memref<?x512xf32> -> memref<512xf32>
+    %r = wsp.view %attn[%b] : memref<?x8x64xf32> -> memref<8x64xf32>
     %o = wsp.view %h_out[%b] : memref<?x512xf32> -> memref<512xf32>
-    wsp.task @add_kernel(%b : index) resources(%i, %r, %o : memref<512xf32>, memref<512xf32>, memref<512xf32>)
+    wsp.task @add_kernel(%b : index) resources(%i, %r, %o : memref<512xf32>, memref<8x64xf32>, memref<512xf32>)
   }
 }
 

@@ -6,7 +6,7 @@
 
 // CHECK: wsp.kernel @rms_norm_kernel(b: index, x: in memref<512xf32>, y: out memref<512xf32>) unit(vector) cost(64)
 // CHECK: wsp.kernel @attn_tile(b: index, h: index, x: in memref<512xf32>, y: out memref<64xf32>) unit(cube) cost(512)
-// CHECK: wsp.kernel @add_kernel(b: index, x: in memref<512xf32>, r: in memref<512xf32>, y: out memref<512xf32>) unit(vector) cost(32)
+// CHECK: wsp.kernel @add_kernel(b: index, x: in memref<512xf32>, r: in memref<8x64xf32>, y: out memref<512xf32>) unit(vector) cost(32)
 // CHECK: wsp.kernel @ffn_kernel(b: index, x: in memref<512xf32>, y: out memref<512xf32>) unit(cube) cost(2048)
 // CHECK: wsp.workload @rms_norm(%x: memref<?x512xf32>, %x_norm: memref<?x512xf32>, %n: index) {
 // CHECK: wsp.task @rms_norm_kernel(%b : index) resources(%i, %o : memref<512xf32>, memref<512xf32>)
@@ -15,7 +15,7 @@
 // CHECK: wsp.workload @attention(%x_norm: memref<?x512xf32>, %attn: memref<?x8x64xf32>, %n: index) {
 // CHECK: wsp.call @attn_incore(%b, %h, %x_norm, %attn : index, index, memref<?x512xf32>, memref<?x8x64xf32>)
 // CHECK: wsp.workload @residual_add(%x: memref<?x512xf32>, %attn: memref<?x8x64xf32>, %h_out: memref<?x512xf32>, %n: index) {
-// CHECK: wsp.task @add_kernel(%b : index) resources(%i, %r, %o : memref<512xf32>, memref<512xf32>, memref<512xf32>)
+// CHECK: wsp.task @add_kernel(%b : index) resources(%i, %r, %o : memref<512xf32>, memref<8x64xf32>, memref<512xf32>)
 // CHECK: wsp.workload @ffn(%h_in: memref<?x512xf32>, %y: memref<?x512xf32>, %n: index) {
 // CHECK: wsp.task @ffn_kernel(%b : index) resources(%i, %o : memref<512xf32>, memref<512xf32>)
 // CHECK: wsp.workload @transformer_layer(%x: memref<?x512xf32>, %x_norm: memref<?x512xf32>, %attn: memref<?x8x64xf32>, %h: memref<?x512xf32>, %y: memref<?x512xf32>, %n: index) {
