@@ -25,6 +25,12 @@ def _sched() -> Dialect:
     return SCHED
 
 
+def _tg() -> Dialect:
+    from pto_wsp.dialects.tg import TG
+
+    return TG
+
+
 def _wsp_canonicalize() -> type[ModulePass]:
     from pto_wsp.passes.wsp_canonicalize import WspCanonicalizePass
 
@@ -41,6 +47,7 @@ ALL_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "wsp": _wsp,
     "csp": _csp,
     "sched": _sched,
+    "tg": _tg,
 }
 
 ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {

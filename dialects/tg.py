@@ -1,0 +1,1502 @@
+"""The ``tg`` dialect: the task graph, the one lowered form all three targets consume.
+
+Seed 004 §6 (two-phase compile: shared lowering, then backend emission); docs/tg.md is the
+spec. ``tg`` has two forms:
+
+- the **program form** (``tg.program``): a task-generation program, ordinary
+  ``scf``/``arith``/``memref`` control flow that creates tasks (``tg.task``), with ordering
+  points (``tg.ordered``/``tg.order_point``) for structural order, the runtime configuration
+  lowered from the schedule (``config``), and for pipelines processes (``tg.process``) talking
+  over bounded queues (``tg.queue``). Its size is O(source program), never O(tasks).
+- the **static form** (``tg.graph``): the materialized graph (seed 004 §6.2
+  ``TaskGraphStorage``), one ``tg.node`` per task or barrier with its fanin count and fanout
+  ids, and the regions of its tensors (``#tg.region``) with static offsets, sizes and strides.
+
+Kernels stay ``wsp.kernel`` symbols of the module; queue messages are ``!wsp.task`` and events
+``!csp.signal``, as in ``csp``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    FlatSymbolRefAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    StringAttr,
+    SymbolRefAttr,
+    i64,
+)
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import IsolatedFromAbove, IsTerminator, Pure, SymbolOpInterface, SymbolTable
+from xdsl.utils.exceptions import VerifyException
+
+from .csp import SignalType
+from .sched import (
+    DISPATCH_POLICIES,
+    ISSUE_POLICIES,
+    OVERFLOW_POLICIES,
+    PIPELINE_SCOPES,
+    TIMING_POLICIES,
+)
+from .wsp import (
+    ACCESS_MODES,
+    KernelOp,
+    TaskType,
+    _check_identifier,
+    _match_args,
+    _parse_attrs,
+    _parse_signature,
+    _parse_typed_group,
+    _print_body,
+    _print_typed_group,
+    _verify_arg_names,
+    enclosing,
+    resolve_symbol,
+)
+
+#: Where a task's kernel runs (seed 004 ``ExecDomain``).
+DOMAINS = ("host_cpu", "aicore", "aie_tile")
+#: The pool of units a task goes to (seed 004 ``ExecPool``); a dynamic pool is 0 or 1.
+POOLS = ("vector", "cube", "any")
+#: What a ``tg.node`` stands for.
+NODE_KINDS = ("task", "barrier")
+
+# --------------------------------------------------------------------------- config
+
+#: Timing policies that take a count (``timing_n``).
+_TIMING_WITH_N = ("batched", "interleaved", "rate_limit")
+
+#: config key -> (kind of value, allowed names for an enum).
+CONFIG_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "dispatch": ("enum", DISPATCH_POLICIES),
+    "workers": ("count", ()),
+    "streams": ("count", ()),
+    "ready": ("enum", ISSUE_POLICIES),
+    "timing": ("enum", TIMING_POLICIES),
+    "timing_n": ("count", ()),
+    "task_window": ("count", ()),
+    "window_overflow": ("enum", OVERFLOW_POLICIES),
+    "pipeline_depth": ("count", ()),
+    "depth_scope": ("enum", PIPELINE_SCOPES),
+    "batch_deps": ("count", ()),
+    "spatial_map": ("grid", ()),
+    "layouts": ("layouts", ()),
+    "extensions": ("names", ()),
+}
+
+#: A key that qualifies another one needs it.
+_COMPANIONS = {
+    "timing_n": "timing",
+    "window_overflow": "task_window",
+    "depth_scope": "pipeline_depth",
+}
+
+
+def _i64_array(value: Attribute) -> list[int] | None:
+    """The values of an ``array<i64: ...>``, or None for any other attribute."""
+    if isinstance(value, DenseArrayBase) and value.elt_type == i64:
+        return list(value.get_values())  # pyright: ignore[reportUnknownArgumentType]
+    return None
+
+
+def _verify_config_value(key: str, kind: str, allowed: tuple[str, ...], value: Attribute) -> None:
+    if kind == "enum":
+        if not isinstance(value, StringAttr):
+            raise VerifyException(f"config key '{key}' must be a string, got {value}")
+        if value.data not in allowed:
+            raise VerifyException(
+                f"config {key} must be one of {', '.join(allowed)}, got '{value.data}'"
+            )
+    elif kind == "count":
+        if not isinstance(value, IntegerAttr) or value.type != i64:
+            raise VerifyException(f"config key '{key}' must be an i64, got {value}")
+        if value.value.data <= 0:
+            raise VerifyException(f"config {key} must be > 0, got {value.value.data}")
+    elif kind == "grid":
+        grid = _i64_array(value)
+        if grid is None:
+            raise VerifyException(f"config key '{key}' must be an array<i64: ...>, got {value}")
+        if any(d <= 0 for d in grid):
+            raise VerifyException(f"config {key} dimensions must be > 0, got {grid}")
+    elif kind == "names":
+        if not isinstance(value, ArrayAttr) or not all(isinstance(n, StringAttr) for n in value):
+            raise VerifyException(f"config key '{key}' must be an array of op names, got {value}")
+
+
+def verify_config(config: DictionaryAttr, tensors: Sequence[str]) -> None:
+    """Check a program's or graph's ``config`` against the table of docs/tg.md.
+
+    ``tensors`` are the names of the memref arguments, which ``layouts`` may name.
+    """
+    for key, value in config.data.items():
+        if key not in CONFIG_KEYS:
+            raise VerifyException(f"unknown config key '{key}' (keys: {', '.join(CONFIG_KEYS)})")
+        kind, allowed = CONFIG_KEYS[key]
+        if kind == "layouts":
+            _verify_layouts(value, tensors)
+        else:
+            _verify_config_value(key, kind, allowed, value)
+    for companion, main in _COMPANIONS.items():
+        if companion in config.data and main not in config.data:
+            raise VerifyException(f"config key '{companion}' needs '{main}'")
+    timing = config.data.get("timing")
+    if isinstance(timing, StringAttr):
+        if timing.data in _TIMING_WITH_N and "timing_n" not in config.data:
+            raise VerifyException(f"config timing '{timing.data}' needs timing_n")
+        if timing.data not in _TIMING_WITH_N and "timing_n" in config.data:
+            raise VerifyException(f"config timing '{timing.data}' takes no timing_n")
+
+
+def _verify_layouts(value: Attribute, tensors: Sequence[str]) -> None:
+    if not isinstance(value, DictionaryAttr):
+        raise VerifyException(
+            f"config key 'layouts' must be a dictionary tensor -> array<i64: ...>, got {value}"
+        )
+    for tensor, axes in value.data.items():
+        if tensor not in tensors:
+            raise VerifyException(
+                f"config layouts names '{tensor}', which is not a memref argument"
+            )
+        dims = _i64_array(axes)
+        if dims is None:
+            raise VerifyException(f"config layout of '{tensor}' must be an array<i64: ...>")
+        if any(d < -1 for d in dims):
+            raise VerifyException(
+                f"config layout of '{tensor}': grid axes are >= 0 (-1 = replicate), got {dims}"
+            )
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _symbol_ref(ref: str | StringAttr | SymbolRefAttr) -> SymbolRefAttr:
+    if isinstance(ref, SymbolRefAttr):
+        return ref
+    return SymbolRefAttr(ref.data if isinstance(ref, StringAttr) else ref)
+
+
+def _ref_name(ref: SymbolRefAttr) -> str:
+    return ref.root_reference.data
+
+
+def _ensure_yield(region: Region) -> None:
+    """Give a parsed single-block region its implicit ``tg.yield`` terminator."""
+    if not region.blocks:
+        region.add_block(Block())
+    block = region.block
+    if block.last_op is None or not block.last_op.has_trait(IsTerminator):
+        block.add_op(YieldOp())
+
+
+def _inside_program(op: Operation) -> None:
+    if not isinstance(enclosing(op, ProgramOp), ProgramOp):
+        raise VerifyException(f"{op.name} must be inside a tg.program")
+
+
+def _verify_coords(what: str, names: ArrayAttr[StringAttr], count: int) -> None:
+    """Coordinates: one identifier per value, each name once."""
+    if len(names) != count:
+        raise VerifyException(f"{what} has {len(names)} coordinate name(s) but {count} value(s)")
+    seen: set[str] = set()
+    for name in names:
+        _check_identifier("coordinate name", name.data)
+        if name.data in seen:
+            raise VerifyException(f"{what}: coordinate '{name.data}' appears twice")
+        seen.add(name.data)
+
+
+def _parse_coords(parser: Parser, value: str) -> tuple[list[str], list]:
+    """``at(b = %b, h = 0)``, if present: names and values (operands or integers)."""
+    names: list[str] = []
+    values: list = []
+    if not parser.parse_optional_keyword("at"):
+        return names, values
+
+    def one() -> None:
+        names.append(parser.parse_identifier(" (a coordinate name)"))
+        parser.parse_punctuation("=")
+        if value == "operand":
+            values.append(parser.parse_operand(IndexType()))
+        else:
+            values.append(parser.parse_integer(allow_boolean=False))
+
+    parser.parse_comma_separated_list(parser.Delimiter.PAREN, one)
+    return names, values
+
+
+def _print_coords(printer: Printer, names: ArrayAttr[StringAttr], values: Sequence) -> None:
+    if not names.data:
+        return
+
+    def one(item: tuple[StringAttr, SSAValue | int]) -> None:
+        printer.print_string(f"{item[0].data} = ")
+        if isinstance(item[1], int):
+            printer.print_string(str(item[1]))
+        else:
+            printer.print_ssa_value(item[1])
+
+    printer.print_string(" at(")
+    printer.print_list(zip(names.data, values), one)
+    printer.print_string(")")
+
+
+def _parse_optional_clause(parser: Parser, keyword: str, parse):
+    """``keyword(x)`` if present, with ``x`` read by ``parse``."""
+    if not parser.parse_optional_keyword(keyword):
+        return None
+    with parser.in_parens():
+        return parse()
+
+
+def _parse_int_list(parser: AttrParser) -> list[int]:
+    return parser.parse_comma_separated_list(
+        parser.Delimiter.PAREN, lambda: parser.parse_integer(allow_boolean=False)
+    )
+
+
+# --------------------------------------------------------------------------- terminator
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Terminates every tg region; implicit in the custom syntax."""
+
+    name = "tg.yield"
+
+    traits = traits_def(IsTerminator())
+
+    assembly_format = "attr-dict"
+
+
+# --------------------------------------------------------------------------- definitions
+
+
+class _DefinitionOp(IRDLOperation):
+    """Shared shape of program and graph: a symbol with named arguments and a config."""
+
+    sym_name = prop_def(StringAttr)
+    function_type = prop_def(FunctionType)
+    arg_names = prop_def(ArrayAttr[StringAttr])
+    config = opt_prop_def(DictionaryAttr)
+    body = region_def("single_block")
+
+    def __init__(
+        self,
+        name: str,
+        arg_types: Sequence[Attribute],
+        arg_names: Sequence[str],
+        config: DictionaryAttr | dict[str, Attribute] | None = None,
+        body: Region | None = None,
+    ):
+        if body is None:
+            block = Block(arg_types=arg_types)
+            for arg, hint in zip(block.args, arg_names):
+                arg.name_hint = hint
+            body = Region(block)
+        _ensure_yield(body)
+        props: dict[str, Attribute] = {
+            "sym_name": StringAttr(name),
+            "function_type": FunctionType.from_lists(list(arg_types), []),
+            "arg_names": ArrayAttr([StringAttr(n) for n in arg_names]),
+        }
+        if config is not None:
+            props["config"] = (
+                config if isinstance(config, DictionaryAttr) else DictionaryAttr(config)
+            )
+        super().__init__(properties=props, regions=[body])
+
+    def arg(self, name: str) -> SSAValue:
+        """The block argument called ``name``."""
+        names = [n.data for n in self.arg_names]
+        return self.body.block.args[names.index(name)]
+
+    def tensors(self) -> dict[str, MemRefType]:
+        """The memref arguments by name."""
+        return {
+            n.data: t
+            for n, t in zip(self.arg_names, self.function_type.inputs)
+            if isinstance(t, MemRefType)
+        }
+
+    def _verify_definition(self, kind: str) -> None:
+        _verify_arg_names(kind, self.arg_names, self.function_type.inputs.data)
+        if self.function_type.outputs.data:
+            raise VerifyException(f"a {kind} has no results")
+        block_types = tuple(a.type for a in self.body.block.args)
+        if block_types != tuple(self.function_type.inputs.data):
+            raise VerifyException(f"entry block arguments must match the {kind} signature")
+        if self.config is not None:
+            verify_config(self.config, list(self.tensors()))
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        name = parser.parse_symbol_name().data
+        names, types, _, args = _parse_signature(parser, with_access=False)
+        config = None
+        if parser.parse_optional_keyword("config"):
+            pos = parser.pos
+            config = parser.parse_attribute()
+            if not isinstance(config, DictionaryAttr):
+                parser.raise_error(
+                    "config must be a dictionary {key = value, ...}", pos, parser.pos
+                )
+        attrs = _parse_attrs(parser)
+        body = parser.parse_region(args)
+        op = cls(name, types, names, config, body)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string("(")
+        for arg, hint in zip(self.body.block.args, self.arg_names.data):
+            arg.name_hint = hint.data
+        printer.print_list(self.body.block.args, printer.print_block_argument)
+        printer.print_string(")")
+        if self.config is not None:
+            printer.print_string(" config ")
+            printer.print_attr_dict(self.config.data)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        _print_body(printer, self.body)
+
+
+@irdl_op_definition
+class ProgramOp(_DefinitionOp):
+    """``tg.program @p(%a: T, ...) [config {...}] { body }``: a task-generation program.
+
+    Arguments keep their names, as a ``wsp.workload``'s. The body is ``scf``/``arith``/
+    ``memref`` code with tg ops; a program that declares queues and processes is a pipeline
+    and holds only those. The program is a symbol table of its queues and processes.
+    """
+
+    name = "tg.program"
+
+    traits = traits_def(SymbolOpInterface(), SymbolTable(), IsolatedFromAbove())
+
+    def queue(self, name: str) -> QueueOp | None:
+        """The queue called ``name``, if any."""
+        return next(
+            (
+                op
+                for op in self.body.block.ops
+                if isinstance(op, QueueOp) and op.sym_name.data == name
+            ),
+            None,
+        )
+
+    def processes(self) -> list[ProcessOp]:
+        """The processes, in order."""
+        return [op for op in self.body.block.ops if isinstance(op, ProcessOp)]
+
+    def verify_(self) -> None:
+        self._verify_definition("program")
+        ops = list(self.body.block.ops)
+        if not any(isinstance(op, QueueOp | ProcessOp) for op in ops):
+            return
+        name = self.sym_name.data
+        for op in ops:
+            if not isinstance(op, QueueOp | ProcessOp | YieldOp):
+                raise VerifyException(
+                    f"tg.program @{name} is a pipeline (it has queues or processes): "
+                    f"it holds only tg.queue and tg.process ops, got {op.name}"
+                )
+        senders: set[str] = set()
+        receivers: set[str] = set()
+        for op in self.body.walk():
+            if isinstance(op, SendOp | RecordOp):
+                senders.add(_ref_name(op.queue))
+            elif isinstance(op, ConsumeOp | SynchronizeOp):
+                receivers.add(_ref_name(op.queue))
+        for queue in ops:
+            if not isinstance(queue, QueueOp):
+                continue
+            q = queue.sym_name.data
+            if q not in senders:
+                raise VerifyException(f"queue @{q} of @{name} has no sender (tg.send or tg.record)")
+            if q not in receivers:
+                raise VerifyException(
+                    f"queue @{q} of @{name} has no receiver (tg.consume or tg.synchronize)"
+                )
+
+
+# --------------------------------------------------------------------------- program ops
+
+
+@irdl_op_definition
+class TaskOp(IRDLOperation):
+    """``tg.task @k(%b : index) resources(%q : T) access(inout) at(b = %b) pool(cube)``: a task.
+
+    Creates one task of kernel ``@k`` (a ``wsp.kernel``) each time it runs: ``params`` bind the
+    kernel's scalar parameters, ``resources`` (``memref.subview`` views) its tensor parameters
+    with the kernel's ``access``; ``at`` names its coordinates. ``pool`` is static or a dynamic
+    index (0 = vector, 1 = cube); ``target``, ``stream`` and ``priority`` are optional indices
+    (absent: the runtime decides).
+    """
+
+    name = "tg.task"
+
+    kernel = prop_def(FlatSymbolRefAttr)
+    access = prop_def(ArrayAttr[StringAttr])
+    coord_names = prop_def(ArrayAttr[StringAttr])
+    domain = prop_def(StringAttr)
+    pool = opt_prop_def(StringAttr)
+    params = var_operand_def()
+    resources = var_operand_def(MemRefType)
+    coords = var_operand_def(IndexType)
+    dynamic_pool = opt_operand_def(IndexType)
+    target = opt_operand_def(IndexType)
+    stream = opt_operand_def(IndexType)
+    priority = opt_operand_def(IndexType)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        kernel: str | SymbolRefAttr,
+        params: Sequence[SSAValue | Operation],
+        resources: Sequence[SSAValue | Operation],
+        access: Sequence[str],
+        coords: Sequence[tuple[str, SSAValue | Operation]] = (),
+        pool: str | SSAValue | Operation = "any",
+        domain: str = "host_cpu",
+        target: SSAValue | Operation | None = None,
+        stream: SSAValue | Operation | None = None,
+        priority: SSAValue | Operation | None = None,
+    ):
+        props: dict[str, Attribute] = {
+            "kernel": _symbol_ref(kernel),
+            "access": ArrayAttr([StringAttr(a) for a in access]),
+            "coord_names": ArrayAttr([StringAttr(n) for n, _ in coords]),
+            "domain": StringAttr(domain),
+        }
+        if isinstance(pool, str):
+            props["pool"] = StringAttr(pool)
+        dynamic = [] if isinstance(pool, str) else [pool]
+        optional = [[v] if v is not None else [] for v in (target, stream, priority)]
+        super().__init__(
+            operands=[params, resources, [v for _, v in coords], dynamic, *optional],
+            properties=props,
+        )
+
+    def verify_(self) -> None:
+        _inside_program(self)
+        name = _ref_name(self.kernel)
+        _verify_coords(f"tg.task @{name}", self.coord_names, len(self.coords))
+        if self.domain.data not in DOMAINS:
+            raise VerifyException(
+                f"domain must be one of {', '.join(DOMAINS)}, got '{self.domain.data}'"
+            )
+        if self.pool is not None and self.dynamic_pool is not None:
+            raise VerifyException("tg.task has a static pool and a dynamic pool; give one")
+        if self.pool is None and self.dynamic_pool is None:
+            raise VerifyException("tg.task needs a pool (vector, cube, any or an index)")
+        if self.pool is not None and self.pool.data not in POOLS:
+            raise VerifyException(f"pool must be one of {', '.join(POOLS)}, got '{self.pool.data}'")
+        kernel = resolve_symbol(self, self.kernel)
+        if not isinstance(kernel, KernelOp):
+            raise VerifyException(f"tg.task refers to unknown kernel @{name}")
+        _match_args(f"kernel @{name}", "parameter", kernel.param_types, self.params)
+        _match_args(f"kernel @{name}", "resource", kernel.resource_types, self.resources)
+        access = [a.data for a in self.access]
+        expected = [a.data for a in kernel.access if a.data]
+        if len(access) != len(self.resources):
+            raise VerifyException(
+                f"tg.task @{name} needs one access mode per resource: "
+                f"{len(self.resources)} resource(s), {len(access)} access mode(s)"
+            )
+        if access != expected:
+            raise VerifyException(
+                f"tg.task access ({', '.join(access)}) must be kernel @{name}'s "
+                f"({', '.join(expected)})"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TaskOp:
+        kernel = parser.parse_symbol_name().data
+        params = _parse_typed_group(parser)
+        parser.parse_keyword("resources")
+        resources = _parse_typed_group(parser)
+        access: list[str] = []
+        if parser.parse_optional_keyword("access"):
+            access = parser.parse_comma_separated_list(
+                parser.Delimiter.PAREN, lambda: parser.parse_identifier(" (in, out or inout)")
+            )
+        names, coords = _parse_coords(parser, "operand")
+        domain = _parse_optional_clause(parser, "domain", parser.parse_identifier) or "host_cpu"
+        parser.parse_keyword("pool", " (vector, cube, any or an index: pool(%p))")
+        with parser.in_parens():
+            pool = parser.parse_optional_operand(IndexType()) or parser.parse_identifier(
+                " (vector, cube, any or an index)"
+            )
+        target, stream, priority = (
+            _parse_optional_clause(parser, kw, lambda: parser.parse_operand(IndexType()))
+            for kw in ("target", "stream", "priority")
+        )
+        op = cls(
+            kernel, params, resources, access, list(zip(names, coords)), pool, domain,
+            target, stream, priority,
+        )  # fmt: skip
+        op.attributes |= _parse_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(_ref_name(self.kernel))
+        _print_typed_group(printer, self.params)
+        printer.print_string(" resources")
+        _print_typed_group(printer, self.resources)
+        if self.access.data:
+            printer.print_string(f" access({', '.join(a.data for a in self.access)})")
+        _print_coords(printer, self.coord_names, self.coords)
+        if self.domain.data != "host_cpu":
+            printer.print_string(f" domain({self.domain.data})")
+        printer.print_string(" pool(")
+        if self.dynamic_pool is not None:
+            printer.print_ssa_value(self.dynamic_pool)
+        elif self.pool is not None:
+            printer.print_string(self.pool.data)
+        printer.print_string(")")
+        for keyword, value in (
+            ("target", self.target),
+            ("stream", self.stream),
+            ("priority", self.priority),
+        ):
+            if value is not None:
+                printer.print_string(f" {keyword}(")
+                printer.print_ssa_value(value)
+                printer.print_string(")")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+
+class _BodyOp(IRDLOperation):
+    """Shared shape of the ops that are one block of program code and nothing else."""
+
+    body = region_def("single_block")
+
+    def __init__(self, body: Region | None = None):
+        body = body or Region(Block())
+        _ensure_yield(body)
+        super().__init__(regions=[body])
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        body = parser.parse_region()
+        op = cls(body)
+        op.attributes |= _parse_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_body(printer, self.body)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+
+@irdl_op_definition
+class OrderedOp(_BodyOp):
+    """``tg.ordered { body }``: an ordered scope; its ``tg.order_point``s order its tasks."""
+
+    name = "tg.ordered"
+
+    def verify_(self) -> None:
+        _inside_program(self)
+
+
+@irdl_op_definition
+class OrderPointOp(IRDLOperation):
+    """``tg.order_point``: tasks created after it run after those created before, in its scope.
+
+    The scope is the innermost enclosing ``tg.ordered`` (at any depth, e.g. in an ``scf.for``
+    inside it).
+    """
+
+    name = "tg.order_point"
+
+    assembly_format = "attr-dict"
+
+    def verify_(self) -> None:
+        if not isinstance(enclosing(self, OrderedOp), OrderedOp):
+            raise VerifyException("tg.order_point must be inside a tg.ordered")
+
+
+@irdl_op_definition
+class SeqOp(IRDLOperation):
+    """``%n = tg.seq``: how many tasks the program has created so far (round-robin dispatch)."""
+
+    name = "tg.seq"
+
+    result = result_def(IndexType)
+
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__(result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        _inside_program(self)
+
+
+@irdl_op_definition
+class CallOp(IRDLOperation):
+    """``tg.call @p(%a : T)``: run another ``tg.program``; its tasks join the caller's scopes."""
+
+    name = "tg.call"
+
+    callee = prop_def(FlatSymbolRefAttr)
+    args = var_operand_def()
+
+    def __init__(self, callee: str | SymbolRefAttr, args: Sequence[SSAValue | Operation]):
+        super().__init__(operands=[args], properties={"callee": _symbol_ref(callee)})
+
+    def verify_(self) -> None:
+        _inside_program(self)
+        name = _ref_name(self.callee)
+        callee = resolve_symbol(self, self.callee)
+        if not isinstance(callee, ProgramOp):
+            raise VerifyException(f"tg.call refers to unknown program @{name}")
+        _match_args(f"program @{name}", "argument", callee.function_type.inputs.data, self.args)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CallOp:
+        callee = parser.parse_symbol_name().data
+        op = cls(callee, _parse_typed_group(parser))
+        op.attributes |= _parse_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(_ref_name(self.callee))
+        _print_typed_group(printer, self.args)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+
+# --------------------------------------------------------------------------- pipelines
+
+
+@irdl_op_definition
+class QueueOp(IRDLOperation):
+    """``tg.queue @q : !wsp.task capacity(2)``: a bounded queue of messages (a csp channel).
+
+    Capacity 0 is a rendezvous; a queue of ``!csp.signal`` is an event (capacity 0).
+    """
+
+    name = "tg.queue"
+
+    sym_name = prop_def(StringAttr)
+    element_type = prop_def(TypeAttribute)
+    capacity = prop_def(IntegerAttr[IntegerType])
+
+    traits = traits_def(SymbolOpInterface())
+
+    def __init__(self, name: str, element_type: Attribute, capacity: int | None = None):
+        if capacity is None:
+            capacity = 0 if isinstance(element_type, SignalType) else 1
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "element_type": element_type,
+                "capacity": IntegerAttr(capacity, i64),
+            }
+        )
+
+    @property
+    def is_event(self) -> bool:
+        """Whether this queue is an event (carries ``!csp.signal``)."""
+        return isinstance(self.element_type, SignalType)
+
+    def verify_(self) -> None:
+        name = self.sym_name.data
+        if not isinstance(self.parent_op(), ProgramOp):
+            raise VerifyException(f"tg.queue @{name} must be directly inside a tg.program")
+        if not isinstance(self.element_type, TaskType | SignalType):
+            raise VerifyException(
+                f"queue @{name} carries tasks (!wsp.task) or signals (!csp.signal), "
+                f"not {self.element_type}"
+            )
+        capacity = self.capacity.value.data
+        if capacity < 0:
+            raise VerifyException(f"queue @{name} capacity must be >= 0, got {capacity}")
+        if self.is_event and capacity != 0:
+            raise VerifyException(
+                f"queue @{name} of !csp.signal is an event and must have capacity 0, got {capacity}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> QueueOp:
+        name = parser.parse_symbol_name().data
+        parser.parse_punctuation(":")
+        element_type = parser.parse_type()
+        parser.parse_keyword("capacity")
+        with parser.in_parens():
+            capacity = parser.parse_integer(allow_boolean=False)
+        op = cls(name, element_type, capacity)
+        op.attributes |= _parse_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" : ")
+        printer.print_attribute(self.element_type)
+        printer.print_string(f" capacity({self.capacity.value.data})")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+
+@irdl_op_definition
+class ProcessOp(IRDLOperation):
+    """``tg.process @p replicas(4) as %r { body }``: a concurrent process of a pipeline program.
+
+    ``replicas`` copies run concurrently; the body's one block argument is the replica index
+    (the tasks' ``replica`` coordinate; ``as %r`` may be left out when unused).
+    """
+
+    name = "tg.process"
+
+    sym_name = prop_def(StringAttr)
+    replicas = prop_def(IntegerAttr[IntegerType])
+    body = region_def("single_block")
+
+    traits = traits_def(SymbolOpInterface())
+
+    def __init__(self, name: str, replicas: int = 1, body: Region | None = None):
+        if body is None:
+            block = Block(arg_types=[IndexType()])
+            block.args[0].name_hint = "replica"
+            body = Region(block)
+        _ensure_yield(body)
+        super().__init__(
+            properties={"sym_name": StringAttr(name), "replicas": IntegerAttr(replicas, i64)},
+            regions=[body],
+        )
+
+    @property
+    def replica(self) -> SSAValue:
+        """The block argument: which replica runs the body."""
+        return self.body.block.args[0]
+
+    def verify_(self) -> None:
+        name = self.sym_name.data
+        if not isinstance(self.parent_op(), ProgramOp):
+            raise VerifyException(f"tg.process @{name} must be directly inside a tg.program")
+        if self.replicas.value.data < 1:
+            raise VerifyException(
+                f"process @{name} replicas must be >= 1, got {self.replicas.value.data}"
+            )
+        args = self.body.block.args
+        if len(args) != 1 or not isinstance(args[0].type, IndexType):
+            raise VerifyException(
+                f"process @{name} binds one index block argument (its replica), "
+                f"got ({', '.join(str(a.type) for a in args)})"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ProcessOp:
+        name = parser.parse_symbol_name().data
+        replicas = _parse_optional_clause(
+            parser, "replicas", lambda: parser.parse_integer(allow_boolean=False)
+        )
+        arg = None
+        if parser.parse_optional_keyword("as"):
+            arg = parser.parse_argument(expect_type=False).resolve(IndexType())
+        attrs = _parse_attrs(parser)
+        body = parser.parse_region([arg] if arg is not None else None)
+        _ensure_yield(body)
+        if not body.block.args:  # ``as %r`` left out: the replica index is unused
+            body.block.insert_arg(IndexType(), 0).name_hint = "replica"
+        op = cls(name, 1 if replicas is None else replicas, body)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        if self.replicas.value.data != 1:
+            printer.print_string(f" replicas({self.replicas.value.data})")
+        if self.body.block.args and self.body.block.args[0].uses:
+            printer.print_string(" as ")
+            printer.print_ssa_value(self.body.block.args[0])
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        _print_body(printer, self.body)
+
+
+#: The ops that talk over queues; a message (a send's body) holds none of them.
+_MESSAGING_OPS = ("tg.send", "tg.consume", "tg.record", "tg.synchronize")
+
+
+def _verify_queue_use(op: Operation, queue: SymbolRefAttr, event: bool) -> QueueOp:
+    """Check that a messaging op is in a process and names a queue of its program."""
+    q = _ref_name(queue)
+    process = enclosing(op, ProcessOp)
+    if not isinstance(process, ProcessOp):
+        raise VerifyException(f"{op.name} @{q} must be inside a tg.process")
+    program = process.parent_op()
+    if not isinstance(program, ProgramOp):
+        raise VerifyException(f"{op.name} @{q}: its process is not inside a tg.program")
+    target = program.queue(q)
+    if target is None:
+        raise VerifyException(
+            f"{op.name} refers to @{q}, which is not a tg.queue of program @{program.sym_name.data}"
+        )
+    if event and not target.is_event:
+        raise VerifyException(
+            f"{op.name} needs an event (a !csp.signal queue), but @{q} carries {target.element_type}"
+        )
+    if not event and target.is_event:
+        raise VerifyException(
+            f"{op.name} @{q}: @{q} is an event (!csp.signal); use tg.record / tg.synchronize"
+        )
+    return target
+
+
+@irdl_op_definition
+class SendOp(IRDLOperation):
+    """``tg.send @q at(i = %i) { body }``: the tasks of body become one message pushed on ``@q``.
+
+    The tasks are not issued here: the receiving process issues them. ``at`` are the message's
+    coordinates (the sender's loop indices, read with ``tg.coord``). Blocks while ``@q`` is full.
+    """
+
+    name = "tg.send"
+
+    queue = prop_def(FlatSymbolRefAttr)
+    coord_names = prop_def(ArrayAttr[StringAttr])
+    coords = var_operand_def(IndexType)
+    body = region_def("single_block")
+
+    def __init__(
+        self,
+        queue: str | SymbolRefAttr,
+        coords: Sequence[tuple[str, SSAValue | Operation]] = (),
+        body: Region | None = None,
+    ):
+        body = body or Region(Block())
+        _ensure_yield(body)
+        super().__init__(
+            operands=[[v for _, v in coords]],
+            properties={
+                "queue": _symbol_ref(queue),
+                "coord_names": ArrayAttr([StringAttr(n) for n, _ in coords]),
+            },
+            regions=[body],
+        )
+
+    def verify_(self) -> None:
+        q = _ref_name(self.queue)
+        _verify_coords(f"tg.send @{q}", self.coord_names, len(self.coords))
+        _verify_queue_use(self, self.queue, event=False)
+        for op in self.body.walk():
+            if op.name in _MESSAGING_OPS:
+                raise VerifyException(
+                    f"tg.send @{q}: a message holds tasks, its body must not contain {op.name}"
+                )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SendOp:
+        queue = parser.parse_symbol_name().data
+        names, coords = _parse_coords(parser, "operand")
+        attrs = _parse_attrs(parser)
+        op = cls(queue, list(zip(names, coords)), parser.parse_region())
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(_ref_name(self.queue))
+        _print_coords(printer, self.coord_names, self.coords)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        _print_body(printer, self.body)
+
+
+@irdl_op_definition
+class ConsumeOp(IRDLOperation):
+    """``tg.consume @q as %m : !wsp.task { body }``: per message until ``@q`` is closed.
+
+    This process issues each received message's tasks, then runs body with ``%m`` standing for
+    the message.
+    """
+
+    name = "tg.consume"
+
+    queue = prop_def(FlatSymbolRefAttr)
+    body = region_def("single_block")
+
+    def __init__(
+        self,
+        queue: str | SymbolRefAttr,
+        element_type: Attribute | None = None,
+        name: str = "m",
+        body: Region | None = None,
+    ):
+        if body is None:
+            block = Block(arg_types=[element_type or TaskType()])
+            block.args[0].name_hint = name
+            body = Region(block)
+        _ensure_yield(body)
+        super().__init__(properties={"queue": _symbol_ref(queue)}, regions=[body])
+
+    @property
+    def message(self) -> SSAValue:
+        """The block argument standing for the received message."""
+        return self.body.block.args[0]
+
+    def verify_(self) -> None:
+        q = _ref_name(self.queue)
+        if len(self.body.block.args) != 1:
+            raise VerifyException(
+                f"tg.consume @{q} binds one block argument, got {len(self.body.block.args)}"
+            )
+        queue = _verify_queue_use(self, self.queue, event=False)
+        if self.message.type != queue.element_type:
+            raise VerifyException(
+                f"tg.consume @{q} binds {self.message.type}, but @{q} carries {queue.element_type}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConsumeOp:
+        queue = parser.parse_symbol_name().data
+        parser.parse_keyword("as")
+        arg = parser.parse_argument(expect_type=False)
+        parser.parse_punctuation(":")
+        arg_type = parser.parse_type()
+        attrs = _parse_attrs(parser)
+        op = cls(queue, body=parser.parse_region([arg.resolve(arg_type)]))
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(_ref_name(self.queue))
+        printer.print_string(" as ")
+        printer.print_ssa_value(self.message)
+        printer.print_string(" : ")
+        printer.print_attribute(self.message.type)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        _print_body(printer, self.body)
+
+
+@irdl_op_definition
+class CoordOp(IRDLOperation):
+    """``%i = tg.coord %m[k]``: the k-th coordinate of a received message."""
+
+    name = "tg.coord"
+
+    message = operand_def(TaskType)
+    position = prop_def(IntegerAttr[IntegerType])
+    result = result_def(IndexType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, message: SSAValue | Operation, position: int):
+        super().__init__(
+            operands=[message],
+            properties={"position": IntegerAttr(position, i64)},
+            result_types=[IndexType()],
+        )
+
+    def verify_(self) -> None:
+        if self.position.value.data < 0:
+            raise VerifyException(f"tg.coord position must be >= 0, got {self.position.value.data}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CoordOp:
+        message = parser.parse_unresolved_operand()
+        with parser.in_square_brackets():
+            position = parser.parse_integer(allow_boolean=False)
+        op = cls(parser.resolve_operand(message, TaskType()), position)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.message)
+        printer.print_string(f"[{self.position.value.data}]")
+        printer.print_op_attributes(self.attributes)
+
+
+class _EventOp(IRDLOperation):
+    """Shared shape of record and synchronize: one event queue."""
+
+    queue = prop_def(FlatSymbolRefAttr)
+
+    def __init__(self, queue: str | SymbolRefAttr):
+        super().__init__(properties={"queue": _symbol_ref(queue)})
+
+    def verify_(self) -> None:
+        _verify_queue_use(self, self.queue, event=True)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        op = cls(parser.parse_symbol_name().data)
+        op.attributes |= _parse_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(_ref_name(self.queue))
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+
+@irdl_op_definition
+class RecordOp(_EventOp):
+    """``tg.record @ev``: signal the event; blocks until a ``tg.synchronize @ev`` takes it."""
+
+    name = "tg.record"
+
+
+@irdl_op_definition
+class SynchronizeOp(_EventOp):
+    """``tg.synchronize @ev``: wait until a ``tg.record @ev`` signals the event."""
+
+    name = "tg.synchronize"
+
+
+# --------------------------------------------------------------------------- static form
+
+
+@irdl_attr_definition
+class RegionAttr(ParametrizedAttribute):
+    """``#tg.region<Q[0, 0][1, 64][1, 1] inout>``: a static region of a graph's tensor argument.
+
+    Offsets, sizes and strides are in the tensor's index space (one per dimension), so the
+    overlap of two regions can be decided exactly; ``access`` is in, out or inout.
+    """
+
+    name = "tg.region"
+
+    tensor: StringAttr
+    offsets: DenseArrayBase[IntegerType]
+    sizes: DenseArrayBase[IntegerType]
+    strides: DenseArrayBase[IntegerType]
+    access: StringAttr
+
+    def __init__(
+        self,
+        tensor: str,
+        offsets: Sequence[int],
+        sizes: Sequence[int],
+        strides: Sequence[int],
+        access: str,
+    ):
+        super().__init__(
+            StringAttr(tensor),
+            *(DenseArrayBase.from_list(i64, list(v)) for v in (offsets, sizes, strides)),
+            StringAttr(access),
+        )
+
+    def values(self) -> tuple[list[int], list[int], list[int]]:
+        """Offsets, sizes and strides as lists."""
+        return tuple(list(a.get_values()) for a in (self.offsets, self.sizes, self.strides))  # type: ignore[return-value]
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            tensor = parser.parse_identifier_or_str_literal(" (the tensor argument's name)")
+            return cls(tensor, *_parse_region_body(parser)).parameters
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(self.tensor.data)
+            _print_region_body(printer, self)
+
+
+def _parse_region_body(parser: AttrParser) -> tuple[list[int], list[int], list[int], str]:
+    """``[offsets][sizes][strides] access``."""
+    lists = [
+        parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+        )
+        for _ in range(3)
+    ]
+    return lists[0], lists[1], lists[2], parser.parse_identifier(" (in, out or inout)")
+
+
+def _print_region_body(printer: Printer, region: RegionAttr) -> None:
+    for values in region.values():
+        printer.print_string(f"[{', '.join(map(str, values))}]")
+    printer.print_string(f" {region.access.data}")
+
+
+def _i64s(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+@irdl_op_definition
+class NodeOp(IRDLOperation):
+    """``tg.node 3 task @k args(0) regions(%Q[..][..][..] in) pool(cube) fanin(1) fanout(4)``.
+
+    One task of the materialized graph (or a ``barrier`` standing for an ordering point):
+    its id, kernel, scalar args, tensor regions, coordinates, placement (pool, target, stream,
+    priority; absent = runtime decides), how many nodes precede it (fanin) and which follow
+    it (fanout).
+    """
+
+    name = "tg.node"
+
+    node_id = prop_def(IntegerAttr[IntegerType], prop_name="id")
+    kind = prop_def(StringAttr)
+    kernel = opt_prop_def(FlatSymbolRefAttr)
+    args = prop_def(DenseArrayBase[IntegerType])
+    tensor_regions = prop_def(ArrayAttr[RegionAttr], prop_name="regions")
+    coord_names = prop_def(ArrayAttr[StringAttr])
+    coord_values = prop_def(DenseArrayBase[IntegerType])
+    domain = prop_def(StringAttr)
+    pool = opt_prop_def(StringAttr)
+    target = opt_prop_def(IntegerAttr[IntegerType])
+    stream = opt_prop_def(IntegerAttr[IntegerType])
+    priority = opt_prop_def(IntegerAttr[IntegerType])
+    fanin = prop_def(IntegerAttr[IntegerType])
+    fanout = prop_def(DenseArrayBase[IntegerType])
+
+    def __init__(
+        self,
+        node_id: int,
+        kind: str = "task",
+        kernel: str | SymbolRefAttr | None = None,
+        args: Sequence[int] = (),
+        regions: Sequence[RegionAttr] = (),
+        coords: Sequence[tuple[str, int]] = (),
+        pool: str | None = None,
+        target: int | None = None,
+        stream: int | None = None,
+        priority: int | None = None,
+        fanin: int = 0,
+        fanout: Sequence[int] = (),
+        domain: str = "host_cpu",
+    ):
+        props: dict[str, Attribute] = {
+            "id": IntegerAttr(node_id, i64),
+            "kind": StringAttr(kind),
+            "args": _i64s(args),
+            "regions": ArrayAttr(regions),
+            "coord_names": ArrayAttr([StringAttr(n) for n, _ in coords]),
+            "coord_values": _i64s([v for _, v in coords]),
+            "domain": StringAttr(domain),
+            "fanin": IntegerAttr(fanin, i64),
+            "fanout": _i64s(fanout),
+        }
+        if kernel is not None:
+            props["kernel"] = _symbol_ref(kernel)
+        if pool is not None:
+            props["pool"] = StringAttr(pool)
+        for key, value in (("target", target), ("stream", stream), ("priority", priority)):
+            if value is not None:
+                props[key] = IntegerAttr(value, i64)
+        super().__init__(properties=props)
+
+    @property
+    def id(self) -> int:
+        """The node's id."""
+        return self.node_id.value.data
+
+    def successors_ids(self) -> list[int]:
+        """The fanout ids."""
+        return list(self.fanout.get_values())  # type: ignore[arg-type]
+
+    def verify_(self) -> None:
+        graph = self.parent_op()
+        if not isinstance(graph, GraphOp):
+            raise VerifyException("tg.node must be directly inside a tg.graph")
+        node = self.id
+        if node < 0:
+            raise VerifyException(f"node id must be >= 0, got {node}")
+        what = f"node {node}"
+        if self.kind.data not in NODE_KINDS:
+            raise VerifyException(f"{what}: kind must be task or barrier, got '{self.kind.data}'")
+        if self.fanin.value.data < 0:
+            raise VerifyException(f"{what}: fanin must be >= 0, got {self.fanin.value.data}")
+        fanout = self.successors_ids()
+        if node in fanout:
+            raise VerifyException(f"{what} lists itself in its fanout")
+        if len(set(fanout)) != len(fanout):
+            raise VerifyException(f"{what} lists a successor twice in its fanout {fanout}")
+        _verify_coords(what, self.coord_names, len(self.coord_values))
+        if self.kind.data == "barrier":
+            self._verify_barrier(what)
+        else:
+            self._verify_task(what, graph)
+
+    def _verify_barrier(self, what: str) -> None:
+        carried = [
+            key
+            for key in ("kernel", "pool", "target", "stream", "priority")
+            if self.properties.get(key) is not None
+        ]
+        carried += [key for key in ("args", "regions", "coordinates") if self._has(key)]
+        if self.domain.data != "host_cpu":
+            carried.append("domain")
+        if carried:
+            raise VerifyException(
+                f"barrier {what} carries no kernel, args, regions, coordinates or placement, "
+                f"got {', '.join(carried)}"
+            )
+
+    def _has(self, key: str) -> bool:
+        if key == "args":
+            return len(self.args) > 0
+        if key == "regions":
+            return len(self.tensor_regions) > 0
+        return len(self.coord_names) > 0
+
+    def _verify_task(self, what: str, graph: GraphOp) -> None:
+        if self.kernel is None:
+            raise VerifyException(f"task {what} needs a kernel")
+        if self.pool is None:
+            raise VerifyException(f"task {what} needs a pool (vector, cube or any)")
+        if self.pool.data not in POOLS:
+            raise VerifyException(f"pool must be one of {', '.join(POOLS)}, got '{self.pool.data}'")
+        if self.domain.data not in DOMAINS:
+            raise VerifyException(
+                f"domain must be one of {', '.join(DOMAINS)}, got '{self.domain.data}'"
+            )
+        for key, value in (("target", self.target), ("stream", self.stream)):
+            if value is not None and value.value.data < 0:
+                raise VerifyException(f"{what}: {key} must be >= 0, got {value.value.data}")
+        name = _ref_name(self.kernel)
+        kernel = resolve_symbol(self, self.kernel)
+        if not isinstance(kernel, KernelOp):
+            raise VerifyException(f"{what} refers to unknown kernel @{name}")
+        if len(self.args) != len(kernel.param_types):
+            raise VerifyException(
+                f"kernel @{name} takes {len(kernel.param_types)} parameter(s), "
+                f"{what} has {len(self.args)} arg(s)"
+            )
+        resources = kernel.resource_types
+        if len(self.tensor_regions) != len(resources):
+            raise VerifyException(
+                f"kernel @{name} takes {len(resources)} resource(s), "
+                f"{what} has {len(self.tensor_regions)} region(s)"
+            )
+        tensors = graph.tensors()
+        modes = [a.data for a in kernel.access if a.data]
+        for i, (region, expected, mode) in enumerate(zip(self.tensor_regions, resources, modes)):
+            _verify_region(f"{what} region #{i}", region, tensors, graph.sym_name.data)
+            tensor = tensors[region.tensor.data]
+            assert isinstance(expected, MemRefType)
+            if tensor.element_type != expected.element_type:
+                raise VerifyException(
+                    f"{what} region #{i}: kernel @{name} takes {expected.element_type}, "
+                    f"tensor {region.tensor.data} holds {tensor.element_type}"
+                )
+            if region.access.data != mode:
+                raise VerifyException(
+                    f"{what} region #{i} access must be kernel @{name}'s '{mode}', "
+                    f"got '{region.access.data}'"
+                )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> NodeOp:
+        node = parser.parse_integer(allow_boolean=False)
+        kind = parser.parse_identifier(" (task or barrier)")
+        kernel = parser.parse_optional_symbol_name()
+        args = _parse_int_list(parser) if parser.parse_optional_keyword("args") else []
+        regions: list[RegionAttr] = []
+        if parser.parse_optional_keyword("regions"):
+            regions = parser.parse_comma_separated_list(
+                parser.Delimiter.PAREN, lambda: _parse_node_region(parser)
+            )
+        names, values = _parse_coords(parser, "integer")
+        domain = _parse_optional_clause(parser, "domain", parser.parse_identifier) or "host_cpu"
+        pool = _parse_optional_clause(parser, "pool", parser.parse_identifier)
+        integer = lambda: parser.parse_integer(allow_boolean=False)  # noqa: E731
+        target, stream, priority, fanin = (
+            _parse_optional_clause(parser, kw, integer)
+            for kw in ("target", "stream", "priority", "fanin")
+        )
+        fanout = _parse_int_list(parser) if parser.parse_optional_keyword("fanout") else []
+        op = cls(
+            node, kind, kernel, args, regions, list(zip(names, values)), pool,
+            target, stream, priority, fanin or 0, fanout, domain,
+        )  # fmt: skip
+        op.attributes |= _parse_attrs(parser)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.id} {self.kind.data}")
+        if self.kernel is not None:
+            printer.print_string(" ")
+            printer.print_symbol_name(_ref_name(self.kernel))
+        if len(self.args):
+            printer.print_string(f" args({', '.join(map(str, self.args.get_values()))})")
+        if self.tensor_regions.data:
+            printer.print_string(" regions(")
+            printer.print_list(self.tensor_regions.data, lambda r: _print_node_region(printer, r))
+            printer.print_string(")")
+        _print_coords(printer, self.coord_names, list(self.coord_values.get_values()))
+        if self.domain.data != "host_cpu":
+            printer.print_string(f" domain({self.domain.data})")
+        if self.pool is not None:
+            printer.print_string(f" pool({self.pool.data})")
+        for keyword in ("target", "stream", "priority"):
+            value = getattr(self, keyword)
+            if value is not None:
+                printer.print_string(f" {keyword}({value.value.data})")
+        printer.print_string(f" fanin({self.fanin.value.data})")
+        printer.print_string(f" fanout({', '.join(map(str, self.successors_ids()))})")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+
+def _parse_node_region(parser: Parser) -> RegionAttr:
+    """``%Q[offsets][sizes][strides] access``: a region of the graph argument ``%Q``."""
+    tensor = parser.parse_unresolved_operand(" (the tensor argument, e.g. %Q)").operand_name
+    return RegionAttr(tensor, *_parse_region_body(parser))
+
+
+def _print_node_region(printer: Printer, region: RegionAttr) -> None:
+    printer.print_string(f"%{region.tensor.data}")
+    _print_region_body(printer, region)
+
+
+def _verify_region(
+    what: str, region: RegionAttr, tensors: dict[str, MemRefType], graph: str
+) -> None:
+    """A region names a memref argument, has its rank, and stays inside its static extents."""
+    name = region.tensor.data
+    tensor = tensors.get(name)
+    if tensor is None:
+        raise VerifyException(f"{what} names '{name}', which is not a memref argument of @{graph}")
+    shape = tensor.get_shape()
+    offsets, sizes, strides = region.values()
+    if not len(offsets) == len(sizes) == len(strides) == len(shape):
+        raise VerifyException(
+            f"{what}: {name} has rank {len(shape)}, the region has "
+            f"{len(offsets)} offsets, {len(sizes)} sizes and {len(strides)} strides"
+        )
+    if region.access.data not in ACCESS_MODES:
+        raise VerifyException(
+            f"{what}: access must be in, out or inout, got '{region.access.data}'"
+        )
+    for dim, (off, size, stride, extent) in enumerate(zip(offsets, sizes, strides, shape)):
+        if off < 0 or size < 0 or stride < 1:
+            raise VerifyException(
+                f"{what} dim {dim}: offsets and sizes are >= 0 and strides >= 1, "
+                f"got offset {off}, size {size}, stride {stride}"
+            )
+        if extent >= 0 and size > 0 and off + (size - 1) * stride >= extent:
+            raise VerifyException(
+                f"{what} dim {dim} reaches {off + (size - 1) * stride}, "
+                f"beyond dimension size {extent} of {name}"
+            )
+
+
+@irdl_op_definition
+class GraphOp(_DefinitionOp):
+    """``tg.graph @g(%Q: memref<..>, ...) [config {...}] { tg.node ... }``: a materialized graph.
+
+    Seed 004 §6.2 ``TaskGraphStorage``: every task (and barrier) as a ``tg.node`` with flat
+    fanout edges. The arguments are the tensors (and scalars) it was materialized for.
+    """
+
+    name = "tg.graph"
+
+    traits = traits_def(SymbolOpInterface(), IsolatedFromAbove())
+
+    def nodes(self) -> list[NodeOp]:
+        """The nodes, in order."""
+        return [op for op in self.body.block.ops if isinstance(op, NodeOp)]
+
+    def verify_(self) -> None:
+        self._verify_definition("graph")
+        name = self.sym_name.data
+        fanin: dict[int, int] = {}
+        for op in self.body.block.ops:
+            if isinstance(op, YieldOp):
+                continue
+            if not isinstance(op, NodeOp):
+                raise VerifyException(f"tg.graph @{name} holds only tg.node ops, got {op.name}")
+            if op.id in fanin:
+                raise VerifyException(f"tg.graph @{name}: node id {op.id} is used twice")
+            fanin[op.id] = 0
+        nodes = self.nodes()
+        for node in nodes:
+            for succ in node.successors_ids():
+                if succ not in fanin:
+                    raise VerifyException(
+                        f"node {node.id} lists {succ} in its fanout, which is not a node of @{name}"
+                    )
+                fanin[succ] += 1
+        for node in nodes:
+            if node.fanin.value.data != fanin[node.id]:
+                raise VerifyException(
+                    f"node {node.id} has fanin({node.fanin.value.data}) but "
+                    f"{fanin[node.id]} node(s) list it in their fanout"
+                )
+        _verify_acyclic(name, nodes, fanin)
+
+
+def _verify_acyclic(graph: str, nodes: list[NodeOp], fanin: dict[int, int]) -> None:
+    """Kahn's algorithm: every node is reached once all its predecessors are."""
+    successors = {node.id: node.successors_ids() for node in nodes}
+    waiting = dict(fanin)
+    ready = [n for n, count in waiting.items() if count == 0]
+    done = 0
+    while ready:
+        node = ready.pop()
+        done += 1
+        for succ in successors[node]:
+            waiting[succ] -= 1
+            if waiting[succ] == 0:
+                ready.append(succ)
+    if done != len(nodes):
+        stuck = min(n for n, count in waiting.items() if count > 0)
+        raise VerifyException(f"tg.graph @{graph} has a cycle through node {stuck}")
+
+
+TG = Dialect(
+    "tg",
+    [
+        YieldOp,
+        ProgramOp,
+        TaskOp,
+        OrderedOp,
+        OrderPointOp,
+        SeqOp,
+        CallOp,
+        QueueOp,
+        ProcessOp,
+        SendOp,
+        ConsumeOp,
+        CoordOp,
+        RecordOp,
+        SynchronizeOp,
+        GraphOp,
+        NodeOp,
+    ],
+    [RegionAttr],
+)
