@@ -1,0 +1,497 @@
+"""Graph construction: the materializer's engine, and the static task graph it produces.
+
+``GraphBuilder`` receives the tasks a task-generation program creates, in creation order, and
+the program's ordering points (docs/tg.md "Structural order as ordering points"); it adds the
+structural edges those imply and the data edges a ``TensorMap`` infers from the tasks' regions.
+``build()`` returns a ``TaskGraph``: seed 004 §6.2's TaskGraphStorage, with per-node fields in
+numpy arrays and fanout edges in CSR form (``fanout_begin``, ``fanout_edges``).
+
+Node ids are creation order, shared by tasks and barrier nodes; every edge goes from a smaller
+id to a larger one, so id order is a topological order.
+
+Structural order (the barrier rule). An ordered scope (``enter_ordered``/``exit_ordered``,
+``tg.ordered``) keeps a *frontier*: the nodes every task created in it from now on must follow,
+and a *group*: the tasks created since its last ordering point, at any depth (a nested scope
+contributes only its sinks, below). At ``order_point()`` a non-empty group becomes the frontier;
+an empty group leaves the frontier as it was, so order flows across empty iterations. A new task
+depends on the innermost scope's frontier: directly on its node when it has one, and through a
+barrier node when it has several, created once on the first such task (fanin N, then one edge
+per later task: N + M edges for sequential(N tasks, M tasks)). A barrier is never created for
+an ordering point that no task follows. A scope starts with its parent's frontier (tasks in a
+nested scope also follow the parent's earlier groups). When a scope exits, it adds to its
+parent's group its last group if non-empty, else its own frontier — every other task of the
+scope precedes one of those nodes, so they stand for all of it. So ``for_each`` over 8
+one-task iterations has exactly 7 edges, and a ``for_each`` nested in a ``sequential`` hands
+on only its last iteration.
+
+Data order. For each region of a new task, read-after-write, write-after-write and
+write-after-read edges from the TensorMap (``runtime/tensormap.py``). Edges are kept once per
+(source, destination) pair — the first reason found, structural before data — and never from
+a task to itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pto_wsp.runtime.regions import TensorRegion
+from pto_wsp.runtime.tensormap import TensorMap
+
+__all__ = [
+    "DOMAINS",
+    "EDGE_KINDS",
+    "EDGE_RAW",
+    "EDGE_STRUCTURAL",
+    "EDGE_WAR",
+    "EDGE_WAW",
+    "KIND_BARRIER",
+    "KIND_TASK",
+    "POOLS",
+    "POOL_ANY",
+    "POOL_CUBE",
+    "POOL_VECTOR",
+    "GraphBuilder",
+    "TaskGraph",
+]
+
+# Node kinds.
+KIND_TASK = 0
+KIND_BARRIER = 1
+
+# Execution pools and domains, numbered as seed 004 §6.2.1's ExecPool and ExecDomain.
+POOL_VECTOR = 0
+POOL_CUBE = 1
+POOL_ANY = 255
+POOLS = {"vector": POOL_VECTOR, "cube": POOL_CUBE, "any": POOL_ANY}
+DOMAINS = {"host_cpu": 0, "aicore": 1, "aie_tile": 2}
+
+# Why an edge exists.
+EDGE_STRUCTURAL = 0
+EDGE_RAW = 1
+EDGE_WAW = 2
+EDGE_WAR = 3
+EDGE_KINDS = ("structural", "raw", "waw", "war")
+
+_POOL_NAMES = {v: k for k, v in POOLS.items()}
+_DOMAIN_NAMES = {v: k for k, v in DOMAINS.items()}
+
+
+class _Scope:
+    """One ordered scope: its frontier (a list shared with the nested scopes that inherited
+    it, so a barrier made for one is seen by all) and its current group."""
+
+    __slots__ = ("frontier", "group", "own")
+
+    def __init__(self, frontier: list[int]) -> None:
+        self.frontier = frontier
+        self.group: list[int] = []
+        # Whether the frontier comes from one of this scope's own ordering points.
+        self.own = False
+
+
+class GraphBuilder:
+    """Builds a ``TaskGraph`` from tasks in creation order and ordering points.
+
+    ``shapes`` (tensor id -> shape) refines the TensorMap's overlap index (see
+    ``TensorMap``); ``infer_data_deps=False`` keeps only structural and explicit edges.
+    """
+
+    def __init__(
+        self,
+        shapes: Mapping[str | int, Iterable[int]] | None = None,
+        *,
+        infer_data_deps: bool = True,
+    ) -> None:
+        self.tensormap = TensorMap(shapes)
+        self.infer_data_deps = infer_data_deps
+        self._kernel_ids: dict[str, int] = {}
+        self.kernels: list[str] = []
+        # Per-node fields, appended per node: plain lists are the cheapest growable arrays.
+        self._kind: list[int] = []
+        self._kernel: list[int] = []
+        self._pool: list[int] = []
+        self._domain: list[int] = []
+        self._target: list[int] = []
+        self._stream: list[int] = []
+        self._priority: list[int] = []
+        self._args: list[tuple] = []
+        self._regions: list[tuple[TensorRegion, ...]] = []
+        self._coords: list[tuple[tuple[str, int], ...]] = []
+        # Edges as parallel lists, grouped by destination in increasing order.
+        self._src: list[int] = []
+        self._dst: list[int] = []
+        self._ekind: list[int] = []
+        self._root = _Scope([])
+        self._scopes: list[_Scope] = [self._root]
+        self._num_tasks = 0
+
+    # ------------------------------------------------------------------ nodes
+
+    @property
+    def num_nodes(self) -> int:
+        """Nodes created so far (tasks and barriers)."""
+        return len(self._kind)
+
+    @property
+    def num_tasks(self) -> int:
+        """Tasks created so far (``tg.seq``): barriers do not count."""
+        return self._num_tasks
+
+    def kernel_id(self, kernel: str) -> int:
+        """The kernel table index of ``kernel``, added on first use."""
+        kid = self._kernel_ids.get(kernel)
+        if kid is None:
+            kid = self._kernel_ids[kernel] = len(self.kernels)
+            self.kernels.append(kernel)
+        return kid
+
+    def _barrier(self, preds: list[int]) -> int:
+        bid = len(self._kind)
+        self._kind.append(KIND_BARRIER)
+        self._kernel.append(-1)
+        self._pool.append(POOL_ANY)
+        self._domain.append(0)
+        self._target.append(-1)
+        self._stream.append(0)
+        self._priority.append(0)
+        self._args.append(())
+        self._regions.append(())
+        self._coords.append(())
+        self._src.extend(preds)
+        self._dst.extend([bid] * len(preds))
+        self._ekind.extend([EDGE_STRUCTURAL] * len(preds))
+        return bid
+
+    @staticmethod
+    def _check_dep(p: int, tid: int) -> int:
+        if not 0 <= p < tid:
+            raise ValueError(f"task {tid}: explicit dependency {p} is not an earlier node")
+        return p
+
+    def add_task(
+        self,
+        kernel: str,
+        args: Sequence = (),
+        regions: Sequence[TensorRegion] = (),
+        coords: Sequence[tuple[str, int]] | Mapping[str, int] = (),
+        pool: int | str = POOL_ANY,
+        target: int = -1,
+        stream: int = 0,
+        priority: int = 0,
+        domain: int | str = 0,
+        deps: Iterable[int] = (),
+    ) -> int:
+        """Create a task and its incoming edges; return its node id.
+
+        ``kernel`` is the kernel's name (ids are given in order of first use), ``args`` its
+        scalar arguments, ``regions`` the regions it reads and writes (each with its access),
+        ``coords`` its coordinates as (name, value) pairs or a mapping, ``pool`` vector / cube /
+        any (a name or seed 004's number), ``target`` the worker or core (-1: the runtime
+        decides), ``stream``, ``priority``, ``domain`` (host_cpu / aicore / aie_tile) and
+        ``deps`` explicit predecessors (node ids) added to the inferred ones.
+        """
+        scope = self._scopes[-1]
+        frontier = scope.frontier
+        if len(frontier) > 1:
+            # First task after an ordering point with several tasks before it: one barrier,
+            # shared by every later task of the scope (and of nested scopes holding the list).
+            frontier[:] = [self._barrier(list(frontier))]
+        tid = len(self._kind)
+        kid = self._kernel_ids.get(kernel)
+        if kid is None:
+            kid = self.kernel_id(kernel)
+        if pool.__class__ is str:
+            pool = POOLS[pool]
+        if domain.__class__ is str:
+            domain = DOMAINS[domain]
+        if coords.__class__ is dict:
+            coords = tuple(coords.items())
+        self._kind.append(KIND_TASK)
+        self._kernel.append(kid)
+        self._pool.append(pool)
+        self._domain.append(domain)
+        self._target.append(target)
+        self._stream.append(stream)
+        self._priority.append(priority)
+        self._args.append(tuple(args))
+        self._regions.append(tuple(regions))
+        self._coords.append(coords)
+        self._num_tasks += 1
+        if scope is not self._root:
+            scope.group.append(tid)
+
+        src = self._src
+        dst = self._dst
+        ekind = self._ekind
+        if self.infer_data_deps and regions:
+            raw: list[int] = []
+            waw: list[int] = []
+            war: list[int] = []
+            access = self.tensormap.access
+            for r in regions:
+                access(r, tid, raw, waw, war)
+            if frontier or raw or waw or war or deps:
+                # Keep the first reason per predecessor; drop self-edges.
+                seen = {tid: None}
+                for p in frontier:
+                    seen[p] = EDGE_STRUCTURAL
+                for p in deps:
+                    seen.setdefault(self._check_dep(p, tid), EDGE_STRUCTURAL)
+                for p in raw:
+                    seen.setdefault(p, EDGE_RAW)
+                for p in waw:
+                    seen.setdefault(p, EDGE_WAW)
+                for p in war:
+                    seen.setdefault(p, EDGE_WAR)
+                del seen[tid]
+                src.extend(seen)
+                dst.extend([tid] * len(seen))
+                ekind.extend(seen.values())
+        elif deps:
+            seen = {tid: None}
+            for p in frontier:
+                seen[p] = EDGE_STRUCTURAL
+            for p in deps:
+                seen.setdefault(self._check_dep(p, tid), EDGE_STRUCTURAL)
+            del seen[tid]
+            src.extend(seen)
+            dst.extend([tid] * len(seen))
+            ekind.extend(seen.values())
+        elif frontier:
+            src.append(frontier[0])
+            dst.append(tid)
+            ekind.append(EDGE_STRUCTURAL)
+        return tid
+
+    # ------------------------------------------------------------------ structural order
+
+    def enter_ordered(self) -> None:
+        """Open an ordered scope (``tg.ordered``) nested in the current one."""
+        self._scopes.append(_Scope(self._scopes[-1].frontier))
+
+    def order_point(self) -> None:
+        """An ordering point (``tg.order_point``) of the innermost ordered scope: every task
+        created after it in the scope runs after every task created before it in the scope."""
+        scope = self._scopes[-1]
+        if scope is self._root:
+            raise RuntimeError("order_point() outside an ordered scope")
+        if scope.group:
+            scope.frontier = scope.group
+            scope.group = []
+            scope.own = True
+
+    def exit_ordered(self) -> None:
+        """Close the innermost ordered scope; its sinks join the enclosing scope's group."""
+        if len(self._scopes) == 1:
+            raise RuntimeError("exit_ordered() without enter_ordered()")
+        scope = self._scopes.pop()
+        parent = self._scopes[-1]
+        if parent is self._root:
+            return
+        if scope.group:
+            parent.group.extend(scope.group)
+        elif scope.own:
+            parent.group.extend(scope.frontier)
+
+    @contextlib.contextmanager
+    def ordered(self) -> Iterator[None]:
+        """``with builder.ordered(): ...`` is enter_ordered() ... exit_ordered()."""
+        self.enter_ordered()
+        try:
+            yield
+        finally:
+            self.exit_ordered()
+
+    # ------------------------------------------------------------------ result
+
+    def build(self) -> TaskGraph:
+        """The static task graph of everything created so far (the builder stays usable)."""
+        if len(self._scopes) != 1:
+            raise RuntimeError(f"build() inside {len(self._scopes) - 1} open ordered scope(s)")
+        n = len(self._kind)
+        src = np.array(self._src, dtype=np.int64)
+        dst = np.array(self._dst, dtype=np.int32)
+        ekind = np.array(self._ekind, dtype=np.uint8)
+        # Edges were appended grouped by increasing destination: a stable sort by source gives
+        # every fanout row in increasing order.
+        order = np.argsort(src, kind="stable")
+        counts = np.bincount(src, minlength=n) if n else np.zeros(0, dtype=np.int64)
+        begin = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=begin[1:])
+        fanin = np.bincount(dst, minlength=n).astype(np.int32) if n else np.zeros(0, np.int32)
+        return TaskGraph(
+            kind=np.array(self._kind, dtype=np.uint8),
+            kernel=np.array(self._kernel, dtype=np.int32),
+            pool=np.array(self._pool, dtype=np.uint8),
+            domain=np.array(self._domain, dtype=np.uint8),
+            target=np.array(self._target, dtype=np.int64),
+            stream=np.array(self._stream, dtype=np.int64),
+            priority=np.array(self._priority, dtype=np.int64),
+            fanin=fanin,
+            fanout_begin=begin,
+            fanout_edges=dst[order],
+            edge_kind=ekind[order],
+            kernels=list(self.kernels),
+            args=list(self._args),
+            regions=list(self._regions),
+            coords=list(self._coords),
+        )
+
+
+@dataclass
+class TaskGraph:
+    """A materialized task graph (seed 004 TaskGraphStorage): per-node arrays, CSR fanout.
+
+    Node ``i``'s successors are ``fanout_edges[fanout_begin[i]:fanout_begin[i + 1]]``
+    (ascending) and ``edge_kind`` says why each edge exists (``EDGE_KINDS``); ``fanin[i]`` is
+    its number of predecessors. ``kind`` is ``KIND_TASK`` or ``KIND_BARRIER``; ``kernel``
+    indexes ``kernels`` (-1 for a barrier); ``target`` -1 means the runtime decides.
+    ``args``, ``regions`` and ``coords`` are per-node tuples (empty for barriers).
+    """
+
+    kind: np.ndarray
+    kernel: np.ndarray
+    pool: np.ndarray
+    domain: np.ndarray
+    target: np.ndarray
+    stream: np.ndarray
+    priority: np.ndarray
+    fanin: np.ndarray
+    fanout_begin: np.ndarray
+    fanout_edges: np.ndarray
+    edge_kind: np.ndarray
+    kernels: list[str]
+    args: list[tuple]
+    regions: list[tuple[TensorRegion, ...]]
+    coords: list[tuple[tuple[str, int], ...]]
+    _pred: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+
+    @property
+    def num_nodes(self) -> int:
+        """Tasks and barrier nodes."""
+        return len(self.kind)
+
+    @property
+    def num_tasks(self) -> int:
+        """Kernel tasks (barrier nodes excluded)."""
+        return int(np.count_nonzero(self.kind == KIND_TASK))
+
+    @property
+    def num_barriers(self) -> int:
+        """Barrier nodes."""
+        return self.num_nodes - self.num_tasks
+
+    @property
+    def num_edges(self) -> int:
+        """Edges of every kind."""
+        return len(self.fanout_edges)
+
+    def edge_counts(self) -> dict[str, int]:
+        """How many edges of each kind (structural, raw, waw, war)."""
+        counts = np.bincount(self.edge_kind, minlength=len(EDGE_KINDS))
+        return {name: int(counts[i]) for i, name in enumerate(EDGE_KINDS)}
+
+    def task_ids(self) -> np.ndarray:
+        """The ids of the kernel tasks, ascending."""
+        return np.flatnonzero(self.kind == KIND_TASK)
+
+    def kernel_name(self, i: int) -> str | None:
+        """The kernel of node ``i`` (None for a barrier)."""
+        k = int(self.kernel[i])
+        return self.kernels[k] if k >= 0 else None
+
+    def successors(self, i: int) -> np.ndarray:
+        """The nodes that wait for node ``i``, ascending."""
+        return self.fanout_edges[self.fanout_begin[i] : self.fanout_begin[i + 1]]
+
+    def edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """All edges as (sources, destinations) arrays, sorted by source then destination."""
+        src = np.repeat(np.arange(self.num_nodes), np.diff(self.fanout_begin))
+        return src, self.fanout_edges
+
+    def edge_set(self) -> set[tuple[int, int]]:
+        """All edges as a set of (source, destination) pairs (for tests and small graphs)."""
+        src, dst = self.edges()
+        return set(zip(src.tolist(), dst.tolist()))
+
+    def predecessors(self, i: int) -> np.ndarray:
+        """The nodes node ``i`` waits for, ascending."""
+        if self._pred is None:
+            src, dst = self.edges()
+            order = np.argsort(dst, kind="stable")
+            begin = np.zeros(self.num_nodes + 1, dtype=np.int64)
+            np.cumsum(np.bincount(dst, minlength=self.num_nodes), out=begin[1:])
+            self._pred = (begin, src[order])
+        begin, flat = self._pred
+        return flat[begin[i] : begin[i + 1]]
+
+    def reachable(self, a: int, b: int) -> bool:
+        """Whether a path of edges leads from node ``a`` to node ``b`` (a node reaches itself)."""
+        if a == b:
+            return True
+        if b < a:
+            return False  # ids are a topological order
+        seen = np.zeros(b + 1, dtype=bool)
+        stack = [a]
+        begin, edges = self.fanout_begin, self.fanout_edges
+        while stack:
+            n = stack.pop()
+            for s in edges[begin[n] : begin[n + 1]].tolist():
+                if s == b:
+                    return True
+                if s < b and not seen[s]:
+                    seen[s] = True
+                    stack.append(s)
+        return False
+
+    def _label(self, i: int) -> str:
+        if self.kind[i] == KIND_BARRIER:
+            return f"{i}: barrier"
+        at = ", ".join(f"{k}={v}" for k, v in self.coords[i])
+        return f"{i}: {self.kernel_name(i)}({at})"
+
+    def to_dot(self, name: str = "tg") -> str:
+        """The graph in Graphviz DOT: barriers as points, data edges solid and labelled by
+        kind, structural edges dashed."""
+        lines = [f'digraph "{name}" {{', "  node [shape=box, fontname=monospace];"]
+        for i in range(self.num_nodes):
+            if self.kind[i] == KIND_BARRIER:
+                lines.append(f'  n{i} [shape=diamond, label="{i}"];')
+            else:
+                lines.append(f'  n{i} [label="{self._label(i)}"];')
+        src, dst = self.edges()
+        for s, d, k in zip(src.tolist(), dst.tolist(), self.edge_kind.tolist()):
+            if k == EDGE_STRUCTURAL:
+                lines.append(f"  n{s} -> n{d} [style=dashed];")
+            else:
+                lines.append(f'  n{s} -> n{d} [label="{EDGE_KINDS[k]}"];')
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def node_text(self, i: int) -> str:
+        """Node ``i`` in the static form's ``tg.node`` syntax (docs/tg.md "Static form")."""
+        fanout = ", ".join(str(s) for s in self.successors(i).tolist())
+        if self.kind[i] == KIND_BARRIER:
+            return f"tg.node {i} barrier fanin({int(self.fanin[i])}) fanout({fanout})"
+        args = ", ".join(str(a) for a in self.args[i])
+        regions = ", ".join(
+            f"%{r.tensor}{list(r.offsets)}{list(r.sizes)}{list(r.strides)} {r.access}"
+            for r in self.regions[i]
+        )
+        at = ", ".join(f"{k} = {v}" for k, v in self.coords[i])
+        pool = _POOL_NAMES.get(int(self.pool[i]), str(int(self.pool[i])))
+        parts = [
+            f"tg.node {i} task @{self.kernel_name(i)} args({args}) regions({regions}) at({at})",
+            f"domain({_DOMAIN_NAMES.get(int(self.domain[i]), int(self.domain[i]))})",
+            f"pool({pool}) target({int(self.target[i])}) stream({int(self.stream[i])})",
+            f"priority({int(self.priority[i])}) fanin({int(self.fanin[i])}) fanout({fanout})",
+        ]
+        return " ".join(parts)
+
+    def to_text(self) -> str:
+        """Every node in ``tg.node`` syntax, one per line."""
+        return "".join(self.node_text(i) + "\n" for i in range(self.num_nodes))
