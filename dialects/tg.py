@@ -1374,7 +1374,9 @@ class NodeOp(IRDLOperation):
 
 def _parse_node_region(parser: Parser) -> RegionAttr:
     """``%Q[offsets][sizes][strides] access``: a region of the graph argument ``%Q``."""
-    tensor = parser.parse_unresolved_operand(" (the tensor argument, e.g. %Q)").operand_name
+    tensor = parser.parse_unresolved_operand(
+        "expected the tensor argument as an SSA name, e.g. %X"
+    ).operand_name
     return RegionAttr(tensor, *_parse_region_body(parser))
 
 
