@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
+    I64,
     ArrayAttr,
     DenseArrayBase,
     DictionaryAttr,
@@ -31,6 +32,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     StringAttr,
+    SymbolNameConstraint,
     SymbolRefAttr,
     i64,
 )
@@ -136,10 +138,7 @@ def _verify_config_value(key: str, kind: str, allowed: tuple[str, ...], value: A
     if kind == "enum":
         if not isinstance(value, StringAttr):
             raise VerifyException(f"config key '{key}' must be a string, got {value}")
-        if value.data not in allowed:
-            raise VerifyException(
-                f"config {key} must be one of {', '.join(allowed)}, got '{value.data}'"
-            )
+        _one_of(f"config {key}", value.data, allowed)
     elif kind == "count":
         if not isinstance(value, IntegerAttr) or value.type != i64:
             raise VerifyException(f"config key '{key}' must be an i64, got {value}")
@@ -219,6 +218,25 @@ def _ensure_yield(region: Region) -> None:
     block = region.block
     if block.last_op is None or not block.last_op.has_trait(IsTerminator):
         block.add_op(YieldOp())
+
+
+def _one_of(what: str, value: str, allowed: Sequence[str]) -> None:
+    if value not in allowed:
+        raise VerifyException(f"{what} must be one of {', '.join(allowed)}, got '{value}'")
+
+
+def _print_clause(printer: Printer, keyword: str, value: SSAValue | Attribute | str | None) -> None:
+    """`` keyword(value)``; nothing for None. Integer attributes print as their value."""
+    if value is None:
+        return
+    printer.print_string(f" {keyword}(")
+    if isinstance(value, SSAValue):
+        printer.print_ssa_value(value)
+    elif isinstance(value, IntegerAttr):
+        printer.print_string(str(value.value.data))
+    else:
+        printer.print_string(value.data if isinstance(value, StringAttr) else str(value))
+    printer.print_string(")")
 
 
 def _inside_program(op: Operation) -> None:
@@ -517,16 +535,13 @@ class TaskOp(IRDLOperation):
         _inside_program(self)
         name = _ref_name(self.kernel)
         _verify_coords(f"tg.task @{name}", self.coord_names, len(self.coords))
-        if self.domain.data not in DOMAINS:
-            raise VerifyException(
-                f"domain must be one of {', '.join(DOMAINS)}, got '{self.domain.data}'"
-            )
+        _one_of("domain", self.domain.data, DOMAINS)
         if self.pool is not None and self.dynamic_pool is not None:
             raise VerifyException("tg.task has a static pool and a dynamic pool; give one")
         if self.pool is None and self.dynamic_pool is None:
             raise VerifyException("tg.task needs a pool (vector, cube, any or an index)")
-        if self.pool is not None and self.pool.data not in POOLS:
-            raise VerifyException(f"pool must be one of {', '.join(POOLS)}, got '{self.pool.data}'")
+        if self.pool is not None:
+            _one_of("pool", self.pool.data, POOLS)
         kernel = resolve_symbol(self, self.kernel)
         if not isinstance(kernel, KernelOp):
             raise VerifyException(f"tg.task refers to unknown kernel @{name}")
@@ -583,23 +598,10 @@ class TaskOp(IRDLOperation):
         if self.access.data:
             printer.print_string(f" access({', '.join(a.data for a in self.access)})")
         _print_coords(printer, self.coord_names, self.coords)
-        if self.domain.data != "host_cpu":
-            printer.print_string(f" domain({self.domain.data})")
-        printer.print_string(" pool(")
-        if self.dynamic_pool is not None:
-            printer.print_ssa_value(self.dynamic_pool)
-        elif self.pool is not None:
-            printer.print_string(self.pool.data)
-        printer.print_string(")")
-        for keyword, value in (
-            ("target", self.target),
-            ("stream", self.stream),
-            ("priority", self.priority),
-        ):
-            if value is not None:
-                printer.print_string(f" {keyword}(")
-                printer.print_ssa_value(value)
-                printer.print_string(")")
+        _print_clause(printer, "domain", None if self.domain.data == "host_cpu" else self.domain)
+        _print_clause(printer, "pool", self.dynamic_pool or self.pool)
+        for keyword in ("target", "stream", "priority"):
+            _print_clause(printer, keyword, getattr(self, keyword))
         printer.print_op_attributes(self.attributes, print_keyword=True)
 
 
@@ -679,6 +681,8 @@ class CallOp(IRDLOperation):
     callee = prop_def(FlatSymbolRefAttr)
     args = var_operand_def()
 
+    assembly_format = "$callee `(` ($args^ `:` type($args))? `)` attr-dict-with-keyword"
+
     def __init__(self, callee: str | SymbolRefAttr, args: Sequence[SSAValue | Operation]):
         super().__init__(operands=[args], properties={"callee": _symbol_ref(callee)})
 
@@ -689,19 +693,6 @@ class CallOp(IRDLOperation):
         if not isinstance(callee, ProgramOp):
             raise VerifyException(f"tg.call refers to unknown program @{name}")
         _match_args(f"program @{name}", "argument", callee.function_type.inputs.data, self.args)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> CallOp:
-        callee = parser.parse_symbol_name().data
-        op = cls(callee, _parse_typed_group(parser))
-        op.attributes |= _parse_attrs(parser)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(_ref_name(self.callee))
-        _print_typed_group(printer, self.args)
-        printer.print_op_attributes(self.attributes, print_keyword=True)
 
 
 # --------------------------------------------------------------------------- pipelines
@@ -716,11 +707,15 @@ class QueueOp(IRDLOperation):
 
     name = "tg.queue"
 
-    sym_name = prop_def(StringAttr)
+    sym_name = prop_def(SymbolNameConstraint())
     element_type = prop_def(TypeAttribute)
-    capacity = prop_def(IntegerAttr[IntegerType])
+    capacity = prop_def(IntegerAttr[I64])
 
     traits = traits_def(SymbolOpInterface())
+
+    assembly_format = (
+        "$sym_name `:` $element_type `capacity` `(` $capacity `)` attr-dict-with-keyword"
+    )
 
     def __init__(self, name: str, element_type: Attribute, capacity: int | None = None):
         if capacity is None:
@@ -754,26 +749,6 @@ class QueueOp(IRDLOperation):
             raise VerifyException(
                 f"queue @{name} of !csp.signal is an event and must have capacity 0, got {capacity}"
             )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> QueueOp:
-        name = parser.parse_symbol_name().data
-        parser.parse_punctuation(":")
-        element_type = parser.parse_type()
-        parser.parse_keyword("capacity")
-        with parser.in_parens():
-            capacity = parser.parse_integer(allow_boolean=False)
-        op = cls(name, element_type, capacity)
-        op.attributes |= _parse_attrs(parser)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(" : ")
-        printer.print_attribute(self.element_type)
-        printer.print_string(f" capacity({self.capacity.value.data})")
-        printer.print_op_attributes(self.attributes, print_keyword=True)
 
 
 @irdl_op_definition
@@ -844,8 +819,7 @@ class ProcessOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_symbol_name(self.sym_name.data)
-        if self.replicas.value.data != 1:
-            printer.print_string(f" replicas({self.replicas.value.data})")
+        _print_clause(printer, "replicas", None if self.replicas.value.data == 1 else self.replicas)
         if self.body.block.args and self.body.block.args[0].uses:
             printer.print_string(" as ")
             printer.print_ssa_value(self.body.block.args[0])
@@ -1018,10 +992,12 @@ class CoordOp(IRDLOperation):
     name = "tg.coord"
 
     message = operand_def(TaskType)
-    position = prop_def(IntegerAttr[IntegerType])
+    position = prop_def(IntegerAttr[I64])
     result = result_def(IndexType)
 
     traits = traits_def(Pure())
+
+    assembly_format = "$message `[` $position `]` attr-dict"
 
     def __init__(self, message: SSAValue | Operation, position: int):
         super().__init__(
@@ -1034,43 +1010,19 @@ class CoordOp(IRDLOperation):
         if self.position.value.data < 0:
             raise VerifyException(f"tg.coord position must be >= 0, got {self.position.value.data}")
 
-    @classmethod
-    def parse(cls, parser: Parser) -> CoordOp:
-        message = parser.parse_unresolved_operand()
-        with parser.in_square_brackets():
-            position = parser.parse_integer(allow_boolean=False)
-        op = cls(parser.resolve_operand(message, TaskType()), position)
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.message)
-        printer.print_string(f"[{self.position.value.data}]")
-        printer.print_op_attributes(self.attributes)
-
 
 class _EventOp(IRDLOperation):
     """Shared shape of record and synchronize: one event queue."""
 
     queue = prop_def(FlatSymbolRefAttr)
 
+    assembly_format = "$queue attr-dict-with-keyword"
+
     def __init__(self, queue: str | SymbolRefAttr):
         super().__init__(properties={"queue": _symbol_ref(queue)})
 
     def verify_(self) -> None:
         _verify_queue_use(self, self.queue, event=True)
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        op = cls(parser.parse_symbol_name().data)
-        op.attributes |= _parse_attrs(parser)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(_ref_name(self.queue))
-        printer.print_op_attributes(self.attributes, print_keyword=True)
 
 
 @irdl_op_definition
@@ -1237,8 +1189,7 @@ class NodeOp(IRDLOperation):
         if node < 0:
             raise VerifyException(f"node id must be >= 0, got {node}")
         what = f"node {node}"
-        if self.kind.data not in NODE_KINDS:
-            raise VerifyException(f"{what}: kind must be task or barrier, got '{self.kind.data}'")
+        _one_of(f"{what}: kind", self.kind.data, NODE_KINDS)
         if self.fanin.value.data < 0:
             raise VerifyException(f"{what}: fanin must be >= 0, got {self.fanin.value.data}")
         fanout = self.successors_ids()
@@ -1253,12 +1204,14 @@ class NodeOp(IRDLOperation):
             self._verify_task(what, graph)
 
     def _verify_barrier(self, what: str) -> None:
-        carried = [
-            key
-            for key in ("kernel", "pool", "target", "stream", "priority")
-            if self.properties.get(key) is not None
-        ]
-        carried += [key for key in ("args", "regions", "coordinates") if self._has(key)]
+        keys = ("kernel", "pool", "target", "stream", "priority")
+        carried = [key for key in keys if self.properties.get(key) is not None]
+        lists = (
+            ("args", self.args),
+            ("regions", self.tensor_regions),
+            ("coordinates", self.coord_names),
+        )
+        carried += [key for key, values in lists if len(values)]
         if self.domain.data != "host_cpu":
             carried.append("domain")
         if carried:
@@ -1267,24 +1220,13 @@ class NodeOp(IRDLOperation):
                 f"got {', '.join(carried)}"
             )
 
-    def _has(self, key: str) -> bool:
-        if key == "args":
-            return len(self.args) > 0
-        if key == "regions":
-            return len(self.tensor_regions) > 0
-        return len(self.coord_names) > 0
-
     def _verify_task(self, what: str, graph: GraphOp) -> None:
         if self.kernel is None:
             raise VerifyException(f"task {what} needs a kernel")
         if self.pool is None:
             raise VerifyException(f"task {what} needs a pool (vector, cube or any)")
-        if self.pool.data not in POOLS:
-            raise VerifyException(f"pool must be one of {', '.join(POOLS)}, got '{self.pool.data}'")
-        if self.domain.data not in DOMAINS:
-            raise VerifyException(
-                f"domain must be one of {', '.join(DOMAINS)}, got '{self.domain.data}'"
-            )
+        _one_of("pool", self.pool.data, POOLS)
+        _one_of("domain", self.domain.data, DOMAINS)
         for key, value in (("target", self.target), ("stream", self.stream)):
             if value is not None and value.value.data < 0:
                 raise VerifyException(f"{what}: {key} must be >= 0, got {value.value.data}")
@@ -1359,15 +1301,9 @@ class NodeOp(IRDLOperation):
             printer.print_list(self.tensor_regions.data, lambda r: _print_node_region(printer, r))
             printer.print_string(")")
         _print_coords(printer, self.coord_names, list(self.coord_values.get_values()))
-        if self.domain.data != "host_cpu":
-            printer.print_string(f" domain({self.domain.data})")
-        if self.pool is not None:
-            printer.print_string(f" pool({self.pool.data})")
-        for keyword in ("target", "stream", "priority"):
-            value = getattr(self, keyword)
-            if value is not None:
-                printer.print_string(f" {keyword}({value.value.data})")
-        printer.print_string(f" fanin({self.fanin.value.data})")
+        _print_clause(printer, "domain", None if self.domain.data == "host_cpu" else self.domain)
+        for keyword in ("pool", "target", "stream", "priority", "fanin"):
+            _print_clause(printer, keyword, getattr(self, keyword))
         printer.print_string(f" fanout({', '.join(map(str, self.successors_ids()))})")
         printer.print_op_attributes(self.attributes, print_keyword=True)
 

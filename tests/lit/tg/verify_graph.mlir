@@ -127,7 +127,7 @@ tg.graph @g(%X: memref<4x16xf32>, %Y: memref<16xf32>, %n: index) {
   tg.node 0 copy fanin(0) fanout()
 }
 
-// CHECK: error: 'tg.node' op node 0: kind must be task or barrier, got 'copy'
+// CHECK: error: 'tg.node' op node 0: kind must be one of task, barrier, got 'copy'
 
 // -----
 // CHECK: //{{ }}-----

@@ -355,6 +355,19 @@ func.func @f() {
 // -----
 // CHECK: //{{ }}-----
 
+// A misplaced process's messaging ops are reported first (nested ops verify first).
+func.func @f() {
+  tg.process @a {
+    tg.record @ev
+  }
+  func.return
+}
+
+// CHECK: error: 'tg.record' op tg.record @ev: its process is not inside a tg.program
+
+// -----
+// CHECK: //{{ }}-----
+
 tg.program @p() {
   tg.queue @q : !wsp.task capacity(1)
   tg.queue @ev : !csp.signal capacity(0)
