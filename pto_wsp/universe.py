@@ -43,6 +43,12 @@ def _wsp_inline_calls() -> type[ModulePass]:
     return WspInlineCallsPass
 
 
+def _wsp_to_tg() -> type[ModulePass]:
+    from pto_wsp.passes.wsp_to_tg import WspToTgPass
+
+    return WspToTgPass
+
+
 ALL_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "wsp": _wsp,
     "csp": _csp,
@@ -53,6 +59,7 @@ ALL_DIALECTS: dict[str, Callable[[], Dialect]] = {
 ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "wsp-canonicalize": _wsp_canonicalize,
     "wsp-inline-calls": _wsp_inline_calls,
+    "wsp-to-tg": _wsp_to_tg,
 }
 
 PTO_WSP_UNIVERSE = Universe(all_dialects=ALL_DIALECTS, all_passes=ALL_PASSES)

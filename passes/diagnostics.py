@@ -1,0 +1,31 @@
+"""Warnings from passes, in MLIR's format: ``file:line:col: warning: message``.
+
+xDSL has no diagnostic engine for warnings. A directive a pass cannot honour must never be
+dropped silently (DESIGN.md "Extension"), so passes report it here, at the op's location when
+the op has one (pto-opt gives every parsed op its file:line:col).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.ir import Operation
+
+
+def location_of(op: Operation) -> str:
+    """``file:line:col`` of ``op`` or of its nearest located ancestor; '' when none has one."""
+    current: Operation | None = op
+    while current is not None:
+        loc = getattr(current, "location", None)
+        if isinstance(loc, FileLineColLoc):
+            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+        current = current.parent_op()
+    return ""
+
+
+def warn(op: Operation, message: str) -> None:
+    """Print ``loc: warning: message`` on stderr (``warning: message`` without a location)."""
+    where = location_of(op)
+    prefix = f"{where}: " if where else ""
+    print(f"{prefix}warning: {message}", file=sys.stderr)

@@ -1,0 +1,712 @@
+"""``wsp-to-tg``: lower each workload and its schedule to a task-generation program.
+
+Each ``wsp.workload`` becomes a ``tg.program`` of the same name (docs/tg.md): its loops
+become ``scf.for``, runtime conds ``scf.if``, views ``memref.subview``, tasks ``tg.task``;
+structural order becomes ordering points (``tg.ordered`` + ``tg.order_point``) and the
+schedule bound to the workload becomes per-task computations (target, stream, priority,
+pool) and the program's ``config``. The program's size is that of the workload, whatever
+the number of tasks it will create. docs/semantics.md states what each construct means;
+this pass keeps it.
+
+The lowering clones and translates, construct by construct (one ``_lower_<construct>``
+method each), rather than rewriting in place: a task needs the names and values of the
+loops around it and the axes it iterates, which an in-place rewrite would have destroyed
+by the time it reaches the task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DictionaryAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StridedLayoutAttr,
+    StringAttr,
+    UnregisteredOp,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from pto_wsp.dialects import tg, wsp
+from pto_wsp.passes.diagnostics import warn
+
+# --------------------------------------------------------------------------- axes
+
+
+@dataclass
+class _Axis:
+    """A lowered axis: its kind and the program values that bound its iterations."""
+
+    kind: type[Attribute]
+    size: SSAValue  # Dense/DenseDyn: extent; Ragged/Sparse: number of rows
+    lengths: SSAValue | None = None  # Ragged
+    indptr: SSAValue | None = None  # Sparse
+    indices: SSAValue | None = None  # Sparse
+
+
+def _expanded_arg_types(name: str, type_: Attribute) -> list[tuple[str, Attribute]]:
+    """The program arguments standing for one workload argument (axes carry their data)."""
+    index_buf = MemRefType(IndexType(), [DYNAMIC_INDEX])
+    if isinstance(type_, wsp.DenseAxisType):
+        return []
+    if isinstance(type_, wsp.DenseDynAxisType):
+        return [(name, IndexType())]
+    if isinstance(type_, wsp.RaggedAxisType):
+        return [(f"{name}_outer", IndexType()), (f"{name}_lengths", index_buf)]
+    if isinstance(type_, wsp.SparseAxisType):
+        return [
+            (f"{name}_outer", IndexType()),
+            (f"{name}_indptr", index_buf),
+            (f"{name}_indices", index_buf),
+        ]
+    return [(name, type_)]
+
+
+# --------------------------------------------------------------------------- schedule
+
+
+@dataclass
+class _Key:
+    """A key region of a directive, cloned at each task with coordinates bound by name."""
+
+    directive: Operation
+    names: list[str]
+    block: Block
+    warned: bool = False
+
+
+@dataclass
+class _Schedule:
+    """What a schedule asks of each task, and the program's runtime configuration."""
+
+    config: dict[str, Attribute] = field(default_factory=dict)
+    target: tuple[str, object] | None = None  # (policy, detail)
+    stream: _Key | None = None
+    priority: _Key | None = None
+    threshold: tuple[int, str, str, _Key] | None = None
+
+
+def _key_of(op: Operation) -> _Key:
+    names = op.properties.get("key_names")
+    return _Key(op, [n.data for n in names.data] if names else [], op.regions[0].block)
+
+
+def _read_schedule(schedule: Operation | None) -> _Schedule:
+    """Turn a ``sched.schedule``'s directives into per-task keys and runtime config."""
+    result = _Schedule()
+    if schedule is None:
+        return result
+    extensions: list[str] = []
+    for op in schedule.regions[0].block.ops:
+        if not _read_directive(op, result):
+            name = op.op_name.data if isinstance(op, UnregisteredOp) else op.name
+            warn(
+                op,
+                f"wsp-to-tg does not know the schedule op '{name}'; it is kept in "
+                "the program's config as an extension for the targets to honour or reject",
+            )
+            extensions.append(name)
+    if extensions:
+        result.config["extensions"] = ArrayAttr([StringAttr(n) for n in extensions])
+    return result
+
+
+def _int(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i64)
+
+
+def _prop_int(op: Operation, name: str) -> int | None:
+    attr = op.properties.get(name)
+    return attr.value.data if isinstance(attr, IntegerAttr) else None
+
+
+def _prop_str(op: Operation, name: str) -> str | None:
+    attr = op.properties.get(name)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def _read_directive(op: Operation, out: _Schedule) -> bool:  # noqa: C901 - one case per directive
+    """Record one directive; False if this pass does not know it."""
+    config = out.config
+    match op.name:
+        case "sched.dispatch":
+            policy = _prop_str(op, "policy") or ""
+            config["dispatch"] = StringAttr(policy)
+            count = _prop_int(op, "count")
+            if count is not None:
+                config["workers"] = _int(count)
+            if policy in ("hash", "dispatch_by"):
+                out.target = (policy, _key_of(op))
+            elif policy in ("affinity", "range"):
+                out.target = (policy, (_prop_str(op, "axis"), count))
+            elif policy == "round_robin":
+                out.target = (policy, count)
+        case "sched.streams":
+            config["streams"] = _int(_prop_int(op, "count") or 1)
+        case "sched.stream_by":
+            out.stream = _key_of(op)
+        case "sched.issue":
+            policy = _prop_str(op, "policy") or "fifo"
+            config["ready"] = StringAttr(policy)
+            if policy == "priority":
+                out.priority = _key_of(op)
+        case "sched.timing":
+            config["timing"] = StringAttr(_prop_str(op, "policy") or "immediate")
+            if (count := _prop_int(op, "count")) is not None:
+                config["timing_n"] = _int(count)
+        case "sched.spatial_map":
+            config["spatial_map"] = op.properties["grid"]
+        case "sched.layout":
+            layouts = dict(config["layouts"].data) if "layouts" in config else {}
+            layouts[_prop_str(op, "tensor") or ""] = op.properties["dims"]
+            config["layouts"] = DictionaryAttr(layouts)
+        case "sched.dispatch_threshold":
+            threshold = _prop_int(op, "threshold") or 0
+            below, above = _prop_str(op, "below") or "", _prop_str(op, "above") or ""
+            out.threshold = (threshold, below, above, _key_of(op))
+        case "sched.pipeline_depth":
+            config["pipeline_depth"] = _int(_prop_int(op, "depth") or 1)
+            config["depth_scope"] = StringAttr(_prop_str(op, "scope") or "global")
+        case "sched.task_window":
+            config["task_window"] = _int(_prop_int(op, "size") or 1)
+            config["window_overflow"] = StringAttr(_prop_str(op, "overflow") or "stall")
+        case "sched.batch_deps":
+            config["batch_deps"] = _int(_prop_int(op, "count") or 1)
+        case _:
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- environment
+
+
+@dataclass
+class _Env:
+    """What the lowering of one block knows: value map, coordinates, loop extents, axes."""
+
+    values: dict[SSAValue, SSAValue]
+    axes: dict[SSAValue, _Axis]
+    coords: list[tuple[str, SSAValue]] = field(default_factory=list)
+    extents: dict[str, SSAValue] = field(default_factory=dict)
+    calls: tuple[str, ...] = ()
+
+    def inner(self, coords: list[tuple[str, SSAValue]], extents: dict[str, SSAValue]) -> _Env:
+        """The environment of a loop body: same maps, more coordinates."""
+        return _Env(
+            self.values,
+            self.axes,
+            self.coords + coords,
+            self.extents | extents,
+            self.calls,
+        )
+
+    def get(self, value: SSAValue) -> SSAValue:
+        return self.values.get(value, value)
+
+
+class _Emitter:
+    """Appends ops to a block and returns their results: the builder of the lowering."""
+
+    def __init__(self, block: Block):
+        self.block = block
+
+    def op(self, op: Operation) -> Operation:
+        self.block.add_op(op)
+        return op
+
+    def value(self, op: Operation) -> SSAValue:
+        return self.op(op).results[0]
+
+    def const(self, value: int) -> SSAValue:
+        return self.value(arith.ConstantOp(IntegerAttr(value, IndexType())))
+
+    def load(self, buffer: SSAValue, index: SSAValue) -> SSAValue:
+        loaded = self.value(memref.LoadOp.get(buffer, [index]))
+        if isinstance(loaded.type, IndexType):
+            return loaded
+        return self.value(arith.IndexCastOp(loaded, IndexType()))
+
+    def for_loop(self, lower: SSAValue, upper: SSAValue, name: str) -> tuple[SSAValue, _Emitter]:
+        """Emit ``scf.for %i = lower to upper step 1``; return %i and the body's emitter."""
+        body = Block(arg_types=[IndexType()])
+        body.args[0].name_hint = name
+        self.op(scf.ForOp(lower, upper, self.const(1), [], Region(body)))
+        return body.args[0], _Emitter(body)
+
+    def close(self) -> None:
+        """End a loop body or branch with its terminator."""
+        self.op(scf.YieldOp())
+
+
+# --------------------------------------------------------------------------- lowering
+
+
+class _Lowering:
+    """Lower the workloads of one module; one method per wsp construct."""
+
+    def __init__(self, module: ModuleOp, schedules: dict[str, Operation], calls: str):
+        self.module = module
+        self.schedules = schedules
+        self.nested = calls == "nested"
+        self.sched = _Schedule()
+        self.symbols = {
+            op.sym_name.data: op
+            for op in module.ops
+            if isinstance(op, wsp.WorkloadOp | wsp.KernelOp)
+        }
+
+    # --- workloads -------------------------------------------------------------------------
+
+    def program(self, workload: wsp.WorkloadOp) -> Operation:
+        """The tg.program of one workload (with its schedule applied)."""
+        self.sched = _read_schedule(self.schedules.get(workload.sym_name.data))
+        names: list[str] = []
+        types: list[Attribute] = []
+        for name, type_ in zip(workload.arg_names, workload.function_type.inputs):
+            for new_name, new_type in _expanded_arg_types(name.data, type_):
+                names.append(new_name)
+                types.append(new_type)
+        body = Block(arg_types=types)
+        for arg, name in zip(body.args, names):
+            arg.name_hint = name
+        emit = _Emitter(body)
+        env = _Env({}, {}, calls=(workload.sym_name.data,))
+        self._bind_args(workload.body.block.args, iter(body.args), env, emit)
+        self._block(workload.body.block, emit, env)
+        return tg.ProgramOp(
+            workload.sym_name.data,
+            types,
+            names,
+            config=self.sched.config or None,
+            body=Region(body),
+        )
+
+    def _bind_args(self, old_args, new_args, env: _Env, emit: _Emitter) -> None:
+        """Map workload arguments to program arguments; axes become _Axis records."""
+        for arg in old_args:
+            type_ = arg.type
+            if isinstance(type_, wsp.DenseAxisType):
+                env.axes[arg] = _Axis(wsp.DenseAxisType, emit.const(type_.size.data))
+            elif isinstance(type_, wsp.DenseDynAxisType):
+                env.axes[arg] = _Axis(wsp.DenseDynAxisType, next(new_args))
+            elif isinstance(type_, wsp.RaggedAxisType):
+                env.axes[arg] = _Axis(wsp.RaggedAxisType, next(new_args), lengths=next(new_args))
+            elif isinstance(type_, wsp.SparseAxisType):
+                size, indptr, indices = next(new_args), next(new_args), next(new_args)
+                env.axes[arg] = _Axis(wsp.SparseAxisType, size, indptr=indptr, indices=indices)
+            else:
+                env.values[arg] = next(new_args)
+
+    def _block(self, block: Block, emit: _Emitter, env: _Env) -> None:
+        """Lower the ops of a combined block (no order among its workload statements)."""
+        for op in block.ops:
+            self._op(op, emit, env)
+
+    def _op(self, op: Operation, emit: _Emitter, env: _Env) -> None:
+        lower = self._LOWERINGS.get(type(op))
+        if lower is not None:
+            lower(self, op, emit, env)
+        elif isinstance(op, wsp.YieldOp):
+            return
+        elif op.name.startswith(("wsp.", "csp.")):
+            raise PassFailedException(f"wsp-to-tg cannot lower {op.name} here")
+        else:  # a helper: arith, memref.load, ... computes values the tasks use
+            emit.op(op.clone(value_mapper=env.values))
+
+    # --- axes and views --------------------------------------------------------------------
+
+    def _lower_dense(self, op: wsp.DenseOp, emit: _Emitter, env: _Env) -> None:
+        env.axes[op.axis] = _Axis(wsp.DenseAxisType, emit.const(op.size.value.data))
+
+    def _lower_dense_dyn(self, op: wsp.DenseDynOp, emit: _Emitter, env: _Env) -> None:
+        env.axes[op.axis] = _Axis(wsp.DenseDynAxisType, env.get(op.size))
+
+    def _lower_ragged(self, op: wsp.RaggedOp, emit: _Emitter, env: _Env) -> None:
+        env.axes[op.axis] = _Axis(
+            wsp.RaggedAxisType, env.get(op.outer), lengths=env.get(op.lengths)
+        )
+
+    def _lower_sparse(self, op: wsp.SparseOp, emit: _Emitter, env: _Env) -> None:
+        env.axes[op.axis] = _Axis(
+            wsp.SparseAxisType,
+            env.get(op.outer),
+            indptr=env.get(op.indptr),
+            indices=env.get(op.indices),
+        )
+
+    def _lower_view(self, op: wsp.ViewOp, emit: _Emitter, env: _Env) -> None:
+        """``wsp.view`` -> ``memref.subview`` with explicit offsets, sizes and unit strides."""
+        source = env.get(op.source)
+        src_type = source.type
+        assert isinstance(src_type, MemRefType)
+        shape = src_type.get_shape()
+        offsets: list[SSAValue | int] = []
+        sizes: list[SSAValue | int] = []
+        dropped: list[int] = []
+        for dim, (off, size) in enumerate(op.entries()):
+            offsets.append(off if isinstance(off, int) else env.get(off))
+            if size is None:
+                dropped.append(dim)
+                sizes.append(1)
+            else:
+                sizes.append(size if isinstance(size, int) else env.get(size))
+        for dim in range(len(offsets), len(shape)):
+            offsets.append(0)
+            sizes.append(shape[dim] if shape[dim] >= 0 else self._dim(emit, source, dim))
+        strides = [1] * len(shape)
+        full = memref.SubviewOp.infer_result_type(src_type, offsets, sizes, strides)
+        layout = full.layout
+        assert isinstance(layout, StridedLayoutAttr)
+        keep = [d for d in range(len(shape)) if d not in dropped]
+        kept_strides = [layout.get_strides()[d] for d in keep]
+        result_type = MemRefType(
+            src_type.element_type,
+            [full.get_shape()[d] for d in keep],
+            StridedLayoutAttr(kept_strides, layout.get_offset()),
+            src_type.memory_space,
+        )
+        subview = memref.SubviewOp.get(source, offsets, sizes, strides, result_type)
+        env.values[op.result] = emit.value(subview)
+
+    @staticmethod
+    def _dim(emit: _Emitter, source: SSAValue, dim: int) -> SSAValue:
+        return emit.value(memref.DimOp.from_source_and_index(source, emit.const(dim)))
+
+    # --- loops -----------------------------------------------------------------------------
+
+    def _iterate(
+        self, axis: _Axis, names: list[str], emit: _Emitter
+    ) -> tuple[list[SSAValue], dict[str, SSAValue], _Emitter]:
+        """Emit the loop nest of one axis; return its indices, their extents, the body."""
+        zero = emit.const(0)
+        if axis.kind in (wsp.DenseAxisType, wsp.DenseDynAxisType):
+            i, body = emit.for_loop(zero, axis.size, names[0])
+            return [i], {names[0]: axis.size}, body
+        row, outer = emit.for_loop(zero, axis.size, names[0])
+        if axis.kind is wsp.RaggedAxisType:
+            assert axis.lengths is not None
+            length = outer.load(axis.lengths, row)
+            j, inner = outer.for_loop(outer.const(0), length, names[1])
+            return [row, j], {names[0]: axis.size, names[1]: length}, _Nest(inner, outer)
+        col, inner, nnz = self._csr_row(axis, row, outer, names[1])
+        return [row, col], {names[0]: axis.size, names[1]: nnz}, _Nest(inner, outer)
+
+    def _csr_row(
+        self, axis: _Axis, row: SSAValue, emit: _Emitter, name: str
+    ) -> tuple[SSAValue, _Emitter, SSAValue]:
+        """Walk one CSR row: ``for k in indptr[row] .. indptr[row+1]: e = indices[k]``."""
+        assert axis.indptr is not None and axis.indices is not None
+        lo = emit.load(axis.indptr, row)
+        next_row = emit.value(arith.AddiOp(row, emit.const(1)))
+        hi = emit.load(axis.indptr, next_row)
+        nnz = emit.value(arith.SubiOp(hi, lo))
+        k, body = emit.for_loop(lo, hi, f"{name}_k")
+        col = body.load(axis.indices, k)
+        col.name_hint = name
+        return col, body, nnz
+
+    def _loop(self, op: wsp.ParallelForOp | wsp.ForEachOp, emit: _Emitter, env: _Env) -> None:
+        axis = env.axes[op.axis]
+        names = [n.data for n in op.names]
+        indices, extents, body = self._iterate(axis, names, emit)
+        for old, new in zip(op.body.block.args, indices):
+            env.values[old] = new
+        self._block(op.body.block, body, env.inner(list(zip(names, indices)), extents))
+        if isinstance(op, wsp.ForEachOp):
+            body.op(tg.OrderPointOp())
+        body.close()
+
+    def _lower_parallel_for(self, op: wsp.ParallelForOp, emit: _Emitter, env: _Env) -> None:
+        self._loop(op, emit, env)
+
+    def _lower_for_each(self, op: wsp.ForEachOp, emit: _Emitter, env: _Env) -> None:
+        """for_each: iteration i+1 after all of iteration i — an ordered scope."""
+        scope = Block()
+        self._loop(op, _Emitter(scope), env)
+        scope.add_op(tg.YieldOp())
+        emit.op(tg.OrderedOp(Region(scope)))
+
+    def _lower_select(self, op: wsp.SelectOp, emit: _Emitter, env: _Env) -> None:
+        axis = env.axes[op.sparse]
+        name = op.names.data[0].data
+        col, body, nnz = self._csr_row(axis, env.get(op.row), emit, name)
+        env.values[op.body.block.args[0]] = col
+        self._block(op.body.block, body, env.inner([(name, col)], {name: nnz}))
+        body.close()
+
+    # --- structure -------------------------------------------------------------------------
+
+    def _lower_cond(self, op: wsp.CondOp, emit: _Emitter, env: _Env) -> None:
+        """Only the taken branch creates tasks: fold a constant predicate, else scf.if."""
+        pred = env.get(op.predicate)
+        if isinstance(pred.owner, arith.ConstantOp):
+            value = pred.owner.value
+            taken = op.then_region if value.value.data else op.else_region
+            self._block(taken.block, emit, env)
+            return
+        branches = []
+        for region in (op.then_region, op.else_region):
+            block = Block()
+            branch = _Emitter(block)
+            self._block(region.block, branch, env)
+            branch.close()
+            branches.append(Region(block))
+        emit.op(scf.IfOp(pred, [], branches[0], branches[1]))
+
+    def _lower_combine(self, op: wsp.CombineOp, emit: _Emitter, env: _Env) -> None:
+        self._block(op.body.block, emit, env)
+
+    def _lower_sequential(self, op: wsp.SequentialOp, emit: _Emitter, env: _Env) -> None:
+        """Child k+1 after all of child k: an ordering point between consecutive children."""
+        scope = Block()
+        inner = _Emitter(scope)
+        seen_child = False
+        for child in op.body.block.ops:
+            if child.has_trait(wsp.WorkloadExpr):
+                if seen_child:
+                    inner.op(tg.OrderPointOp())
+                seen_child = True
+            self._op(child, inner, env)
+        scope.add_op(tg.YieldOp())
+        emit.op(tg.OrderedOp(Region(scope)))
+
+    # --- leaves ----------------------------------------------------------------------------
+
+    def _lower_call(self, op: wsp.CallOp, emit: _Emitter, env: _Env) -> None:
+        name = op.callee.root_reference.data
+        callee = self.symbols.get(name)
+        assert isinstance(callee, wsp.WorkloadOp)
+        if name in env.calls:
+            cycle = " -> ".join(f"@{c}" for c in (*env.calls, name))
+            raise PassFailedException(f"recursive calls cannot be lowered: {cycle}")
+        if self.nested:
+            args = self._call_args(op, callee, env)
+            emit.op(tg.CallOp(name, args))
+            return
+        inner = _Env(dict(env.values), dict(env.axes), env.coords, env.extents, (*env.calls, name))
+        for param, arg in zip(callee.body.block.args, op.args):
+            if isinstance(param.type, wsp.AXIS_TYPES):
+                inner.axes[param] = env.axes[arg]
+            else:
+                inner.values[param] = env.get(arg)
+        self._block(callee.body.block, emit, inner)
+
+    def _call_args(self, op: wsp.CallOp, callee: wsp.WorkloadOp, env: _Env) -> list[SSAValue]:
+        """The operands of a nested tg.call: axis arguments expand as in the signature."""
+        args: list[SSAValue] = []
+        for arg in op.args:
+            if isinstance(arg.type, wsp.DenseAxisType):
+                continue
+            if isinstance(arg.type, wsp.AXIS_TYPES):
+                axis = env.axes[arg]
+                args += [v for v in (axis.size, axis.lengths, axis.indptr, axis.indices) if v]
+            else:
+                args.append(env.get(arg))
+        return args
+
+    def _lower_task(self, op: wsp.TaskOp, emit: _Emitter, env: _Env) -> None:
+        """One tg.task: kernel, args, regions, coordinates and the schedule's per-task keys."""
+        kernel = self.symbols.get(op.kernel.root_reference.data)
+        assert isinstance(kernel, wsp.KernelOp)
+        access = [a.data for a in kernel.access if a.data]
+        coords = _visible_coords(env.coords)
+        sched = self.sched
+        target = self._target(emit, env, coords)
+        stream = self._key(sched.stream, emit, coords, "stream")
+        priority = self._key(sched.priority, emit, coords, "priority")
+        pool: str | SSAValue = "cube" if kernel.exec_unit.data == "cube" else "vector"
+        if sched.threshold is not None:
+            pool = self._pool(sched.threshold, emit, coords) or pool
+        emit.op(
+            tg.TaskOp(
+                op.kernel.root_reference.data,
+                [env.get(p) for p in op.params],
+                [env.get(r) for r in op.resources],
+                access,
+                list(coords.items()),
+                pool=pool,
+                target=target,
+                stream=stream,
+                priority=priority,
+            )
+        )
+
+    # --- schedule keys ---------------------------------------------------------------------
+
+    def _key(
+        self, key: _Key | None, emit: _Emitter, coords: dict[str, SSAValue], what: str
+    ) -> SSAValue | None:
+        """Clone a key region at the task, its arguments bound to the task's coordinates."""
+        if key is None:
+            return None
+        missing = [n for n in key.names if n not in coords]
+        if missing:
+            if not key.warned:
+                key.warned = True
+                warn(
+                    key.directive,
+                    f"the {what} key uses coordinate(s) {', '.join(missing)} "
+                    "that some tasks do not have; those tasks get no "
+                    f"{what} (the runtime decides)",
+                )
+            return None
+        mapping = {arg: coords[n] for arg, n in zip(key.block.args, key.names)}
+        result: SSAValue | None = None
+        for op in key.block.ops:
+            if op.name == "sched.yield":
+                result = mapping.get(op.operands[0], op.operands[0])
+                break
+            emit.op(op.clone(value_mapper=mapping))
+        return result
+
+    def _target(self, emit: _Emitter, env: _Env, coords: dict[str, SSAValue]) -> SSAValue | None:
+        """The per-task dispatch target the schedule's dispatch policy computes."""
+        if self.sched.target is None:
+            return None
+        policy, detail = self.sched.target
+        if policy in ("hash", "dispatch_by"):
+            assert isinstance(detail, _Key)
+            key = self._key(detail, emit, coords, "dispatch")
+            if key is None or policy == "dispatch_by":
+                return key
+            # Knuth's multiplicative hash: spreads neighbouring keys over the workers.
+            golden = emit.value(arith.MuliOp(key, emit.const(2654435761)))
+            return emit.value(arith.RemUIOp(golden, emit.const(1 << 32)))
+        if policy == "round_robin":
+            assert isinstance(detail, int)
+            return emit.value(arith.RemUIOp(emit.value(tg.SeqOp()), emit.const(detail)))
+        assert isinstance(detail, tuple)
+        axis, count = detail
+        if axis not in coords:
+            return None
+        if policy == "affinity":
+            return coords[axis]
+        # range: contiguous blocks of the axis over `count` workers.
+        scaled = emit.value(arith.MuliOp(coords[axis], emit.const(count)))
+        return emit.value(arith.DivUIOp(scaled, env.extents[axis]))
+
+    def _pool(
+        self, threshold: tuple[int, str, str, _Key], emit: _Emitter, coords: dict[str, SSAValue]
+    ) -> SSAValue | None:
+        """dispatch_threshold: pool index (0 vector, 1 cube) by the key against T."""
+        value, below, above, key = threshold
+        metric = self._key(key, emit, coords, "dispatch_threshold")
+        if metric is None:
+            return None
+        is_below = emit.value(arith.CmpiOp(metric, emit.const(value), "ult"))
+        pools = {"vector": 0, "cube": 1}
+        return emit.value(
+            arith.SelectOp(is_below, emit.const(pools[below]), emit.const(pools[above]))
+        )
+
+    _LOWERINGS: dict[type[Operation], Callable[..., None]] = {}
+
+
+class _Nest(_Emitter):
+    """The body emitter of a two-level loop nest: closing it closes both loops."""
+
+    def __init__(self, inner: _Emitter, outer: _Emitter):
+        super().__init__(inner.block)
+        self.outer = outer
+
+    def close(self) -> None:
+        super().close()
+        self.outer.close()
+
+
+def _visible_coords(coords: list[tuple[str, SSAValue]]) -> dict[str, SSAValue]:
+    """Coordinates by name; an inner loop's name shadows an outer one's."""
+    return dict(coords)
+
+
+_Lowering._LOWERINGS = {
+    wsp.DenseOp: _Lowering._lower_dense,
+    wsp.DenseDynOp: _Lowering._lower_dense_dyn,
+    wsp.RaggedOp: _Lowering._lower_ragged,
+    wsp.SparseOp: _Lowering._lower_sparse,
+    wsp.ViewOp: _Lowering._lower_view,
+    wsp.ParallelForOp: _Lowering._lower_parallel_for,
+    wsp.ForEachOp: _Lowering._lower_for_each,
+    wsp.SelectOp: _Lowering._lower_select,
+    wsp.CondOp: _Lowering._lower_cond,
+    wsp.CombineOp: _Lowering._lower_combine,
+    wsp.SequentialOp: _Lowering._lower_sequential,
+    wsp.CallOp: _Lowering._lower_call,
+    wsp.TaskOp: _Lowering._lower_task,
+}
+
+
+def _bound_schedules(module: ModuleOp, choice: str) -> dict[str, Operation]:
+    """The schedule to apply to each workload; ``choice`` picks one where several exist."""
+    by_workload: dict[str, list[Operation]] = {}
+    for op in module.ops:
+        if op.name == "sched.schedule":
+            target = op.properties["workload"].root_reference.data
+            by_workload.setdefault(target, []).append(op)
+    chosen: dict[str, Operation] = {}
+    for workload, schedules in by_workload.items():
+        named = [s for s in schedules if s.properties["sym_name"].data == choice]
+        if named:
+            chosen[workload] = named[0]
+        elif len(schedules) == 1:
+            chosen[workload] = schedules[0]
+        else:
+            names = ", ".join("@" + s.properties["sym_name"].data for s in schedules)
+            raise PassFailedException(
+                f"workload @{workload} has several schedules ({names}); "
+                "choose one with wsp-to-tg{schedule=NAME}"
+            )
+    return chosen
+
+
+@dataclass(frozen=True)
+class WspToTgPass(ModulePass):
+    """Lower every ``wsp.workload`` and its schedule to a ``tg.program`` (docs/tg.md).
+
+    Options: ``calls=inline`` (default) inlines cross-level calls, ``calls=nested`` keeps
+    each as a ``tg.call`` of the callee's program; ``schedule=NAME`` picks the schedule of a
+    workload that has several. The schedules applied are removed; kernels stay.
+    """
+
+    name = "wsp-to-tg"
+
+    calls: str = "inline"
+    schedule: str = ""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.calls not in ("inline", "nested"):
+            raise PassFailedException(
+                f"wsp-to-tg: calls must be inline or nested, got '{self.calls}'"
+            )
+        schedules = _bound_schedules(op, self.schedule)
+        lowering = _Lowering(op, schedules, self.calls)
+        for workload in [o for o in op.ops if isinstance(o, wsp.WorkloadOp)]:
+            program = lowering.program(workload)
+            op.body.block.insert_op_before(program, workload)
+        lowered = {o.sym_name.data for o in op.ops if isinstance(o, wsp.WorkloadOp)}
+        for workload in [o for o in op.ops if isinstance(o, wsp.WorkloadOp)]:
+            workload.detach()
+            workload.erase()
+        # A schedule whose workload is gone cannot stay; one that was not chosen is said.
+        for schedule in [o for o in op.ops if o.name == "sched.schedule"]:
+            target = schedule.properties["workload"].root_reference.data
+            if schedule is not schedules.get(target, schedule) and target in lowered:
+                warn(
+                    schedule,
+                    f"schedule @{schedule.properties['sym_name'].data} is not "
+                    f"applied: wsp-to-tg{{schedule={self.schedule}}} chose another; removed",
+                )
+            if target in lowered:
+                schedule.detach()
+                schedule.erase()
