@@ -9,10 +9,10 @@ wsp.kernel @store_kernel(i: index, out: in memref<64xf32>, final: out memref<64x
 
 wsp.workload @attention(%batch: !wsp.dense_dyn, %heads: !wsp.dense<8>, %Q: memref<?x8x64x64xf32>, %K: memref<?x64x64xf32>, %V: memref<?x64x64xf32>, %O: memref<?x8x64x64xf32>) {
   wsp.parallel_for %b in %batch named("b") : !wsp.dense_dyn {
+    %k = wsp.view %K[%b] : memref<?x64x64xf32> -> memref<64x64xf32>
+    %v = wsp.view %V[%b] : memref<?x64x64xf32> -> memref<64x64xf32>
     wsp.parallel_for %h in %heads named("h") : !wsp.dense<8> {
       %q = wsp.view %Q[%b, %h] : memref<?x8x64x64xf32> -> memref<64x64xf32>
-      %k = wsp.view %K[%b] : memref<?x64x64xf32> -> memref<64x64xf32>
-      %v = wsp.view %V[%b] : memref<?x64x64xf32> -> memref<64x64xf32>
       %o = wsp.view %O[%b, %h] : memref<?x8x64x64xf32> -> memref<64x64xf32>
       wsp.task @attn_kernel(%b, %h : index, index) resources(%q, %k, %v, %o : memref<64x64xf32>, memref<64x64xf32>, memref<64x64xf32>, memref<64x64xf32>)
     }

@@ -9,8 +9,8 @@ wsp.workload @moe(%tokens: memref<?x128xf32>, %expert_weights: memref<8x128x128x
   %batch = wsp.dense_dyn %batch_size
   %routing = wsp.sparse %batch_size, %indptr, %indices : memref<?xindex>, memref<?xindex>
   wsp.parallel_for %b in %batch named("b") : !wsp.dense_dyn {
+    %t = wsp.view %tokens[%b] : memref<?x128xf32> -> memref<128xf32>
     wsp.select %e in %routing[%b] named("e") : !wsp.sparse {
-      %t = wsp.view %tokens[%b] : memref<?x128xf32> -> memref<128xf32>
       %w = wsp.view %expert_weights[%e] : memref<8x128x128xf32> -> memref<128x128xf32>
       %o = wsp.view %expert_out[%b, %e] : memref<?x8x128xf32> -> memref<128xf32>
       wsp.task @expert_kernel(%b, %e : index, index) resources(%t, %w, %o : memref<128xf32>, memref<128x128xf32>, memref<128xf32>)

@@ -6,10 +6,9 @@ wsp.kernel @scan_first(x: in memref<64xf32>, y: out memref<64xf32>) unit(vector)
 wsp.kernel @scan_step(i: index, prev: in memref<64xf32>, x: in memref<64xf32>, y: out memref<64xf32>) unit(vector) cost(10)
 
 wsp.workload @scan(%in: memref<?x64xf32>, %out: memref<?x64xf32>, %n: index) {
-  %c0 = arith.constant 0 : index
+  %x0 = wsp.view %in[0] : memref<?x64xf32> -> memref<64xf32>
+  %y0 = wsp.view %out[0] : memref<?x64xf32> -> memref<64xf32>
   %c1 = arith.constant 1 : index
-  %x0 = wsp.view %in[%c0] : memref<?x64xf32> -> memref<64xf32>
-  %y0 = wsp.view %out[%c0] : memref<?x64xf32> -> memref<64xf32>
   %rest = arith.subi %n, %c1 : index
   %steps = wsp.dense_dyn %rest
   wsp.sequential {

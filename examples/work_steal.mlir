@@ -11,10 +11,10 @@ csp.pipeline @work_steal(%batch_size: index, %Q: memref<?x8x64x64xf32>, %K: memr
     %batch = wsp.dense_dyn %batch_size
     %heads = wsp.dense 8
     wsp.for_each %b in %batch named("b") : !wsp.dense_dyn {
+      %k = wsp.view %K[%b] : memref<?x64x64xf32> -> memref<64x64xf32>
+      %v = wsp.view %V[%b] : memref<?x64x64xf32> -> memref<64x64xf32>
       wsp.for_each %h in %heads named("h") : !wsp.dense<8> {
         %q = wsp.view %Q[%b, %h] : memref<?x8x64x64xf32> -> memref<64x64xf32>
-        %k = wsp.view %K[%b] : memref<?x64x64xf32> -> memref<64x64xf32>
-        %v = wsp.view %V[%b] : memref<?x64x64xf32> -> memref<64x64xf32>
         %o = wsp.view %O[%b, %h] : memref<?x8x64x64xf32> -> memref<64x64xf32>
         csp.send @work_queue {
           wsp.task @attn_kernel(%b, %h : index, index) resources(%q, %k, %v, %o : memref<64x64xf32>, memref<64x64xf32>, memref<64x64xf32>, memref<64x64xf32>)

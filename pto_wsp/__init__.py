@@ -1,7 +1,16 @@
 """pto-wsp: PTO Workload-Schedule Programming as MLIR dialects in xDSL.
 
-The dialects live in ``pto_wsp.dialects`` (wsp, csp, sched), the passes in
-``pto_wsp.passes`` and the command-line tools in ``pto_wsp.tools``.
+The Python API (seed 001) is importable from here: axes (``Dense``, ``DenseDyn``,
+``Ragged``, ``Sparse``), ``Tensor`` and dtypes, ``@kernel``, the workload primitives
+(``parallel_for``, ``select``, ``cond``, ...), the decorator form (``@workload``, ``P``), CSP
+(``Channel``, ``process``, ``connect``, ...), schedules (``DispatchPolicy``, ...), ``module``
+and ``compile``. docs/python-api.md documents each. The dialects live in
+``pto_wsp.dialects`` (wsp, csp, sched), the passes in ``pto_wsp.passes`` and the
+command-line tools in ``pto_wsp.tools``.
 """
 
+from pto_wsp.frontend import *  # noqa: F403  (the API is pto_wsp.frontend's __all__)
+from pto_wsp.frontend import __all__ as _api
+
 __version__ = "0.1.0"
+__all__ = [*_api, "__version__"]

@@ -1,0 +1,262 @@
+"""Modules, printing and compilation: ``module(...)``, ``str(w)``, ``compile(w, target=...)``.
+
+A module holds, in this order: the kernels (in order of first use), the global constants
+of arrays bound at build time, then each workload, pipeline and schedule — a workload's
+callees before it, a schedule right after its workload.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from io import StringIO
+from typing import Any
+
+from xdsl.builder import Builder
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.ir import Block, Operation, Region
+from xdsl.printer import Printer
+from xdsl.rewriter import InsertPoint
+from xdsl.utils.exceptions import VerifyException
+
+from pto_wsp.dialects import csp as csp_ops
+from pto_wsp.dialects import sched as sched_ops
+from pto_wsp.dialects import wsp as wsp_ops
+
+from .axes import ConstArray
+from .csp import Pipeline
+from .errors import CompileError, user_location
+from .expressions import Expr
+from .kernels import Kernel
+from .lowering import ArgTable, Lowerer
+from .schedules import Schedule
+from .workloads import Bound, Workload, param_type
+
+#: The targets ``compile`` knows (DESIGN.md "Targets"); backends register themselves.
+TARGETS = ("cpu_sim", "aie", "ascend")
+_BACKENDS: dict[str, Callable[..., Any]] = {}
+
+
+def register_backend(target: str, backend: Callable[..., Any]) -> None:
+    """Make ``compile(..., target=target)`` run ``backend(module, **options)``."""
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r} (targets: {', '.join(TARGETS)})")
+    _BACKENDS[target] = backend
+
+
+class ModuleBuilder:
+    """Collects the ops of one module while workloads, pipelines and schedules are lowered."""
+
+    def __init__(self) -> None:
+        self.kernels: dict[str, tuple[Kernel, Operation]] = {}
+        self.globals: list[Operation] = []
+        self._global_names: dict[int, str] = {}
+        self.symbols: list[Operation] = []
+        self._defined: dict[str, tuple[tuple, list[Any]]] = {}
+        self._building: set[str] = set()
+
+    # ------------------------------------------------------------------ kernels and globals
+
+    def use_kernel(self, k: Kernel) -> None:
+        """Declare ``k`` in the module (once; kernels are identified by name)."""
+        known = self.kernels.get(k.name)
+        if known is not None:
+            if known[0] is not k:
+                raise CompileError(
+                    "kernel", f"two different kernels are named {k.name!r}", loc=k.loc
+                )
+            return
+        self.kernels[k.name] = (k, self._kernel_op(k))
+
+    def _kernel_op(self, k: Kernel) -> Operation:
+        types = [p.type for p in k.params]
+        names = [p.name for p in k.params]
+        access = [p.access for p in k.params]
+        if not isinstance(k.cost, Expr):
+            return wsp_ops.KernelOp(
+                k.name, names, types, access, k.exec_unit, k.cost, None, k.impls
+            )
+        block = Block(arg_types=types)
+        lowerer = Lowerer(self, block, None, f"@{k.name}")
+        for arg, p in zip(block.args, k.params):
+            arg.name_hint = p.name
+            lowerer.bind(("tensor", p.name) if p.is_tensor else ("arg", p.name), arg)
+        block.add_op(wsp_ops.YieldOp(lowerer.value(k.cost)))
+        return wsp_ops.KernelOp(
+            k.name, names, types, access, k.exec_unit, None, Region(block), k.impls
+        )
+
+    def global_for(self, array: ConstArray, prefix: str) -> str:
+        """The ``memref.global`` holding an array bound at build time."""
+        known = self._global_names.get(id(array))
+        if known is not None:
+            return known
+        taken = set(self._global_names.values()) | set(self._defined) | set(self.kernels)
+        name, n = f"{prefix}_{array.role}", 1
+        while name in taken:
+            name, n = f"{prefix}_{array.role}_{n}", n + 1
+        element = array.dtype.mlir
+        initial = DenseIntOrFPElementsAttr.from_list(
+            TensorType(element, [len(array.values)]), array.values
+        )
+        self.globals.append(
+            memref.GlobalOp.get(StringAttr(name), array.type, initial, constant=UnitAttr())
+        )
+        self._global_names[id(array)] = name
+        return name
+
+    # ------------------------------------------------------------------ symbols
+
+    def symbol(self, w: Workload) -> tuple[str, list[Any]]:
+        """Lower a named workload or pipeline once; its name and free values (extra arguments)."""
+        name = w.name or "workload"
+        if isinstance(w, Bound):
+            signature = tuple(str(param_type(p)) for _, p in w.params)
+            identity: tuple = ("def", id(w.definition), signature)
+        else:
+            identity = ("expr", id(w))
+        known = self._defined.get(name)
+        if known is not None:
+            if known[0] != identity:
+                raise CompileError(
+                    "module", f"two different workloads are named {name!r}", loc=w.loc
+                )
+            return name, known[1]
+        if name in self._building:
+            raise CompileError("call", f"workload {name} calls itself (recursion)", loc=w.loc)
+        self._building.add(name)
+        try:
+            op, free = (
+                self._pipeline(w, name) if isinstance(w, Pipeline) else self._workload(w, name)
+            )
+        finally:
+            self._building.discard(name)
+        self.symbols.append(op)
+        self._defined[name] = (identity, free)
+        return name, free
+
+    def _workload(self, w: Workload, name: str) -> tuple[Operation, list[Any]]:
+        if isinstance(w, Bound):
+            params, body, level, inline = w.params, w.body, w.level, None
+        else:
+            params, body, level, inline = [], [w], "cpu", w
+        param_names = [n for n, _ in params]
+        op = wsp_ops.WorkloadOp(name, [param_type(p) for _, p in params], param_names, level)
+        table = ArgTable(op.body.block, param_names, f"workload {name}")
+        lowerer = Lowerer(self, op.body.block, table, name, level)
+        for (_, placeholder), arg in zip(params, op.body.block.args):
+            lowerer.bind(placeholder.key, arg)
+        for statement in body:
+            lowerer.emit(statement, inline=statement is inline)
+        table.finish(op)
+        return op, table.free_values
+
+    def _pipeline(self, w: Pipeline, name: str) -> tuple[Operation, list[Any]]:
+        op = csp_ops.PipelineOp(name, [], [])
+        block = op.body.block
+        table = ArgTable(block, [], f"pipeline {name}")
+        builder = Builder(InsertPoint.before(block.ops.last))  # before the terminator
+        for ch in w.channels:
+            element = csp_ops.SignalType() if ch.is_event else wsp_ops.TaskType()
+            builder.insert(csp_ops.ChannelOp(ch.name, element, ch.capacity))
+        for p in w.processes:
+            process = csp_ops.ProcessOp(
+                p.name, [c.name for c in p.consumes], [c.name for c in p.produces], p.replicas
+            )
+            builder.insert(process)
+            Lowerer(self, process.body.block, table, name).emit_all(p.body)
+        table.finish(op)
+        return op, table.free_values
+
+    def schedule(self, s: Schedule) -> None:
+        """Lower a schedule (and, first, the workload it is bound to)."""
+        target, _ = self.symbol(s.target)
+        name = s.name or f"{target}_sched"
+        if name in self._defined:
+            raise CompileError("schedule", f"two symbols are named {name!r}", loc=s.loc)
+        kinds = [d.kind for d in s.directives]
+        for kind, needs in (("stream_by", "streams"), ("layout", "spatial_map")):
+            if kind in kinds and needs not in kinds:
+                d = s.directives[kinds.index(kind)]
+                raise CompileError(kind, f"{kind} needs a .{needs}(...) directive", loc=d.loc)
+        directives = [d.build(self) for d in s.directives]
+        self.symbols.append(sched_ops.ScheduleOp(name, target, directives))
+        self._defined[name] = (("schedule", id(s)), [])
+
+    def key_region(self, names: list[str], expr: Expr) -> Region:
+        """A key region over named task coordinates computing ``expr``."""
+        block = Block(arg_types=[IndexType()] * len(names))
+        lowerer = Lowerer(self, block, None, "key")
+        for arg, n in zip(block.args, names):
+            arg.name_hint = n
+            lowerer.bind(("arg", n), arg)
+        block.add_op(sched_ops.YieldOp(lowerer.value(expr)))
+        return Region(block)
+
+    def add(self, item: Any) -> None:
+        """Add a workload, pipeline or schedule to the module."""
+        if isinstance(item, Schedule):
+            self.schedule(item)
+        elif isinstance(item, Workload):
+            self.symbol(item)
+        else:
+            raise CompileError("module", f"expected a workload, pipeline or schedule, got {item!r}")
+
+    def build(self) -> ModuleOp:
+        """The module: kernels, globals, then workloads, pipelines and schedules."""
+        ops = [op for _, op in self.kernels.values()] + self.globals + self.symbols
+        return ModuleOp(ops)
+
+
+def build_module(items: list[Any]) -> ModuleOp:
+    """Lower workloads, pipelines and schedules into one verified module."""
+    builder = ModuleBuilder()
+    for item in items:
+        builder.add(item)
+    module = builder.build()
+    try:
+        module.verify()
+    except VerifyException as error:
+        loc = getattr(items[0], "loc", None) if items else None
+        raise CompileError("module", f"the IR built is invalid: {error}", loc=loc) from error
+    return module
+
+
+def module(*items: Any) -> ModuleOp:
+    """One module of several workloads, pipelines and schedules: ``module(sched, pipeline)``."""
+    if not items:
+        raise CompileError("module", "module(...) needs at least one workload or schedule")
+    return build_module(list(items))
+
+
+def print_module(m: ModuleOp) -> str:
+    """The module's text, as pto-opt prints it."""
+    out = StringIO()
+    Printer(stream=out).print_op(m)
+    return out.getvalue() + "\n"
+
+
+def compile(item: Any, target: str = "cpu_sim", **options: Any) -> Any:
+    """Compile a module, workload or schedule for ``target`` (seed 001 §7, seed 004)."""
+    loc = user_location()
+    if target not in TARGETS:
+        raise CompileError(
+            "compile", f"unknown target {target!r} (targets: {', '.join(TARGETS)})", loc=loc
+        )
+    m = item if isinstance(item, ModuleOp) else build_module([item])
+    backend = _BACKENDS.get(target)
+    if backend is None:
+        raise CompileError(
+            "compile",
+            f"target {target!r} is not available yet: the {target} backend arrives with a later "
+            "issue (use .module() or str() for the IR meanwhile)",
+            loc=loc,
+        )
+    return backend(m, **options)

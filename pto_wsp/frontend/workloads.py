@@ -1,0 +1,639 @@
+"""Workload primitives (seed 001 §3): descriptions of which tasks a program creates.
+
+``parallel_for``, ``for_each``, ``select``, ``cond``, ``combine``, ``sequential``, ``task``,
+``cross`` (in axes.py) and ``call`` build a tree of Python objects; ``.module()`` lowers it
+to the ``wsp`` dialect (lowering.py). Loop bodies are functions of the loop indices, called
+once, right away, with placeholder indices named like the function's parameters
+(``lambda b: ...`` makes ``named("b")``).
+
+A body either returns its workload (``lambda b: task(...)``; a list is an implicit
+combine) or, returning nothing, consists of the workloads it created and did not hand to
+another primitive: its statements, in order. That second rule is what makes the decorator
+form (``@workload`` functions with ``for b in P(...)``) work: every primitive records
+itself in the innermost open body, and handing it to another primitive takes it out again.
+
+``@workload`` defines a named workload (a ``wsp.workload`` symbol). Its parameters are its
+first arguments, typed by the values it is bound to (``attention(Q, K)``); tensors and
+``sym`` values it uses without declaring them follow, in creation order.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import IndexType, MemRefType
+
+from pto_wsp.dialects.wsp import LEVELS
+
+from .axes import Axis, AxisParam, Cross, SparseRow
+from .errors import CompileError, SourceLoc, user_location
+from .expressions import Const, Expr, Index, Param, as_index, check_identifier, is_int
+from .kernels import Kernel
+from .tensors import ParamTensor, Tensor, View
+
+# --------------------------------------------------------------------------- bodies
+
+
+class _Frame:
+    """An open body: the workloads created in it and not (yet) handed to a primitive."""
+
+    def __init__(self) -> None:
+        self.statements: list[Workload] = []
+
+
+_FRAMES: list[_Frame] = []
+
+
+def _record(w: Workload) -> None:
+    w._frame = _FRAMES[-1] if _FRAMES else None
+    if w._frame is not None:
+        w._frame.statements.append(w)
+
+
+def claim(w: Workload) -> Workload:
+    """``w`` is handed to a primitive: it is no longer a statement of the body it was made in."""
+    frame, w._frame = w._frame, None
+    if frame is not None:
+        frame.statements[:] = [s for s in frame.statements if s is not w]
+    return w
+
+
+@contextmanager
+def collecting() -> Iterator[_Frame]:
+    """Open a body: primitives created inside become its statements."""
+    frame = _Frame()
+    depth = len(_FRAMES)
+    _FRAMES.append(frame)
+    try:
+        yield frame
+    finally:
+        del _FRAMES[depth:]  # also drops frames an exception left open inside
+
+
+def open_frame() -> tuple[_Frame, int]:
+    """Open a body that a later ``close_frame`` closes (for-loop and with-block bodies)."""
+    frame = _Frame()
+    _FRAMES.append(frame)
+    return frame, len(_FRAMES) - 1
+
+
+def close_frame(depth: int) -> None:
+    """Close the body opened at ``depth`` (and any left open inside it)."""
+    del _FRAMES[depth:]
+
+
+def body_from(
+    result: Any, frame: _Frame, construct: str, loc: SourceLoc, allow_empty: bool = False
+) -> list[Workload]:
+    """The body a function produced: its returned workload(s), or else its statements."""
+    if result is None:
+        statements = list(frame.statements)
+        for w in statements:
+            claim(w)
+        if not statements and not allow_empty:
+            raise CompileError(
+                construct, "the body returns no workload (and creates none)", loc=loc
+            )
+        return statements
+    if isinstance(result, Workload):
+        workloads = [result]
+    elif (
+        isinstance(result, list | tuple) and result and all(isinstance(w, Workload) for w in result)
+    ):
+        workloads = list(result)
+    else:
+        raise CompileError(construct, f"the body returned {result!r}, not a workload", loc=loc)
+    for w in workloads:
+        check_child(w, construct)
+        claim(w)
+    if frame.statements:
+        lost = frame.statements[0]
+        raise CompileError(
+            construct,
+            f"the {lost.construct} built at {lost.loc} is neither returned nor used; "
+            "return a list (or combine(...)) to keep several",
+            loc=loc,
+        )
+    return workloads
+
+
+def trace_body(
+    fn: Callable[..., Any], args: Sequence[Any], construct: str, loc: SourceLoc
+) -> list[Workload]:
+    """Call a body function once with placeholder arguments; its workloads."""
+    with collecting() as frame:
+        result = fn(*args)
+    return body_from(result, frame, construct, loc)
+
+
+def param_names(fn: Any, construct: str, count: int, what: str) -> list[str]:
+    """The names of a body function's parameters: they name the indices it receives."""
+    if not callable(fn):
+        raise CompileError(construct, f"the body must be a function of {what}, got {fn!r}")
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # no signature (a builtin): the names are generic
+        return [f"i{k}" for k in range(count)]
+    names = [
+        p.name
+        for p in params
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+    ]
+    if len(names) != count:
+        raise CompileError(
+            construct,
+            f"the body takes {len(names)} parameter(s) ({', '.join(names) or 'none'}) but "
+            f"{construct} binds {count} ({what})",
+        )
+    for name in names:
+        check_identifier(construct, name)
+    return names
+
+
+def check_child(w: Any, construct: str) -> None:
+    """Workloads nest; pipelines and unbound parametrized workloads do not."""
+    if not isinstance(w, Workload):
+        raise CompileError(construct, f"expected a workload, got {w!r}")
+    if getattr(w, "is_pipeline", False):
+        raise CompileError(
+            construct, f"the pipeline built at {w.loc} cannot be part of another workload"
+        )
+
+
+# --------------------------------------------------------------------------- base
+
+
+class Workload:
+    """A workload expression (seed 001 §2.5): what tasks exist; ``.schedule()`` says how they run."""
+
+    construct = "workload"
+    is_pipeline = False
+
+    def __init__(self) -> None:
+        self.loc = user_location()
+        self.name: str | None = None
+        self._frame: _Frame | None = None
+        _record(self)
+
+    def named(self, name: str) -> Workload:
+        """This workload as a named symbol (``wsp.workload @name``); used inside another, a call."""
+        check_identifier("named", name)
+        named = copy.copy(self)
+        named.name = name
+        named._frame = None
+        if self._frame is not None:  # keep its place among the statements of its body
+            statements = self._frame.statements
+            statements[:] = [named if s is self else s for s in statements]
+            named._frame, self._frame = self._frame, None
+        return named
+
+    def children(self) -> list[Workload]:
+        """The nested workload expressions (not those of called workloads)."""
+        return []
+
+    def loops(self) -> Iterator[tuple[list[str], Any]]:
+        """Each loop inside (not inside calls): its index names and its axis."""
+        for child in self.children():
+            if child.name is None:
+                yield from child.loops()
+
+    def coordinates(self) -> list[str]:
+        """The task coordinates: the names of the loops inside, outermost first."""
+        names: list[str] = []
+        for loop_names, _ in self.loops():
+            names += loop_names
+        return list(dict.fromkeys(names))
+
+    def schedule(self, name: str | None = None):
+        """A schedule for this workload (seed 001 §5): chain ``.dispatch(...)``, ``.streams(n)``..."""
+        from .schedules import Schedule
+
+        return Schedule(self, name)
+
+    def module(self):
+        """The xDSL module: kernels, this workload (and the workloads it calls)."""
+        from .program import build_module
+
+        return build_module([self])
+
+    def compile(self, target: str = "cpu_sim", **options: Any):
+        """Compile for a target (``cpu_sim``, ``aie``, ``ascend``)."""
+        from .program import compile
+
+        return compile(self, target=target, **options)
+
+    def __str__(self) -> str:
+        from .program import print_module
+
+        return print_module(self.module())
+
+
+# --------------------------------------------------------------------------- loops
+
+
+class Loop(Workload):
+    """``parallel_for`` / ``for_each`` over one axis; its body sees the loop's indices."""
+
+    def __init__(self, kind: str, axis: Axis, names: list[str]):
+        super().__init__()
+        self.construct, self.kind, self.axis, self.names = kind, kind, axis, names
+        self.indices = [Index(self, k, n) for k, n in enumerate(names)]
+        self.body: list[Workload] = []
+
+    def children(self) -> list[Workload]:
+        return self.body
+
+    def loops(self) -> Iterator[tuple[list[str], Any]]:
+        yield self.names, self.axis
+        yield from super().loops()
+
+
+def loop_nest(kind: str, axis: Any, names: list[str]) -> tuple[Loop, Loop, list[Index]]:
+    """The loops of ``kind`` over ``axis`` (one per axis of a cross): outer, inner, indices."""
+    axes = axis.axes if isinstance(axis, Cross) else (axis,)
+    for a in axes:
+        if isinstance(a, SparseRow):
+            raise CompileError(kind, f"{a!r} is one row of a Sparse axis: use select(row, fn)")
+        if not isinstance(a, Axis):
+            raise CompileError(kind, f"{kind} iterates an axis (Dense, DenseDyn, ...), got {a!r}")
+    loops: list[Loop] = []
+    rest = list(names)
+    for a in axes:
+        loop = Loop(kind, a, rest[: a.index_count])
+        rest = rest[a.index_count :]
+        if loops:
+            claim(loop)
+            loops[-1].body = [loop]
+        loops.append(loop)
+    return loops[0], loops[-1], [i for loop in loops for i in loop.indices]
+
+
+def index_count(axis: Any, construct: str) -> int:
+    """How many indices a loop over ``axis`` (or a cross) binds."""
+    if isinstance(axis, Axis | Cross):
+        return axis.index_count
+    if isinstance(axis, SparseRow):
+        raise CompileError(construct, f"{axis!r} is one row of a Sparse axis: use select(row, fn)")
+    raise CompileError(
+        construct, f"{construct} iterates an axis (Dense, DenseDyn, ...), got {axis!r}"
+    )
+
+
+def _loop(kind: str, axis: Any, body: Callable[..., Any]) -> Loop:
+    count = index_count(axis, kind)
+    names = param_names(body, kind, count, "the loop indices")
+    outer, inner, indices = loop_nest(kind, axis, names)
+    inner.body = trace_body(body, indices, kind, outer.loc)
+    return outer
+
+
+def parallel_for(axis: Any, body: Callable[..., Any]) -> Workload:
+    """Independent iterations: ``parallel_for(batch, lambda b: ...)`` (Ragged/Sparse: ``(r, j)``)."""
+    return _loop("parallel_for", axis, body)
+
+
+def for_each(axis: Any, body: Callable[..., Any]) -> Workload:
+    """Ordered iterations: every task of iteration i+1 runs after all tasks of iteration i."""
+    return _loop("for_each", axis, body)
+
+
+class Select(Workload):
+    """``select(sparse[b], lambda e: ...)``: the body for each column index stored in one CSR row."""
+
+    construct = "select"
+
+    def __init__(self, row: SparseRow, name: str):
+        super().__init__()
+        self.row, self.names = row, [name]
+        self.index = Index(self, 0, name)
+        self.body: list[Workload] = []
+
+    def children(self) -> list[Workload]:
+        return self.body
+
+    def loops(self) -> Iterator[tuple[list[str], Any]]:
+        yield self.names, self.row
+        yield from super().loops()
+
+
+def check_row(row: Any, construct: str) -> SparseRow:
+    """``row`` must be one row ``sparse[b]`` of a Sparse axis."""
+    if not isinstance(row, SparseRow):
+        raise CompileError(
+            construct, f"select takes one row of a Sparse axis (sparse[b]), got {row!r}"
+        )
+    return row
+
+
+def select(row: Any, body: Callable[..., Any]) -> Workload:
+    """For each column index ``e`` stored in row ``sparse[b]``: ``body(e)`` (MoE routing)."""
+    check_row(row, "select")
+    (name,) = param_names(body, "select", 1, "the column index")
+    sel = Select(row, name)
+    sel.body = trace_body(body, [sel.index], "select", sel.loc)
+    return sel
+
+
+# --------------------------------------------------------------------------- structure
+
+
+def as_workloads(value: Any, construct: str) -> list[Workload]:
+    """A branch or child: a workload, or a list of them (an implicit combine)."""
+    items = list(value) if isinstance(value, list | tuple) else [value]
+    for w in items:
+        check_child(w, construct)
+        claim(w)
+    return items
+
+
+def predicate(value: Any, construct: str) -> Expr:
+    """A static (Python bool) or runtime (i1 expression) predicate."""
+    if isinstance(value, bool | np.bool_):
+        return Const(bool(value))
+    if isinstance(value, Expr) and not isinstance(value, View) and value.is_bool:
+        return value
+    raise CompileError(
+        construct,
+        f"the predicate is a Python bool or a runtime comparison (seq_lens[b] <= 2048), "
+        f"got {value!r}",
+    )
+
+
+class Cond(Workload):
+    """``cond(pred, then_w, else_w)``: only the taken branch's tasks exist."""
+
+    construct = "cond"
+
+    def __init__(self, pred: Expr, then_body: list[Workload], else_body: list[Workload]):
+        super().__init__()
+        self.pred, self.then_body, self.else_body = pred, then_body, else_body
+        self.from_when = False
+
+    def children(self) -> list[Workload]:
+        return self.then_body + self.else_body
+
+
+def cond(pred: Any, then_w: Any, else_w: Any = None) -> Workload:
+    """``then_w`` if ``pred`` holds, else ``else_w``; pred is a bool or a runtime comparison."""
+    p = predicate(pred, "cond")
+    then_body = as_workloads(then_w, "cond")
+    else_body = [] if else_w is None else as_workloads(else_w, "cond")
+    return Cond(p, then_body, else_body)
+
+
+class Group(Workload):
+    """``combine`` (no order) or ``sequential`` (child k+1 after child k); also a ``with`` block."""
+
+    def __init__(self, kind: str, children: list[Workload]):
+        super().__init__()
+        self.construct, self.kind, self.items = kind, kind, children
+        self._depth: int | None = None
+
+    def children(self) -> list[Workload]:
+        return self.items
+
+    def __enter__(self) -> Group:
+        if self.items:
+            raise CompileError(self.kind, f"`with {self.kind}():` takes no workloads")
+        frame, self._depth = open_frame()
+        self._open = frame
+        return self
+
+    def __exit__(self, exc_type: Any, *_: Any) -> bool:
+        assert self._depth is not None
+        close_frame(self._depth)
+        if exc_type is None:
+            self.items = body_from(None, self._open, self.kind, self.loc)
+        return False
+
+
+def _group(kind: str, workloads: Sequence[Any]) -> Group:
+    items = (
+        list(workloads[0])
+        if len(workloads) == 1 and isinstance(workloads[0], list)
+        else list(workloads)
+    )
+    return Group(kind, as_workloads(items, kind) if items else [])
+
+
+def combine(*workloads: Any) -> Workload:
+    """All of the workloads, in no order (data dependencies still order tasks)."""
+    return _group("combine", workloads)
+
+
+def sequential(*workloads: Any) -> Workload:
+    """The workloads in order: every task of one runs after every task of the previous one."""
+    return _group("sequential", workloads)
+
+
+# --------------------------------------------------------------------------- leaves
+
+
+def _check_resource(kernel: Kernel, position: int, value: Any) -> Tensor | View:
+    param = kernel.tensor_params[position]
+    construct = "task"
+    if not isinstance(value, Tensor | View):
+        raise CompileError(
+            construct,
+            f"resource {param.name!r} of @{kernel.name} is a view or tensor (Q[b][h]), got {value!r}",
+        )
+    expected, actual = param.type, value.type
+    assert isinstance(expected, MemRefType)
+    e_shape, a_shape = expected.get_shape(), actual.get_shape()
+    if len(e_shape) != len(a_shape):
+        raise CompileError(
+            construct,
+            f"resource {param.name!r} of @{kernel.name} has rank {len(e_shape)} ({expected}), "
+            f"but {value!r} has rank {len(a_shape)} ({actual})",
+        )
+    fits = expected.element_type == actual.element_type and all(
+        e == a or e < 0 or a < 0 for e, a in zip(e_shape, a_shape)
+    )
+    if not fits:
+        raise CompileError(
+            construct,
+            f"resource {param.name!r} of @{kernel.name} must be {expected}, "
+            f"but {value!r} is {actual}",
+        )
+    return value
+
+
+class Task(Workload):
+    """One kernel invocation: ``params`` -> scalar parameters, ``resources`` -> tensor parameters."""
+
+    construct = "task"
+
+    def __init__(self, kernel: Kernel, params: list[Expr], resources: list[Tensor | View]):
+        super().__init__()
+        self.kernel, self.params, self.resources = kernel, params, resources
+
+
+def task(kernel: Any, params: Any = (), resources: Any = ()) -> Workload:
+    """``task(attn, [b, h], [Q[b][h], O[b][h]])``: one task of a ``@kernel``."""
+    if not isinstance(kernel, Kernel):
+        raise CompileError("task", f"task takes a @kernel, got {kernel!r}")
+    params = list(params) if isinstance(params, list | tuple) else [params]
+    resources = list(resources) if isinstance(resources, list | tuple) else [resources]
+    scalars, tensors = kernel.scalar_params, kernel.tensor_params
+    if len(params) != len(scalars):
+        raise CompileError(
+            "task",
+            f"kernel @{kernel.name} takes {len(scalars)} scalar parameter(s) "
+            f"({', '.join(p.name for p in scalars) or 'none'}), got {len(params)}",
+        )
+    if len(resources) != len(tensors):
+        raise CompileError(
+            "task",
+            f"kernel @{kernel.name} takes {len(tensors)} resource(s) "
+            f"({', '.join(p.name for p in tensors) or 'none'}), got {len(resources)}",
+        )
+    values = [as_index(p, "task", f"scalar parameter {s.name!r}") for p, s in zip(params, scalars)]
+    checked = [_check_resource(kernel, i, r) for i, r in enumerate(resources)]
+    return Task(kernel, values, checked)
+
+
+# --------------------------------------------------------------------------- named workloads
+
+
+class Bound(Workload):
+    """A ``@workload`` function bound to argument values: a ``wsp.workload`` symbol."""
+
+    construct = "workload"
+
+    def __init__(self, definition: WorkloadDef, args: list[Any]):
+        super().__init__()
+        self.definition, self.args = definition, args
+        self.name = definition.fn_name
+        self.level = definition.level
+
+    @property
+    def params(self) -> list[tuple[str, Any]]:
+        """``(name, placeholder)`` for each parameter: what the function body receives."""
+        return self._trace()[0]
+
+    @property
+    def body(self) -> list[Workload]:
+        """The workloads of the function body."""
+        return self._trace()[1]
+
+    def children(self) -> list[Workload]:
+        return self.body
+
+    def _trace(self) -> tuple[list[tuple[str, Any]], list[Workload]]:
+        d = self.definition
+        if len(self.args) != len(d.param_names):
+            raise CompileError(
+                f"@workload {d.fn_name}",
+                f"workload {d.fn_name} takes {len(d.param_names)} argument(s) "
+                f"({', '.join(d.param_names)}), got {len(self.args)}: bind them by calling "
+                f"{d.fn_name}(...)",
+                loc=self.loc,
+            )
+        params = [(n, placeholder(n, a, d.fn_name)) for n, a in zip(d.param_names, self.args)]
+        signature = tuple(str(param_type(p)) for _, p in params)
+        if signature not in d.traces:
+            body = trace_body(d.fn, [p for _, p in params], f"@workload {d.fn_name}", d.loc)
+            d.traces[signature] = (params, body)
+        return d.traces[signature]
+
+
+def param_type(value: Any):
+    """The IR type of a parameter placeholder."""
+    if isinstance(value, Tensor):
+        return value.type
+    if isinstance(value, Axis):
+        return value.type
+    return IndexType()
+
+
+def placeholder(name: str, value: Any, fn_name: str) -> Any:
+    """What a ``@workload`` function receives for a parameter bound to ``value``."""
+    if isinstance(value, Tensor | View):
+        shape = [None if d < 0 else d for d in value.type.get_shape()]
+        dtype = value.tensor.dtype if isinstance(value, View) else value.dtype
+        return ParamTensor(name, shape, dtype)
+    if isinstance(value, Axis):
+        return AxisParam(name, value.type)
+    if (isinstance(value, Expr) and not value.is_bool) or is_int(value):
+        return Param(name)
+    raise CompileError(
+        f"@workload {fn_name}",
+        f"parameter {name!r} is bound to {value!r}: workload arguments are tensors, views, "
+        "axes and index values",
+    )
+
+
+class WorkloadDef(Bound):
+    """A ``@workload`` function: call it with argument values to bind its parameters."""
+
+    def __init__(self, fn: Callable[..., Any], name: str, level: str):
+        self.fn, self.fn_name, self.level = fn, name, level
+        self.loc = user_location()
+        self.traces: dict[tuple, tuple[list[tuple[str, Any]], list[Workload]]] = {}
+        self.param_names = param_names(fn, f"@workload {name}", _arity(fn), "its arguments")
+        self.definition, self.args = self, []
+        self.name: str | None = name
+        self._frame = None  # a definition is never a statement of a body
+
+    def __call__(self, *args: Any) -> Bound:
+        """This workload with its parameters bound to ``args`` (tensors, views, axes, indices)."""
+        return Bound(self, list(args))
+
+
+def _arity(fn: Callable[..., Any]) -> int:
+    params = inspect.signature(fn).parameters.values()
+    return sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
+def workload(
+    fn: Callable[..., Any] | None = None, *, level: str = "cpu", name: str | None = None
+) -> Any:
+    """Define a named workload: ``@workload`` or ``@workload(level="npu")``.
+
+    The function's parameters are the workload's first arguments; its body returns a
+    workload (functional form) or builds it with statements (``for b in P(...)``).
+    """
+
+    def define(f: Callable[..., Any]) -> WorkloadDef:
+        symbol = check_identifier("@workload", name or f.__name__)
+        if level not in LEVELS:
+            raise CompileError(
+                f"@workload {symbol}", f"level must be one of {', '.join(LEVELS)}, got {level!r}"
+            )
+        return WorkloadDef(f, symbol, level)
+
+    return define if fn is None else define(fn)
+
+
+class Call(Workload):
+    """``call(w, *args)``: a cross-level call of a named workload (``wsp.call``)."""
+
+    construct = "call"
+
+    def __init__(self, target: Workload, args: list[Any]):
+        super().__init__()
+        self.target, self.args = target, args
+
+
+def call(target: Any, *args: Any) -> Workload:
+    """Call a named workload: ``call(attn_incore, b, h, Q)`` for a ``@workload(level="npu")``."""
+    if isinstance(target, WorkloadDef):
+        bound = target(*args)
+        claim(bound)
+        bound.loc = user_location()
+        return Call(bound, list(args))
+    if isinstance(target, Workload) and target.name is not None and not target.is_pipeline:
+        if args:
+            raise CompileError(
+                "call", f"workload {target.name} is already bound: call it with no arguments"
+            )
+        claim(target)
+        return Call(target, list(target.args) if isinstance(target, Bound) else [])
+    raise CompileError(
+        "call", f"call takes a @workload function or a named workload, got {target!r}"
+    )
