@@ -33,6 +33,7 @@ a task to itself.
 from __future__ import annotations
 
 import contextlib
+import gc
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -56,6 +57,7 @@ __all__ = [
     "POOL_VECTOR",
     "GraphBuilder",
     "TaskGraph",
+    "gc_paused",
 ]
 
 # Node kinds.
@@ -78,6 +80,23 @@ EDGE_KINDS = ("structural", "raw", "waw", "war")
 
 _POOL_NAMES = {v: k for k, v in POOLS.items()}
 _DOMAIN_NAMES = {v: k for k, v in DOMAINS.items()}
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for a bulk build (reference counting still frees).
+
+    A build allocates a few objects per task and keeps them all, none in a reference cycle, so
+    the collector's periodic passes over the growing heap find nothing and cost about half the
+    build time at 10^5 tasks. Materializers wrap ``add_task`` loops and ``build()`` in this.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class _Scope:

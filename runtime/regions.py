@@ -24,6 +24,7 @@ ACCESS_IN = "in"
 ACCESS_OUT = "out"
 ACCESS_INOUT = "inout"
 _ACCESSES = (ACCESS_IN, ACCESS_OUT, ACCESS_INOUT)
+_UNIT: dict[int, tuple[int, ...]] = {}
 
 
 def progressions_intersect(o1: int, n1: int, s1: int, o2: int, n2: int, s2: int) -> bool:
@@ -72,7 +73,18 @@ class TensorRegion:
     region share a key.
     """
 
-    __slots__ = ("tensor", "offsets", "sizes", "strides", "access", "key", "reads", "writes")
+    __slots__ = (
+        "tensor",
+        "offsets",
+        "sizes",
+        "strides",
+        "access",
+        "key",
+        "reads",
+        "writes",
+        "unit",
+        "_lasts",
+    )
 
     def __init__(
         self,
@@ -84,18 +96,25 @@ class TensorRegion:
     ) -> None:
         offsets = tuple(offsets)
         sizes = tuple(sizes)
-        strides = (1,) * len(sizes) if strides is None else tuple(strides)
-        if not (len(offsets) == len(sizes) == len(strides)):
+        rank = len(sizes)
+        if strides is None:
+            # One shared tuple of ones per rank: regions are many, their strides mostly unit.
+            strides = _UNIT.get(rank)
+            if strides is None:
+                strides = _UNIT[rank] = (1,) * rank
+            unit = True
+        else:
+            strides = tuple(strides)
+            unit = strides == _UNIT.get(rank)
+            if len(strides) == rank and rank and min(strides) < 1:
+                raise ValueError(f"region of {tensor!r}: stride {min(strides)} < 1")
+        if len(offsets) != rank or len(strides) != rank:
             raise ValueError(
                 f"region of {tensor!r}: offsets, sizes and strides have different ranks "
-                f"({len(offsets)}, {len(sizes)}, {len(strides)})"
+                f"({len(offsets)}, {rank}, {len(strides)})"
             )
-        for s in strides:
-            if s < 1:
-                raise ValueError(f"region of {tensor!r}: stride {s} < 1")
-        for n in sizes:
-            if n < 0:
-                raise ValueError(f"region of {tensor!r}: negative size {n}")
+        if rank and min(sizes) < 0:
+            raise ValueError(f"region of {tensor!r}: negative size {min(sizes)}")
         if access not in _ACCESSES:
             raise ValueError(f"region of {tensor!r}: access {access!r} is not in, out or inout")
         self.tensor = tensor
@@ -106,6 +125,9 @@ class TensorRegion:
         self.key = (tensor, offsets, sizes, strides)
         self.reads = access != ACCESS_OUT
         self.writes = access != ACCESS_IN
+        # Whether every stride is 1 (a dense box).
+        self.unit = unit
+        self._lasts: tuple[int, ...] | None = None
 
     @classmethod
     def dense(
@@ -131,6 +153,16 @@ class TensorRegion:
         for s in self.sizes:
             n *= s
         return n
+
+    @property
+    def lasts(self) -> tuple[int, ...]:
+        """The last index covered along each dimension (for a non-empty region)."""
+        lasts = self._lasts
+        if lasts is None:
+            lasts = self._lasts = tuple(
+                o + (n - 1) * s for o, n, s in zip(self.offsets, self.sizes, self.strides)
+            )
+        return lasts
 
     def bounds(self, dim: int) -> tuple[int, int]:
         """The first and last index the region covers along ``dim`` (for a non-empty region)."""

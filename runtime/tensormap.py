@@ -13,22 +13,32 @@ later overlaps them also overlaps the new write and is ordered through it. Entri
 only partly covers stay; they may give later tasks an edge that is also implied transitively,
 never a missing one.
 
-Lookup. Two paths:
+Lookup, in three steps from cheapest:
 
-* *exact match*: the entries are a dict keyed by geometry. While every live entry of a tensor
-  is either identical to or disjoint from every other (the tensor's ``disjoint`` flag, kept
-  up to date on insertion), the entry with the same key is the only overlapping one: O(1).
-* *overlap*: otherwise, or when the geometry is new, an interval index is searched. Each region
-  is mapped to the interval [lo, hi] that its points occupy on a line: the row-major
-  linearisation of the index space when the tensor's shape is known (``declare``), else the
-  leading dimension. Linearisation is monotone in every coordinate, so overlapping regions
-  have intersecting intervals; the exact test (``TensorRegion.overlaps``) then filters the
-  candidates. Intervals live in a multi-level bucket grid: level L has buckets of width 8**L
-  and holds the entries whose span is at most 8**L, each in at most two buckets. A query scans,
-  on each occupied level, the buckets its interval covers (or the level's occupied buckets if
-  those are fewer). A workload whose tasks touch rows or tiles finds only its neighbours, so
-  building is near-linear in the number of tasks; regions that cut across the line (column
-  tiles of a row-major matrix) degrade towards a scan of the tensor's entries.
+* *exact match*: entries are a dict keyed by geometry, and each carries an ``alone`` flag, true
+  while no other live entry overlaps it (cleared on both sides when an overlapping entry is
+  added; removals never make it wrong). The same region again, alone: O(1), no geometry.
+* *tiling grids*: entries are grouped by tiling — same sizes and strides, offsets equal modulo
+  the tile width ``size * stride`` per dimension. Two regions of one tiling are identical or
+  disjoint, so a tiling is a dict from tile index (``offset // width`` per dimension) to its
+  entry, and the entries of a tiling that a query overlaps are found by arithmetic: the tile
+  indices its bounding box covers per dimension, looked up cell by cell (or, when the box has
+  more cells than the tiling has entries, by scanning those entries). A query skips its own
+  tiling, where only its own entry can overlap it. With unit strides on both sides a cell hit
+  is an overlap; otherwise ``TensorRegion.overlaps`` decides. Cost per query: a few dict
+  lookups per tiling of the tensor, plus the overlaps found — independent of the number of
+  entries for workloads that cut tensors into tiles, rows or (b, h) slices, whatever the
+  dimension they cut.
+* *interval index*: a tensor keeps at most ``MAX_GRIDS`` tilings; regions of further tilings
+  (ragged sizes, sliding windows) go to an interval index. A region maps to the interval
+  [lo, hi] its points occupy on a line: the row-major linearisation of the index space when
+  the tensor's shape is known (``declare``), else its range on the leading dimension; this
+  map is monotone in every coordinate, so overlapping regions have intersecting intervals.
+  Intervals live in a multi-level bucket grid: level L has buckets of width 8**L and holds the
+  entries whose span is at most 8**L, each in at most two buckets; a query scans, on each
+  occupied level, the buckets its interval covers (or the level's occupied buckets if fewer),
+  then filters with the exact test. Regions that cut across the line (column tiles of a
+  row-major matrix) degrade it towards a scan of those entries.
 
 ``gc_before(t)`` forgets every access by a task older than ``t`` (task_window support: tasks
 that have left the window are complete, so nothing needs to wait for them).
@@ -38,22 +48,47 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping
-from operator import mul
+from itertools import product
+from operator import floordiv, mod, mul, sub
 
 from pto_wsp.runtime.regions import TensorRegion
 
 __all__ = ["TensorMap"]
 
 
+# A tensor indexes regions of at most this many distinct tilings in grids; the rest share the
+# interval index.
+MAX_GRIDS = 16
+
+
 class _Entry:
-    """The last writer of one region geometry and the readers since that write."""
+    """The last writer of one region geometry and the readers since that write, and where the
+    index keeps it: a cell of a grid, or the interval index (``grid`` None)."""
 
-    __slots__ = ("region", "writer", "readers", "lo", "hi", "level", "b0", "b1")
+    __slots__ = (
+        "region",
+        "writer",
+        "readers",
+        "alone",
+        "grid",
+        "cell",
+        "lo",
+        "hi",
+        "level",
+        "b0",
+        "b1",
+    )
 
-    def __init__(self, region: TensorRegion, lo: int, hi: int) -> None:
+    def __init__(self, region: TensorRegion) -> None:
         self.region = region
         self.writer = -1
         self.readers: list[int] = []
+        # True while no other live entry overlaps this one (see the module doc).
+        self.alone = True
+        self.grid: _Grid | None = None
+        self.cell: tuple[int, ...] = ()
+
+    def place_on_line(self, lo: int, hi: int) -> None:
         self.lo = lo
         self.hi = hi
         span = hi - lo
@@ -64,18 +99,60 @@ class _Entry:
         self.b1 = hi >> shift
 
 
-class _TensorState:
-    """One tensor's entries: by geometry key, and in the bucket grid by their interval."""
+class _Grid:
+    """A tiling: regions with the same sizes and strides whose offsets agree modulo the tile
+    width ``size * stride`` per dimension. Its regions are identical or disjoint, one per cell
+    (the tile index per dimension), so the cells a query's bounding box covers are found by
+    arithmetic."""
 
-    __slots__ = ("exact", "levels", "disjoint", "mults", "rank")
+    __slots__ = ("widths", "residues", "unit", "cells")
+
+    def __init__(self, region: TensorRegion, widths: tuple[int, ...], residues: tuple[int, ...]):
+        self.widths = widths
+        self.residues = residues
+        self.unit = region.unit
+        self.cells: dict[tuple[int, ...], _Entry] = {}
+
+    def find(self, region: TensorRegion, found: list[_Entry]) -> None:
+        """Append to ``found`` this grid's entries that overlap ``region``."""
+        cells = self.cells
+        res = self.residues
+        widths = self.widths
+        k0 = tuple(map(floordiv, map(sub, region.offsets, res), widths))
+        k1 = tuple(map(floordiv, map(sub, region.lasts, res), widths))
+        # With unit strides on both sides a cell met by the bounding box is a true overlap.
+        exact = self.unit and region.unit
+        if k0 == k1:
+            e = cells.get(k0)
+            if e is not None and (exact or e.region.overlaps(region)):
+                found.append(e)
+            return
+        count = 1
+        for a, b in zip(k0, k1):
+            count *= b - a + 1
+        if count <= len(cells):
+            get = cells.get
+            for cell in product(*[range(a, b + 1) for a, b in zip(k0, k1)]):
+                e = get(cell)
+                if e is not None and (exact or e.region.overlaps(region)):
+                    found.append(e)
+        else:
+            overlaps = region.overlaps
+            found.extend(e for e in cells.values() if overlaps(e.region))
+
+
+class _TensorState:
+    """One tensor's entries: by geometry key, and indexed by tiling grids and an interval
+    index."""
+
+    __slots__ = ("exact", "grids", "levels", "mults", "rank")
 
     def __init__(self, mults: tuple[int, ...] | None) -> None:
         self.rank = -1 if mults is None else len(mults)
         self.exact: dict[tuple, _Entry] = {}
-        # level -> bucket index -> {key: entry}
+        self.grids: dict[tuple, _Grid] = {}
+        # The interval index: level -> bucket index -> {key: entry}.
         self.levels: dict[int, dict[int, dict[tuple, _Entry]]] = {}
-        # True while every pair of live entries is identical-or-disjoint (see module doc).
-        self.disjoint = True
         self.mults = mults
 
     def interval(self, region: TensorRegion) -> tuple[int, int]:
@@ -87,12 +164,29 @@ class _TensorState:
         if mults is None:
             return region.bounds(0)
         lo = sum(map(mul, offs, mults))
-        ext = sum((n - 1) * s * m for n, s, m in zip(region.sizes, region.strides, mults))
-        return lo, lo + ext
+        return lo, sum(map(mul, region.lasts, mults))
 
-    def insert(self, entry: _Entry) -> None:
-        key = entry.region.key
+    def classify(self, region: TensorRegion) -> tuple[tuple, tuple[int, ...], _Grid | None]:
+        """The region's tiling: its grid key, its tile widths and its grid if one exists."""
+        widths = tuple(map(mul, region.sizes, region.strides))
+        gkey = (region.sizes, region.strides, tuple(map(mod, region.offsets, widths)))
+        return gkey, widths, self.grids.get(gkey)
+
+    def insert(
+        self, entry: _Entry, gkey: tuple, widths: tuple[int, ...], grid: _Grid | None
+    ) -> None:
+        """Add a new entry, classified by ``classify``."""
+        region = entry.region
+        key = region.key
         self.exact[key] = entry
+        if grid is None and len(self.grids) < MAX_GRIDS:
+            grid = self.grids[gkey] = _Grid(region, widths, gkey[2])
+        if grid is not None:
+            entry.grid = grid
+            entry.cell = cell = tuple(map(floordiv, region.offsets, widths))
+            grid.cells[cell] = entry
+            return
+        entry.place_on_line(*self.interval(region))
         level = self.levels.get(entry.level)
         if level is None:
             level = self.levels[entry.level] = {}
@@ -107,8 +201,16 @@ class _TensorState:
             bucket[key] = entry
 
     def remove(self, entry: _Entry) -> None:
-        key = entry.region.key
+        region = entry.region
+        key = region.key
         del self.exact[key]
+        grid = entry.grid
+        if grid is not None:
+            del grid.cells[entry.cell]
+            if not grid.cells:
+                # Free the slot for another tiling.
+                del self.grids[(region.sizes, region.strides, grid.residues)]
+            return
         level = self.levels[entry.level]
         for b in (entry.b0, entry.b1) if entry.b1 != entry.b0 else (entry.b0,):
             bucket = level[b]
@@ -117,29 +219,37 @@ class _TensorState:
                 del level[b]
         if not level:
             del self.levels[entry.level]
-        if not self.exact:
-            self.disjoint = True
 
-    def overlapping(self, region: TensorRegion, lo: int, hi: int) -> list[_Entry]:
-        """The entries whose region overlaps ``region`` (whose interval is [lo, hi])."""
-        found: dict[tuple, _Entry] = {}
-        for lv, level in self.levels.items():
-            shift = 3 * lv
-            q0 = lo >> shift
-            q1 = hi >> shift
-            if q1 - q0 < len(level):
-                for b in range(q0, q1 + 1):
-                    bucket = level.get(b)
-                    if bucket is not None:
-                        found.update(bucket)
-            else:
-                for b, bucket in level.items():
-                    if q0 <= b <= q1:
-                        found.update(bucket)
-        # Interval intersection is necessary, the exact test decides.
-        return [
-            e for e in found.values() if e.lo <= hi and lo <= e.hi and e.region.overlaps(region)
-        ]
+    def overlapping(self, region: TensorRegion, own: _Grid | None) -> list[_Entry]:
+        """The entries whose region overlaps ``region`` (non-empty), except those of grid
+        ``own``: the region's own tiling, where only an identical region can overlap it."""
+        found: list[_Entry] = []
+        for grid in self.grids.values():
+            if grid is not own:
+                grid.find(region, found)
+        if self.levels:
+            lo, hi = self.interval(region)
+            on_line: dict[tuple, _Entry] = {}
+            for lv, level in self.levels.items():
+                shift = 3 * lv
+                q0 = lo >> shift
+                q1 = hi >> shift
+                if q1 - q0 < len(level):
+                    for b in range(q0, q1 + 1):
+                        bucket = level.get(b)
+                        if bucket is not None:
+                            on_line.update(bucket)
+                else:
+                    for b, bucket in level.items():
+                        if q0 <= b <= q1:
+                            on_line.update(bucket)
+            # Interval intersection is necessary, the exact test decides.
+            found.extend(
+                e
+                for e in on_line.values()
+                if e.lo <= hi and lo <= e.hi and e.region.overlaps(region)
+            )
+        return found
 
 
 class TensorMap:
@@ -179,12 +289,17 @@ class TensorMap:
             st = self._tensors[tensor] = _TensorState(mults)
         return st
 
-    def _candidates(self, st: _TensorState, region: TensorRegion) -> list[_Entry]:
-        entry = st.exact.get(region.key)
-        if entry is not None and st.disjoint:
-            return [entry]
-        lo, hi = st.interval(region)
-        return st.overlapping(region, lo, hi)
+    def _candidates(
+        self, st: _TensorState, region: TensorRegion, entry: _Entry | None
+    ) -> tuple[list[_Entry], tuple, tuple[int, ...], _Grid | None]:
+        """The entries overlapping ``region`` (whose entry, if any, is ``entry``), and the
+        region's classification."""
+        gkey, widths, grid = st.classify(region)
+        cands = st.overlapping(region, grid) if st.exact else []
+        if entry is not None and entry.grid is not None:
+            # Its own grid was skipped (an entry of the interval index was found there).
+            cands.append(entry)
+        return cands, gkey, widths, grid
 
     def lookup(self, region: TensorRegion) -> tuple[list[int], list[int]]:
         """The last writers of regions overlapping ``region``, and the readers since those
@@ -194,7 +309,11 @@ class TensorMap:
             return [], []
         writers: set[int] = set()
         readers: set[int] = set()
-        for e in self._candidates(st, region):
+        entry = st.exact.get(region.key)
+        cands = [entry] if entry is not None and entry.alone else None
+        if cands is None:
+            cands = self._candidates(st, region, entry)[0]
+        for e in cands:
             if e.writer >= 0:
                 writers.add(e.writer)
             readers.update(e.readers)
@@ -221,7 +340,7 @@ class TensorMap:
             st = self._state(region.tensor)
         key = region.key
         entry = st.exact.get(key)
-        if entry is not None and st.disjoint:
+        if entry is not None and entry.alone:
             # Fast path: the same region again, and nothing else on this tensor overlaps it.
             if region.writes:
                 if entry.writer >= 0:
@@ -243,8 +362,7 @@ class TensorMap:
                     f"tensor {region.tensor!r}: a region of rank {len(key[1])} after rank {st.rank}"
                 )
             st.rank = len(key[1])
-        lo, hi = st.interval(region)
-        cands = st.overlapping(region, lo, hi) if st.exact else []
+        cands, gkey, widths, grid = self._candidates(st, region, entry)
         if region.writes:
             dst = raw if region.reads else waw
             for c in cands:
@@ -252,18 +370,19 @@ class TensorMap:
                     dst.append(c.writer)
                 if c.readers:
                     war.extend(c.readers)
-            partial = False
+            kept = False
             for c in cands:
                 if c is not entry:
                     if region.contains(c.region):
                         st.remove(c)
                     else:
-                        partial = True
+                        c.alone = False
+                        kept = True
             if entry is None:
-                entry = _Entry(region, lo, hi)
-                st.insert(entry)
-            if partial:
-                st.disjoint = False
+                entry = _Entry(region)
+                st.insert(entry, gkey, widths, grid)
+            if kept:
+                entry.alone = False
             entry.writer = task
             entry.readers = []
         else:
@@ -271,10 +390,12 @@ class TensorMap:
                 if c.writer >= 0:
                     raw.append(c.writer)
             if entry is None:
-                entry = _Entry(region, lo, hi)
-                st.insert(entry)
+                entry = _Entry(region)
+                st.insert(entry, gkey, widths, grid)
                 if cands:
-                    st.disjoint = False
+                    entry.alone = False
+                    for c in cands:
+                        c.alone = False
             readers = entry.readers
             if not readers or readers[-1] != task:
                 readers.append(task)
