@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pto_wsp.runtime import tensormap
 from pto_wsp.runtime.graph import (
     EDGE_RAW,
     EDGE_STRUCTURAL,
@@ -201,6 +202,31 @@ def test_tensormap_gc_before():
     assert deps(tm, R("A", [0], [4]), 201) == ([200], [], [])
 
 
+@pytest.mark.parametrize("max_grids", [16, 0])
+def test_overlap_index_does_not_scan(monkeypatch, max_grids):
+    """Counted, not timed: with N row entries, each query tests O(1) candidates exactly."""
+    monkeypatch.setattr(tensormap, "MAX_GRIDS", max_grids)
+    calls = [0]
+    real = TensorRegion.overlaps
+
+    def counting(self, other):
+        calls[0] += 1
+        return real(self, other)
+
+    monkeypatch.setattr(TensorRegion, "overlaps", counting)
+    n = 3000
+    tm = TensorMap({"X": (n, 64)})
+    # Strided rows (even columns), so that grid hits also need the exact test.
+    for i in range(n):
+        tm.record(R("X", [i, 0], [1, 32], [1, 2], "out"), i)
+    for i in range(n):
+        assert deps(tm, R("X", [i, 0], [1, 32], [1, 2]), n + i) == ([i], [], [])
+    for i in range(0, n, 10):
+        # A block of 10 rows, all columns: the rows it covers and nothing else.
+        assert deps(tm, R("X", [i, 0], [10, 64]), 2 * n + i)[0] == list(range(i, i + 10))
+    assert calls[0] <= 4 * n  # a scan would make 300 * n
+
+
 @dataclass
 class Access:
     task: int
@@ -229,13 +255,21 @@ def test_data_edges_sound_and_precise(tasks):
     """Against brute force: every conflicting pair is ordered (possibly transitively), every
     data edge joins a conflicting pair, and the overlap index does not change the edges."""
     graphs = []
-    for shapes in (None, {"P": (16, 16), "Q": (11, 7)}):
-        b = GraphBuilder(shapes)
-        for regions in tasks:
-            b.add_task("k", regions=[r for _, r in regions])
-        graphs.append(b.build())
+    # Every index path: tiling grids, grids and the interval index, the interval index alone;
+    # a line that is row-major (shapes known) or the leading dimension.
+    for max_grids in (tensormap.MAX_GRIDS, 2, 0):
+        for shapes in (None, {"P": (16, 16), "Q": (11, 7)}):
+            saved, tensormap.MAX_GRIDS = tensormap.MAX_GRIDS, max_grids
+            try:
+                b = GraphBuilder(shapes)
+                for regions in tasks:
+                    b.add_task("k", regions=[r for _, r in regions])
+            finally:
+                tensormap.MAX_GRIDS = saved
+            graphs.append(b.build())
     g = graphs[0]
-    assert g.edge_set() == graphs[1].edge_set()
+    for other in graphs[1:]:
+        assert g.edge_set() == other.edge_set()
     check_csr(g)
 
     def conflict(i, j):
