@@ -49,6 +49,12 @@ def _wsp_to_tg() -> type[ModulePass]:
     return WspToTgPass
 
 
+def _tg_materialize() -> type[ModulePass]:
+    from pto_wsp.passes.tg_materialize import TgMaterializePass
+
+    return TgMaterializePass
+
+
 ALL_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "wsp": _wsp,
     "csp": _csp,
@@ -60,6 +66,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "wsp-canonicalize": _wsp_canonicalize,
     "wsp-inline-calls": _wsp_inline_calls,
     "wsp-to-tg": _wsp_to_tg,
+    "tg-materialize": _tg_materialize,
 }
 
 PTO_WSP_UNIVERSE = Universe(all_dialects=ALL_DIALECTS, all_passes=ALL_PASSES)

@@ -19,9 +19,9 @@ def test_top_level_folder_is_a_subpackage(folder: str):
 
 def test_xdsl_universe_has_our_dialects_and_passes():
     universe = Universe.get_multiverse()
-    for dialect in ("wsp", "csp", "sched"):
+    for dialect in ("wsp", "csp", "sched", "tg"):
         assert universe.all_dialects[dialect]().name == dialect
-    for name in ("wsp-canonicalize", "wsp-inline-calls"):
+    for name in ("wsp-canonicalize", "wsp-inline-calls", "wsp-to-tg", "tg-materialize"):
         assert universe.all_passes[name]().name == name
 
 

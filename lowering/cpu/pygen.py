@@ -1,0 +1,376 @@
+"""Compile a ``tg.program`` to a Python function that creates its tasks.
+
+DESIGN.md: interpreting IR op by op costs far more per task than Python itself, so the
+task-generation program is translated once into Python source — ``scf.for`` becomes a
+``for`` loop, ``arith`` becomes Python integer arithmetic, ``tg.task`` a call — and run as
+ordinary Python. The function drives a *builder*: any object with GraphBuilder's interface
+(``add_task``, ``enter_ordered``, ``order_point``, ``exit_ordered``, ``num_tasks``), so the
+same compiled program materializes a static graph (``tg-materialize``) or feeds a runtime.
+
+Tensors are addressed by name: a ``memref.subview`` chain becomes a region of its root
+argument (offsets, sizes and strides in the root's index space), which is what the
+TensorMap needs to decide overlap. Values loaded with ``memref.load`` come from the
+arrays bound to the program's arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from pto_wsp.dialects import tg
+from pto_wsp.passes.diagnostics import location_of
+from pto_wsp.runtime.regions import TensorRegion
+
+
+class CodegenError(Exception):
+    """An op the Python code generator cannot translate, with its location."""
+
+
+@dataclass(frozen=True)
+class View:
+    """A region of a root tensor: per root dimension offset, size, stride; which dims remain."""
+
+    tensor: str
+    offsets: tuple[int, ...]
+    sizes: tuple[int, ...]
+    strides: tuple[int, ...]
+    kept: tuple[int, ...]  # root dims that are dims of this view, in order
+
+    def sub(self, offsets, sizes, strides, keep_mask) -> View:
+        """The subview of this view: entries address this view's dims (``kept``)."""
+        root_off = list(self.offsets)
+        root_size = list(self.sizes)
+        root_stride = list(self.strides)
+        kept = []
+        for i, dim in enumerate(self.kept):
+            root_off[dim] += offsets[i] * self.strides[dim]
+            root_size[dim] = sizes[i]
+            root_stride[dim] = self.strides[dim] * strides[i]
+            if keep_mask[i]:
+                kept.append(dim)
+        return View(self.tensor, tuple(root_off), tuple(root_size), tuple(root_stride), tuple(kept))
+
+    def region(self, access: str) -> TensorRegion:
+        return TensorRegion(self.tensor, self.offsets, self.sizes, self.strides, access)
+
+
+#: The extent of a dimension whose size is not bound: it covers every index.
+WHOLE = 1 << 62
+
+
+@dataclass
+class Tensor:
+    """A memref argument of a program: its name, its shape, and its data if bound."""
+
+    name: str
+    shape: tuple[int | None, ...]
+    data: np.ndarray | None = None
+
+    def root(self) -> View:
+        rank = len(self.shape)
+        # An unknown extent is "the whole dimension": large enough to overlap any region.
+        sizes = tuple(s if s is not None else WHOLE for s in self.shape)
+        return View(self.name, (0,) * rank, sizes, (1,) * rank, tuple(range(rank)))
+
+    def load(self, *index: int) -> int:
+        if self.data is None:
+            raise KeyError(self.name)
+        return int(self.data[index])
+
+    def dim(self, d: int) -> int:
+        size = self.shape[d]
+        if size is None:
+            raise KeyError(self.name)
+        return size
+
+
+@dataclass
+class CompiledProgram:
+    """A tg.program compiled to Python: ``run(builder, bindings)`` creates its tasks."""
+
+    name: str
+    arg_names: list[str]
+    arg_types: list[Any]
+    source: str
+    function: Callable[..., None]
+    callees: dict[str, CompiledProgram] = field(default_factory=dict)
+
+    def run(self, builder: Any, bindings: Mapping[str, Any]) -> None:
+        """Create the program's tasks on ``builder`` with its arguments bound by name."""
+        self.function(builder, *self.bind(bindings))
+
+    def bind(self, bindings: Mapping[str, Any]) -> list[Any]:
+        """The positional arguments of the compiled function for these bindings."""
+        values = []
+        for name, type_ in zip(self.arg_names, self.arg_types):
+            value = bindings.get(name)
+            if isinstance(type_, MemRefType):
+                values.append(_tensor(name, type_, value))
+            elif value is None:
+                raise KeyError(name)
+            else:
+                values.append(int(value))
+        return values
+
+
+def _tensor(name: str, type_: MemRefType, value: Any) -> Tensor:
+    static = tuple(s if s >= 0 else None for s in type_.get_shape())
+    if value is None:
+        return Tensor(name, static)
+    data = np.asarray(value)
+    if data.ndim != len(static) or any(
+        s is not None and s != d for s, d in zip(static, data.shape)
+    ):
+        raise ValueError(f"{name}: bound array of shape {data.shape} does not fit {type_}")
+    return Tensor(name, tuple(data.shape), data)
+
+
+# --------------------------------------------------------------------------- codegen
+
+_BINARY = {
+    arith.AddiOp: "({a} + {b})",
+    arith.SubiOp: "({a} - {b})",
+    arith.MuliOp: "({a} * {b})",
+    arith.DivUIOp: "({a} // {b})",
+    arith.FloorDivSIOp: "({a} // {b})",
+    arith.DivSIOp: "_divsi({a}, {b})",
+    arith.CeilDivUIOp: "(-((-{a}) // {b}))",
+    arith.CeilDivSIOp: "(-((-{a}) // {b}))",
+    arith.RemUIOp: "({a} % {b})",
+    arith.RemSIOp: "_remsi({a}, {b})",
+    arith.MinUIOp: "min({a}, {b})",
+    arith.MinSIOp: "min({a}, {b})",
+    arith.MaxUIOp: "max({a}, {b})",
+    arith.MaxSIOp: "max({a}, {b})",
+    arith.AndIOp: "({a} & {b})",
+    arith.OrIOp: "({a} | {b})",
+    arith.XOrIOp: "({a} ^ {b})",
+    arith.ShLIOp: "({a} << {b})",
+    arith.ShRUIOp: "({a} >> {b})",
+    arith.ShRSIOp: "({a} >> {b})",
+}
+
+_CMP = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">=", 6: "<", 7: "<=", 8: ">", 9: ">="}
+
+
+def _divsi(a: int, b: int) -> int:
+    """Signed division rounding toward zero, as arith.divsi."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _remsi(a: int, b: int) -> int:
+    """Signed remainder with the sign of the dividend, as arith.remsi."""
+    return a - _divsi(a, b) * b
+
+
+def _rank_reduction_mask(sizes: list[int], result: list[int]) -> list[bool]:
+    """Which entries of a subview remain dims of its result (MLIR's greedy unit-dim rule).
+
+    ``sizes`` are the subview's static sizes (DYNAMIC_INDEX where dynamic), ``result`` the
+    result type's shape: an entry is kept when it matches the next result dim, else it must
+    be a unit dim and is dropped.
+    """
+    keep = []
+    r = 0
+    for size in sizes:
+        if r < len(result) and size == result[r]:
+            keep.append(True)
+            r += 1
+        else:
+            keep.append(False)
+    return keep
+
+
+class _Generator:
+    """Emits the Python source of one program."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.names: dict[SSAValue, str] = {}
+        self.indent = 1
+        self.kernels: dict[str, str] = {}
+        self.calls: set[str] = set()
+
+    def name(self, value: SSAValue) -> str:
+        if value not in self.names:
+            self.names[value] = f"v{len(self.names)}"
+        return self.names[value]
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.indent + text)
+
+    def block(self, block: Block) -> None:
+        for op in block.ops:
+            self.op(op)
+
+    def op(self, op: Operation) -> None:  # noqa: C901 - a dispatch over the ops it knows
+        if isinstance(op, tg.YieldOp | scf.YieldOp):
+            if op.operands:
+                self.fail(op, "loop-carried values (scf.yield with operands)")
+            return
+        if isinstance(op, arith.ConstantOp):
+            value = op.value
+            if not isinstance(value, IntegerAttr):
+                self.fail(op, "non-integer constants")
+            self.line(f"{self.name(op.result)} = {int(value.value.data)}")
+        elif type(op) in _BINARY:
+            a, b = (self.name(x) for x in op.operands)
+            self.line(f"{self.name(op.results[0])} = " + _BINARY[type(op)].format(a=a, b=b))
+        elif isinstance(op, arith.CmpiOp):
+            a, b = (self.name(x) for x in op.operands)
+            pred = _CMP[op.predicate.value.data]
+            self.line(f"{self.name(op.result)} = ({a} {pred} {b})")
+        elif isinstance(op, arith.SelectOp):
+            c, a, b = (self.name(x) for x in op.operands)
+            self.line(f"{self.name(op.result)} = ({a} if {c} else {b})")
+        elif isinstance(op, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp | arith.TruncIOp):
+            self.line(f"{self.name(op.results[0])} = {self.name(op.operands[0])}")
+        elif isinstance(op, scf.ForOp):
+            self.for_loop(op)
+        elif isinstance(op, scf.IfOp):
+            self.if_op(op)
+        elif isinstance(op, memref.LoadOp):
+            index = ", ".join(self.name(i) for i in op.indices)
+            self.line(f"{self.name(op.res)} = {self.name(op.memref)}.load({index})")
+        elif isinstance(op, memref.DimOp):
+            self.line(f"{self.name(op.result)} = {self.name(op.source)}.dim({self.name(op.index)})")
+        elif isinstance(op, memref.SubviewOp):
+            self.subview(op)
+        elif isinstance(op, tg.TaskOp):
+            self.task(op)
+        elif isinstance(op, tg.OrderedOp):
+            self.line("_b.enter_ordered()")
+            self.block(op.body.block)
+            self.line("_b.exit_ordered()")
+        elif isinstance(op, tg.OrderPointOp):
+            self.line("_b.order_point()")
+        elif isinstance(op, tg.SeqOp):
+            self.line(f"{self.name(op.results[0])} = _b.num_tasks")
+        elif isinstance(op, tg.CallOp):
+            callee = op.callee.root_reference.data
+            self.calls.add(callee)
+            args = "".join(f", {self.name(a)}" for a in op.args)
+            self.line(f"_call_{callee}(_b{args})")
+        else:
+            self.fail(op, f"the op {op.name}")
+
+    def fail(self, op: Operation, what: str) -> None:
+        where = location_of(op)
+        raise CodegenError(
+            f"{where + ': ' if where else ''}the CPU code generator cannot run {what}"
+        )
+
+    def for_loop(self, op: scf.ForOp) -> None:
+        if op.iter_args:
+            self.fail(op, "loop-carried values (scf.for iter_args)")
+        lb, ub, step = (self.name(v) for v in (op.lb, op.ub, op.step))
+        self.line(f"for {self.name(op.body.block.args[0])} in range({lb}, {ub}, {step}):")
+        self.indent += 1
+        self.line("pass")
+        self.block(op.body.block)
+        self.indent -= 1
+
+    def if_op(self, op: scf.IfOp) -> None:
+        if op.results:
+            self.fail(op, "scf.if with results")
+        self.line(f"if {self.name(op.cond)}:")
+        self.indent += 1
+        self.line("pass")
+        self.block(op.true_region.block)
+        self.indent -= 1
+        if op.false_region.blocks and len(op.false_region.block.ops) > 1:
+            self.line("else:")
+            self.indent += 1
+            self.block(op.false_region.block)
+            self.indent -= 1
+
+    def subview(self, op: memref.SubviewOp) -> None:
+        def values(static, dynamic) -> str:
+            dyn = iter(dynamic)
+            parts = [self.name(next(dyn)) if s == DYNAMIC_INDEX else str(s) for s in static]
+            return "(" + "".join(p + ", " for p in parts) + ")"
+
+        offsets = values(op.static_offsets.get_values(), op.offsets)
+        sizes = values(op.static_sizes.get_values(), op.sizes)
+        strides = values(op.static_strides.get_values(), op.strides)
+        src = op.source.type
+        assert isinstance(src, MemRefType) and isinstance(op.result.type, MemRefType)
+        mask = _rank_reduction_mask(
+            list(op.static_sizes.get_values()), list(op.result.type.get_shape())
+        )
+        source = self.name(op.source)
+        base = f"_view({source})"
+        self.line(
+            f"{self.name(op.result)} = {base}.sub({offsets}, {sizes}, {strides}, {tuple(mask)})"
+        )
+
+    def task(self, op: tg.TaskOp) -> None:
+        kernel = op.kernel.root_reference.data
+        params = "".join(self.name(p) + ", " for p in op.params)
+        regions = "".join(
+            f"_view({self.name(r)}).region({a.data!r}), " for r, a in zip(op.resources, op.access)
+        )
+        coords = "".join(
+            f"({n.data!r}, {self.name(v)}), " for n, v in zip(op.coord_names, op.coords)
+        )
+        pool = (
+            self.name(op.dynamic_pool)
+            if op.dynamic_pool
+            else repr(op.pool.data if op.pool else "any")
+        )
+        target = self.name(op.target) if op.target else "-1"
+        stream = self.name(op.stream) if op.stream else "0"
+        priority = self.name(op.priority) if op.priority else "0"
+        self.line(
+            f"_b.add_task({kernel!r}, ({params}), ({regions}), ({coords}), {pool}, "
+            f"{target}, {stream}, {priority}, {op.domain.data!r})"
+        )
+
+
+def _view(value: Any) -> View:
+    return value.root() if isinstance(value, Tensor) else value
+
+
+def compile_program(program: tg.ProgramOp, module: ModuleOp | None = None) -> CompiledProgram:
+    """Translate one ``tg.program`` (and the programs it calls) to Python."""
+    if program.processes():
+        raise CodegenError(
+            f"@{program.sym_name.data} is a pipeline; running processes is the simulator's job"
+        )
+    gen = _Generator()
+    params = [gen.name(a) for a in program.body.block.args]
+    gen.block(program.body.block)
+    header = f"def _program(_b{''.join(', ' + p for p in params)}):"
+    source = "\n".join([header, "    pass", *gen.lines]) + "\n"
+    namespace: dict[str, Any] = {"_view": _view, "_divsi": _divsi, "_remsi": _remsi}
+    callees: dict[str, CompiledProgram] = {}
+    for callee in sorted(gen.calls):
+        target = _find_program(module, callee, program)
+        compiled = compile_program(target, module)
+        callees[callee] = compiled
+        namespace[f"_call_{callee}"] = compiled.function
+    exec(compile(source, f"<tg.program @{program.sym_name.data}>", "exec"), namespace)
+    return CompiledProgram(
+        program.sym_name.data,
+        [n.data for n in program.arg_names],
+        list(program.function_type.inputs.data),
+        source,
+        namespace["_program"],
+        callees,
+    )
+
+
+def _find_program(module: ModuleOp | None, name: str, at: Operation) -> tg.ProgramOp:
+    if module is not None:
+        for op in module.ops:
+            if isinstance(op, tg.ProgramOp) and op.sym_name.data == name:
+                return op
+    raise CodegenError(f"{location_of(at)}: tg.call of unknown program @{name}")
