@@ -1,10 +1,10 @@
 """The Python API of pto-wsp (seed 001): build workloads, pipelines and schedules as IR.
 
-Modules by topic: ``expressions`` and ``tensors`` and ``axes`` (values, tensors, views,
-iteration spaces), ``kernels`` (``@kernel``), ``workloads`` (the workload primitives and
-``@workload``), ``decorator`` (the ``P`` namespace), ``csp`` (channels and processes),
-``schedules``, ``lowering`` (descriptions to IR) and ``program`` (modules and ``compile``).
-Everything public is re-exported by ``pto_wsp``.
+Modules by topic: ``expressions``, ``tensors`` and ``axes`` (values, tensors, views,
+iteration spaces), ``kernels`` (``@kernel``), ``workloads`` (the workload primitives),
+``definitions`` (``@workload`` and ``call``), ``decorator`` (the ``P`` namespace), ``csp``
+(channels and processes), ``schedules``, ``lowering`` (descriptions to IR) and ``program``
+(modules and ``compile``). Everything public is re-exported by ``pto_wsp``.
 """
 
 from .axes import Axis, Dense, DenseDyn, Ragged, Sparse, cross
@@ -22,6 +22,7 @@ from .csp import (
     synchronize,
 )
 from .decorator import P
+from .definitions import call, workload
 from .errors import CompileError
 from .expressions import Expr, sym
 from .kernels import In, InOut, Kernel, Out, kernel
@@ -47,7 +48,6 @@ from .tensors import (
 )
 from .workloads import (
     Workload,
-    call,
     combine,
     cond,
     for_each,
@@ -55,7 +55,6 @@ from .workloads import (
     select,
     sequential,
     task,
-    workload,
 )
 
 __all__ = [

@@ -33,11 +33,12 @@ from pto_wsp.dialects import wsp as wsp_ops
 
 from .axes import Axis, AxisParam, ConstArray, Dense, DenseDyn, Ragged, Sparse
 from .csp import Consume, Coord, Record, Send, Synchronize
-from .errors import CompileError
+from .definitions import Bound, Call
+from .errors import CompileError, SourceLoc
 from .expressions import FIXED, ROOT, Arg, Const, Expr, Index, Param, Sym, as_expr
 from .kernels import Dim
 from .tensors import Load, Tensor, View
-from .workloads import Bound, Call, Cond, Group, Loop, Select, Task, Workload
+from .workloads import Cond, Group, Loop, Select, Task, Workload
 
 if TYPE_CHECKING:
     from .program import ModuleBuilder
@@ -115,6 +116,8 @@ class Lowerer:
     ):
         self.module, self.args, self.symbol, self.level = module, args, symbol, level
         self.scopes = [_Scope(block, "root")]
+        #: Where the construct being built was written: errors about its values point there.
+        self.using: SourceLoc | None = None
         self.block = block
         self.builder = Builder(InsertPoint.at_end(block))
 
@@ -163,6 +166,8 @@ class Lowerer:
         return self._value(as_expr(expr, "value"))[0]
 
     def _value(self, e: Expr) -> tuple[SSAValue, int]:
+        if isinstance(e, Load):
+            self.tensor(e.view.tensor)  # it checks the tensor is the one of that name
         found = self._lookup(e.key)
         if found is not None:
             return found
@@ -197,10 +202,12 @@ class Lowerer:
             return value, 0
         if isinstance(e, Index):
             raise CompileError(
-                "loop index", f"the index {e.name!r} is used outside its loop", loc=e.loc
+                "loop index",
+                f"the index {e.name!r} of the loop at {e.loc} is used outside its loop",
+                loc=self.using,
             )
         raise CompileError(
-            getattr(e, "kind", "value"), f"{e.name!r} is not available here", loc=e.loc
+            getattr(e, "kind", "value"), f"{e.name!r} is not available here", loc=self.using
         )
 
     def tensor(self, t: Tensor) -> SSAValue:
@@ -223,10 +230,10 @@ class Lowerer:
         """A task resource: a whole tensor, or a ``wsp.view`` of it."""
         if isinstance(r, Tensor):
             return self.tensor(r)
+        source = self.tensor(r.tensor)  # first: it checks the tensor is the one of that name
         found = self._lookup(r.key)
         if found is not None:
             return found[0]
-        source = self.tensor(r.tensor)
         offsets, sizes, dynamic = r.offsets_sizes
         operands = [self._value(as_expr(d, "view")) for d in dynamic]
         level = self._level("pure", [lvl for _, lvl in operands])
@@ -308,6 +315,7 @@ class Lowerer:
 
     def emit(self, w: Workload, inline: bool = False) -> None:
         """Emit one workload expression; a named one (not ``inline``) becomes a ``wsp.call``."""
+        self.using = w.loc
         if isinstance(w, Call) or (w.name is not None and not inline):
             self._call(w)
         elif isinstance(w, Task):

@@ -32,12 +32,13 @@ from pto_wsp.dialects import wsp as wsp_ops
 
 from .axes import ConstArray
 from .csp import Pipeline
+from .definitions import Bound, param_type
 from .errors import CompileError, user_location
 from .expressions import Expr
 from .kernels import Kernel
 from .lowering import ArgTable, Lowerer
 from .schedules import Schedule
-from .workloads import Bound, Workload, param_type
+from .workloads import Workload
 
 #: The targets ``compile`` knows (DESIGN.md "Targets"); backends register themselves.
 TARGETS = ("cpu_sim", "aie", "ascend")

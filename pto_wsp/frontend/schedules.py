@@ -28,10 +28,11 @@ from xdsl.ir import Operation, Region
 from pto_wsp.dialects import sched as ops
 
 from .axes import Axis
+from .definitions import Bound
 from .errors import CompileError, user_location
 from .expressions import Arg, Expr, as_index, is_int
 from .tensors import Tensor
-from .workloads import Bound, Workload
+from .workloads import Workload
 
 if TYPE_CHECKING:
     from .program import ModuleBuilder
@@ -51,12 +52,21 @@ class Key:
         self.names, self.expr = names, expr
 
 
-class _TaskView:
-    """The task a ``lambda t: t.b`` key receives: its attributes are the task coordinates."""
+class _TaskView(Expr):
+    """The task a ``lambda t: t.b`` key receives: its attributes are the task coordinates.
 
-    def __init__(self, coordinates: list[str], construct: str, target: str):
-        self._coordinates, self._construct, self._target = coordinates, construct, target
+    Used as a value itself, it is a parameter name that is no coordinate: an error.
+    """
+
+    def __init__(self, name: str, coordinates: list[str], construct: str, target: str):
+        super().__init__()
+        self._name, self._coordinates = name, coordinates
+        self._construct, self._target = construct, target
         self._used: list[str] = []
+
+    def as_value(self, construct: str) -> Expr:
+        """A key parameter that names no coordinate."""
+        raise CompileError(self._construct, _unknown(self._name, self._coordinates, self._target))
 
     def __getattr__(self, name: str) -> KeyCoord:
         if name.startswith("_"):
@@ -83,7 +93,7 @@ def trace_key(fn: Any, coordinates: list[str], construct: str, target: str) -> K
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
     ]
     if len(params) == 1 and params[0] not in coordinates:
-        task = _TaskView(coordinates, construct, target)
+        task = _TaskView(params[0], coordinates, construct, target)
         value = fn(task)
         names = task._used
     else:

@@ -28,7 +28,17 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from pto_wsp.dialects.wsp import VIEW_DYNAMIC, VIEW_INDEX, view_result_type
 
 from .errors import CompileError
-from .expressions import FIXED, Const, Expr, as_index, binop, check_identifier, is_int, next_order
+from .expressions import (
+    FIXED,
+    BinOp,
+    Const,
+    Expr,
+    as_index,
+    binop,
+    check_identifier,
+    is_int,
+    next_order,
+)
 
 
 class DType:
@@ -297,6 +307,9 @@ def _add(a: int | Expr, b: int | Expr) -> int | Expr:
 def _sub(a: int | Expr, b: int | Expr) -> int | Expr:
     if is_int(b) and b == 0:
         return a
+    # lo + c - lo = c: the size of X[i*4 : i*4 + 4] stays static.
+    if isinstance(a, BinOp) and a.op == "add" and isinstance(b, Expr) and a.lhs.key == b.key:
+        return a.rhs.value if isinstance(a.rhs, Const) else a.rhs
     result = binop("sub", a, b)
     return result.value if isinstance(result, Const) else result
 
