@@ -49,7 +49,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from itertools import product
-from operator import floordiv, mod, mul, sub
+from operator import add, floordiv, mod, mul, sub
 
 from pto_wsp.runtime.regions import TensorRegion
 
@@ -105,11 +105,12 @@ class _Grid:
     (the tile index per dimension), so the cells a query's bounding box covers are found by
     arithmetic."""
 
-    __slots__ = ("widths", "residues", "unit", "cells")
+    __slots__ = ("widths", "residues", "res1", "unit", "cells")
 
     def __init__(self, region: TensorRegion, widths: tuple[int, ...], residues: tuple[int, ...]):
         self.widths = widths
         self.residues = residues
+        self.res1 = tuple(r + 1 for r in residues)
         self.unit = region.unit
         self.cells: dict[tuple[int, ...], _Entry] = {}
 
@@ -118,8 +119,13 @@ class _Grid:
         cells = self.cells
         res = self.residues
         widths = self.widths
-        k0 = tuple(map(floordiv, map(sub, region.offsets, res), widths))
-        k1 = tuple(map(floordiv, map(sub, region.lasts, res), widths))
+        offsets = region.offsets
+        k0 = tuple(map(floordiv, map(sub, offsets, res), widths))
+        if region.unit:
+            # last = offset + size - 1, folded into the residue: no per-region lasts tuple.
+            k1 = tuple(map(floordiv, map(sub, map(add, offsets, region.sizes), self.res1), widths))
+        else:
+            k1 = tuple(map(floordiv, map(sub, region.lasts, res), widths))
         # With unit strides on both sides a cell met by the bounding box is a true overlap.
         exact = self.unit and region.unit
         if k0 == k1:
