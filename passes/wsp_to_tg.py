@@ -38,7 +38,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from pto_wsp.dialects import tg, wsp
+from pto_wsp.dialects import csp, tg, wsp
 from pto_wsp.passes.diagnostics import warn
 
 # --------------------------------------------------------------------------- axes
@@ -271,12 +271,7 @@ class _Lowering:
     def program(self, workload: wsp.WorkloadOp) -> Operation:
         """The tg.program of one workload (with its schedule applied)."""
         self.sched = _read_schedule(self.schedules.get(workload.sym_name.data))
-        names: list[str] = []
-        types: list[Attribute] = []
-        for name, type_ in zip(workload.arg_names, workload.function_type.inputs):
-            for new_name, new_type in _expanded_arg_types(name.data, type_):
-                names.append(new_name)
-                types.append(new_type)
+        names, types = self._signature(workload.arg_names, workload.function_type.inputs)
         body = Block(arg_types=types)
         for arg, name in zip(body.args, names):
             arg.name_hint = name
@@ -323,6 +318,94 @@ class _Lowering:
             raise PassFailedException(f"wsp-to-tg cannot lower {op.name} here")
         else:  # a helper: arith, memref.load, ... computes values the tasks use
             emit.op(op.clone(value_mapper=env.values))
+
+    def pipeline(self, pipeline: csp.PipelineOp) -> Operation:
+        """The tg.program of a pipeline: a queue per channel, a tg.process per process."""
+        self.sched = _read_schedule(self.schedules.get(pipeline.sym_name.data))
+        names, types = self._signature(pipeline.arg_names, pipeline.function_type.inputs)
+        body = Block(arg_types=types)
+        for arg, name in zip(body.args, names):
+            arg.name_hint = name
+        env = _Env({}, {}, calls=(pipeline.sym_name.data,))
+        prologue = Block()
+        self._bind_args(pipeline.body.block.args, iter(body.args), env, _Emitter(prologue))
+        for op in pipeline.body.block.ops:
+            if isinstance(op, csp.ChannelOp):
+                body.add_op(tg.QueueOp(op.sym_name.data, op.element_type, op.capacity.value.data))
+            elif isinstance(op, csp.ProcessOp):
+                body.add_op(self._process(op, prologue, env))
+        return tg.ProgramOp(
+            pipeline.sym_name.data,
+            types,
+            names,
+            config=self.sched.config or None,
+            body=Region(body),
+        )
+
+    def _process(self, op: csp.ProcessOp, prologue: Block, env: _Env) -> Operation:
+        """A process: its replica index is the coordinate ``replica`` of the tasks it issues."""
+        process = tg.ProcessOp(op.sym_name.data, op.replicas.value.data)
+        block = process.body.block
+        block.erase_op(block.last_op)
+        emit = _Emitter(block)
+        # Values of axis arguments (Dense<N> constants) are emitted in each process.
+        values = dict(env.values)
+        for const in prologue.ops:
+            copy = const.clone(value_mapper=values)
+            emit.op(copy)
+        axes = {
+            k: _Axis(a.kind, values.get(a.size, a.size), a.lengths, a.indptr, a.indices)
+            for k, a in env.axes.items()
+        }
+        inner = _Env(values, axes, [("replica", process.replica)], {}, env.calls)
+        self._block(op.body.block, emit, inner)
+        emit.op(tg.YieldOp())
+        return process
+
+    def _signature(self, arg_names, arg_types) -> tuple[list[str], list[Attribute]]:
+        """Program argument names and types: axis arguments expand into their data."""
+        names: list[str] = []
+        types: list[Attribute] = []
+        for name, type_ in zip(arg_names, arg_types):
+            for new_name, new_type in _expanded_arg_types(name.data, type_):
+                names.append(new_name)
+                types.append(new_type)
+        return names, types
+
+    def _lower_send(self, op: csp.SendOp, emit: _Emitter, env: _Env) -> None:
+        """A message: the tasks of the body, created with the sender's coordinates."""
+        # The receiver issues a message's tasks, so they take its replica, not the sender's:
+        # their replica coordinate (and keys over it) are left to the runtime at receipt.
+        coords = [(n, v) for n, v in env.coords if n != "replica"]
+        inner = _Env(env.values, env.axes, coords, env.extents, env.calls)
+        block = Block()
+        self._block(op.body.block, _Emitter(block), inner)
+        block.add_op(tg.YieldOp())
+        emit.op(
+            tg.SendOp(
+                op.channel.root_reference.data, list(_visible_coords(coords).items()), Region(block)
+            )
+        )
+
+    def _lower_consume(self, op: csp.ConsumeOp, emit: _Emitter, env: _Env) -> None:
+        """Per message: the receiver issues its tasks, then runs the body for it."""
+        arg = op.body.block.args[0]
+        consume = tg.ConsumeOp(op.channel.root_reference.data, arg.type, arg.name_hint or "m")
+        block = consume.body.block
+        block.erase_op(block.last_op)
+        env.values[arg] = consume.message
+        self._block(op.body.block, _Emitter(block), env)
+        block.add_op(tg.YieldOp())
+        emit.op(consume)
+
+    def _lower_coord(self, op: csp.CoordOp, emit: _Emitter, env: _Env) -> None:
+        env.values[op.result] = emit.value(tg.CoordOp(env.get(op.task), op.position.value.data))
+
+    def _lower_record(self, op: csp.RecordOp, emit: _Emitter, env: _Env) -> None:
+        emit.op(tg.RecordOp(op.event.root_reference.data))
+
+    def _lower_synchronize(self, op: csp.SynchronizeOp, emit: _Emitter, env: _Env) -> None:
+        emit.op(tg.SynchronizeOp(op.event.root_reference.data))
 
     # --- axes and views --------------------------------------------------------------------
 
@@ -558,7 +641,12 @@ class _Lowering:
                     key.directive,
                     f"the {what} key uses coordinate(s) {', '.join(missing)} "
                     "that some tasks do not have; those tasks get no "
-                    f"{what} (the runtime decides)",
+                    f"{what} (the runtime decides)"
+                    + (
+                        "; tasks sent in messages take their replica at receipt"
+                        if "replica" in missing
+                        else ""
+                    ),
                 )
             return None
         mapping = {arg: coords[n] for arg, n in zip(key.block.args, key.names)}
@@ -644,6 +732,11 @@ _Lowering._LOWERINGS = {
     wsp.SequentialOp: _Lowering._lower_sequential,
     wsp.CallOp: _Lowering._lower_call,
     wsp.TaskOp: _Lowering._lower_task,
+    csp.SendOp: _Lowering._lower_send,
+    csp.ConsumeOp: _Lowering._lower_consume,
+    csp.CoordOp: _Lowering._lower_coord,
+    csp.RecordOp: _Lowering._lower_record,
+    csp.SynchronizeOp: _Lowering._lower_synchronize,
 }
 
 
@@ -708,5 +801,41 @@ class WspToTgPass(ModulePass):
                     f"applied: wsp-to-tg{{schedule={self.schedule}}} chose another; removed",
                 )
             if target in lowered:
+                schedule.detach()
+                schedule.erase()
+
+
+@dataclass(frozen=True)
+class CspToTgPass(ModulePass):
+    """Lower every ``csp.pipeline`` and its schedule to a ``tg.program`` of processes.
+
+    Channels become ``tg.queue``s with their capacities (0 = rendezvous, ``!csp.signal`` =
+    event), processes ``tg.process``es with their replica counts (the replica index is the
+    tasks' ``replica`` coordinate), sends ``tg.send`` carrying the sender's coordinates,
+    consumes ``tg.consume``; process bodies are lowered as workload bodies (wsp-to-tg).
+    Options as wsp-to-tg's: ``calls``, ``schedule``.
+    """
+
+    name = "csp-to-tg"
+
+    calls: str = "inline"
+    schedule: str = ""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.calls not in ("inline", "nested"):
+            raise PassFailedException(
+                f"csp-to-tg: calls must be inline or nested, got '{self.calls}'"
+            )
+        pipelines = [o for o in op.ops if isinstance(o, csp.PipelineOp)]
+        lowered = {p.sym_name.data for p in pipelines}
+        chosen = _bound_schedules(op, self.schedule)
+        schedules = {k: v for k, v in chosen.items() if k in lowered}
+        lowering = _Lowering(op, schedules, self.calls)
+        for pipeline in pipelines:
+            op.body.block.insert_op_before(lowering.pipeline(pipeline), pipeline)
+            pipeline.detach()
+            pipeline.erase()
+        for schedule in [o for o in op.ops if o.name == "sched.schedule"]:
+            if schedule.properties["workload"].root_reference.data in lowered:
                 schedule.detach()
                 schedule.erase()

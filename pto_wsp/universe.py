@@ -55,6 +55,12 @@ def _tg_materialize() -> type[ModulePass]:
     return TgMaterializePass
 
 
+def _csp_to_tg() -> type[ModulePass]:
+    from pto_wsp.passes.wsp_to_tg import CspToTgPass
+
+    return CspToTgPass
+
+
 ALL_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "wsp": _wsp,
     "csp": _csp,
@@ -66,6 +72,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "wsp-canonicalize": _wsp_canonicalize,
     "wsp-inline-calls": _wsp_inline_calls,
     "wsp-to-tg": _wsp_to_tg,
+    "csp-to-tg": _csp_to_tg,
     "tg-materialize": _tg_materialize,
 }
 
