@@ -2,13 +2,22 @@
 
 Graph construction, independent of any IR (pure Python + numpy):
 
-- ``regions``: ``TensorRegion``, a strided hyper-rectangle of a tensor's index space with its
-  access (in / out / inout), and its exact overlap test;
-- ``tensormap``: ``TensorMap``, the last writer and readers since of each region, giving a new
-  access its read-after-write, write-after-write and write-after-read dependencies (exact-match
-  fast path, bucketed overlap index, ``gc_before`` for the task window);
-- ``graph``: ``GraphBuilder``, which takes tasks in creation order plus the ordering points of
-  docs/tg.md and adds structural edges (through barrier nodes where several tasks precede an
-  ordering point) and inferred data edges; ``build()`` gives a ``TaskGraph``, seed 004's
-  TaskGraphStorage with numpy per-node arrays and CSR fanout.
+- ``regions``: ``TensorRegion(tensor, offsets, sizes, strides=None, access="in")``, a strided
+  hyper-rectangle of a tensor's index space with its access (in / out / inout);
+  ``overlaps``/``contains`` are exact (per-dimension progression intersection by CRT).
+- ``tensormap``: ``TensorMap(shapes=None)``, the last writer and the readers since, per region
+  of each tensor. ``access(region, task, raw, waw, war)`` appends a new access's
+  read-after-write, write-after-write and write-after-read dependencies and records it;
+  ``lookup(region)``; ``gc_before(task)`` for the task window. Exact-match fast path, tiling
+  grids and an interval index for overlaps (no scan of a tensor's entries).
+- ``graph``: ``GraphBuilder(shapes=None, infer_data_deps=True)``. ``add_task(kernel, args,
+  regions, coords, pool, target, stream, priority, domain, deps) -> node id`` in creation
+  order; ``enter_ordered()`` / ``order_point()`` / ``exit_ordered()`` (or ``with ordered():``)
+  are docs/tg.md's ordering points — structural edges directly from a single preceding task,
+  through one barrier node from several; data edges from the TensorMap. ``build()`` gives a
+  ``TaskGraph``: seed 004's TaskGraphStorage with numpy per-node arrays (kind, kernel, pool,
+  domain, target, stream, priority, fanin), CSR fanout (``fanout_begin``, ``fanout_edges``,
+  ``edge_kind``), the kernel table, args, regions and coords per node, and ``successors``,
+  ``predecessors``, ``reachable``, ``to_dot``, ``to_text`` (``tg.node`` lines).
+  ``gc_paused()`` wraps a bulk build (docs/PERFORMANCE.md).
 """

@@ -261,9 +261,14 @@ class _TensorState:
 class TensorMap:
     """The last writers and the readers since, per region of each tensor; see the module doc.
 
-    ``shapes`` maps tensor ids to their shapes; a known shape makes the overlap index use the
-    row-major linearisation of the whole index space instead of the leading dimension alone
-    (tiles of a [B, H, S, D] tensor cut per (b, h) then never share a bucket).
+    ``shapes`` maps tensor ids to their shapes (optional). Only the interval index uses them:
+    with a shape it places regions by the row-major linearisation of the whole index space
+    instead of their leading dimension alone (tiles of a [B, H, S, D] tensor cut per (b, h)
+    then never share a bucket).
+
+    API: ``access(region, task, raw, waw, war)`` — the dependencies of a new access, then
+    record it (the builder's call); ``lookup(region)`` — the overlapping last writers and
+    readers, recording nothing; ``record(region, task)``; ``gc_before(task)``; ``entries``.
     """
 
     __slots__ = ("_tensors", "_shapes")
