@@ -61,6 +61,12 @@ def _csp_to_tg() -> type[ModulePass]:
     return CspToTgPass
 
 
+def _tg_canonicalize() -> type[ModulePass]:
+    from pto_wsp.passes.tg_canonicalize import TgCanonicalizePass
+
+    return TgCanonicalizePass
+
+
 ALL_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "wsp": _wsp,
     "csp": _csp,
@@ -74,6 +80,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "wsp-to-tg": _wsp_to_tg,
     "csp-to-tg": _csp_to_tg,
     "tg-materialize": _tg_materialize,
+    "tg-canonicalize": _tg_canonicalize,
 }
 
 PTO_WSP_UNIVERSE = Universe(all_dialects=ALL_DIALECTS, all_passes=ALL_PASSES)
