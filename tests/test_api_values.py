@@ -467,3 +467,19 @@ def test_both_forms_of_cond_match():
 
     f = parallel_for(DenseDyn(n), lambda i: cond(i < 2, task(k1, [i], [X[i]]))).named("d")
     assert str(d.module()) == str(f.module())
+
+
+def test_sym_arrays_are_runtime_index_arrays():
+    n = sym("n")
+    w = parallel_for(Ragged(n, sym("lens")), lambda r, j: task(k1, [j], [X[r]])).named("w")
+    text = roundtrip(w.module())
+    assert "wsp.workload @w(%X: memref<?x64xf32>, %n: index, %lens: memref<?xindex>)" in text
+    assert "wsp.ragged %n, %lens : memref<?xindex>" in text
+
+
+def test_helper_values_carry_readable_names():
+    text = roundtrip(
+        parallel_for(Dense[4], lambda i: task(k1, [i + 2], [X[i]])).named("w").module()
+    )
+    assert "%c2 = arith.constant 2 : index" in text
+    assert "%x = wsp.view %X[%i]" in text

@@ -25,8 +25,8 @@ from pto_wsp.dialects.wsp import (
 )
 
 from .errors import CompileError, user_location
-from .expressions import Const, Expr, as_index, is_int
-from .tensors import DType, Tensor, i8, i16, i32, i64, memref_type, u8, u16, u32, u64
+from .expressions import Const, Expr, Sym, as_index, is_int
+from .tensors import DType, Tensor, i8, i16, i32, i64, index, memref_type, u8, u16, u32, u64
 
 
 class Axis:
@@ -125,7 +125,11 @@ _NUMPY_DTYPES = {
 
 
 def as_array(value: Any, construct: str, role: str) -> Tensor | ConstArray:
-    """A 1-d integer array: a Tensor (runtime data) or numpy / list data (bound now)."""
+    """A 1-d integer array: a Tensor or ``sym`` (runtime data) or numpy / list data (bound now)."""
+    if isinstance(value, Sym):  # a runtime array named like the symbol: memref<?xindex>
+        array = Tensor(value.name, [None], index)
+        array.order = value.order
+        return array
     if isinstance(value, Tensor):
         if value.rank != 1 or not value.dtype.is_integer:
             raise CompileError(

@@ -46,6 +46,8 @@ class Channel:
             raise CompileError("Channel", f"capacity is an int >= 0, got {capacity!r}")
         self.name, self.capacity = name, int(capacity)
         self.loc = user_location()
+        #: How many coordinates the tasks sent on it have (learned from its producer's body).
+        self.arity: int | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
@@ -193,7 +195,7 @@ class Consume(Workload):
 
     def channel_arity(self) -> int | None:
         """How many coordinates the tasks on this channel have, if a send on it was seen."""
-        return _ARITY.get(id(self.channel))
+        return self.channel.arity
 
     def __enter__(self) -> Message:
         caller = sys._getframe(1)
@@ -210,10 +212,6 @@ class Consume(Workload):
         if exc_type is None:
             self.body = body_from(None, self._frame, "consume", self.loc, allow_empty=True)
         return False
-
-
-#: Coordinates of the tasks sent on each channel, learned from its sends (by channel id).
-_ARITY: dict[int, int] = {}
 
 
 def consume(channel: Any, body: Callable[[Message], Any] | None = None) -> Workload:
@@ -337,8 +335,8 @@ class ProcessBuilder:
                     loc=use.loc,
                 )
         for use in _walk(body):
-            if isinstance(use, Send):
-                _ARITY.setdefault(id(use.channel), _depth_to(body, use))
+            if isinstance(use, Send) and use.channel.arity is None:
+                use.channel.arity = _depth_to(body, use)
         return Process(self.name, self._consumes, self._produces, body, self.loc)
 
     def _check(self, channel: Any, clause: str) -> Channel:

@@ -197,7 +197,13 @@ class Const(Expr):
 
     def build(self, values: Sequence[SSAValue]) -> list[Operation]:
         type_ = i1 if self.is_bool else IndexType()
-        return [arith.ConstantOp(IntegerAttr(int(self.value), type_))]
+        op = arith.ConstantOp(IntegerAttr(int(self.value), type_))
+        # MLIR's own naming: %c2, %c_neg1, %true.
+        v = self.value
+        op.result.name_hint = (
+            str(v).lower() if self.is_bool else f"c{v}" if v >= 0 else f"c_neg{-v}"
+        )
+        return [op]
 
     def __repr__(self) -> str:
         return str(self.value)

@@ -238,6 +238,7 @@ class Lowerer:
         operands = [self._value(as_expr(d, "view")) for d in dynamic]
         level = self._level("pure", [lvl for _, lvl in operands])
         op = wsp_ops.ViewOp(source, offsets, sizes, [v for v, _ in operands])
+        op.result.name_hint = r.tensor.name.lower()
         return self._place([op], level, r.key)[0]
 
     def array(self, a: Tensor | ConstArray) -> SSAValue:

@@ -228,6 +228,10 @@ class Workload:
 
         return print_module(self.module())
 
+    def __repr__(self) -> str:
+        name = f" {self.name}" if self.name else ""
+        return f"<{self.construct}{name} at {self.loc}>"
+
 
 # --------------------------------------------------------------------------- loops
 
