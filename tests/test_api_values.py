@@ -483,3 +483,31 @@ def test_helper_values_carry_readable_names():
     )
     assert "%c2 = arith.constant 2 : index" in text
     assert "%x = wsp.view %X[%i]" in text
+
+
+def test_an_error_inside_a_loop_body_leaves_no_open_body_behind():
+    import gc
+
+    from pto_wsp.frontend import workloads
+
+    @workload
+    def broken():
+        for i in P(Dense[2]):
+            k1[i](x=X[i, 0])  # rank 0 for a rank-1 parameter
+
+    with pytest.raises(CompileError, match="rank"):
+        broken.module()
+    gc.collect()  # closes the abandoned P generator
+    assert workloads._FRAMES == []
+    ok = parallel_for(Dense[2], lambda i: task(k1, [i], [X[i]])).named("ok")
+    assert "wsp.task @k1" in roundtrip(ok.module())
+
+
+def test_break_keeps_what_the_loop_body_built():
+    @workload
+    def w():
+        for i in P(Dense[2]):
+            k1[i](x=X[i])
+            break
+
+    assert "wsp.task @k1(%i" in roundtrip(w.module())

@@ -204,11 +204,11 @@ class Consume(Workload):
         names = source_target_names(caller, ast.With)
         if names and len(names) == 1:
             self.message.name = names[0]
-        self._frame, self._depth = open_frame()
+        self._frame = open_frame()
         return self.message
 
     def __exit__(self, exc_type: Any, *_: Any) -> bool:
-        close_frame(self._depth)
+        close_frame(self._frame)
         if exc_type is None:
             self.body = body_from(None, self._frame, "consume", self.loc, allow_empty=True)
         return False

@@ -135,14 +135,14 @@ class _LoopStatement:
             axis = self.axes[0] if len(self.axes) == 1 else cross(*self.axes)
             outer, inner, indices = loop_nest(self.kind, axis, names)
         outer.loc = loc
-        frame, depth = open_frame()
+        frame = open_frame()
         try:
             yield indices[0] if len(indices) == 1 else tuple(indices)
         except GeneratorExit:  # `break` out of the body: keep what it built
-            close_frame(depth)
+            close_frame(frame)
             inner.body = body_from(None, frame, self.construct, loc, allow_empty=True)
             return
-        close_frame(depth)
+        close_frame(frame)
         inner.body = body_from(None, frame, self.construct, loc)
 
 
@@ -154,10 +154,10 @@ class _When:
 
     def __enter__(self) -> None:
         _require_body("P.when")
-        self._frame, self._depth = open_frame()
+        self._frame = open_frame()
 
     def __exit__(self, exc_type: Any, *_: Any) -> bool:
-        close_frame(self._depth)
+        close_frame(self._frame)
         if exc_type is None:
             body = body_from(None, self._frame, "P.when", self.loc)
             cond = Cond(self.pred, body, [])
@@ -182,10 +182,10 @@ class _Otherwise:
                 loc=self.loc,
             )
         self._cond = last
-        self._frame, self._depth = open_frame()
+        self._frame = open_frame()
 
     def __exit__(self, exc_type: Any, *_: Any) -> bool:
-        close_frame(self._depth)
+        close_frame(self._frame)
         if exc_type is None:
             self._cond.else_body = body_from(None, self._frame, "P.otherwise", self.loc)
         return False

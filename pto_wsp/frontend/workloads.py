@@ -71,16 +71,24 @@ def collecting() -> Iterator[_Frame]:
         del _FRAMES[depth:]  # also drops frames an exception left open inside
 
 
-def open_frame() -> tuple[_Frame, int]:
+def open_frame() -> _Frame:
     """Open a body that a later ``close_frame`` closes (for-loop and with-block bodies)."""
     frame = _Frame()
     _FRAMES.append(frame)
-    return frame, len(_FRAMES) - 1
+    return frame
 
 
-def close_frame(depth: int) -> None:
-    """Close the body opened at ``depth`` (and any left open inside it)."""
-    del _FRAMES[depth:]
+def close_frame(frame: _Frame) -> None:
+    """Close ``frame`` (and any body left open inside it), if it is still open.
+
+    A ``for ... in P(...)`` generator abandoned by an exception is closed by the garbage
+    collector, maybe while another body is being built: by then its frame was dropped with
+    the body around it, and nothing must be closed.
+    """
+    for depth in range(len(_FRAMES) - 1, -1, -1):
+        if _FRAMES[depth] is frame:
+            del _FRAMES[depth:]
+            return
 
 
 def body_from(
@@ -392,7 +400,7 @@ class Group(Workload):
     def __init__(self, kind: str, children: list[Workload]):
         super().__init__()
         self.construct, self.kind, self.items = kind, kind, children
-        self._depth: int | None = None
+        self._open: _Frame | None = None
 
     def children(self) -> list[Workload]:
         return self.items
@@ -400,13 +408,12 @@ class Group(Workload):
     def __enter__(self) -> Group:
         if self.items:
             raise CompileError(self.kind, f"`with {self.kind}():` takes no workloads")
-        frame, self._depth = open_frame()
-        self._open = frame
+        self._open = open_frame()
         return self
 
     def __exit__(self, exc_type: Any, *_: Any) -> bool:
-        assert self._depth is not None
-        close_frame(self._depth)
+        assert self._open is not None
+        close_frame(self._open)
         if exc_type is None:
             self.items = body_from(None, self._open, self.kind, self.loc)
         return False
