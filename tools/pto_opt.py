@@ -70,6 +70,25 @@ class PtoOptMain(xDSLOptMain):
         """xdsl-opt's arguments, under pto-opt's name (also when run as ``python -m``)."""
         arg_parser.prog = TOOL
         super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--emit-irdl",
+            action="store_true",
+            help="print the IRDL definition of pto-wsp's dialects (docs/interop.md) and exit",
+        )
+
+    def register_all_frontends(self) -> None:
+        """MLIR, and the .pto assembly of seed 000 §8 (by extension, or ``-f pto``)."""
+        super().register_all_frontends()
+        from pto_wsp.interop.pto_target import pto_frontend
+
+        self.available_frontends["pto"] = pto_frontend(self)
+
+    def register_all_targets(self) -> None:
+        """xDSL's targets, and ``-t pto``: the module printed as .pto text."""
+        super().register_all_targets()
+        from pto_wsp.interop.pto_target import pto_target
+
+        self.available_targets["pto"] = pto_target
 
     # --- Command line: pipeline and target -------------------------------------------------
 
@@ -121,8 +140,13 @@ class PtoOptMain(xDSLOptMain):
 
     def run(self) -> int:
         """Process the input chunk by chunk; return 0 if every chunk succeeded, else 1."""
+        if self.args.emit_irdl:
+            from pto_wsp.interop.irdl import irdl_text
+
+            sys.stdout.write(irdl_text())
+            return 0
         try:
-            chunks, _ = self.prepare_input()
+            chunks, self._frontend = self.prepare_input()
         except ValueError as error:  # an input extension no frontend handles
             raise ToolError(f"{error}; choose a frontend with -f") from None
         output = None if self.args.output_file in (None, "-") else OutputFile(self.args.output_file)
@@ -160,12 +184,17 @@ class PtoOptMain(xDSLOptMain):
         """Parse, transform and print one chunk. On an error, report it and return None, or
         "" when --parsing-diagnostics / --verify-diagnostics say the error is expected.
 
-        The input is MLIR: xdsl-opt has no other frontend, and ours must locate ops."""
+        The input is MLIR, or .pto (pto_wsp.interop): both parsers locate ops."""
         parser = module = None
         try:
-            # The parser lexes its first token at once: a ParseError may come from here too.
-            parser = LocatingParser(self.ctx, text, self.get_input_name(), line_offset)
-            module = parser.parse_module(not self.args.no_implicit_module)
+            if getattr(self, "_frontend", "mlir") == "pto":
+                from pto_wsp.interop.pto_parser import parse as parse_pto
+
+                module = parse_pto(text, self.get_input_name(), self.ctx, line_offset, False)
+            else:
+                # The parser lexes its first token at once: a ParseError may come from here.
+                parser = LocatingParser(self.ctx, text, self.get_input_name(), line_offset)
+                module = parser.parse_module(not self.args.no_implicit_module)
             self.apply_passes(module)
             return self.output_resulting_program(module)
         except ParseError as error:
@@ -183,6 +212,11 @@ class PtoOptMain(xDSLOptMain):
 def _diagnostic_report(error: DiagnosticException, parser: LocatingParser | None) -> Report:
     """Locate a verifier or pass error: at the op it is about, else (when it was raised while
     parsing, e.g. by an attribute's verifier) at the parser's position, else nowhere."""
+    # Errors of the .pto printer name the op that .pto cannot express (no note: the op
+    # may be a whole workload).
+    exported = getattr(error, "op", None)
+    if exported is not None:
+        return Report(op_location(exported), f"'{exported.name}' op {error}")
     op = failing_op(error)
     if op is not None:
         location = op_location(op)

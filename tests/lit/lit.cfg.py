@@ -24,7 +24,7 @@ import lit.formats
 config.name = "pto-wsp"
 # lit's own shell (execute_external=False): pipes, `not` and `2>&1` behave the same everywhere.
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".mlir", ".py"]
+config.suffixes = [".mlir", ".py", ".pto"]
 config.excludes = ["lit.cfg.py", "Inputs", "Output", "__pycache__"]
 config.test_source_root = os.path.dirname(__file__)
 
