@@ -11,6 +11,22 @@ command-line tools in ``pto_wsp.tools``.
 
 from pto_wsp.frontend import *  # noqa: F403  (the API is pto_wsp.frontend's __all__)
 from pto_wsp.frontend import __all__ as _api
+from pto_wsp.lowering.cpu import backend as _cpu_sim  # noqa: F401  (registers target cpu_sim)
+from pto_wsp.runtime.errors import (
+    ChannelClosed,
+    ChannelError,
+    Deadlock,
+    ExecutionError,
+    ResourceError,
+)
 
 __version__ = "0.1.0"
-__all__ = [*_api, "__version__"]
+__all__ = [
+    *_api,
+    "ChannelClosed",
+    "ChannelError",
+    "Deadlock",
+    "ExecutionError",
+    "ResourceError",
+    "__version__",
+]

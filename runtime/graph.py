@@ -146,6 +146,7 @@ class GraphBuilder:
         self._ekind: list[int] = []
         self._root = _Scope([])
         self._scopes: list[_Scope] = [self._root]
+        self._main = (self._root, self._scopes)
         self._num_tasks = 0
 
     # ------------------------------------------------------------------ nodes
@@ -315,6 +316,18 @@ class GraphBuilder:
             parent.group.extend(scope.group)
         elif scope.own:
             parent.group.extend(scope.frontier)
+
+    def new_context(self) -> tuple[_Scope, list[_Scope]]:
+        """A fresh stack of ordered scopes, for one more generator of tasks (a pipeline
+        process): structural order holds among the tasks each generator creates."""
+        root = _Scope([])
+        return (root, [root])
+
+    def use_context(self, context: tuple[_Scope, list[_Scope]] | None) -> None:
+        """Create the next tasks in ``context`` (from ``new_context``); None: the builder's own."""
+        if context is None:
+            context = self._main
+        self._root, self._scopes = context
 
     @contextlib.contextmanager
     def ordered(self) -> Iterator[None]:

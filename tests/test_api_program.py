@@ -42,9 +42,12 @@ def fake_backend():
         seen.append((m, options))
         return "program"
 
+    previous = program._BACKENDS.get("cpu_sim")
     register_backend("cpu_sim", backend)
     yield seen
     program._BACKENDS.pop("cpu_sim", None)
+    if previous is not None:  # the real cpu_sim backend, registered by import pto_wsp
+        program._BACKENDS["cpu_sim"] = previous
 
 
 def test_compile_runs_the_registered_backend(fake_backend):

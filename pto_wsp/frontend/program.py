@@ -7,6 +7,7 @@ callees before it, a schedule right after its workload.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from io import StringIO
 from typing import Any
@@ -216,6 +217,17 @@ class ModuleBuilder:
         return ModuleOp(ops)
 
 
+#: The ``@kernel``s of each module built here: the CPU simulator runs their Python bodies.
+_MODULE_KERNELS: weakref.WeakKeyDictionary[ModuleOp, dict[str, Kernel]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def kernels_of(m: ModuleOp) -> dict[str, Kernel]:
+    """The ``@kernel``s a module built by the API declares, by name (none for parsed IR)."""
+    return dict(_MODULE_KERNELS.get(m, {}))
+
+
 def build_module(items: list[Any]) -> ModuleOp:
     """Lower workloads, pipelines and schedules into one verified module."""
     builder = ModuleBuilder()
@@ -227,6 +239,7 @@ def build_module(items: list[Any]) -> ModuleOp:
     except VerifyException as error:
         loc = getattr(items[0], "loc", None) if items else None
         raise CompileError("module", f"the IR built is invalid: {error}", loc=loc) from error
+    _MODULE_KERNELS[module] = {name: k for name, (k, _) in builder.kernels.items()}
     return module
 
 

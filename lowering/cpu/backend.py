@@ -1,0 +1,456 @@
+"""The ``cpu_sim`` backend: a module to a runnable ``Program`` (seed 004 §2, §6.3).
+
+``compile_cpu_sim(module, mode=..., workers=..., ...)`` runs the shared lowering — the
+``wsp-to-tg`` and ``csp-to-tg`` passes with the module's schedules — then the backend's own
+stage: the entry ``tg.program`` is compiled to Python (``simgen.py``), each ``wsp.kernel``
+becomes a ``KernelSpec`` (cost model and CPU body), the program's ``config`` and the options
+become the simulator's ``SimConfig``. Importing this module registers the backend, so
+``pto_wsp.compile(x, target="cpu_sim")``, ``w.compile(...)`` and ``s.compile(...)`` use it.
+
+Kernel bodies are found, in order: the ``kernels={name: function}`` option; the ``@kernel``
+functions of a module built by the Python API; ``impls = {cpu_sim = "module:function"}`` on
+the ``wsp.kernel``. A kernel with none runs as a no-op in the functional mode (a warning
+says so); the cycles mode needs no body.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    Signedness,
+    StringAttr,
+)
+from xdsl.ir import Block, Operation
+from xdsl.utils.exceptions import PassFailedException
+
+from pto_wsp.dialects import csp, tg, wsp
+from pto_wsp.frontend.errors import CompileError, SourceLoc
+from pto_wsp.lowering.cpu.pygen import CodegenError, _divsi, _Generator, _remsi
+from pto_wsp.lowering.cpu.simgen import SimProgram, compile_sim_program
+from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
+from pto_wsp.runtime.engine import SimConfig
+from pto_wsp.runtime.kernels import KernelSpec
+from pto_wsp.runtime.program import ArgSpec, Program
+
+__all__ = ["OPTIONS", "compile_cpu_sim", "entry_names"]
+
+#: The options of ``compile(..., target="cpu_sim", **options)``.
+OPTIONS = {
+    "mode": "'functional' (run kernel bodies on the bound arrays) or 'cycles' (cost models only)",
+    "workers": "number of workers (default: the schedule's round_robin/range count, else 4)",
+    "vector_workers": "workers serving only the vector pool (with cube_workers)",
+    "cube_workers": "workers serving only the cube pool (with vector_workers)",
+    "workload": "the workload or pipeline to run when the module has several",
+    "schedule": "the schedule to apply when the workload has several",
+    "kernels": "{kernel name: Python function} bodies that override the others",
+    "default_cost": "cycles of a kernel without a cost (default 1)",
+    "gen_cost": "cycles the generator spends per task created (default 0)",
+    "cycles_per_ms": "virtual cycles per millisecond, for rate_limit (default 1e6: 1 GHz)",
+}
+
+_MODES = ("functional", "cycles")
+
+_PACKAGE_DIRS = tuple(
+    os.path.dirname(os.path.abspath(p)) + os.sep
+    for p in (
+        __file__,
+        sys.modules["pto_wsp.frontend.errors"].__file__ or "",
+        sys.modules["pto_wsp.passes.wsp_to_tg"].__file__ or "",
+        sys.modules["pto_wsp.runtime.engine"].__file__ or "",
+    )
+)
+
+
+def _user_location() -> SourceLoc:
+    """The innermost frame outside pto-wsp: where the user called compile()."""
+    frame = sys._getframe(1)
+    package_init = os.path.join(
+        os.path.dirname(os.path.dirname(_PACKAGE_DIRS[1].rstrip(os.sep))), "__init__.py"
+    )
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith(_PACKAGE_DIRS) and path != package_init:
+            return SourceLoc(frame.f_code.co_filename, frame.f_lineno)
+        frame = frame.f_back
+    return SourceLoc("<unknown>", 0)
+
+
+def _error(message: str, loc: SourceLoc) -> CompileError:
+    return CompileError("compile(target='cpu_sim')", message, loc=loc)
+
+
+# --------------------------------------------------------------------------- entry
+
+
+def entry_names(module: ModuleOp) -> tuple[list[str], list[str]]:
+    """(all workloads and pipelines, those no other workload calls) of a module."""
+    names: list[str] = []
+    called: set[str] = set()
+    for op in module.ops:
+        if isinstance(op, wsp.WorkloadOp | csp.PipelineOp):
+            names.append(op.sym_name.data)
+    for op in module.walk():
+        if isinstance(op, wsp.CallOp):
+            called.add(op.callee.root_reference.data)
+    return names, [n for n in names if n not in called]
+
+
+def _schedules(module: ModuleOp) -> list[Operation]:
+    return [op for op in module.ops if op.name == "sched.schedule"]
+
+
+def _entry(module: ModuleOp, workload: str | None, schedule: str | None, loc: SourceLoc) -> str:
+    names, roots = entry_names(module)
+    if workload is not None:
+        if workload not in names:
+            raise _error(
+                f"no workload or pipeline @{workload} (there are: "
+                f"{', '.join('@' + n for n in names) or 'none'})",
+                loc,
+            )
+        return workload
+    if len(roots) == 1:
+        return roots[0]
+    if schedule is not None:
+        for s in _schedules(module):
+            if s.properties["sym_name"].data == schedule:
+                return s.properties["workload"].root_reference.data
+    if not names:
+        raise _error("the module has no workload or pipeline to run", loc)
+    raise _error(
+        f"the module has several workloads or pipelines ({', '.join('@' + n for n in roots)});"
+        " choose one with workload=NAME",
+        loc,
+    )
+
+
+# --------------------------------------------------------------------------- keys
+
+
+def _compile_region(block: Block, arg_names: list[str], what: str) -> Callable[..., int]:
+    """A key or cost region (arith, memref.dim; ends in a yield) as a Python function."""
+    gen = _Generator()
+    params = [gen.name(a) for a in block.args]
+    ops = list(block.ops)
+    if not ops or not ops[-1].operands:
+        raise CodegenError(f"{what}: the region yields no value")
+    for op in ops[:-1]:
+        gen.op(op)
+    result = gen.name(ops[-1].operands[0])
+    source = "\n".join(
+        [f"def _region({', '.join(params)}):", "    pass", *gen.lines, f"    return {result}"]
+    )
+    namespace: dict[str, Any] = {"_divsi": _divsi, "_remsi": _remsi}
+    exec(compile(source, f"<{what}>", "exec"), namespace)
+    return namespace["_region"]
+
+
+class PlacementKeys:
+    """The schedule's per-task keys, for tasks a process receives in a message.
+
+    A message's tasks are issued by the receiving process, which gives them its ``replica``
+    coordinate; keys over it could not be computed by the sender (csp-to-tg says so in a
+    warning) and are computed here, at receipt, from the task's coordinates by name.
+    """
+
+    def __init__(self, schedule: Operation | None) -> None:
+        self.dispatch: tuple[str, Any] | None = None
+        self.stream: tuple[list[str], Callable[..., int]] | None = None
+        self.priority: tuple[list[str], Callable[..., int]] | None = None
+        if schedule is None:
+            return
+        for op in schedule.regions[0].block.ops:
+            policy = op.properties.get("policy")
+            policy = policy.data if isinstance(policy, StringAttr) else ""
+            if op.name == "sched.dispatch" and policy in ("affinity", "range"):
+                axis = op.properties.get("axis")
+                if isinstance(axis, StringAttr) and policy == "affinity":
+                    self.dispatch = ("affinity", axis.data)
+            elif op.name == "sched.dispatch" and policy in ("hash", "dispatch_by"):
+                self.dispatch = (policy, self._key(op))
+            elif op.name == "sched.stream_by":
+                self.stream = self._key(op)
+            elif op.name == "sched.issue" and policy == "priority":
+                self.priority = self._key(op)
+
+    @staticmethod
+    def _key(op: Operation) -> tuple[list[str], Callable[..., int]]:
+        names_attr = op.properties.get("key_names")
+        names = [n.data for n in names_attr.data] if names_attr else []
+        return names, _compile_region(op.regions[0].block, names, f"{op.name} key")
+
+    @property
+    def any(self) -> bool:
+        return bool(self.dispatch or self.stream or self.priority)
+
+    @staticmethod
+    def _eval(key: tuple[list[str], Callable[..., int]], coords: dict[str, int]) -> int | None:
+        names, fn = key
+        if any(n not in coords for n in names):
+            return None
+        return int(fn(*(coords[n] for n in names)))
+
+    def place(self, coords: tuple, target: int, stream: int, priority: int) -> tuple:
+        """Target, stream and priority of a received task (keeps what the sender set)."""
+        named = dict(coords)
+        if target < 0 and self.dispatch is not None:
+            policy, detail = self.dispatch
+            if policy == "affinity":
+                target = named.get(detail, -1)
+            else:
+                value = self._eval(detail, named)
+                if value is not None:
+                    target = value * 2654435761 % (1 << 32) if policy == "hash" else value
+        if self.stream is not None and stream == 0:
+            value = self._eval(self.stream, named)
+            stream = stream if value is None else value
+        if self.priority is not None and priority == 0:
+            value = self._eval(self.priority, named)
+            priority = priority if value is None else value
+        return target, stream, priority
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+def _import_body(spec: str) -> Callable[..., Any]:
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"impls cpu_sim = {spec!r} is not 'module:function'")
+    target: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        target = getattr(target, part)
+    if not callable(target):
+        raise ValueError(f"impls cpu_sim = {spec!r} is not callable")
+    return getattr(target, "fn", target)
+
+
+def _kernel_specs(
+    module: ModuleOp,
+    bodies: Mapping[str, Any],
+    default_cost: int,
+    functional: bool,
+    loc: SourceLoc,
+    warnings: list[str],
+) -> dict[str, KernelSpec]:
+    specs: dict[str, KernelSpec] = {}
+    for op in module.ops:
+        if not isinstance(op, wsp.KernelOp):
+            continue
+        name = op.sym_name.data
+        names = [n.data for n in op.arg_names]
+        if op.cost is not None:
+            cost: int | Callable[..., int] = int(op.cost.value.data)
+        elif op.cost_region.blocks:
+            try:
+                cost = _compile_region(op.cost_region.block, names, f"cost of @{name}")
+            except CodegenError as error:
+                raise _error(str(error), loc) from None
+        else:
+            cost = default_cost
+        body, origin = bodies.get(name), "kernels="
+        if body is not None and not callable(body):
+            raise _error(f"kernels={{{name!r}: ...}} is not callable", loc)
+        body = getattr(body, "fn", body)
+        impls = op.impls.data if op.impls is not None else {}
+        if body is None and "cpu_sim" in impls:
+            text = impls["cpu_sim"]
+            text = text.data if isinstance(text, StringAttr) else str(text)
+            try:
+                body, origin = _import_body(text), "impls"
+            except (ImportError, AttributeError, ValueError) as error:
+                raise _error(
+                    f"kernel @{name}: cannot load its cpu_sim body: {error}", loc
+                ) from None
+        if body is None and functional:
+            warnings.append(
+                f"warning: kernel @{name} has no CPU body (@kernel function, kernels= or "
+                'impls = {cpu_sim = "module:function"}): its tasks run as no-ops'
+            )
+        specs[name] = KernelSpec(
+            name,
+            names,
+            [a.data for a in op.access],
+            op.exec_unit.data,
+            cost,
+            body,
+            origin if body is not None else "",
+        )
+    return specs
+
+
+# --------------------------------------------------------------------------- arguments
+
+_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64"}
+
+
+def _dtype(element: Any) -> str:
+    if isinstance(element, IndexType):
+        return "index"
+    if isinstance(element, IntegerType):
+        width = element.width.data
+        unsigned = element.signedness.data == Signedness.UNSIGNED
+        return f"{'u' if unsigned else ''}int{width}" if width in (8, 16, 32, 64) else ""
+    return _DTYPES.get(str(element), "")
+
+
+def _arg_specs(program: SimProgram) -> list[ArgSpec]:
+    specs = []
+    for name, type_ in zip(program.compiled.arg_names, program.compiled.arg_types):
+        if isinstance(type_, MemRefType):
+            shape = tuple(s if s >= 0 else None for s in type_.get_shape())
+            specs.append(ArgSpec(name, "tensor", _dtype(type_.element_type), shape, str(type_)))
+        else:
+            specs.append(ArgSpec(name, "scalar", "", (), str(type_)))
+    return specs
+
+
+# --------------------------------------------------------------------------- config
+
+
+def _config(
+    program: tg.ProgramOp,
+    code: SimProgram,
+    options: dict[str, Any],
+    loc: SourceLoc,
+) -> SimConfig:
+    raw = program.config.data if program.config is not None else {}
+
+    def get(key: str, default: Any) -> Any:
+        value = raw.get(key)
+        if value is None:
+            return default
+        if isinstance(value, IntegerAttr):
+            return int(value.value.data)
+        if isinstance(value, StringAttr):
+            return value.data
+        return default
+
+    vector, cube = options.get("vector_workers"), options.get("cube_workers")
+    workers = options.get("workers")
+    pools: tuple[str, ...] = ()
+    if vector is not None or cube is not None:
+        vector, cube = int(vector or 0), int(cube or 0)
+        pools = ("vector",) * vector + ("cube",) * cube
+        if workers is not None and workers != len(pools):
+            raise _error(f"workers={workers} but vector_workers + cube_workers = {len(pools)}", loc)
+        workers = len(pools)
+    if workers is None:
+        workers = get("workers", 4)
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise _error(f"workers must be an int >= 1, got {workers!r}", loc)
+    return SimConfig(
+        workers=workers,
+        worker_pools=pools,
+        dispatch=get("dispatch", ""),
+        streams=get("streams", 0),
+        stream_keyed=code.stream_keyed,
+        ready=get("ready", "fifo"),
+        timing=get("timing", "immediate"),
+        timing_n=get("timing_n", 0),
+        task_window=get("task_window", 0),
+        window_overflow=get("window_overflow", "stall"),
+        pipeline_depth=get("pipeline_depth", 0),
+        depth_scope=get("depth_scope", "global"),
+        batch_deps=get("batch_deps", 0),
+        functional=options.get("mode", "functional") == "functional",
+        gen_cost=int(options.get("gen_cost", 0)),
+        cycles_per_ms=float(options.get("cycles_per_ms", 1e6)),
+    )
+
+
+# --------------------------------------------------------------------------- compile
+
+
+def _bodies_from_frontend(module: ModuleOp) -> dict[str, Any]:
+    try:
+        from pto_wsp.frontend.program import kernels_of
+    except ImportError:  # an API without the registry: only kernels= and impls
+        return {}
+    return {name: k.fn for name, k in kernels_of(module).items()}
+
+
+def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
+    """Compile ``module`` for the CPU simulator; the options are ``OPTIONS``."""
+    loc = _user_location()
+    start = time.perf_counter()
+    unknown = [k for k in options if k not in OPTIONS]
+    if unknown:
+        raise _error(
+            f"unknown option {unknown[0]!r} (options: {', '.join(OPTIONS)})",
+            loc,
+        )
+    mode = options.get("mode", "functional")
+    if mode not in _MODES:
+        raise _error(f"mode must be 'functional' or 'cycles', got {mode!r}", loc)
+    bodies = dict(_bodies_from_frontend(module))
+    bodies.update(options.get("kernels") or {})
+    schedule = options.get("schedule")
+    m = module.clone()
+    entry = _entry(m, options.get("workload"), schedule, loc)
+    keys = None
+    pipeline_schedules = [
+        s for s in _schedules(m) if s.properties["workload"].root_reference.data == entry
+    ]
+    if any(isinstance(op, csp.PipelineOp) and op.sym_name.data == entry for op in m.ops):
+        chosen = [s for s in pipeline_schedules if s.properties["sym_name"].data == schedule]
+        chosen = chosen or (pipeline_schedules if len(pipeline_schedules) == 1 else [])
+        try:
+            keys = PlacementKeys(chosen[0] if chosen else None)
+        except CodegenError as error:
+            raise _error(str(error), loc) from None
+        keys = keys if keys.any else None
+    warnings: list[str] = []
+    stderr = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(stderr):
+            ctx = Context()
+            WspToTgPass(schedule=schedule or "").apply(ctx, m)
+            CspToTgPass(schedule=schedule or "").apply(ctx, m)
+    except PassFailedException as error:
+        raise _error(str(error), loc) from None
+    warnings += [line for line in stderr.getvalue().splitlines() if line.strip()]
+    program = next(op for op in m.ops if isinstance(op, tg.ProgramOp) and op.sym_name.data == entry)
+    try:
+        code = compile_sim_program(program, m)
+    except CodegenError as error:
+        raise _error(str(error), loc) from None
+    config = _config(program, code, options, loc)
+    kernels = _kernel_specs(
+        m, bodies, int(options.get("default_cost", 1)), config.functional, loc, warnings
+    )
+    for line in warnings:
+        print(line, file=sys.stderr)
+    return Program(
+        entry,
+        code,
+        kernels,
+        config,
+        _arg_specs(code),
+        keys=keys,
+        compile_time_ms=(time.perf_counter() - start) * 1e3,
+        warnings=warnings,
+    )
+
+
+def _register() -> None:
+    from pto_wsp.frontend.program import register_backend
+
+    register_backend("cpu_sim", compile_cpu_sim)
+
+
+_register()

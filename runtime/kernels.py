@@ -1,0 +1,101 @@
+"""The kernel registry of the simulator (seed 004 §2.5): per kernel, its signature, cost
+model and CPU body.
+
+A ``KernelSpec`` is independent of the IR: the cpu_sim backend fills one per ``wsp.kernel``
+(``lowering/cpu/backend.py``). ``body`` is the Python function the functional mode runs; it
+is called with the kernel's parameters in declaration order — scalars as ints, tensors as
+numpy views of the bound arrays (writes go to the arrays in place). ``cost`` is cycles: an
+int, or a function of the same parameters where tensors are ``Dims`` (``.shape``,
+``.dim(d)``) — the cycles mode never touches data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pto_wsp.runtime.regions import TensorRegion
+
+__all__ = ["Dims", "KernelSpec", "ViewRegion", "numpy_view"]
+
+
+class ViewRegion(TensorRegion):
+    """A task's region that also knows which dimensions of the root tensor remain dimensions
+    of the kernel's view (``kept``): ``Q[b, h]`` keeps the last two of Q's four."""
+
+    __slots__ = ("kept",)
+
+    def __init__(self, tensor, offsets, sizes, strides, access, kept: tuple[int, ...]) -> None:
+        super().__init__(tensor, offsets, sizes, strides, access)
+        self.kept = kept
+
+    @property
+    def view_shape(self) -> tuple[int, ...]:
+        """The shape of the kernel's view."""
+        return tuple(self.sizes[d] for d in self.kept)
+
+
+def numpy_view(array: np.ndarray, region: TensorRegion) -> np.ndarray:
+    """The numpy view of ``array`` a task gets for ``region`` (a view, never a copy)."""
+    kept = getattr(region, "kept", None)
+    if kept is None:
+        kept = range(len(region.sizes))
+    kept_set = set(kept)
+    index: list[Any] = []
+    for d, (o, n, s) in enumerate(zip(region.offsets, region.sizes, region.strides)):
+        if d in kept_set:
+            index.append(slice(o, o + (n - 1) * s + 1 if n else o, s))
+        else:
+            index.append(o)
+    return array[tuple(index)]
+
+
+class Dims:
+    """A tensor parameter inside a cost function: only its extents are known."""
+
+    __slots__ = ("shape",)
+
+    def __init__(self, shape: Sequence[int]) -> None:
+        self.shape = tuple(shape)
+
+    def dim(self, d: int) -> int:
+        return self.shape[d]
+
+
+@dataclass
+class KernelSpec:
+    """One kernel: name, parameters (``access`` '' for scalars), unit, cost and body."""
+
+    name: str
+    param_names: list[str]
+    access: list[str]
+    exec_unit: str = "vector"
+    cost: int | Callable[..., int] = 1
+    body: Callable[..., Any] | None = None
+    #: Where the body came from (``@kernel``, ``impls``, ``kernels=``), for messages.
+    origin: str = ""
+    _layout: list[bool] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        self._layout = [bool(a) for a in self.access]
+
+    @property
+    def tensor_names(self) -> list[str]:
+        return [n for n, a in zip(self.param_names, self.access) if a]
+
+    def arguments(self, args: Sequence[int], tensors: Sequence[Any]) -> list[Any]:
+        """The kernel's parameters in declaration order from a task's scalars and tensors."""
+        scalars = iter(args)
+        views = iter(tensors)
+        return [next(views) if is_tensor else next(scalars) for is_tensor in self._layout]
+
+    def cycles(self, args: Sequence[int], regions: Sequence[TensorRegion]) -> int:
+        """The cost of one task in cycles."""
+        cost = self.cost
+        if cost.__class__ is int:
+            return cost
+        dims = [Dims(getattr(r, "view_shape", r.sizes)) for r in regions]
+        return int(cost(*self.arguments(args, dims)))

@@ -1,0 +1,345 @@
+"""``Program``: a compiled cpu_sim program (seed 001 §7.1, seed 004 §1.1).
+
+``compile(..., target="cpu_sim")`` returns one. ``bind(**values)`` gives the program's
+arguments by name — tensors as numpy arrays (written in place by the functional mode),
+symbols as ints, lengths and CSR arrays as integer arrays; bindings accumulate and can be
+replaced at any time without recompiling. ``execute()`` runs the program once on a fresh
+simulator (runtime/engine.py); ``execute_async()`` runs it on a background thread and
+``synchronize()`` waits for it (and raises its error). ``stats()``, ``trace()``,
+``write_trace(path)`` and ``write_gantt(path)`` describe the last run.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pto_wsp.runtime.engine import STALL_CAUSES, SimConfig, Simulator
+from pto_wsp.runtime.graph import EDGE_KINDS, TaskGraph, gc_paused
+from pto_wsp.runtime.kernels import KernelSpec
+
+__all__ = ["ArgSpec", "Program", "Stats"]
+
+#: Extent standing for an unbound runtime dimension (lowering/cpu/pygen.py's WHOLE).
+_WHOLE = 1 << 62
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """One argument of a program: name, kind (tensor / scalar), element dtype, static shape."""
+
+    name: str
+    kind: str
+    dtype: str = ""  # numpy dtype name of a tensor's elements; "index" for index buffers
+    shape: tuple[int | None, ...] = ()
+    type_text: str = ""
+
+
+@dataclass
+class Stats:
+    """What one execution did (seed 004 ProgramStats and the simulator's own figures).
+
+    Times in cycles are virtual (the kernels' cost models); ``execute_time_ms`` is the wall
+    time of the simulation itself. ``stalls`` sums, per cause, the cycles tasks (or
+    processes, or the generator) spent waiting (docs/simulator.md). Also readable as a
+    mapping: ``stats["makespan_cycles"]``.
+    """
+
+    mode: str
+    num_tasks: int
+    num_barriers: int
+    num_edges: int
+    edges_by_kind: dict[str, int]
+    num_streams: int
+    num_workers: int
+    compile_time_ms: float
+    execute_time_ms: float
+    makespan_cycles: float
+    busy_cycles: list[float]
+    utilization: list[float]
+    tasks_per_worker: list[int]
+    stalls: dict[str, float]
+    steals: int = 0
+    num_processes: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, key)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary."""
+        return asdict(self)
+
+    def summary(self) -> str:
+        """A few readable lines."""
+        util = sum(self.busy_cycles) / (self.makespan_cycles * self.num_workers or 1)
+        kinds = ", ".join(f"{k} {v}" for k, v in self.edges_by_kind.items() if v)
+        lines = [
+            f"{self.num_tasks} tasks, {self.num_edges} edges"
+            + (f" ({kinds})" if kinds else "")
+            + f", {self.num_barriers} barriers",
+            f"makespan {self.makespan_cycles:,.0f} cycles on {self.num_workers} workers, "
+            f"utilization {util:.1%}",
+            "per worker: "
+            + ", ".join(
+                f"w{w} {n} tasks {u:.0%}"
+                for w, (n, u) in enumerate(zip(self.tasks_per_worker, self.utilization))
+            ),
+        ]
+        stalls = {k: v for k, v in self.stalls.items() if v}
+        if stalls:
+            lines.append("stalls: " + ", ".join(f"{k} {v:,.0f}" for k, v in stalls.items()))
+        lines.append(
+            f"compile {self.compile_time_ms:.1f} ms, simulation {self.execute_time_ms:.1f} ms"
+            f" ({self.mode} mode)"
+        )
+        return "\n".join(lines)
+
+
+class Program:
+    """A compiled cpu_sim program: bind, execute, inspect (see the module doc)."""
+
+    def __init__(
+        self,
+        name: str,
+        code: Any,
+        kernels: Mapping[str, KernelSpec],
+        config: SimConfig,
+        args: list[ArgSpec],
+        *,
+        keys: Any = None,
+        compile_time_ms: float = 0.0,
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.name = name
+        self.code = code  # lowering/cpu/simgen.SimProgram
+        self.kernels = dict(kernels)
+        self.config = config
+        self.args = args
+        self.keys = keys
+        self.compile_time_ms = compile_time_ms
+        self.warnings = list(warnings or [])
+        self._bindings: dict[str, Any] = {}
+        self._sim: Simulator | None = None
+        self._elapsed_ms = 0.0
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+        self._complete = False
+
+    @property
+    def mode(self) -> str:
+        return "functional" if self.config.functional else "cycles"
+
+    @property
+    def source(self) -> str:
+        """The Python the task-generation program was compiled to."""
+        return self.code.source
+
+    # ------------------------------------------------------------------ binding
+
+    def bind(self, **values: Any) -> Program:
+        """Give arguments by name (tensors: numpy arrays, written in place; symbols: ints;
+        lengths/CSR: integer arrays or lists). Returns the program, so calls chain."""
+        specs = {a.name: a for a in self.args}
+        for name, value in values.items():
+            spec = specs.get(name)
+            if spec is None:
+                raise ValueError(
+                    f"@{self.name} has no argument {name!r} "
+                    f"(arguments: {', '.join(a.name for a in self.args) or 'none'})"
+                )
+            self._bindings[name] = self._check(spec, value)
+        return self
+
+    def _check(self, spec: ArgSpec, value: Any) -> Any:
+        if spec.kind == "scalar":
+            if isinstance(value, bool) or not isinstance(value, int | np.integer):
+                raise ValueError(f"{spec.name} is an index: bind an int, got {value!r}")
+            return int(value)
+        if isinstance(value, list | tuple):
+            value = np.asarray(value, dtype=np.int64 if spec.dtype == "index" else spec.dtype)
+        if not isinstance(value, np.ndarray):
+            raise ValueError(f"{spec.name} is a tensor ({spec.type_text}): bind a numpy array")
+        if value.ndim != len(spec.shape) or any(
+            s is not None and s != d for s, d in zip(spec.shape, value.shape)
+        ):
+            raise ValueError(
+                f"{spec.name}: the bound array of shape {value.shape} does not fit {spec.type_text}"
+            )
+        if spec.dtype == "index":
+            if value.dtype.kind not in "iu":
+                raise ValueError(f"{spec.name} holds indices: bind an integer array")
+        elif spec.dtype and value.dtype != np.dtype(spec.dtype):
+            raise ValueError(
+                f"{spec.name} is {spec.type_text}: bind a {spec.dtype} array "
+                f"(got {value.dtype}; results are written in place, so no copy is made)"
+            )
+        return value
+
+    # ------------------------------------------------------------------ execution
+
+    def execute(self, progress: Callable[[int, int], None] | None = None) -> Program:
+        """Run the program once with the current bindings; raise its error, if any.
+
+        ``progress(created, completed)`` is called every few thousand tasks."""
+        self._complete = False
+        self._error = None
+        start = time.perf_counter()
+        try:
+            self._sim = self._run(progress)
+        finally:
+            self._elapsed_ms = (time.perf_counter() - start) * 1e3
+        self._complete = True
+        return self
+
+    def execute_async(self) -> Program:
+        """Start ``execute()`` on a background thread; ``synchronize()`` waits for it."""
+        if self._thread is not None and self._thread.is_alive():
+            raise RuntimeError(f"@{self.name} is already executing")
+        self._complete = False
+        self._error = None
+
+        def run() -> None:
+            try:
+                self.execute()
+            except BaseException as error:  # handed to synchronize()
+                self._error = error
+
+        self._thread = threading.Thread(target=run, name=f"pto-wsp {self.name}", daemon=True)
+        self._thread.start()
+        return self
+
+    def synchronize(self) -> Program:
+        """Wait for ``execute_async()`` to finish; raise the error of the run, if any."""
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        return self
+
+    def is_complete(self) -> bool:
+        """Whether the last execution finished without error."""
+        return self._complete and (self._thread is None or not self._thread.is_alive())
+
+    def elapsed_ms(self) -> float:
+        """Wall time of the last execution, in milliseconds."""
+        return self._elapsed_ms
+
+    def _arguments(self) -> tuple[list[Any], dict[str, np.ndarray], dict[str, list[int]]]:
+        try:
+            args = self.code.compiled.bind(self._bindings)
+        except KeyError as error:
+            name = error.args[0]
+            raise ValueError(f"@{self.name} needs a value for {name} (bind({name}=...))") from None
+        except ValueError as error:
+            raise ValueError(f"@{self.name}: {error}") from None
+        arrays: dict[str, np.ndarray] = {}
+        shapes: dict[str, list[int]] = {}
+        for spec, value in zip(self.args, args):
+            if spec.kind == "tensor":
+                bound = self._bindings.get(spec.name)
+                if bound is not None:
+                    arrays[spec.name] = bound
+                shapes[spec.name] = [s if s is not None else _WHOLE for s in value.shape]
+        return args, arrays, shapes
+
+    def _run(self, progress: Callable[[int, int], None] | None = None) -> Simulator:
+        args, arrays, shapes = self._arguments()
+        sim = Simulator(self.config, self.kernels, arrays, shapes, self.keys)
+        sim.progress = progress
+        code = self.code
+        try:
+            with gc_paused():
+                if code.is_pipeline:
+                    for name, capacity, is_event in code.queues:
+                        sim.add_queue(name, capacity, is_event)
+                    for p in code.processes:
+                        for r in range(p.replicas):
+                            label = p.name if p.replicas == 1 else f"{p.name}[{r}]"
+                            sim.add_process(label, p.function(sim, *args, r), p.sends, p.receives)
+                    sim.run_pipeline()
+                else:
+                    sim.run_main(code.compiled.function, args)
+        except KeyError as error:
+            name = error.args[0]
+            raise ValueError(
+                f"@{self.name} reads {name}, which is not bound (bind({name}=[...]))"
+            ) from None
+        except IndexError as error:
+            raise ValueError(f"@{self.name}: an index is out of the bound data: {error}") from None
+        return sim
+
+    # ------------------------------------------------------------------ results
+
+    def _last(self) -> Simulator:
+        if self._sim is None:
+            raise RuntimeError(f"@{self.name} has not been executed yet")
+        return self._sim
+
+    def stats(self) -> Stats:
+        """Statistics of the last execution (see ``Stats``)."""
+        sim = self._last()
+        graph = sim.graph
+        ends = [e for e in sim.end if e >= 0]
+        makespan = max(ends) if ends else 0.0
+        workers = sim.n_workers
+        kinds = np.bincount(np.asarray(graph._ekind, dtype=np.int64), minlength=4)
+        streams = (
+            self.config.streams
+            or len({s for s, k in zip(sim.stream_of, graph._kind) if k == 0})
+            or 1
+        )
+        return Stats(
+            mode=self.mode,
+            num_tasks=graph.num_tasks,
+            num_barriers=graph.num_nodes - graph.num_tasks,
+            num_edges=len(graph._src),
+            edges_by_kind={name: int(kinds[i]) for i, name in enumerate(EDGE_KINDS)},
+            num_streams=streams,
+            num_workers=workers,
+            compile_time_ms=self.compile_time_ms,
+            execute_time_ms=self._elapsed_ms,
+            makespan_cycles=makespan,
+            busy_cycles=list(sim.busy),
+            utilization=[b / makespan if makespan else 0.0 for b in sim.busy],
+            tasks_per_worker=list(sim.tasks_run),
+            stalls={k: sim.stalls.get(k, 0.0) for k in STALL_CAUSES},
+            steals=sim.steals,
+            num_processes=len(sim.processes),
+            warnings=list(self.warnings),
+        )
+
+    def graph(self) -> TaskGraph:
+        """The task graph the last execution built (static form: ids, edges, regions)."""
+        return self._last().graph.build()
+
+    def schedule_of(self) -> list[dict[str, Any]]:
+        """Per task of the last run: id, kernel, coordinates, worker, stream, start, end."""
+        sim = self._last()
+        graph = sim.graph
+        out = []
+        for i, kind in enumerate(graph._kind):
+            if kind != 0:
+                continue
+            out.append(
+                {
+                    "id": i,
+                    "kernel": graph.kernels[graph._kernel[i]],
+                    "coords": dict(graph._coords[i]),
+                    "worker": sim.worker[i],
+                    "stream": sim.stream_of[i],
+                    "start": sim.start[i],
+                    "end": sim.end[i],
+                }
+            )
+        return out
+
+    def __repr__(self) -> str:
+        return f"<pto_wsp Program @{self.name} cpu_sim {self.mode}, {self.config.workers} workers>"

@@ -1,0 +1,154 @@
+"""Pictures of a simulator run: a Chrome/Perfetto trace and a Gantt chart.
+
+``chrome_trace(program)`` is the Trace Event Format (open it in ui.perfetto.dev or
+chrome://tracing): one track per worker with a slice per task — named
+``kernel(b=0, h=1)``, its arguments the task id, kernel, coordinates, stream and cycles —,
+one track per stream with the same slices (only when the schedule declares streams), and
+the stalls as async slices named by cause (the generator waiting on the task window, a
+process blocked on a channel, a task held by a pipeline_depth gate). Time is virtual: one
+microsecond of the trace is ``cycles_per_ms / 1000`` cycles (1,000 at the default 1 GHz).
+
+``write_gantt(program, path)`` draws the worker tracks with matplotlib (PNG).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["chrome_trace", "write_gantt"]
+
+_WORKERS_PID = 1
+_STREAMS_PID = 2
+_STALLS_PID = 3
+
+
+def _label(kernel: str, coords: dict[str, int]) -> str:
+    inner = ", ".join(f"{k}={v}" for k, v in coords.items())
+    return f"{kernel}({inner})"
+
+
+def chrome_trace(program: Any) -> dict[str, Any]:
+    """The last run of ``program`` in the Trace Event Format (a JSON-ready dict)."""
+    sim = program._last()
+    per_us = program.config.cycles_per_ms / 1000.0
+    events: list[dict[str, Any]] = [
+        _meta(_WORKERS_PID, None, "process_name", f"@{program.name} workers"),
+        _meta(_WORKERS_PID, None, "process_sort_index", 0),
+    ]
+    for w in range(sim.n_workers):
+        pool = ("vector", "cube")[sim.worker_pool[w]] if sim.worker_pool[w] in (0, 1) else "any"
+        events.append(_meta(_WORKERS_PID, w, "thread_name", f"worker {w} ({pool})"))
+        events.append(_meta(_WORKERS_PID, w, "thread_sort_index", w))
+    streams = bool(program.config.streams)
+    if streams:
+        events.append(_meta(_STREAMS_PID, None, "process_name", "streams"))
+        events.append(_meta(_STREAMS_PID, None, "process_sort_index", 1))
+    lanes: set[int] = set()
+    for t in program.schedule_of():
+        if t["start"] < 0:
+            continue
+        name = _label(t["kernel"], t["coords"])
+        args = {
+            "task": t["id"],
+            "kernel": t["kernel"],
+            "coords": t["coords"],
+            "stream": t["stream"],
+            "cycles": t["end"] - t["start"],
+            "start_cycle": t["start"],
+        }
+        slice_ = {
+            "name": name,
+            "cat": "task",
+            "ph": "X",
+            "ts": t["start"] / per_us,
+            "dur": (t["end"] - t["start"]) / per_us,
+            "pid": _WORKERS_PID,
+            "tid": t["worker"],
+            "args": args,
+        }
+        events.append(slice_)
+        if streams:
+            lane = sim.lane[t["id"]]
+            if lane not in lanes:
+                lanes.add(lane)
+                worker = lane // program.config.streams - 1
+                where = f"worker {worker}" if worker >= 0 else "any worker"
+                label = f"stream {t['stream']} ({where})"
+                events.append(_meta(_STREAMS_PID, lane, "thread_name", label))
+            events.append(dict(slice_, pid=_STREAMS_PID, tid=lane))
+    if sim.stall_spans:
+        events.append(_meta(_STALLS_PID, None, "process_name", "stalls"))
+        events.append(_meta(_STALLS_PID, None, "process_sort_index", 2))
+    for n, (cause, who, t0, t1) in enumerate(sim.stall_spans):
+        common = {"name": f"{cause}: {who}", "cat": cause, "pid": _STALLS_PID, "id": n}
+        events.append(dict(common, ph="b", ts=t0 / per_us, tid=0))
+        events.append(dict(common, ph="e", ts=t1 / per_us, tid=0))
+    return {
+        "traceEvents": events,
+        "displayTimeUnit": "ns",
+        "otherData": {
+            "program": program.name,
+            "mode": program.mode,
+            "cycles_per_us": per_us,
+            "makespan_cycles": max((e for e in sim.end if e >= 0), default=0.0),
+        },
+    }
+
+
+def _meta(pid: int, tid: int | None, name: str, value: Any) -> dict[str, Any]:
+    key = "sort_index" if name.endswith("sort_index") else "name"
+    event: dict[str, Any] = {"name": name, "ph": "M", "pid": pid, "args": {key: value}}
+    if tid is not None:
+        event["tid"] = tid
+    return event
+
+
+def write_gantt(program: Any, path: str, title: str | None = None) -> None:
+    """Draw the last run as a Gantt chart (a row per worker, a bar per task) into ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sim = program._last()
+    tasks = [t for t in program.schedule_of() if t["start"] >= 0]
+    kernels = sorted({t["kernel"] for t in tasks})
+    cmap = plt.get_cmap("tab10" if len(kernels) <= 10 else "tab20")
+    colors = {k: cmap(i % cmap.N) for i, k in enumerate(kernels)}
+    height = max(2.0, 0.45 * sim.n_workers + 1.2)
+    fig, ax = plt.subplots(figsize=(11, height))
+    for t in tasks:
+        width = t["end"] - t["start"]
+        ax.barh(
+            t["worker"],
+            width,
+            left=t["start"],
+            height=0.8,
+            color=colors[t["kernel"]],
+            edgecolor="black",
+            linewidth=0.3,
+        )
+        if len(tasks) <= 64 and width > 0:
+            label = ",".join(str(v) for v in t["coords"].values())
+            ax.text(
+                t["start"] + width / 2,
+                t["worker"],
+                label,
+                ha="center",
+                va="center",
+                fontsize=6,
+            )
+    ax.set_yticks(range(sim.n_workers), [f"worker {w}" for w in range(sim.n_workers)])
+    ax.invert_yaxis()
+    ax.set_xlabel("virtual time (cycles)")
+    stats = program.stats()
+    ax.set_title(
+        title
+        or f"@{program.name}: {stats.num_tasks} tasks, makespan {stats.makespan_cycles:,.0f} "
+        f"cycles on {stats.num_workers} workers"
+    )
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colors[k]) for k in kernels]
+    ax.legend(handles, kernels, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

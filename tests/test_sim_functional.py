@@ -1,0 +1,353 @@
+"""The CPU simulator's functional mode: results equal numpy (issue 5 "Tests").
+
+Each workload is built with the Python API, compiled with ``target="cpu_sim"`` and run on
+bound numpy arrays; the outputs are compared with a plain numpy computation. Shapes are
+small: these tests check semantics, not speed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pto_wsp
+from pto_wsp import (
+    Dense,
+    DenseDyn,
+    DispatchPolicy,
+    ExecutionError,
+    In,
+    InOut,
+    IssuePolicy,
+    Out,
+    Sparse,
+    Tensor,
+    cond,
+    f32,
+    for_each,
+    index,
+    kernel,
+    parallel_for,
+    select,
+    sequential,
+    sym,
+    task,
+)
+
+RNG = np.random.default_rng(7)
+
+
+def _attention_reference(Q, K, V, lens):
+    out = np.zeros_like(Q)
+    for b in range(Q.shape[0]):
+        k, v = K[b, : lens[b]], V[b, : lens[b]]
+        for h in range(Q.shape[1]):
+            s = Q[b, h] @ k.T
+            p = np.exp(s - s.max(axis=1, keepdims=True))
+            out[b, h] = (p / p.sum(axis=1, keepdims=True)) @ v
+    return out
+
+
+@kernel(cost=lambda n: 64 * n, exec_unit="cube")
+def attn(
+    b, h, n, q: In[f32[8, 16]], k: In[f32[None, 16]], v: In[f32[None, 16]], o: Out[f32[8, 16]]
+):
+    s = q @ k.T
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    o[...] = (p / p.sum(axis=1, keepdims=True)) @ v
+
+
+def test_variable_length_attention():
+    Q = Tensor("Q", [None, 4, 8, 16], f32)
+    K = Tensor("K", [None, 40, 16], f32)
+    V = Tensor("V", [None, 40, 16], f32)
+    O = Tensor("O", [None, 4, 8, 16], f32)  # noqa: E741
+    lens = Tensor("seq_lens", [None], index)
+    batch = sym("batch_size")
+    w = parallel_for(
+        DenseDyn(batch),
+        lambda b: parallel_for(
+            Dense[4],
+            lambda h: task(
+                attn, [b, h, lens[b]], [Q[b, h], K[b, 0 : lens[b]], V[b, 0 : lens[b]], O[b, h]]
+            ),
+        ),
+    ).named("attention")
+    prog = (
+        w.schedule()
+        .dispatch(DispatchPolicy.affinity("b"))
+        .streams(2)
+        .stream_by(lambda b: b % 2)
+        .compile(target="cpu_sim", workers=3)
+    )
+    B = 3
+    q = RNG.standard_normal((B, 4, 8, 16)).astype(np.float32)
+    k = RNG.standard_normal((B, 40, 16)).astype(np.float32)
+    v = RNG.standard_normal((B, 40, 16)).astype(np.float32)
+    o = np.zeros((B, 4, 8, 16), np.float32)
+    seq = np.array([5, 40, 17])
+    prog.bind(Q=q, K=k, V=v, O=o, seq_lens=seq, batch_size=B).execute()
+    np.testing.assert_allclose(o, _attention_reference(q, k, v, seq), rtol=1e-5, atol=1e-6)
+    stats = prog.stats()
+    assert stats.num_tasks == B * 4
+    assert stats.tasks_per_worker == [4, 4, 4]  # affinity: batch b on worker b
+    # Rebinding needs no recompile: another batch, other lengths.
+    seq2 = np.array([1, 2])
+    o2 = np.zeros((2, 4, 8, 16), np.float32)
+    prog.bind(Q=q[:2].copy(), K=k[:2].copy(), V=v[:2].copy(), O=o2, seq_lens=seq2, batch_size=2)
+    prog.execute()
+    np.testing.assert_allclose(
+        o2, _attention_reference(q[:2], k[:2], v[:2], seq2), rtol=1e-5, atol=1e-6
+    )
+    assert prog.stats().num_tasks == 8
+
+
+@kernel(cost=2048, exec_unit="cube")
+def expert(b, e, x: In[f32[16]], wt: In[f32[16, 16]], y: Out[f32[16]]):
+    y[...] = wt @ x
+
+
+def test_moe_sparse_routing():
+    tokens = Tensor("tokens", [None, 16], f32)
+    weights = Tensor("weights", [8, 16, 16], f32)
+    out = Tensor("out", [None, 8, 16], f32)
+    batch = sym("batch_size")
+    indptr = Tensor("indptr", [None], index)
+    indices = Tensor("indices", [None], index)
+    routing = Sparse(batch, indptr, indices)
+    w = parallel_for(
+        DenseDyn(batch),
+        lambda b: select(
+            routing[b], lambda e: task(expert, [b, e], [tokens[b], weights[e], out[b, e]])
+        ),
+    ).named("moe")
+    prog = w.schedule().dispatch(DispatchPolicy.work_steal()).compile(target="cpu_sim")
+    ptr = np.array([0, 2, 5, 7, 10])
+    idx = np.array([1, 3, 0, 2, 4, 1, 5, 0, 3, 7])
+    x = RNG.standard_normal((4, 16)).astype(np.float32)
+    wts = RNG.standard_normal((8, 16, 16)).astype(np.float32)
+    y = np.zeros((4, 8, 16), np.float32)
+    prog.bind(tokens=x, weights=wts, out=y, batch_size=4, indptr=ptr, indices=idx).execute()
+    ref = np.zeros_like(y)
+    for b in range(4):
+        for e in idx[ptr[b] : ptr[b + 1]]:
+            ref[b, e] = wts[e] @ x[b]
+    np.testing.assert_allclose(y, ref, rtol=1e-5)
+    assert prog.stats().num_tasks == 10  # exactly nnz
+
+
+@kernel(cost=10)
+def scan_first(x: In[f32[8]], y: Out[f32[8]]):
+    y[...] = x
+
+
+@kernel(cost=10)
+def scan_step(i, prev: In[f32[8]], x: In[f32[8]], y: Out[f32[8]]):
+    y[...] = prev + x
+
+
+def _scan_tensors():
+    return Tensor("in", [None, 8], f32), Tensor("out", [None, 8], f32), sym("n")
+
+
+def test_scan_for_each():
+    in_, out, n = _scan_tensors()
+    w = sequential(
+        task(scan_first, [], [in_[0], out[0]]),
+        for_each(
+            DenseDyn(n - 1), lambda j: task(scan_step, [j + 1], [out[j], in_[j + 1], out[j + 1]])
+        ),
+    ).named("scan")
+    prog = w.compile(target="cpu_sim", workers=4)
+    x = RNG.standard_normal((12, 8)).astype(np.float32)
+    y = np.zeros_like(x)
+    prog.bind(**{"in": x, "out": y, "n": 12}).execute()
+    np.testing.assert_allclose(y, np.cumsum(x, axis=0), rtol=1e-5)
+
+
+def _parallel_scan(reverse_priority: bool):
+    in_, out, n = _scan_tensors()
+    w = sequential(
+        task(scan_first, [], [in_[0], out[0]]),
+        parallel_for(
+            DenseDyn(n - 1), lambda j: task(scan_step, [j + 1], [out[j], in_[j + 1], out[j + 1]])
+        ),
+    ).named("pscan")
+    s = w.schedule().dispatch(DispatchPolicy.round_robin(4))
+    if reverse_priority:
+        # Lower value first: later steps would run first if nothing ordered them.
+        s = s.issue(IssuePolicy.priority(lambda j: 1000 - j))
+    return s
+
+
+def test_scan_parallel_for_ordered_by_inferred_raw_only():
+    """The steps are a parallel_for: only read-after-write on out[j] orders them."""
+    prog = _parallel_scan(True).compile(target="cpu_sim")
+    x = RNG.standard_normal((12, 8)).astype(np.float32)
+    y = np.zeros_like(x)
+    prog.bind(**{"in": x, "out": y, "n": 12}).execute()
+    np.testing.assert_allclose(y, np.cumsum(x, axis=0), rtol=1e-5)
+    graph = prog.graph()
+    # Every step follows scan_first (the sequential); step j+1 reads what step j wrote.
+    assert graph.edge_counts()["structural"] == 11
+    assert graph.edge_counts()["raw"] == 10
+
+
+def test_scan_without_inferred_edges_would_be_wrong():
+    """Control for the test above: the executor really reorders unordered tasks."""
+    prog = _parallel_scan(True).compile(target="cpu_sim", workers=1)
+    x = np.ones((12, 8), np.float32)
+    y = np.zeros_like(x)
+    prog.bind(**{"in": x, "out": y, "n": 12})
+    prog.config.infer_data_deps = False  # structural order only
+    prog.execute()
+    assert not np.allclose(y, np.cumsum(x, axis=0))
+
+
+@kernel(cost=50)
+def load(b, src: In[f32[32]], dst: Out[f32[32]]):
+    dst[...] = src
+
+
+@kernel(cost=200)
+def compute(b, x: InOut[f32[32]]):
+    x *= 2
+
+
+@kernel(cost=50)
+def store(b, src: In[f32[32]], dst: Out[f32[32]]):
+    dst[...] = src + 1
+
+
+def _three_stage():
+    inp = Tensor("input", [None, 32], f32)
+    work = Tensor("work", [None, 32], f32)
+    outp = Tensor("output", [None, 32], f32)
+    batch = sym("batch_size")
+    return sequential(
+        parallel_for(DenseDyn(batch), lambda b: task(load, [b], [inp[b], work[b]])),
+        parallel_for(DenseDyn(batch), lambda b: task(compute, [b], [work[b]])),
+        parallel_for(DenseDyn(batch), lambda b: task(store, [b], [work[b], outp[b]])),
+    ).named("three_stage")
+
+
+def test_three_stage_sequential():
+    prog = pto_wsp.compile(_three_stage(), target="cpu_sim", workers=2)
+    x = RNG.standard_normal((6, 32)).astype(np.float32)
+    work = np.zeros_like(x)
+    y = np.zeros_like(x)
+    prog.bind(input=x, work=work, output=y, batch_size=6).execute()
+    np.testing.assert_allclose(y, 2 * x + 1, rtol=1e-6)
+    stats = prog.stats()
+    assert stats.num_tasks == 18
+    assert stats.num_barriers == 2
+    # Stage by stage on 2 workers: 3 rounds of each stage.
+    assert stats.makespan_cycles == 3 * 50 + 3 * 200 + 3 * 50
+
+
+@kernel(cost=1000, exec_unit="cube")
+def tier_small(b, n, x: InOut[f32[8, 4]]):
+    x += 1
+
+
+@kernel(cost=4000, exec_unit="cube")
+def tier_medium(b, n, x: InOut[f32[16, 4]]):
+    x += 10
+
+
+@kernel(cost=16000, exec_unit="cube")
+def tier_large(b, n, x: InOut[f32[32, 4]]):
+    x += 100
+
+
+def test_tiered_cond_on_runtime_lengths():
+    X = Tensor("X", [None, 32, 4], f32)
+    lens = Tensor("seq_lens", [None], index)
+    batch = sym("batch_size")
+    w = parallel_for(
+        DenseDyn(batch),
+        lambda b: cond(
+            lens[b] <= 8,
+            task(tier_small, [b, lens[b]], [X[b, 0:8]]),
+            cond(
+                lens[b] <= 16,
+                task(tier_medium, [b, lens[b]], [X[b, 0:16]]),
+                task(tier_large, [b, lens[b]], [X[b]]),
+            ),
+        ),
+    ).named("tiered")
+    prog = w.compile(target="cpu_sim")
+    seq = np.array([3, 16, 30, 8, 9])
+    x = np.zeros((5, 32, 4), np.float32)
+    prog.bind(X=x, seq_lens=seq, batch_size=5).execute()
+    ref = np.zeros_like(x)
+    for b, n in enumerate(seq):
+        rows, add = (8, 1) if n <= 8 else (16, 10) if n <= 16 else (32, 100)
+        ref[b, :rows] += add
+    np.testing.assert_array_equal(x, ref)
+    assert prog.stats().num_tasks == 5
+
+
+@kernel(cost=5)
+def fragile(i, y: Out[f32[4]]):
+    if i == 3:
+        raise ValueError("bad tile")
+    y[...] = i
+
+
+def test_raising_kernel_names_the_task_and_stops():
+    Y = Tensor("Y", [None, 4], f32)
+    n = sym("n")
+    prog = (
+        parallel_for(DenseDyn(n), lambda i: task(fragile, [i], [Y[i]]))
+        .named("f")
+        .compile(target="cpu_sim", workers=1)
+    )
+    y = np.full((6, 4), -1, np.float32)
+    prog.bind(Y=y, n=6)
+    with pytest.raises(ExecutionError) as info:
+        prog.execute()
+    error = info.value
+    assert error.task_id == 3 and error.kernel == "fragile" and error.coords == (("i", 3),)
+    assert "task 3 (kernel @fragile, i=3) failed: ValueError: bad tile" in str(error)
+    assert isinstance(error.__cause__, ValueError)
+    # Nothing started after the failing task (one worker, creation order).
+    np.testing.assert_array_equal(y[4:], -1)
+    assert not prog.is_complete()
+    # The same error comes out of synchronize() after execute_async().
+    prog.execute_async()
+    with pytest.raises(ExecutionError):
+        prog.synchronize()
+
+
+def test_execute_async_synchronize_is_complete():
+    prog = pto_wsp.compile(_three_stage(), target="cpu_sim", mode="functional")
+    x = np.ones((3, 32), np.float32)
+    y = np.zeros_like(x)
+    prog.bind(input=x, work=np.zeros_like(x), output=y, batch_size=3)
+    prog.execute_async().synchronize()
+    assert prog.is_complete()
+    np.testing.assert_array_equal(y, 3)
+    assert prog.elapsed_ms() > 0
+
+
+def test_binding_errors():
+    prog = pto_wsp.compile(_three_stage(), target="cpu_sim")
+    with pytest.raises(ValueError, match="has no argument 'inputs'"):
+        prog.bind(inputs=1)
+    with pytest.raises(ValueError, match="bind a float32 array"):
+        prog.bind(input=np.zeros((2, 32)))
+    with pytest.raises(ValueError, match="does not fit"):
+        prog.bind(input=np.zeros((2, 31), np.float32))
+    with pytest.raises(ValueError, match="needs a value for batch_size"):
+        prog.execute()
+
+
+def test_compile_errors():
+    w = _three_stage()
+    with pytest.raises(pto_wsp.CompileError, match="unknown option 'wrokers'"):
+        w.compile(target="cpu_sim", wrokers=2)
+    with pytest.raises(pto_wsp.CompileError, match="mode must be"):
+        w.compile(target="cpu_sim", mode="fast")
+    with pytest.raises(pto_wsp.CompileError, match="test_sim_functional.py"):
+        w.compile(target="cpu_sim", workers=0)

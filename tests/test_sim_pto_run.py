@@ -1,0 +1,177 @@
+"""``pto-run``: every example runs; traces, Gantt charts and stats files are written; bad
+input is one error line, never a traceback (issue 5, item 4)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pto_wsp.tools.pto_run import main
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+MOE = ["--bind", "batch_size=4", "--bind", "indptr=[0,2,5,7,10]"]
+MOE += ["--bind", "indices=[1,3,0,2,4,1,5,0,3,7]"]
+
+# The bindings each example needs in cycles mode (tensors need none there).
+CYCLES = {
+    "attention": ["--bind", "batch_size=2", "--bind", "seq_lens=[100,2000]"],
+    "attention_module": ["--workload", "attention", "--bind", "batch=2"],
+    "megakernel": ["--bind", "num_tiles=5"],
+    "moe": MOE,
+    "scan": ["--bind", "n=6"],
+    "three_stage": ["--bind", "batch_size=4"],
+    "tiered": ["--bind", "batch_size=3", "--bind", "seq_lens=[100,5000,20000]"],
+    "transformer_layer": ["--bind", "n=2"],
+    "work_steal": ["--bind", "batch_size=2"],
+}
+
+
+def run(capsys, *args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("name", sorted(CYCLES))
+def test_every_mlir_example_runs_in_cycles_mode(capsys, name):
+    code, out, err = run(capsys, EXAMPLES / f"{name}.mlir", "--mode", "cycles", *CYCLES[name])
+    assert code == 0, err
+    assert "makespan" in out and "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", sorted(CYCLES))
+def test_every_python_example_runs(capsys, name):
+    args = [EXAMPLES / f"{name}.py", "--mode", "cycles", *CYCLES[name]]
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    assert "makespan" in out
+
+
+def test_functional_run_of_a_python_example_writes_outputs(capsys, tmp_path):
+    x = np.arange(4 * 256, dtype=np.float32).reshape(4, 256)
+    np.save(tmp_path / "x.npy", x)
+    stats, trace, gantt = tmp_path / "s.json", tmp_path / "t.json", tmp_path / "g.png"
+    code, out, err = run(
+        capsys,
+        EXAMPLES / "three_stage.py",
+        "--bind",
+        "batch_size=4",
+        "--bind",
+        f"input=@{tmp_path / 'x.npy'}",
+        "--bind",
+        "work=zeros(4,256)",
+        "--bind",
+        "output=zeros(4,256)",
+        "--save",
+        f"output={tmp_path / 'y.npy'}",
+        "--workers",
+        "2",
+        "--stats-json",
+        stats,
+        "--trace",
+        trace,
+        "--gantt",
+        gantt,
+    )
+    assert code == 0, err
+    np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), 2 * x)
+    data = json.loads(stats.read_text())
+    assert data["num_tasks"] == 12 and data["num_workers"] == 2 and data["mode"] == "functional"
+    events = json.loads(trace.read_text())["traceEvents"]
+    slices = [e for e in events if e["ph"] == "X"]
+    assert len(slices) == 12
+    assert {e["tid"] for e in slices} == {0, 1}
+    assert any(e["name"] == "compute_kernel(b=3)" for e in slices)
+    assert gantt.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_trace_shows_streams_and_stalls(capsys, tmp_path):
+    trace = tmp_path / "t.json"
+    code, _, err = run(
+        capsys,
+        EXAMPLES / "megakernel.mlir",
+        "--mode",
+        "cycles",
+        "--bind",
+        "num_tiles=6",
+        "--trace",
+        trace,
+    )
+    assert code == 0, err
+    events = json.loads(trace.read_text())["traceEvents"]
+    stalls = [e for e in events if e["ph"] == "b"]
+    assert stalls and all(":" in e["name"] for e in stalls)
+    code, _, err = run(
+        capsys,
+        EXAMPLES / "attention.mlir",
+        "--mode",
+        "cycles",
+        *CYCLES["attention"],
+        "--trace",
+        trace,
+    )
+    names = {
+        e["args"]["name"]
+        for e in json.loads(trace.read_text())["traceEvents"]
+        if e["ph"] == "M" and "name" in e["args"]
+    }
+    assert "stream 0 (worker 0)" in names and "stream 1 (worker 1)" in names
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["missing.mlir"], "pto-run: error: cannot open input file 'missing.mlir'"),
+        ([EXAMPLES / "moe.mlir", "--bind", "x"], "pto-run: error: bad binding 'x'"),
+        ([EXAMPLES / "moe.mlir", "--bind", "x=@nope.npy"], "pto-run: error: cannot load x"),
+        ([EXAMPLES / "moe.mlir", "--bind", "x=foo"], "is not an integer"),
+        ([EXAMPLES / "moe.mlir", "--mode", "cycles"], "needs a value for batch_size"),
+        ([EXAMPLES / "moe.mlir", "--bind", "nope=1"], "@moe has no argument 'nope'"),
+        ([EXAMPLES / "attention_module.mlir"], "choose one with workload=NAME"),
+        ([EXAMPLES / "scan.mlir", "--workers", "0", "--bind", "n=3"], "workers must be"),
+    ],
+)
+def test_bad_input_is_one_error_line(capsys, args, message):
+    code, _, err = run(capsys, *args)
+    assert code == 1
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_parse_errors_point_at_the_input(capsys, tmp_path):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("wsp.kernel @k(x: in memref<4xf32>) unit(vector) cost(1)\nwsp.bogus\n")
+    code, _, err = run(capsys, bad)
+    assert code == 1
+    assert f"{bad}:2:1: error:" in err
+
+
+def test_a_failing_kernel_is_reported(capsys, tmp_path):
+    script = tmp_path / "boom.py"
+    script.write_text(
+        "from pto_wsp import *\n"
+        "@kernel\n"
+        "def k(i, y: Out[f32[4]]):\n"
+        "    raise RuntimeError('boom')\n"
+        "Y = Tensor('Y', [3, 4], f32)\n"
+        "w = parallel_for(Dense[3], lambda i: task(k, [i], [Y[i]])).named('w')\n"
+    )
+    code, _, err = run(capsys, script, "--bind", "Y=zeros(3,4)")
+    assert code == 1
+    assert "pto-run: error: task 0 (kernel @k, i=0) failed: RuntimeError: boom" in err
+
+
+def test_console_script_is_installed():
+    result = subprocess.run(
+        [sys.executable, "-m", "pto_wsp.tools.pto_run", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0 and "--stats-json" in result.stdout

@@ -1,0 +1,314 @@
+"""``pto-run``: run a workload or pipeline on the CPU simulator and summarize what happened.
+
+``pto-run FILE.mlir|FILE.py [--workload NAME] [--schedule NAME] [--bind name=value ...]
+[--mode functional|cycles] [--workers N] [--stats-json PATH] [--trace PATH] [--gantt PATH]``
+
+An ``.mlir`` file is parsed (with pto-wsp's dialects) and compiled with ``target="cpu_sim"``;
+a ``.py`` file is run as a script and what it builds is compiled (``--entry``, default: its
+``functional()`` function, else the one workload, schedule or module it defines). Bindings:
+``n=4``, ``lens=[3,0,2]``, ``x=@file.npy``, ``x=zeros(4,64)``, ``x=rand(4,64)`` (seeded,
+float32 unless ``dtype=``: ``rand(4,64,dtype=float64)``). In functional mode ``--save
+x=out.npy`` writes a bound array after the run.
+
+As pto-opt, bad input never ends in a traceback: ``file:line:col: error: ...`` for the
+input, ``pto-run: error: ...`` otherwise, and exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import runpy
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+TOOL = "pto-run"
+TRACEBACK_ENV = "PTO_WSP_TRACEBACK"
+
+
+class ToolError(Exception):
+    """An error reported as ``pto-run: error: <message>``."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=TOOL,
+        description="Run a pto-wsp workload or pipeline on the CPU simulator (cpu_sim).",
+    )
+    p.add_argument("file", help="an .mlir module or a .py program built with the Python API")
+    p.add_argument("--workload", help="the workload or pipeline to run (when there are several)")
+    p.add_argument("--schedule", help="the schedule to apply (when the workload has several)")
+    p.add_argument("--entry", help="(.py) the function or variable giving what to run")
+    p.add_argument(
+        "--bind",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an argument: n=4, lens=[3,0,2], x=@file.npy, x=zeros(4,64), x=rand(4,64)",
+    )
+    p.add_argument("--mode", choices=("functional", "cycles"), default="functional")
+    p.add_argument(
+        "--workers", type=int, help="number of workers (default: from the schedule, else 4)"
+    )
+    p.add_argument("--stats-json", metavar="PATH", help="write the statistics as JSON")
+    p.add_argument("--trace", metavar="PATH", help="write a Chrome/Perfetto trace (JSON)")
+    p.add_argument("--gantt", metavar="PATH", help="write a Gantt chart (PNG)")
+    p.add_argument(
+        "--save",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="write a bound array (.npy) after the run",
+    )
+    p.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    return p
+
+
+# --------------------------------------------------------------------------- bindings
+
+_SHAPED = re.compile(r"^(zeros|ones|rand)\((.*)\)$")
+
+
+def parse_binding(text: str) -> tuple[str, Any]:
+    """``name=value`` -> (name, int | np.ndarray)."""
+    name, sep, value = text.partition("=")
+    name, value = name.strip(), value.strip()
+    if not sep or not name.isidentifier():
+        raise ToolError(f"bad binding '{text}' (expected name=value)")
+    if value.startswith("@"):
+        try:
+            return name, np.load(Path(value[1:]))
+        except (OSError, ValueError) as error:
+            raise ToolError(f"cannot load {name} from {value[1:]}: {error}") from None
+    shaped = _SHAPED.match(value)
+    if shaped:
+        return name, _shaped(name, shaped.group(1), shaped.group(2))
+    try:
+        parsed = ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        raise ToolError(
+            f"{name}={value} is not an integer, a [list], @file.npy, zeros(...), ones(...) "
+            "or rand(...)"
+        ) from None
+    if isinstance(parsed, bool) or not isinstance(parsed, int | list | tuple):
+        raise ToolError(f"{name}={value} is not an integer or a list")
+    if isinstance(parsed, int):
+        return name, parsed
+    return name, np.asarray(parsed, dtype=np.int64)
+
+
+def _shaped(name: str, kind: str, args: str) -> np.ndarray:
+    dims: list[int] = []
+    dtype = "float32"
+    for part in (a.strip() for a in args.split(",") if a.strip()):
+        if part.startswith("dtype="):
+            dtype = part.removeprefix("dtype=")
+            continue
+        if not part.isdigit():
+            raise ToolError(f"{name}={kind}({args}): extents are integers (and dtype=...)")
+        dims.append(int(part))
+    try:
+        np_dtype = np.dtype(dtype)
+    except TypeError:
+        raise ToolError(f"{name}: unknown dtype {dtype!r}") from None
+    if kind == "zeros":
+        return np.zeros(dims, np_dtype)
+    if kind == "ones":
+        return np.ones(dims, np_dtype)
+    rng = np.random.default_rng(sum(map(ord, name)))
+    return rng.standard_normal(dims).astype(np_dtype)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _load_mlir(path: str) -> Any:
+    from xdsl.context import Context
+    from xdsl.universe import Universe
+    from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+    from pto_wsp.tools.diagnostics import LocatingParser, Report
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ToolError(f"cannot open input file '{path}': {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise ToolError(f"input file '{path}' is not UTF-8: {error}") from None
+    ctx = Context()
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    lines = text.split("\n")
+    try:
+        module = LocatingParser(ctx, text, path).parse_module()
+        module.verify()
+    except ParseError as error:
+        raise _Reported(Report.from_parse_error(error).render(TOOL, path, lines)) from None
+    except DiagnosticException as error:
+        from pto_wsp.tools.diagnostics import failing_op, op_location
+
+        op = failing_op(error)
+        location = op_location(op) if op is not None else None
+        report = Report(location, f"'{op.name}' op {error}" if op is not None else str(error))
+        raise _Reported(report.render(TOOL, path, lines)) from None
+    return module
+
+
+def _load_python(path: str, entry: str | None) -> Any:
+    from xdsl.dialects.builtin import ModuleOp
+
+    from pto_wsp import Schedule, Workload
+
+    if not os.path.isfile(path):
+        raise ToolError(f"cannot open input file '{path}': No such file or directory")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        namespace = runpy.run_path(path, run_name="__pto_run__")
+    finally:
+        sys.path.pop(0)
+    names = [entry] if entry else ["functional"]
+    for name in names:
+        if name in namespace:
+            value = namespace[name]
+            return value() if callable(value) and not isinstance(value, Workload) else value
+    if entry:
+        raise ToolError(f"{path} defines no {entry!r}")
+    found = [v for v in namespace.values() if isinstance(v, ModuleOp | Schedule | Workload)]
+    if len(found) == 1:
+        return found[0]
+    raise ToolError(
+        f"{path}: say what to run with --entry NAME (a function returning a module, workload "
+        "or schedule, or a variable holding one)"
+    )
+
+
+class _Reported(Exception):
+    """An error already rendered (file:line:col: error: ... with the source line)."""
+
+
+# --------------------------------------------------------------------------- running
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    bindings = dict(parse_binding(b) for b in args.bind)
+    saves = [s.partition("=") for s in args.save]
+    for name, sep, target in saves:
+        if not sep or not name or not target:
+            raise ToolError(f"bad --save '{name}{sep}{target}' (expected NAME=PATH)")
+    import pto_wsp
+    from pto_wsp.lowering.cpu.backend import compile_cpu_sim
+
+    if args.file.endswith(".py"):
+        item = _load_python(args.file, args.entry)
+    else:
+        item = _load_mlir(args.file)
+    options: dict[str, Any] = {"mode": args.mode}
+    if args.workers is not None:
+        options["workers"] = args.workers
+    if args.workload:
+        options["workload"] = args.workload
+    if args.schedule:
+        options["schedule"] = args.schedule
+    from xdsl.dialects.builtin import ModuleOp
+
+    if not isinstance(item, ModuleOp):
+        item = item.module() if hasattr(item, "module") else item
+    program = compile_cpu_sim(item, **options)
+    if not args.quiet:
+        print(f"{TOOL}: @{program.name} ({program.mode} mode, {program.config.workers} workers)")
+    program.bind(**bindings)
+    progress = _Progress() if sys.stderr.isatty() and not args.quiet else None
+    program.execute(progress=progress)
+    if progress is not None:
+        progress.finish()
+    stats = program.stats()
+    for name, _, target in saves:
+        if name not in bindings:
+            raise ToolError(f"--save {name}: {name} is not bound")
+        np.save(target, bindings[name])
+    if args.stats_json:
+        _write(args.stats_json, json.dumps(stats.as_dict(), indent=2) + "\n")
+    if args.trace:
+        from pto_wsp.runtime.trace import chrome_trace
+
+        _write(args.trace, json.dumps(chrome_trace(program)) + "\n")
+    if args.gantt:
+        from pto_wsp.runtime.trace import write_gantt
+
+        try:
+            write_gantt(program, args.gantt)
+        except ImportError as error:
+            raise ToolError(f"--gantt needs matplotlib: {error}") from None
+        except OSError as error:
+            raise ToolError(f"cannot write {args.gantt}: {error.strerror}") from None
+    if not args.quiet:
+        print(stats.summary())
+        for label, path in (
+            ("stats", args.stats_json),
+            ("trace", args.trace),
+            ("gantt", args.gantt),
+        ):
+            if path:
+                print(f"{label}: {path}")
+    del pto_wsp
+    return 0
+
+
+def _write(path: str, text: str) -> None:
+    try:
+        Path(path).write_text(text)
+    except OSError as error:
+        raise ToolError(f"cannot write {path}: {error.strerror}") from None
+
+
+class _Progress:
+    """A one-line progress display on a terminal (long runs)."""
+
+    def __init__(self) -> None:
+        self.shown = False
+
+    def __call__(self, created: int, completed: int) -> None:
+        sys.stderr.write(f"\r{TOOL}: {created:,} tasks created, {completed:,} completed")
+        sys.stderr.flush()
+        self.shown = True
+
+    def finish(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run pto-run on ``argv`` (default: the command line); return the exit code."""
+    from pto_wsp import ChannelError, CompileError, ExecutionError, ResourceError
+
+    try:
+        return run(argv)
+    except _Reported as error:
+        sys.stderr.write(str(error))
+    except (
+        ToolError,
+        CompileError,
+        ExecutionError,
+        ResourceError,
+        ChannelError,
+        ValueError,
+    ) as error:
+        if os.environ.get(TRACEBACK_ENV):
+            raise
+        print(f"{TOOL}: error: {str(error).rstrip()}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"{TOOL}: interrupted", file=sys.stderr)
+        return 130
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
