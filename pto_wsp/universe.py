@@ -5,6 +5,7 @@ from collections.abc import Callable
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
+from xdsl.utils.target import Target
 
 
 def _wsp() -> Dialect:
@@ -67,6 +68,12 @@ def _tg_canonicalize() -> type[ModulePass]:
     return TgCanonicalizePass
 
 
+def _ascend_target() -> type[Target]:
+    from pto_wsp.lowering.ascend.target import AscendTarget
+
+    return AscendTarget
+
+
 ALL_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "wsp": _wsp,
     "csp": _csp,
@@ -83,4 +90,10 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tg-canonicalize": _tg_canonicalize,
 }
 
-PTO_WSP_UNIVERSE = Universe(all_dialects=ALL_DIALECTS, all_passes=ALL_PASSES)
+ALL_TARGETS: dict[str, Callable[[], type[Target]]] = {
+    "ascend": _ascend_target,
+}
+
+PTO_WSP_UNIVERSE = Universe(
+    all_dialects=ALL_DIALECTS, all_passes=ALL_PASSES, all_targets=ALL_TARGETS
+)

@@ -11,6 +11,7 @@ is to blame) and a non-zero exit; ``-o FILE`` is only written when the whole run
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import inspect
 import os
@@ -19,7 +20,7 @@ import tempfile
 import warnings
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
-from io import BytesIO
+from io import BytesIO, StringIO
 from pathlib import Path
 from typing import IO, Any
 
@@ -106,11 +107,32 @@ class PtoOptMain(xDSLOptMain):
         super().setup_pipeline()
 
     def _check_target(self) -> None:
-        """Reject bad ``-t name{options}`` now rather than after all the work is done."""
+        """Reject bad ``-t name{options}`` now rather than after all the work is done.
+
+        A target that writes a directory (``writes_directory``, e.g. ``ascend``) gets the
+        ``-o`` path as its ``out_dir``; it needs one."""
         spec = parse_spec(self.args.target)
         factory = self.available_targets[spec.name]
+        self._directory_target = None
         if not inspect.signature(factory).parameters:  # old-style targets take no options
-            _instantiate("target", spec, factory)
+            target = _instantiate("target", spec, factory)
+            if getattr(target, "writes_directory", False):
+                if self.args.output_file in (None, "-"):
+                    raise ToolError(f"target '{spec.name}' writes a directory: give it with -o DIR")
+                if self.args.split_input_file:
+                    raise ToolError(
+                        f"target '{spec.name}' writes one directory per input: "
+                        "it cannot take --split-input-file"
+                    )
+                self._directory_target = dataclasses.replace(target, out_dir=self.args.output_file)
+
+    def output_resulting_program(self, prog: Any) -> str:
+        """Print with the target; a directory target writes its files and lists them."""
+        if self._directory_target is None:
+            return super().output_resulting_program(prog)
+        listing = StringIO()
+        self._directory_target.emit(self.ctx, prog, listing)
+        return listing.getvalue()
 
     # --- Input ------------------------------------------------------------------------------
 
@@ -149,7 +171,8 @@ class PtoOptMain(xDSLOptMain):
             chunks, self._frontend = self.prepare_input()
         except ValueError as error:  # an input extension no frontend handles
             raise ToolError(f"{error}; choose a frontend with -f") from None
-        output = None if self.args.output_file in (None, "-") else OutputFile(self.args.output_file)
+        to_stdout = self.args.output_file in (None, "-") or self._directory_target is not None
+        output = None if to_stdout else OutputFile(self.args.output_file)
         succeeded = False
         try:
             stream = sys.stdout if output is None else output.stream
@@ -238,10 +261,10 @@ def _unknown(kind: str, name: str, known: dict[str, Any]) -> str:
     return message + f" (`{TOOL} --help` lists them)"
 
 
-def _instantiate(kind: str, spec: ArgSpec, factory: Callable[[], Any]) -> None:
+def _instantiate(kind: str, spec: ArgSpec, factory: Callable[[], Any]) -> Any:
     """Load a pass or target and apply its options, turning failures into ToolErrors."""
     try:
-        factory().from_spec(spec)
+        return factory().from_spec(spec)
     except ImportError as error:
         raise ToolError(f"{kind} '{spec.name}' cannot be loaded: {error}") from None
     except (ValueError, TypeError) as error:

@@ -1,0 +1,31 @@
+"""Diagnostics of the Ascend emitter: located at the op, as MLIR reports them."""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import DiagnosticException
+
+from pto_wsp.passes.diagnostics import location_of
+
+
+class AscendEmitError(DiagnosticException):
+    """What the Ascend target cannot emit, with the op it is about (``op``) and the op's
+    ``file:line:col`` in ``where`` ('' when unknown)."""
+
+    def __init__(self, message: str, op: Operation | None = None):
+        super().__init__(message)
+        self.message = message
+        self.op = op
+        self.where = location_of(op) if op is not None else ""
+
+    def located(self) -> str:
+        """``file:line:col: error: message`` (or ``error: message``)."""
+        return f"{self.where + ': ' if self.where else ''}error: {self.message}"
+
+
+def emission_error(op: Operation, message: str) -> NoReturn:
+    """Raise an AscendEmitError about ``op``. Raised through ``op.emit_error``, so pto-opt
+    reports it at the op's location like a verifier error."""
+    op.emit_error(message, AscendEmitError(message, op))

@@ -1,0 +1,272 @@
+// pto-wsp AICPU orchestration API: what the emitted aicpu_orchestrate.cpp is written against.
+//
+// A task-generation program walks its loops and, per task, allocates a descriptor
+// (alloc_task), adds scalars and regions (add_scalar, add_input / add_output / add_inout),
+// its coordinates (at), and submits it; ordered scopes and ordering points give structural
+// order (docs/tg.md). Dependencies are never written: the runtime infers them from regions
+// with a TensorMap. The host runtime (runtime/ascend_host/src/runtime.cpp) implements Builder
+// with worker threads; a device runtime adapter implements the same four calls on the AICPU.
+//
+// The descriptor layout (TaskNodePod, TensorRegion, limits) is the program's task_abi.h.
+#pragma once
+
+#include <stdint.h>
+
+#include "task_abi.h"
+
+namespace pto {
+namespace wsp {
+
+// Raised by the orchestration (host build) for an index outside bound data and similar.
+[[noreturn]] void fail(const char* what, int64_t a = 0, int64_t b = 0);
+
+// A memref argument of a program, bound to memory: row-major, strides in elements.
+struct TensorArg {
+  uint8_t* data;
+  int64_t shape[kMaxRank];
+  int64_t mem_strides[kMaxRank];
+  int32_t rank;
+  int32_t elem_bytes;
+  int32_t index;  // the argument's position in the program signature
+};
+
+// A memref value of the program: a strided region of a root argument, in the root's index
+// space (as lowering/cpu/pygen.py's View): per root dimension offset, size, stride; `kept`
+// marks the root dimensions that are dimensions of this value (rank reduction drops the rest).
+struct View {
+  const TensorArg* t;
+  int64_t off[kMaxRank];
+  int64_t size[kMaxRank];
+  int64_t stride[kMaxRank];
+  uint32_t kept;
+
+  static View root(const TensorArg& arg) {
+    View v;
+    v.t = &arg;
+    v.kept = 0;
+    for (int d = 0; d < kMaxRank; ++d) {
+      v.off[d] = 0;
+      v.size[d] = d < arg.rank ? arg.shape[d] : 1;
+      v.stride[d] = 1;
+      if (d < arg.rank) v.kept |= 1u << d;
+    }
+    return v;
+  }
+
+  // memref.subview: entry i addresses this value's i-th kept root dimension, dims[i].
+  template <int N>
+  View sub(const int (&dims)[N], const int64_t (&o)[N], const int64_t (&s)[N],
+           const int64_t (&st)[N], uint32_t new_kept) const {
+    View v = *this;
+    for (int i = 0; i < N; ++i) {
+      const int d = dims[i];
+      v.off[d] += o[i] * stride[d];
+      v.size[d] = s[i];
+      v.stride[d] = stride[d] * st[i];
+    }
+    v.kept = new_kept;
+    return v;
+  }
+
+  // The root index of this value's index (i_0, ..., i_{k-1}) along its kept dimensions.
+  template <typename... I>
+  int64_t linear(I... index) const {
+    const int64_t idx[sizeof...(I) > 0 ? sizeof...(I) : 1] = {static_cast<int64_t>(index)...};
+    int64_t lin = 0;
+    int k = 0;
+    for (int d = 0; d < t->rank; ++d) {
+      int64_t i = off[d];
+      if (kept & (1u << d)) {
+        const int64_t j = idx[k++];
+        if (j < 0 || j >= size[d]) fail("memref.load: index out of the bound data", j, size[d]);
+        i += j * stride[d];
+      }
+      lin += i * t->mem_strides[d];
+    }
+    return lin;
+  }
+
+  // memref.load of an integer or index element, as an int64.
+  template <typename T, typename... I>
+  int64_t load(I... index) const {
+    const int64_t lin = linear(index...);
+    return static_cast<int64_t>(reinterpret_cast<const T*>(t->data)[lin]);
+  }
+
+  // memref.dim: the size of this value's k-th dimension.
+  int64_t dim(int64_t k) const {
+    int j = 0;
+    for (int d = 0; d < t->rank; ++d) {
+      if (kept & (1u << d)) {
+        if (j == k) return size[d];
+        ++j;
+      }
+    }
+    fail("memref.dim: no such dimension", k);
+  }
+};
+
+// The schedule, lowered (docs/tg.md "The runtime configuration").
+enum class Dispatch : uint8_t { Default, RoundRobin, Affinity, Hash, Range, WorkSteal, DispatchBy };
+enum class ReadyPolicy : uint8_t { Fifo, Priority };
+enum class Timing : uint8_t { Immediate, Batched, Interleaved, RateLimit };
+enum class Overflow : uint8_t { Stall, Abort };
+enum class DepthScope : uint8_t { Global, PerStream, PerPool };
+
+struct RuntimeConfig {
+  Dispatch dispatch = Dispatch::Default;
+  int64_t workers = 0;  // 0: the runtime decides
+  int64_t streams = 1;
+  ReadyPolicy ready = ReadyPolicy::Fifo;
+  Timing timing = Timing::Immediate;
+  int64_t timing_n = 0;
+  int64_t task_window = 0;  // 0: unbounded (the runtime's ring still bounds tasks in flight)
+  Overflow window_overflow = Overflow::Stall;
+  int64_t pipeline_depth = 0;  // 0: no gate
+  DepthScope depth_scope = DepthScope::Global;
+  int64_t batch_deps = 0;  // 0: resolve each task's dependencies at submit
+};
+
+// A task creation site of the program: its kernel and the names of its coordinates.
+struct TaskSite {
+  KernelId kernel;
+  int32_t num_coords;
+  const char* const* coord_names;
+};
+
+// One task being described between alloc_task and submit.
+class TaskBuilder {
+ public:
+  void add_scalar(int64_t v) { pod_->u64_args[pod_->num_u64_args++] = static_cast<uint64_t>(v); }
+  void add_input(const View& v) { add(v, Access::In); }
+  void add_output(const View& v) { add(v, Access::Out); }
+  void add_inout(const View& v) { add(v, Access::InOut); }
+  void at(int i, int64_t v) { coords_[i] = v; }
+
+  TaskNodePod* pod() const { return pod_; }
+
+ private:
+  friend class Builder;
+  void add(const View& v, Access a) {
+    // A region outside its tensor would let the kernel write past the bound array.
+    for (int d = 0; d < v.t->rank; ++d) {
+      if (v.size[d] < 0 || v.off[d] < 0 ||
+          (v.size[d] > 0 && v.off[d] + (v.size[d] - 1) * v.stride[d] >= v.t->shape[d]))
+        fail("a task region is outside its tensor (dimension, extent)", d, v.t->shape[d]);
+    }
+    TaskIO& io = pod_->io[pod_->num_io++];
+    TensorRegion& r = io.region;
+    r.base = reinterpret_cast<uint64_t>(v.t->data);
+    r.elem_bytes = static_cast<uint32_t>(v.t->elem_bytes);
+    r.rank = static_cast<uint8_t>(v.t->rank);
+    r.kept = static_cast<uint16_t>(v.kept);
+    r.tensor = static_cast<uint16_t>(v.t->index);
+    for (int d = 0; d < kMaxRank; ++d) {
+      r.offsets[d] = v.off[d];
+      r.sizes[d] = v.size[d];
+      r.strides[d] = v.stride[d];
+      r.mem_strides[d] = v.t->mem_strides[d];
+    }
+    io.access = static_cast<uint8_t>(a);
+  }
+  TaskNodePod* pod_ = nullptr;
+  int64_t* coords_ = nullptr;
+  uint32_t slot_ = 0;
+};
+
+// The orchestration side of the task runtime.
+class Builder {
+ public:
+  struct Impl;
+  explicit Builder(Impl* impl) : impl_(impl) {}
+
+  // A new task: kernel, exec domain and pool, target core (-1: the runtime decides), stream,
+  // priority; site names its coordinates. May stall while the task window is full.
+  TaskBuilder alloc_task(KernelId kernel, ExecDomain domain, ExecPool pool, int64_t target,
+                         int64_t stream, int64_t priority, const TaskSite* site);
+  // Infer the task's dependencies (TensorMap, ordering points) and hand it to the scheduler.
+  void submit(TaskBuilder& task);
+  // tg.ordered / tg.order_point: structural order (docs/tg.md).
+  void enter_ordered();
+  void order_point();
+  void exit_ordered();
+  // tg.seq: how many tasks this program has created so far.
+  int64_t num_tasks() const;
+
+  Impl* impl() const { return impl_; }
+
+ private:
+  Impl* impl_;
+};
+
+// A dynamic pool operand (dispatch_threshold): 0 vector, 1 cube.
+inline ExecPool pool_from_index(int64_t p) {
+  return p == 0 ? ExecPool::Vector : (p == 1 ? ExecPool::Cube : ExecPool::Any);
+}
+
+// Integer arithmetic with arith's semantics where C++ differs.
+inline int64_t floordiv_si(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+inline int64_t ceildiv_si(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (q * b != a && ((a < 0) == (b < 0))) ? q + 1 : q;
+}
+inline int64_t ceildiv_ui(int64_t a, int64_t b) {
+  const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+  return static_cast<int64_t>(ua / ub + (ua % ub != 0));
+}
+inline int64_t div_ui(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) / static_cast<uint64_t>(b));
+}
+inline int64_t rem_ui(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) % static_cast<uint64_t>(b));
+}
+inline int64_t shr_ui(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) >> b);
+}
+inline int64_t min_ui(int64_t a, int64_t b) {
+  return static_cast<uint64_t>(a) < static_cast<uint64_t>(b) ? a : b;
+}
+inline int64_t max_ui(int64_t a, int64_t b) {
+  return static_cast<uint64_t>(a) > static_cast<uint64_t>(b) ? a : b;
+}
+inline bool lt_ui(int64_t a, int64_t b) { return static_cast<uint64_t>(a) < static_cast<uint64_t>(b); }
+inline bool le_ui(int64_t a, int64_t b) { return static_cast<uint64_t>(a) <= static_cast<uint64_t>(b); }
+
+// A program argument as the launcher passes it: a view of a bound tensor, or a scalar.
+struct ArgValue {
+  View view;
+  int64_t scalar;
+};
+
+enum ArgKind : uint8_t { kArgTensor = 0, kArgScalar = 1 };
+
+struct ArgInfo {
+  const char* name;
+  uint8_t kind;  // ArgKind
+  int8_t rank;
+  uint8_t elem_bytes;
+  const char* elem_type;  // the MLIR element type (f32, index, ...)
+  int64_t static_shape[kMaxRank];  // -1 where dynamic
+};
+
+// One emitted program: its entry, signature and lowered schedule.
+struct ProgramInfo {
+  const char* name;
+  void (*entry)(Builder&, const ArgValue*);
+  int32_t num_args;
+  const ArgInfo* args;
+  RuntimeConfig (*config)();
+};
+
+}  // namespace wsp
+}  // namespace pto
+
+extern "C" {
+extern const pto::wsp::ProgramInfo pto_wsp_programs[];
+extern const int32_t pto_wsp_num_programs;
+extern const char* const pto_wsp_kernel_names[];
+extern const int32_t pto_wsp_num_kernels;
+}

@@ -1,0 +1,1004 @@
+// pto-wsp host runtime: the builder API of pto_wsp/orchestration.h with worker threads.
+//
+// The emitted orchestration runs on the calling thread and creates tasks; N worker threads run
+// them as they become ready, concurrently (the AICPU model: build and execution overlap).
+//
+// Graph construction follows runtime/graph.py exactly, so a program creates the same nodes and
+// edges here as under tg-materialize: node ids are creation order, shared by tasks and barrier
+// nodes; an ordering point orders through a barrier node when more than one task precedes it;
+// a task's dependencies are its scope's frontier (structural) and, per region, the TensorMap's
+// read-after-write, write-after-write and write-after-read tasks, each predecessor once with
+// its first reason. Every dependency found is an edge of the graph (counted, and recorded on
+// request); it is wired for execution only if the predecessor has not completed yet.
+//
+// Scheduling: descriptors live in a ring of slots (the task window: the orchestrator stalls
+// when the slot it needs still holds an unfinished task, or when more tasks than task_window
+// are in flight; window_overflow = abort fails instead). A node is held (fanin + 1) until
+// submitted, or until its batch is flushed (batch_deps, timing batched); it becomes ready when
+// its fanin reaches zero. Ready tasks go to the queue of their target worker (target mod the
+// pool's workers), else to their pool's queue (vector, cube, any); workers are split between
+// the vector and cube pools (about 2:1, as AIV:AIC cores) and also take `any` tasks; with
+// work_steal dispatch they take other workers' tasks too. Queues are FIFO, or by priority
+// (lower first) with issue = priority. pipeline_depth bounds the tasks running at once
+// (globally, per stream or per pool); rate_limit(n) paces submission to n tasks per ms.
+// Barrier nodes run no kernel: they complete as soon as they are ready.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "pto_wsp/aicore.h"
+#include "pto_wsp/orchestration.h"
+#include "task_abi.h"
+#include "tensormap.h"
+
+extern "C" __global__ __aicore__ void pto_wsp_aicore_dispatch(GM_ADDR task);
+
+namespace pto {
+namespace wsp {
+
+namespace host {
+thread_local int64_t block_idx = 0;
+thread_local int64_t block_num = 1;
+}  // namespace host
+
+namespace host {
+
+// An error with a result code for the launcher: 1 execution, 2 resource (task window), 3 args.
+struct RunError : std::runtime_error {
+  int code;
+  RunError(const std::string& what, int c) : std::runtime_error(what), code(c) {}
+};
+
+enum NodeKind : uint8_t { kTask = 0, kBarrier = 1 };
+enum EdgeKind : uint8_t { kStructural = 0, kRaw = 1, kWaw = 2, kWar = 3 };
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+class SpinLock {
+ public:
+  void lock() {
+    int spins = 0;
+    while (flag_.test_and_set(std::memory_order_acquire)) {
+      if (++spins > 64) std::this_thread::yield();
+      cpu_relax();
+    }
+  }
+  void unlock() { flag_.clear(std::memory_order_release); }
+
+ private:
+  std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
+};
+
+// One slot of the ring: a node's descriptor and its scheduling state.
+struct Slot {
+  TaskNodePod pod;
+  std::atomic<int32_t> pending{0};  // predecessors not completed, + 1 while held
+  std::atomic<bool> free{true};     // the previous occupant is done
+  SpinLock lock;                    // guards completed and fanout against late wiring
+  bool completed = false;
+  uint8_t kind = kTask;
+  uint32_t id = 0xFFFFFFFFu;  // the node in this slot (written by the orchestrator only)
+  int32_t queue = -1;         // its ready queue
+  int64_t target = -1;
+  int64_t stream = 0;
+  const TaskSite* site = nullptr;
+  int64_t coords[kMaxCoords];
+  std::vector<uint32_t> fanout;
+};
+
+class ReadyQueue {
+ public:
+  void set_priority(bool p) { priority_ = p; }
+  void push(uint32_t id, int64_t prio) {
+    std::lock_guard<std::mutex> g(m_);
+    if (priority_)
+      heap_.push({prio, id});
+    else
+      fifo_.push_back(id);
+    size_.fetch_add(1, std::memory_order_release);
+  }
+  bool pop(uint32_t& id) {
+    if (size_.load(std::memory_order_acquire) == 0) return false;
+    std::lock_guard<std::mutex> g(m_);
+    if (priority_) {
+      if (heap_.empty()) return false;
+      id = heap_.top().second;
+      heap_.pop();
+    } else {
+      if (fifo_.empty()) return false;
+      id = fifo_.front();
+      fifo_.pop_front();
+    }
+    size_.fetch_sub(1, std::memory_order_relaxed);
+    return true;
+  }
+  bool empty() const { return size_.load(std::memory_order_acquire) == 0; }
+
+ private:
+  using Item = std::pair<int64_t, uint32_t>;
+  std::mutex m_;
+  std::deque<uint32_t> fifo_;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap_;
+  std::atomic<int64_t> size_{0};
+  bool priority_ = false;
+};
+
+struct Scope {
+  std::shared_ptr<std::vector<uint32_t>> frontier;
+  std::vector<uint32_t> group;
+  bool own = false;
+};
+
+// What a run records for inspection (record = 1): the static graph, as runtime/graph.py's
+// TaskGraph holds it.
+struct Records {
+  std::vector<uint8_t> kind, pool, domain;
+  std::vector<int32_t> kernel, site;
+  std::vector<int64_t> target, stream, priority;
+  std::vector<int64_t> args_begin{0}, args, coords_begin{0}, coords, regions_begin{0}, regions;
+  std::vector<int64_t> edge_src, edge_dst;
+  std::vector<uint8_t> edge_kind;
+};
+
+}  // namespace host
+
+using namespace host;
+
+// ---------------------------------------------------------------------------------- Impl
+
+struct Builder::Impl {
+  RuntimeConfig cfg;
+  int nworkers = 1;
+  bool record = false;
+  uint64_t cap = 0, mask = 0;
+  Slot* ring = nullptr;
+  uint64_t constructed = 0;
+
+  host::TensorMap tmap;
+  std::vector<Scope> scopes;
+  uint64_t allocated = 0;  // nodes
+  int64_t ntasks = 0;
+  int64_t building = -1;  // the task between alloc_task and submit
+  std::vector<uint32_t> held;
+  int64_t batch = 0;
+  std::vector<uint32_t> raw, waw, war;
+  std::vector<std::pair<uint32_t, uint8_t>> preds;
+
+  // Queues: one per worker (targeted tasks), then vector, cube, any.
+  std::unique_ptr<ReadyQueue[]> queues;
+  int nqueues = 0;
+  std::vector<int> worker_pool;  // 0 vector, 1 cube, 2 both
+  std::vector<int> pool_workers[2];
+
+  std::atomic<uint64_t> completed_nodes{0};
+  std::atomic<int64_t> completed_tasks{0};
+  std::atomic<uint64_t> total_nodes{~0ull};
+  std::atomic<bool> build_done{false};
+  std::atomic<bool> aborted{false};
+  std::atomic<int> sleepers{0};
+  std::mutex wait_m;
+  std::condition_variable wait_cv;
+  std::atomic<int> orch_waiting{0};
+  std::mutex done_m;
+  std::condition_variable done_cv;
+
+  // pipeline_depth gates: global, per stream (mod 256), per pool.
+  std::unique_ptr<std::atomic<int64_t>[]> gates;
+
+  std::mutex err_m;
+  std::string error;
+  int error_code = 0;
+
+  // Statistics.
+  int64_t edges = 0, wired = 0, window_stalls = 0, ring_stalls = 0, max_live = 0;
+  int64_t edge_kinds[4] = {0, 0, 0, 0};
+  int64_t pool_tasks[3] = {0, 0, 0};
+  std::unordered_set<int64_t> streams;
+  int64_t last_stream = -1;
+  std::vector<int64_t> worker_tasks;
+  std::chrono::steady_clock::time_point start;
+  int64_t build_ns = 0;
+  Records rec;
+  std::unordered_map<const TaskSite*, int32_t> site_ids;
+  std::vector<const TaskSite*> sites;
+
+  Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t ring_capacity);
+  ~Impl();
+
+  Slot& slot(uint64_t id) { return ring[id & mask]; }
+  void set_error(const std::string& what, int code);
+  uint32_t alloc_node(uint8_t kind);
+  void wait_until(const std::function<bool()>& ready);
+  void flush();
+  void release(uint32_t id);
+  void link(const std::vector<std::pair<uint32_t, uint8_t>>& ps, uint32_t id);
+  uint32_t barrier(const std::vector<uint32_t>& preds);
+  void push_ready(uint32_t id);
+  void complete(uint32_t id);
+  bool take(int w, uint32_t& id);
+  bool finished() const {
+    return build_done.load(std::memory_order_acquire) &&
+           completed_nodes.load(std::memory_order_acquire) ==
+               total_nodes.load(std::memory_order_acquire);
+  }
+  void worker(int w);
+  void run_task(int w, uint32_t id);
+  std::atomic<int64_t>* gate(const Slot& s);
+  std::string describe(uint32_t id);
+  void record_node(uint32_t id);
+};
+
+Builder::Impl::Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t ring_capacity)
+    : cfg(c), nworkers(workers), record(rec_) {
+  uint64_t want = ring_capacity > 0 ? ring_capacity : 16384;
+  if (cfg.task_window > 0 && static_cast<uint64_t>(cfg.task_window) > want)
+    want = static_cast<uint64_t>(cfg.task_window);
+  cap = 64;
+  while (cap < want) cap <<= 1;
+  mask = cap - 1;
+  // Zeroed pages, touched only as slots come into use.
+  ring = static_cast<Slot*>(calloc(cap, sizeof(Slot)));
+  if (ring == nullptr) throw RunError("cannot allocate the task ring", 2);
+  scopes.push_back(Scope{std::make_shared<std::vector<uint32_t>>(), {}, false});
+  batch = cfg.batch_deps > 0 ? cfg.batch_deps : 0;
+  if (cfg.timing == Timing::Batched && cfg.timing_n > 0)
+    batch = batch > 0 ? std::min(batch, cfg.timing_n) : cfg.timing_n;
+  nqueues = nworkers + 3;
+  queues.reset(new ReadyQueue[nqueues]);
+  for (int i = 0; i < nqueues; ++i) queues[i].set_priority(cfg.ready == ReadyPolicy::Priority);
+  const int ncube = nworkers >= 2 ? std::max(1, nworkers / 3) : 0;
+  for (int w = 0; w < nworkers; ++w) {
+    const int pool = nworkers == 1 ? 2 : (w < nworkers - ncube ? 0 : 1);
+    worker_pool.push_back(pool);
+    if (pool == 0 || pool == 2) pool_workers[0].push_back(w);
+    if (pool == 1 || pool == 2) pool_workers[1].push_back(w);
+  }
+  gates.reset(new std::atomic<int64_t>[260]);
+  for (int i = 0; i < 260; ++i) gates[i].store(0);
+  worker_tasks.assign(static_cast<size_t>(nworkers) * 8, 0);
+}
+
+Builder::Impl::~Impl() {
+  const uint64_t n = std::min<uint64_t>(constructed, cap);
+  for (uint64_t i = 0; i < n; ++i) ring[i].~Slot();
+  free(ring);
+}
+
+void Builder::Impl::set_error(const std::string& what, int code) {
+  std::lock_guard<std::mutex> g(err_m);
+  if (error.empty()) {
+    error = what;
+    error_code = code;
+  }
+  aborted.store(true, std::memory_order_release);
+}
+
+std::string Builder::Impl::describe(uint32_t id) {
+  const Slot& s = slot(id);
+  std::string text = "task " + std::to_string(id);
+  if (static_cast<int32_t>(s.pod.kernel) < pto_wsp_num_kernels)
+    text += " (kernel " + std::string(pto_wsp_kernel_names[s.pod.kernel]);
+  else
+    text += " (kernel #" + std::to_string(s.pod.kernel);
+  if (s.site != nullptr && s.site->num_coords > 0) {
+    text += ", at ";
+    for (int i = 0; i < s.site->num_coords; ++i) {
+      if (i) text += ", ";
+      text += std::string(s.site->coord_names[i]) + " = " + std::to_string(s.coords[i]);
+    }
+  }
+  return text + ")";
+}
+
+void Builder::Impl::wait_until(const std::function<bool()>& ready) {
+  flush();
+  int spins = 0;
+  while (!ready()) {
+    if (++spins < 200) {
+      std::this_thread::yield();
+      continue;
+    }
+    orch_waiting.fetch_add(1);
+    {
+      std::unique_lock<std::mutex> lk(done_m);
+      done_cv.wait_for(lk, std::chrono::microseconds(200), ready);
+    }
+    orch_waiting.fetch_sub(1);
+  }
+}
+
+uint32_t Builder::Impl::alloc_node(uint8_t kind) {
+  if (aborted.load(std::memory_order_acquire)) throw RunError("", 0);
+  const uint64_t n = allocated;
+  if (n >= 0xFFFFFFF0ull) throw RunError("more than 2^32 tasks", 2);
+  if (kind == kTask && cfg.task_window > 0 &&
+      ntasks - completed_tasks.load(std::memory_order_acquire) >= cfg.task_window) {
+    if (cfg.window_overflow == Overflow::Abort)
+      throw RunError("task window of " + std::to_string(cfg.task_window) +
+                         " tasks overflowed at task " + std::to_string(n) +
+                         " (window_overflow = abort)",
+                     2);
+    ++window_stalls;
+    wait_until([&] {
+      return ntasks - completed_tasks.load(std::memory_order_acquire) < cfg.task_window;
+    });
+    tmap.gc_before(static_cast<uint32_t>(n > static_cast<uint64_t>(cfg.task_window)
+                                             ? n - static_cast<uint64_t>(cfg.task_window)
+                                             : 0));
+  }
+  Slot* s = &ring[n & mask];
+  if (n >= constructed) {
+    new (s) Slot();
+    constructed = n + 1;
+  } else if (!s->free.load(std::memory_order_acquire)) {
+    ++ring_stalls;
+    wait_until([s] { return s->free.load(std::memory_order_acquire); });
+  }
+  s->free.store(false, std::memory_order_relaxed);
+  s->completed = false;
+  s->kind = kind;
+  s->id = static_cast<uint32_t>(n);
+  s->pending.store(1, std::memory_order_relaxed);
+  s->target = -1;
+  s->site = nullptr;
+  s->queue = -1;
+  TaskNodePod& p = s->pod;
+  p.id = static_cast<TaskId>(n);
+  p.kernel = 0xFFFF;
+  p.domain = ExecDomain::HostCPU;
+  p.pool = ExecPool::Any;
+  p.stream = 0;
+  p.affinity = kAnyTarget;
+  p.fanin = 0;
+  p.fanout_begin = 0;
+  p.fanout_count = 0;
+  p.num_u64_args = 0;
+  p.num_io = 0;
+  p.sched_tags = kind == kBarrier ? kTagBarrier : 0;
+  p.priority = 0;
+  allocated = n + 1;
+  return static_cast<uint32_t>(n);
+}
+
+void Builder::Impl::link(const std::vector<std::pair<uint32_t, uint8_t>>& ps, uint32_t id) {
+  Slot& me = slot(id);
+  int32_t fanin = 0;
+  for (const auto& pk : ps) {
+    const uint32_t p = pk.first;
+    ++edges;
+    ++edge_kinds[pk.second & 3];
+    ++fanin;
+    if (record) {
+      rec.edge_src.push_back(p);
+      rec.edge_dst.push_back(id);
+      rec.edge_kind.push_back(pk.second);
+    }
+    Slot& ps_ = slot(p);
+    if (ps_.id != p) continue;  // long completed: its slot holds a newer node
+    ps_.lock.lock();
+    if (!ps_.completed) {
+      me.pending.fetch_add(1, std::memory_order_relaxed);
+      ps_.fanout.push_back(id);
+      ++wired;
+    }
+    ps_.lock.unlock();
+  }
+  me.pod.fanin = fanin;
+}
+
+uint32_t Builder::Impl::barrier(const std::vector<uint32_t>& preds) {
+  const uint32_t b = alloc_node(kBarrier);
+  std::vector<std::pair<uint32_t, uint8_t>> ps;
+  ps.reserve(preds.size());
+  for (uint32_t p : preds) ps.push_back({p, kStructural});
+  if (record) record_node(b);
+  link(ps, b);
+  release(b);
+  return b;
+}
+
+void Builder::Impl::record_node(uint32_t id) {
+  const Slot& s = slot(id);
+  const bool task = s.kind == kTask;
+  rec.kind.push_back(s.kind);
+  rec.kernel.push_back(task ? static_cast<int32_t>(s.pod.kernel) : -1);
+  rec.pool.push_back(task ? static_cast<uint8_t>(s.pod.pool) : 255);
+  rec.domain.push_back(task ? static_cast<uint8_t>(s.pod.domain) : 0);
+  rec.target.push_back(task ? s.target : -1);
+  rec.stream.push_back(task ? s.stream : 0);
+  rec.priority.push_back(task ? s.pod.priority : 0);
+  int32_t site = -1;
+  if (task && s.site != nullptr) {
+    auto it = site_ids.find(s.site);
+    if (it == site_ids.end()) {
+      it = site_ids.emplace(s.site, static_cast<int32_t>(sites.size())).first;
+      sites.push_back(s.site);
+    }
+    site = it->second;
+    for (int i = 0; i < s.site->num_coords; ++i) rec.coords.push_back(s.coords[i]);
+  }
+  rec.site.push_back(site);
+  if (task) {
+    for (int i = 0; i < s.pod.num_u64_args; ++i)
+      rec.args.push_back(static_cast<int64_t>(s.pod.u64_args[i]));
+    for (int i = 0; i < s.pod.num_io; ++i) {
+      const TaskIO& io = s.pod.io[i];
+      rec.regions.push_back(io.region.tensor);
+      rec.regions.push_back(io.access);
+      rec.regions.push_back(io.region.rank);
+      for (int d = 0; d < io.region.rank; ++d) rec.regions.push_back(io.region.offsets[d]);
+      for (int d = 0; d < io.region.rank; ++d) rec.regions.push_back(io.region.sizes[d]);
+      for (int d = 0; d < io.region.rank; ++d) rec.regions.push_back(io.region.strides[d]);
+    }
+  }
+  rec.args_begin.push_back(static_cast<int64_t>(rec.args.size()));
+  rec.coords_begin.push_back(static_cast<int64_t>(rec.coords.size()));
+  rec.regions_begin.push_back(static_cast<int64_t>(rec.regions.size()));
+}
+
+void Builder::Impl::release(uint32_t id) {
+  Slot& s = slot(id);
+  if (s.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (s.kind == kBarrier)
+      complete(id);
+    else
+      push_ready(id);
+  }
+}
+
+void Builder::Impl::flush() {
+  for (uint32_t id : held) release(id);
+  held.clear();
+}
+
+void Builder::Impl::push_ready(uint32_t id) {
+  Slot& s = slot(id);
+  queues[s.queue].push(id, s.pod.priority);
+  if (sleepers.load(std::memory_order_seq_cst) > 0) {
+    std::lock_guard<std::mutex> g(wait_m);
+    wait_cv.notify_all();
+  }
+}
+
+void Builder::Impl::complete(uint32_t first) {
+  std::vector<uint32_t> stack;
+  uint32_t n = first;
+  while (true) {
+    Slot& s = slot(n);
+    s.lock.lock();
+    s.completed = true;
+    s.lock.unlock();
+    for (uint32_t succ : s.fanout) {
+      Slot& t = slot(succ);
+      if (t.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        if (t.kind == kBarrier)
+          stack.push_back(succ);
+        else
+          push_ready(succ);
+      }
+    }
+    s.fanout.clear();
+    const bool task = s.kind == kTask;
+    s.free.store(true, std::memory_order_release);
+    if (task) completed_tasks.fetch_add(1, std::memory_order_acq_rel);
+    const uint64_t done = completed_nodes.fetch_add(1, std::memory_order_acq_rel) + 1;
+    if (orch_waiting.load(std::memory_order_seq_cst) > 0 ||
+        (build_done.load(std::memory_order_acquire) &&
+         done == total_nodes.load(std::memory_order_acquire))) {
+      std::lock_guard<std::mutex> g(done_m);
+      done_cv.notify_all();
+      if (done == total_nodes.load(std::memory_order_acquire)) {
+        std::lock_guard<std::mutex> g2(wait_m);
+        wait_cv.notify_all();
+      }
+    }
+    if (stack.empty()) break;
+    n = stack.back();
+    stack.pop_back();
+  }
+}
+
+std::atomic<int64_t>* Builder::Impl::gate(const Slot& s) {
+  if (cfg.pipeline_depth <= 0) return nullptr;
+  switch (cfg.depth_scope) {
+    case DepthScope::PerStream:
+      return &gates[1 + (static_cast<uint64_t>(s.stream) & 255)];
+    case DepthScope::PerPool:
+      return &gates[257 + (s.pod.pool == ExecPool::Vector ? 0 : s.pod.pool == ExecPool::Cube ? 1 : 2)];
+    case DepthScope::Global:
+    default:
+      return &gates[0];
+  }
+}
+
+void Builder::Impl::run_task(int w, uint32_t id) {
+  Slot& s = slot(id);
+  if (!aborted.load(std::memory_order_acquire)) {
+    std::atomic<int64_t>* g = gate(s);
+    if (g != nullptr) {
+      int64_t cur = g->load(std::memory_order_acquire);
+      while (true) {
+        if (cur < cfg.pipeline_depth &&
+            g->compare_exchange_weak(cur, cur + 1, std::memory_order_acq_rel))
+          break;
+        std::this_thread::yield();
+        cur = g->load(std::memory_order_acquire);
+      }
+    }
+    try {
+      pto_wsp_aicore_dispatch(reinterpret_cast<GM_ADDR>(&s.pod));
+    } catch (const std::exception& e) {
+      set_error(describe(id) + ": " + e.what(), 1);
+    } catch (...) {
+      set_error(describe(id) + ": the kernel threw", 1);
+    }
+    if (g != nullptr) g->fetch_sub(1, std::memory_order_acq_rel);
+  }
+  ++worker_tasks[static_cast<size_t>(w) * 8];
+  complete(id);
+}
+
+bool Builder::Impl::take(int w, uint32_t& id) {
+  if (queues[w].pop(id)) return true;
+  const int pool = worker_pool[w];
+  if ((pool == 0 || pool == 2) && queues[nworkers + 0].pop(id)) return true;
+  if ((pool == 1 || pool == 2) && queues[nworkers + 1].pop(id)) return true;
+  if (queues[nworkers + 2].pop(id)) return true;
+  if (cfg.dispatch == Dispatch::WorkSteal) {
+    for (int o = 1; o < nworkers; ++o) {
+      const int v = (w + o) % nworkers;
+      if ((worker_pool[v] == pool || pool == 2) && queues[v].pop(id)) return true;
+    }
+  }
+  return false;
+}
+
+void Builder::Impl::worker(int w) {
+  host::block_idx = w;
+  host::block_num = nworkers;
+  uint32_t id;
+  int idle = 0;
+  while (true) {
+    if (take(w, id)) {
+      run_task(w, id);
+      idle = 0;
+      continue;
+    }
+    if (finished()) break;
+    ++idle;
+    if (idle < 64) {
+      cpu_relax();
+      continue;
+    }
+    if (idle < 256) {
+      std::this_thread::yield();
+      continue;
+    }
+    sleepers.fetch_add(1, std::memory_order_seq_cst);
+    {
+      std::unique_lock<std::mutex> lk(wait_m);
+      bool any = false;
+      for (int q = 0; q < nqueues && !any; ++q) any = !queues[q].empty();
+      if (!any && !finished()) wait_cv.wait_for(lk, std::chrono::milliseconds(1));
+    }
+    sleepers.fetch_sub(1, std::memory_order_seq_cst);
+    idle = 200;
+  }
+}
+
+// ---------------------------------------------------------------------------------- Builder
+
+TaskBuilder Builder::alloc_task(KernelId kernel, ExecDomain domain, ExecPool pool,
+                                int64_t target, int64_t stream, int64_t priority,
+                                const TaskSite* site) {
+  Impl& m = *impl_;
+  Scope& scope = m.scopes.back();
+  std::vector<uint32_t>& frontier = *scope.frontier;
+  if (frontier.size() > 1) {
+    // The first task after an ordering point with several tasks before it: one barrier,
+    // shared by every later task of the scope (and of nested scopes holding the frontier).
+    const uint32_t b = m.barrier(frontier);
+    frontier.assign(1, b);
+  }
+  const uint32_t id = m.alloc_node(kTask);
+  m.building = id;
+  ++m.ntasks;
+  const int64_t live = m.ntasks - m.completed_tasks.load(std::memory_order_relaxed);
+  if (live > m.max_live) m.max_live = live;
+  Slot& s = m.slot(id);
+  s.target = target;
+  s.stream = stream;
+  s.site = site;
+  TaskNodePod& p = s.pod;
+  p.kernel = kernel;
+  p.domain = domain;
+  p.pool = pool;
+  p.stream = static_cast<StreamId>(stream);
+  p.priority = priority;
+  // Where it will wait when ready: its target worker, else its pool's queue.
+  const int pi = pool == ExecPool::Vector ? 0 : (pool == ExecPool::Cube ? 1 : 2);
+  if (target >= 0) {
+    int w;
+    if (pi < 2 && !m.pool_workers[pi].empty()) {
+      const std::vector<int>& ws = m.pool_workers[pi];
+      w = ws[static_cast<size_t>(target % static_cast<int64_t>(ws.size()))];
+    } else {
+      w = static_cast<int>(target % m.nworkers);
+    }
+    s.queue = w;
+    p.affinity = static_cast<TargetId>(w);
+  } else {
+    s.queue = m.nworkers + pi;
+  }
+  ++m.pool_tasks[pi];
+  if (stream != m.last_stream) {
+    m.streams.insert(stream);
+    m.last_stream = stream;
+  }
+  TaskBuilder t;
+  t.pod_ = &p;
+  t.coords_ = s.coords;
+  t.slot_ = id;
+  return t;
+}
+
+void Builder::submit(TaskBuilder& t) {
+  Impl& m = *impl_;
+  const uint32_t id = t.pod_->id;
+  Slot& s = m.slot(id);
+  Scope& scope = m.scopes.back();
+  if (m.scopes.size() > 1) scope.group.push_back(id);
+  m.raw.clear();
+  m.waw.clear();
+  m.war.clear();
+  for (int i = 0; i < s.pod.num_io; ++i)
+    m.tmap.access(s.pod.io[i].region, s.pod.io[i].access, id, m.raw, m.waw, m.war);
+  std::vector<std::pair<uint32_t, uint8_t>>& ps = m.preds;
+  ps.clear();
+  for (uint32_t f : *scope.frontier) ps.push_back({f, kStructural});
+  for (uint32_t p : m.raw) ps.push_back({p, kRaw});
+  for (uint32_t p : m.waw) ps.push_back({p, kWaw});
+  for (uint32_t p : m.war) ps.push_back({p, kWar});
+  // Each predecessor once, with its first reason; never the task itself.
+  if (ps.size() <= 32) {
+    size_t out = 0;
+    for (size_t i = 0; i < ps.size(); ++i) {
+      if (ps[i].first == id) continue;
+      bool seen = false;
+      for (size_t j = 0; j < out && !seen; ++j) seen = ps[j].first == ps[i].first;
+      if (!seen) ps[out++] = ps[i];
+    }
+    ps.resize(out);
+  } else {
+    std::vector<size_t> order(ps.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return ps[a].first < ps[b].first; });
+    std::vector<char> keep(ps.size(), 0);
+    for (size_t i = 0; i < order.size(); ++i)
+      if (ps[order[i]].first != id && (i == 0 || ps[order[i]].first != ps[order[i - 1]].first))
+        keep[order[i]] = 1;
+    size_t out = 0;
+    for (size_t i = 0; i < ps.size(); ++i)
+      if (keep[i]) ps[out++] = ps[i];
+    ps.resize(out);
+  }
+  if (m.record) m.record_node(id);
+  m.link(ps, id);
+  m.building = -1;
+  if (m.batch > 0) {
+    m.held.push_back(id);
+    if (static_cast<int64_t>(m.held.size()) >= m.batch) m.flush();
+  } else {
+    m.release(id);
+  }
+  if (m.cfg.timing == Timing::RateLimit && m.cfg.timing_n > 0) {
+    // At most timing_n tasks per millisecond since the start.
+    const auto due = m.start + std::chrono::microseconds(m.ntasks * 1000 / m.cfg.timing_n);
+    while (std::chrono::steady_clock::now() < due) std::this_thread::yield();
+  }
+}
+
+void Builder::enter_ordered() {
+  Impl& m = *impl_;
+  m.scopes.push_back(Scope{m.scopes.back().frontier, {}, false});
+}
+
+void Builder::order_point() {
+  Impl& m = *impl_;
+  if (m.scopes.size() == 1) fail("order_point() outside an ordered scope");
+  Scope& scope = m.scopes.back();
+  if (!scope.group.empty()) {
+    scope.frontier = std::make_shared<std::vector<uint32_t>>(std::move(scope.group));
+    scope.group.clear();
+    scope.own = true;
+  }
+}
+
+void Builder::exit_ordered() {
+  Impl& m = *impl_;
+  if (m.scopes.size() == 1) fail("exit_ordered() without enter_ordered()");
+  Scope scope = std::move(m.scopes.back());
+  m.scopes.pop_back();
+  if (m.scopes.size() == 1) return;
+  Scope& parent = m.scopes.back();
+  if (!scope.group.empty())
+    parent.group.insert(parent.group.end(), scope.group.begin(), scope.group.end());
+  else if (scope.own)
+    parent.group.insert(parent.group.end(), scope.frontier->begin(), scope.frontier->end());
+}
+
+int64_t Builder::num_tasks() const { return impl_->ntasks; }
+
+[[noreturn]] void fail(const char* what, int64_t a, int64_t b) {
+  char buf[320];
+  snprintf(buf, sizeof buf, "%s (%lld, %lld)", what, static_cast<long long>(a),
+           static_cast<long long>(b));
+  throw RunError(buf, 1);
+}
+
+}  // namespace wsp
+}  // namespace pto
+
+// ---------------------------------------------------------------------------------- C API
+
+using pto::wsp::Builder;
+
+extern "C" {
+
+// One program argument from the launcher (Python ctypes): a tensor or a scalar.
+struct PtoWspHostArg {
+  int32_t kind;  // 0 tensor, 1 scalar
+  int32_t rank;
+  int32_t elem_bytes;
+  int32_t reserved;
+  int64_t scalar;
+  void* data;
+  int64_t shape[16];
+};
+
+struct PtoWspHostOptions {
+  int32_t workers;  // 0: the config's workers, else 2
+  int32_t record;   // 1: record the graph (arrays below)
+  int64_t ring_capacity;  // 0: 16384 (or the task window)
+};
+
+struct PtoWspHostStats {
+  int64_t num_nodes, num_tasks, num_barriers, num_edges, num_wired_edges;
+  int64_t num_workers, num_streams, window_stalls, ring_stalls, max_live;
+  int64_t build_ns, total_ns;
+  int64_t pool_tasks[3];
+  int64_t edge_kinds[4];  // structural, raw, waw, war
+};
+
+struct PtoWspRun {
+  PtoWspHostStats stats;
+  pto::wsp::Records rec;
+  std::vector<int64_t> worker_tasks;
+  std::vector<const pto::wsp::TaskSite*> sites;
+};
+
+void* pto_wsp_run_create() { return new PtoWspRun(); }
+
+void pto_wsp_run_destroy(void* run) { delete static_cast<PtoWspRun*>(run); }
+
+int32_t pto_wsp_abi_max_rank() { return pto::wsp::kMaxRank; }
+
+static void copy_error(char* err, int64_t errlen, const std::string& what) {
+  if (err == nullptr || errlen <= 0) return;
+  const size_t n = std::min<size_t>(what.size(), static_cast<size_t>(errlen - 1));
+  memcpy(err, what.data(), n);
+  err[n] = 0;
+}
+
+int32_t pto_wsp_run(void* run_handle, const char* program, const PtoWspHostArg* args,
+                    int32_t nargs, const PtoWspHostOptions* opt, char* err, int64_t errlen) {
+  using namespace pto::wsp;
+  PtoWspRun& run = *static_cast<PtoWspRun*>(run_handle);
+  const ProgramInfo* info = nullptr;
+  for (int i = 0; i < pto_wsp_num_programs; ++i)
+    if (strcmp(pto_wsp_programs[i].name, program) == 0) info = &pto_wsp_programs[i];
+  if (info == nullptr) {
+    copy_error(err, errlen, std::string("no program @") + program);
+    return 3;
+  }
+  if (nargs != info->num_args) {
+    copy_error(err, errlen, "@" + std::string(program) + " takes " +
+                                std::to_string(info->num_args) + " arguments, got " +
+                                std::to_string(nargs));
+    return 3;
+  }
+  std::vector<TensorArg> tensors(static_cast<size_t>(nargs));
+  std::vector<ArgValue> values(static_cast<size_t>(nargs));
+  for (int i = 0; i < nargs; ++i) {
+    const ArgInfo& ai = info->args[i];
+    const PtoWspHostArg& a = args[i];
+    const std::string what = "@" + std::string(program) + " argument '" + ai.name + "'";
+    if (ai.kind == kArgScalar) {
+      if (a.kind != 1) {
+        copy_error(err, errlen, what + " is a scalar");
+        return 3;
+      }
+      values[i].scalar = a.scalar;
+      continue;
+    }
+    if (a.kind != 0 || a.rank != ai.rank || a.elem_bytes != ai.elem_bytes ||
+        a.rank > kMaxRank) {
+      copy_error(err, errlen, what + " needs a tensor of rank " + std::to_string(ai.rank) +
+                                  " with " + std::to_string(ai.elem_bytes) + "-byte elements");
+      return 3;
+    }
+    TensorArg& t = tensors[i];
+    t.data = static_cast<uint8_t*>(a.data);
+    t.rank = a.rank;
+    t.elem_bytes = a.elem_bytes;
+    t.index = i;
+    int64_t stride = 1;
+    for (int d = kMaxRank - 1; d >= 0; --d) {
+      t.shape[d] = d < a.rank ? a.shape[d] : 1;
+      if (d < a.rank && ai.static_shape[d] >= 0 && ai.static_shape[d] != a.shape[d]) {
+        copy_error(err, errlen, what + ": dimension " + std::to_string(d) + " is " +
+                                    std::to_string(a.shape[d]) + ", the program says " +
+                                    std::to_string(ai.static_shape[d]));
+        return 3;
+      }
+      t.mem_strides[d] = d < a.rank ? stride : 0;
+      if (d < a.rank) stride *= a.shape[d];
+    }
+    values[i].view = View::root(t);
+  }
+  const RuntimeConfig cfg = info->config();
+  int workers = opt != nullptr && opt->workers > 0
+                    ? opt->workers
+                    : (cfg.workers > 0 ? static_cast<int>(std::min<int64_t>(cfg.workers, 64)) : 2);
+  std::unique_ptr<Builder::Impl> impl;
+  try {
+    impl.reset(new Builder::Impl(cfg, workers, opt != nullptr && opt->record != 0,
+                                 opt != nullptr ? static_cast<uint64_t>(opt->ring_capacity) : 0));
+  } catch (const std::exception& e) {
+    copy_error(err, errlen, e.what());
+    return 2;
+  }
+  Builder::Impl& m = *impl;
+  Builder builder(&m);
+  m.start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int w = 0; w < workers; ++w) threads.emplace_back([&m, w] { m.worker(w); });
+  try {
+    info->entry(builder, values.data());
+  } catch (const RunError& e) {
+    if (e.what()[0] != 0) m.set_error(e.what(), e.code);
+  } catch (const std::exception& e) {
+    m.set_error(std::string("@") + program + ": " + e.what(), 1);
+  }
+  // Drain: release a task left half-built by an error, and any held batch.
+  if (m.building >= 0) {
+    m.release(static_cast<uint32_t>(m.building));
+    m.building = -1;
+  }
+  m.flush();
+  m.build_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::steady_clock::now() - m.start)
+                   .count();
+  m.total_nodes.store(m.allocated, std::memory_order_release);
+  m.build_done.store(true, std::memory_order_release);
+  {
+    std::unique_lock<std::mutex> lk(m.done_m);
+    while (!m.finished()) m.done_cv.wait_for(lk, std::chrono::milliseconds(1));
+  }
+  {
+    std::lock_guard<std::mutex> g(m.wait_m);
+    m.wait_cv.notify_all();
+  }
+  for (std::thread& th : threads) th.join();
+  const int64_t total_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::steady_clock::now() - m.start)
+                               .count();
+  PtoWspHostStats& st = run.stats;
+  st.num_nodes = static_cast<int64_t>(m.allocated);
+  st.num_tasks = m.ntasks;
+  st.num_barriers = static_cast<int64_t>(m.allocated) - m.ntasks;
+  st.num_edges = m.edges;
+  st.num_wired_edges = m.wired;
+  st.num_workers = workers;
+  st.num_streams = static_cast<int64_t>(m.streams.size());
+  st.window_stalls = m.window_stalls;
+  st.ring_stalls = m.ring_stalls;
+  st.max_live = m.max_live;
+  st.build_ns = m.build_ns;
+  st.total_ns = total_ns;
+  for (int i = 0; i < 3; ++i) st.pool_tasks[i] = m.pool_tasks[i];
+  for (int i = 0; i < 4; ++i) st.edge_kinds[i] = m.edge_kinds[i];
+  run.worker_tasks.clear();
+  for (int w = 0; w < workers; ++w) run.worker_tasks.push_back(m.worker_tasks[static_cast<size_t>(w) * 8]);
+  run.rec = std::move(m.rec);
+  run.sites = m.sites;
+  if (!m.error.empty()) {
+    copy_error(err, errlen, m.error);
+    return m.error_code;
+  }
+  return 0;
+}
+
+void pto_wsp_run_stats(void* run, PtoWspHostStats* out) {
+  *out = static_cast<PtoWspRun*>(run)->stats;
+}
+
+// The recorded arrays, by number: 0 kind u8, 1 kernel i32, 2 pool u8, 3 domain u8,
+// 4 target i64, 5 stream i64, 6 priority i64, 7 edge_src i64, 8 edge_dst i64, 9 edge_kind u8,
+// 10 args_begin i64, 11 args i64, 12 coords_begin i64, 13 coords i64, 14 regions_begin i64,
+// 15 regions i64, 16 site i32, 17 worker_tasks i64. Copies at most `capacity` elements into
+// `out` (if not null) and returns the array's length.
+int64_t pto_wsp_run_array(void* run_handle, int32_t which, void* out, int64_t capacity) {
+  PtoWspRun& run = *static_cast<PtoWspRun*>(run_handle);
+  pto::wsp::Records& r = run.rec;
+  const void* data = nullptr;
+  size_t n = 0, size = 0;
+  auto pick = [&](const auto& v) {
+    data = v.data();
+    n = v.size();
+    size = sizeof(v[0]);
+  };
+  switch (which) {
+    case 0: pick(r.kind); break;
+    case 1: pick(r.kernel); break;
+    case 2: pick(r.pool); break;
+    case 3: pick(r.domain); break;
+    case 4: pick(r.target); break;
+    case 5: pick(r.stream); break;
+    case 6: pick(r.priority); break;
+    case 7: pick(r.edge_src); break;
+    case 8: pick(r.edge_dst); break;
+    case 9: pick(r.edge_kind); break;
+    case 10: pick(r.args_begin); break;
+    case 11: pick(r.args); break;
+    case 12: pick(r.coords_begin); break;
+    case 13: pick(r.coords); break;
+    case 14: pick(r.regions_begin); break;
+    case 15: pick(r.regions); break;
+    case 16: pick(r.site); break;
+    case 17: pick(run.worker_tasks); break;
+    default: return -1;
+  }
+  if (out != nullptr && n > 0)
+    memcpy(out, data, std::min<size_t>(n, static_cast<size_t>(capacity)) * size);
+  return static_cast<int64_t>(n);
+}
+
+// A recorded site: its kernel id (coord < 0) or the name of its coord-th coordinate.
+const char* pto_wsp_run_site_coord(void* run_handle, int32_t site, int32_t coord) {
+  PtoWspRun& run = *static_cast<PtoWspRun*>(run_handle);
+  if (site < 0 || static_cast<size_t>(site) >= run.sites.size()) return nullptr;
+  const pto::wsp::TaskSite* s = run.sites[static_cast<size_t>(site)];
+  if (coord < 0 || coord >= s->num_coords) return nullptr;
+  return s->coord_names[coord];
+}
+
+int32_t pto_wsp_num_programs_get() { return pto_wsp_num_programs; }
+const char* pto_wsp_program_name(int32_t i) {
+  return i >= 0 && i < pto_wsp_num_programs ? pto_wsp_programs[i].name : nullptr;
+}
+
+}  // extern "C"
