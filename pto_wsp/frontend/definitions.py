@@ -51,6 +51,10 @@ class Bound(Workload):
         return self.body
 
     def _trace(self) -> tuple[list[tuple[str, Any]], list[Workload]]:
+        """The placeholders and body: the function runs once per argument-type signature."""
+        traced = self.__dict__.get("_traced")
+        if traced is not None:
+            return traced
         d = self.definition
         if len(self.args) != len(d.param_names):
             raise CompileError(
@@ -65,7 +69,8 @@ class Bound(Workload):
         if signature not in d.traces:
             body = trace_body(d.fn, [p for _, p in params], f"@workload {d.fn_name}", d.loc)
             d.traces[signature] = (params, body)
-        return d.traces[signature]
+        self._traced = d.traces[signature]
+        return self._traced
 
 
 def param_type(value: Any):
