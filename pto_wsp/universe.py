@@ -32,6 +32,18 @@ def _tg() -> Dialect:
     return TG
 
 
+def _aie() -> Dialect:
+    from pto_wsp.dialects.aie import AIE
+
+    return AIE
+
+
+def _aiex() -> Dialect:
+    from pto_wsp.dialects.aie import AIEX
+
+    return AIEX
+
+
 def _wsp_canonicalize() -> type[ModulePass]:
     from pto_wsp.passes.wsp_canonicalize import WspCanonicalizePass
 
@@ -79,6 +91,8 @@ ALL_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "csp": _csp,
     "sched": _sched,
     "tg": _tg,
+    "aie": _aie,
+    "aiex": _aiex,
 }
 
 ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
