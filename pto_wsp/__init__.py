@@ -4,29 +4,57 @@ The Python API (seed 001) is importable from here: axes (``Dense``, ``DenseDyn``
 ``Ragged``, ``Sparse``), ``Tensor`` and dtypes, ``@kernel``, the workload primitives
 (``parallel_for``, ``select``, ``cond``, ...), the decorator form (``@workload``, ``P``), CSP
 (``Channel``, ``process``, ``connect``, ...), schedules (``DispatchPolicy``, ...), ``module``
-and ``compile``. docs/python-api.md documents each. The dialects live in
-``pto_wsp.dialects`` (wsp, csp, sched), the passes in ``pto_wsp.passes`` and the
-command-line tools in ``pto_wsp.tools``.
+and ``compile``, and the runtime errors. docs/python-api.md documents each. The dialects live
+in ``pto_wsp.dialects``, the passes in ``pto_wsp.passes`` and the command-line tools in
+``pto_wsp.tools``.
+
+The API is loaded on first use (PEP 562): the command-line tools import this package for its
+dialects and passes only, and should not pay for the frontend and the backends at startup.
 """
 
-from pto_wsp.frontend import *  # noqa: F403  (the API is pto_wsp.frontend's __all__)
-from pto_wsp.frontend import __all__ as _api
-from pto_wsp.lowering.cpu import backend as _cpu_sim  # noqa: F401  (registers target cpu_sim)
-from pto_wsp.runtime.errors import (
-    ChannelClosed,
-    ChannelError,
-    Deadlock,
-    ExecutionError,
-    ResourceError,
-)
+from typing import Any
 
 __version__ = "0.1.0"
-__all__ = [
-    *_api,
-    "ChannelClosed",
-    "ChannelError",
-    "Deadlock",
-    "ExecutionError",
-    "ResourceError",
-    "__version__",
-]
+
+#: Modules that register a compile target when imported.
+_BACKENDS = ("pto_wsp.lowering.cpu.backend",)
+#: Runtime errors exported next to the frontend's API.
+_ERRORS = ("ChannelClosed", "ChannelError", "Deadlock", "ExecutionError", "ResourceError")
+
+_api: dict[str, Any] | None = None
+
+
+def _load() -> dict[str, Any]:
+    """Import the frontend, the runtime errors and the backends; cache their public names."""
+    global _api
+    if _api is None:
+        import importlib
+
+        # import_module, not "from pto_wsp import x": that form asks this module's
+        # __getattr__ for the submodule first, which would come back here.
+        frontend = importlib.import_module("pto_wsp.frontend")
+        errors = importlib.import_module("pto_wsp.runtime.errors")
+        for backend in _BACKENDS:
+            importlib.import_module(backend)
+        names = {name: getattr(frontend, name) for name in frontend.__all__}
+        names.update({name: getattr(errors, name) for name in _ERRORS})
+        names["__all__"] = [*frontend.__all__, *_ERRORS, "__version__"]
+        _api = names
+    return _api
+
+
+_SUBPACKAGES = ("frontend", "dialects", "passes", "lowering", "runtime", "tools", "interop")
+
+
+def __getattr__(name: str) -> Any:
+    if (name.startswith("__") and name != "__all__") or name in _SUBPACKAGES:
+        raise AttributeError(name)
+    api = _load()
+    if name not in api:
+        raise AttributeError(f"module 'pto_wsp' has no attribute {name!r}")
+    globals()[name] = api[name]
+    return api[name]
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_load()["__all__"]))
