@@ -10,6 +10,9 @@
 #   PTO_GENERIC_ROUNDTRIP  check the generic form under CHECK-GENERIC
 #   PTO_VERIFY_DIAG      check the verifier diagnostics of each `// -----` chunk
 #   PTO_PARSING_DIAG     check the parse errors of each `// -----` chunk
+#   PTO_UPSTREAM         hand the IR on stdin to upstream MLIR (IRDL-loaded dialects: parse,
+#                        verify, read back the same); tests using it say
+#                        `REQUIRES: upstream-mlir` (the `mlir` extra is installed)
 # Error tests that need the exit code: `// RUN: not pto-opt %s 2>&1 | FileCheck %s`.
 
 import os
@@ -47,9 +50,18 @@ python = shlex.quote(sys.executable)
 filecheck_script = installed("filecheck")
 filecheck = shlex.quote(filecheck_script) if filecheck_script else f"{python} -m filecheck"
 
+try:  # the `mlir` extra: upstream MLIR's Python bindings (docs/interop.md)
+    import mlir.ir  # noqa: F401
+    from mlir.dialects import irdl  # noqa: F401
+
+    config.available_features.add("upstream-mlir")
+except ImportError:
+    pass
+
 # The shortcuts come first: lit substitutes in order, and they expand to pto-opt / filecheck.
 config.substitutions.extend(
     [
+        (r"\bPTO_UPSTREAM\b", "%PYTHON -m pto_wsp.interop.upstream"),
         (
             r"\bPTO_ROUNDTRIP\b",
             "pto-opt %s --split-input-file --print-op-generic"
