@@ -20,4 +20,14 @@ Graph construction, independent of any IR (pure Python + numpy):
   ``edge_kind``), the kernel table, args, regions and coords per node, and ``successors``,
   ``predecessors``, ``reachable``, ``to_dot``, ``to_text`` (``tg.node`` lines).
   ``gc_paused()`` wraps a bulk build (docs/PERFORMANCE.md).
+
+Execution (docs/simulator.md):
+
+- ``engine``: ``Simulator(config, kernels, arrays, shapes)``, the virtual-time scheduler that is
+  also the builder a compiled program drives; ``SimConfig`` (workers, pools, the schedule's
+  runtime config); pipelines' processes, queues and deadlock detection.
+- ``kernels``: ``KernelSpec`` (signature, cost model, CPU body), ``ViewRegion``, ``numpy_view``.
+- ``program``: ``Program`` (bind / execute / execute_async / synchronize / stats ...), ``Stats``.
+- ``trace``: ``chrome_trace`` (Perfetto JSON) and ``write_gantt`` (PNG).
+- ``errors``: ``ExecutionError``, ``ResourceError``, ``ChannelClosed``, ``Deadlock``.
 """

@@ -32,6 +32,24 @@ class ViewRegion(TensorRegion):
         super().__init__(tensor, offsets, sizes, strides, access)
         self.kept = kept
 
+    @classmethod
+    def of(cls, tensor, offsets, sizes, strides, access: str, kept) -> ViewRegion:
+        """The region of a view the generated code computed (already well-formed): no checks,
+        as the per-task path of a simulation creates a few of these per task."""
+        r = cls.__new__(cls)
+        r.tensor = tensor
+        r.offsets = offsets
+        r.sizes = sizes
+        r.strides = strides
+        r.access = access
+        r.key = (tensor, offsets, sizes, strides)
+        r.reads = access != "out"
+        r.writes = access != "in"
+        r.unit = all(s == 1 for s in strides)
+        r._lasts = None
+        r.kept = kept
+        return r
+
     @property
     def view_shape(self) -> tuple[int, ...]:
         """The shape of the kernel's view."""

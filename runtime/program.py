@@ -187,6 +187,9 @@ class Program:
         """Run the program once with the current bindings; raise its error, if any.
 
         ``progress(created, completed)`` is called every few thousand tasks."""
+        thread = self._thread
+        if thread is not None and thread.is_alive() and thread is not threading.current_thread():
+            raise RuntimeError(f"@{self.name} is executing asynchronously: synchronize() first")
         self._complete = False
         self._error = None
         start = time.perf_counter()

@@ -351,3 +351,41 @@ def test_compile_errors():
         w.compile(target="cpu_sim", mode="fast")
     with pytest.raises(pto_wsp.CompileError, match="test_sim_functional.py"):
         w.compile(target="cpu_sim", workers=0)
+
+
+MLIR_WITH_IMPLS = """
+wsp.kernel @scale(i: index, x: in memref<4xf32>, y: out memref<4xf32>) unit(vector) cost(7) attributes {impls = {cpu_sim = "sim_impls_test:scale"}}
+wsp.workload @w(%X: memref<?x4xf32>, %Y: memref<?x4xf32>, %n: index) {
+  %a = wsp.dense_dyn %n
+  wsp.parallel_for %i in %a named("i") : !wsp.dense_dyn {
+    %x = wsp.view %X[%i] : memref<?x4xf32> -> memref<4xf32>
+    %y = wsp.view %Y[%i] : memref<?x4xf32> -> memref<4xf32>
+    wsp.task @scale(%i : index) resources(%x, %y : memref<4xf32>, memref<4xf32>)
+  }
+}
+"""
+
+
+def test_mlir_kernels_run_their_impls_cpu_sim_body(tmp_path, monkeypatch):
+    (tmp_path / "sim_impls_test.py").write_text("def scale(i, x, y):\n    y[...] = x * (i + 1)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from xdsl.context import Context
+    from xdsl.parser import Parser
+    from xdsl.universe import Universe
+
+    ctx = Context()
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    module = Parser(ctx, MLIR_WITH_IMPLS).parse_module()
+    prog = pto_wsp.compile(module, target="cpu_sim", workers=2)
+    x = np.ones((3, 4), np.float32)
+    y = np.zeros_like(x)
+    prog.bind(X=x, Y=y, n=3).execute()
+    np.testing.assert_array_equal(y, [[1] * 4, [2] * 4, [3] * 4])
+    assert prog.kernels["scale"].origin == "impls"
+    assert prog.stats().makespan_cycles == 14  # cost(7), 3 tasks on 2 workers
+    # kernels= overrides it; a kernel without any body is a no-op with a warning.
+    prog = pto_wsp.compile(module, target="cpu_sim", kernels={"scale": lambda i, x, y: None})
+    y[...] = 0
+    prog.bind(X=x, Y=y, n=3).execute()
+    assert not y.any()

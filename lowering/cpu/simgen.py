@@ -34,16 +34,25 @@ from pto_wsp.lowering.cpu.pygen import (
     _divsi,
     _Generator,
     _remsi,
-    _view,
 )
 from pto_wsp.runtime.kernels import ViewRegion
 
 __all__ = ["ProcessCode", "SimProgram", "compile_sim_program"]
 
 
+def _view_cached(value: Any) -> View:
+    """pygen's ``_view``, keeping each tensor's root view (made once per run, not per use)."""
+    if value.__class__ is Tensor:
+        root = value.__dict__.get("_root_view")
+        if root is None:
+            root = value._root_view = value.root()  # type: ignore[attr-defined]
+        return root
+    return value
+
+
 def _region(value: Any, access: str) -> ViewRegion:
-    view: View = value.root() if isinstance(value, Tensor) else value
-    return ViewRegion(view.tensor, view.offsets, view.sizes, view.strides, access, view.kept)
+    view: View = _view_cached(value)
+    return ViewRegion.of(view.tensor, view.offsets, view.sizes, view.strides, access, view.kept)
 
 
 class _SimGenerator(_Generator):
@@ -167,7 +176,7 @@ class SimProgram:
 
 
 def _namespace() -> dict[str, Any]:
-    return {"_view": _view, "_region": _region, "_divsi": _divsi, "_remsi": _remsi}
+    return {"_view": _view_cached, "_region": _region, "_divsi": _divsi, "_remsi": _remsi}
 
 
 def _compile_function(

@@ -1,0 +1,273 @@
+"""Simulator execution benchmarks (issue 5), each next to its anchor in the same run.
+
+    python3 bench/bench_sim_exec.py [--sizes 1k,13k,51k] [--workers 4] [--repeat 3]
+                                    [--only functional,cycles,overhead]
+
+The workload, built with the Python API and compiled with ``target="cpu_sim"``: B sequences of
+T row tiles of 64x64 (float32), three stages per tile —
+
+    proj   (b, t)  X[b, t], W1 -> H[b, t]          H = X @ W1
+    mlp    (b, t)  H[b, t], W2 -> Y[b, t]          Y = H @ W2   (read-after-write on H)
+    accum  (b, t)  Y[b, t]     -> A[b]  (inout)    a for_each over t: a chain per sequence
+
+— so 3 B T tasks with 2 B T + B (T - 1) data edges. Figures:
+
+- **functional, no-op kernels** (bodies that return at once): tasks per ms of wall time for
+  the whole ``execute()`` (generation, dependency inference, scheduling, calling the bodies).
+  Anchor: >= 2,000 tasks/ms. Side by side: Dask's threaded scheduler running no-op functions
+  on the same graph (``dask.threaded.get``; Dask documents ~200 us of overhead per task),
+  when dask is installed.
+- **cycles mode**: tasks per ms of wall time. Anchor: >= 10,000 tasks/ms. Side by side: an
+  equivalent SimPy model (a resource of W workers, one process per task waiting for its
+  predecessors' events), when simpy is installed; both report the makespan they simulate.
+- **build overhead with 64x64 matmul kernels**: functional mode with real numpy bodies; the
+  share of the wall time not spent inside kernel bodies. Anchor: < 5% (seed 004 §2.7).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+from pto_wsp import (
+    DenseDyn,
+    In,
+    InOut,
+    Out,
+    Tensor,
+    combine,
+    f32,
+    for_each,
+    kernel,
+    parallel_for,
+    sym,
+    task,
+)
+
+SIZES = {"1k": (4, 84), "13k": (16, 274), "51k": (32, 532), "200k": (64, 1042)}
+FUNCTIONAL_ANCHOR = 2000.0
+CYCLES_ANCHOR = 10000.0
+OVERHEAD_ANCHOR = 0.05
+
+
+@kernel(cost=4096, exec_unit="cube")
+def proj(b, t, x: In[f32[64, 64]], w: In[f32[64, 64]], h: Out[f32[64, 64]]):
+    np.matmul(x, w, out=h)
+
+
+@kernel(cost=4096, exec_unit="cube")
+def mlp(b, t, h: In[f32[64, 64]], w: In[f32[64, 64]], y: Out[f32[64, 64]]):
+    np.matmul(h, w, out=y)
+
+
+@kernel(cost=512)
+def accum(b, t, y: In[f32[64, 64]], a: InOut[f32[64, 64]]):
+    a += y
+
+
+def _noop(*_args):
+    return None
+
+
+def workload():
+    X = Tensor("X", [None, None, 64, 64], f32)
+    H = Tensor("H", [None, None, 64, 64], f32)
+    Y = Tensor("Y", [None, None, 64, 64], f32)
+    A = Tensor("A", [None, 64, 64], f32)
+    W1 = Tensor("W1", [64, 64], f32)
+    W2 = Tensor("W2", [64, 64], f32)
+    B, T = sym("B"), sym("T")
+    return combine(
+        parallel_for(
+            DenseDyn(B),
+            lambda b: parallel_for(
+                DenseDyn(T), lambda t: task(proj, [b, t], [X[b, t], W1, H[b, t]])
+            ),
+        ),
+        parallel_for(
+            DenseDyn(B),
+            lambda b: parallel_for(
+                DenseDyn(T), lambda t: task(mlp, [b, t], [H[b, t], W2, Y[b, t]])
+            ),
+        ),
+        parallel_for(
+            DenseDyn(B),
+            lambda b: for_each(DenseDyn(T), lambda t: task(accum, [b, t], [Y[b, t], A[b]])),
+        ),
+    ).named("tiles")
+
+
+def arrays(B: int, T: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    return {
+        "X": rng.standard_normal((B, T, 64, 64)).astype(np.float32),
+        "H": np.zeros((B, T, 64, 64), np.float32),
+        "Y": np.zeros((B, T, 64, 64), np.float32),
+        "A": np.zeros((B, 64, 64), np.float32),
+        "W1": rng.standard_normal((64, 64)).astype(np.float32) / 8,
+        "W2": rng.standard_normal((64, 64)).astype(np.float32) / 8,
+    }
+
+
+def best(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def bench_functional(size: str, workers: int, repeat: int) -> None:
+    B, T = SIZES[size]
+    noop = {"proj": _noop, "mlp": _noop, "accum": _noop}
+    prog = workload().compile(target="cpu_sim", workers=workers, kernels=noop)
+    prog.bind(B=B, T=T, **arrays(B, T))
+    seconds = best(prog.execute, repeat)
+    stats = prog.stats()
+    rate = stats.num_tasks / (seconds * 1e3)
+    line = (
+        f"functional no-op  {size:>5}: {stats.num_tasks:>7,} tasks {stats.num_edges:>7,} edges "
+        f"{seconds * 1e3:9.1f} ms = {rate:8,.1f} tasks/ms ({rate / FUNCTIONAL_ANCHOR:.1%} of "
+        f"{FUNCTIONAL_ANCHOR:,.0f})"
+    )
+    dask_rate = _dask(prog, workers, repeat) if stats.num_tasks <= 60000 else None
+    if dask_rate is not None:
+        line += f" | dask threaded {dask_rate:8,.1f} tasks/ms"
+    print(line, flush=True)
+
+
+def _dask(prog, workers: int, repeat: int) -> float | None:
+    try:
+        import dask
+        import dask.threaded
+    except ImportError:
+        return None
+    graph = prog.graph()
+    dsk = {}
+    for i in range(graph.num_nodes):
+        preds = [f"n{p}" for p in graph.predecessors(i).tolist()]
+        dsk[f"n{i}"] = (_noop, *preds)
+    sinks = [f"n{i}" for i in range(graph.num_nodes) if len(graph.successors(i)) == 0]
+    seconds = best(lambda: dask.threaded.get(dsk, sinks, num_workers=workers), repeat)
+    return graph.num_tasks / (seconds * 1e3)
+
+
+def bench_cycles(size: str, workers: int, repeat: int) -> None:
+    B, T = SIZES[size]
+    prog = workload().compile(target="cpu_sim", mode="cycles", workers=workers)
+    prog.bind(B=B, T=T)
+    seconds = best(prog.execute, repeat)
+    stats = prog.stats()
+    rate = stats.num_tasks / (seconds * 1e3)
+    line = (
+        f"cycles            {size:>5}: {stats.num_tasks:>7,} tasks {seconds * 1e3:9.1f} ms = "
+        f"{rate:8,.1f} tasks/ms ({rate / CYCLES_ANCHOR:.1%} of {CYCLES_ANCHOR:,.0f}), "
+        f"makespan {stats.makespan_cycles:,.0f}"
+    )
+    simpy = _simpy(prog, workers, repeat) if stats.num_tasks <= 60000 else None
+    if simpy is not None:
+        line += f" | simpy {simpy[0]:8,.1f} tasks/ms, makespan {simpy[1]:,.0f}"
+    print(line, flush=True)
+
+
+def _simpy(prog, workers: int, repeat: int) -> tuple[float, float] | None:
+    try:
+        import simpy
+    except ImportError:
+        return None
+    graph = prog.graph()
+    sim = prog._last()
+    costs = sim.cost
+    preds = [graph.predecessors(i).tolist() for i in range(graph.num_nodes)]
+    barrier = (graph.kind == 1).tolist()
+    result = {}
+
+    def model() -> None:
+        env = simpy.Environment()
+        pool = simpy.Resource(env, capacity=workers)
+        done = [env.event() for _ in range(graph.num_nodes)]
+
+        def node(i: int):
+            if preds[i]:
+                yield simpy.AllOf(env, [done[p] for p in preds[i]])
+            if not barrier[i]:
+                with pool.request() as request:
+                    yield request
+                    yield env.timeout(costs[i])
+            done[i].succeed()
+
+        for i in range(graph.num_nodes):
+            env.process(node(i))
+        env.run()
+        result["makespan"] = env.now
+
+    seconds = best(model, repeat)
+    return graph.num_tasks / (seconds * 1e3), result["makespan"]
+
+
+def bench_overhead(size: str, workers: int, repeat: int) -> None:
+    B, T = SIZES[size]
+    spent = [0.0]
+
+    def timed(fn):
+        def body(*args):
+            start = time.perf_counter()
+            fn(*args)
+            spent[0] += time.perf_counter() - start
+
+        return body
+
+    bodies = {k.name: timed(k.fn) for k in (proj, mlp, accum)}
+    prog = workload().compile(target="cpu_sim", workers=workers, kernels=bodies)
+    data = arrays(B, T)
+    prog.bind(B=B, T=T, **data)
+    times = []
+    for _ in range(repeat):
+        spent[0] = 0.0
+        data["A"][...] = 0
+        start = time.perf_counter()
+        prog.execute()
+        total = time.perf_counter() - start
+        times.append((total, spent[0]))
+    total, kernels = min(times)
+    overhead = (total - kernels) / total
+    ref = np.einsum("btij,jk,kl->bil", data["X"], data["W1"], data["W2"], optimize=True)
+    error = float(np.abs(data["A"] - ref).max())
+    print(
+        f"overhead matmul   {size:>5}: {prog.stats().num_tasks:>7,} tasks {total * 1e3:9.1f} ms, "
+        f"kernels {kernels * 1e3:9.1f} ms, overhead {overhead:.1%} (anchor < "
+        f"{OVERHEAD_ANCHOR:.0%}); max |A - numpy| {error:.2e}",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="1k,13k,51k")
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", default="functional,cycles,overhead")
+    args = parser.parse_args()
+    print(
+        f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {sys.version.split()[0]}, numpy {np.__version__}; workers={args.workers}, "
+        f"best of {args.repeat}"
+    )
+    only = args.only.split(",")
+    for size in args.sizes.split(","):
+        if "functional" in only:
+            bench_functional(size, args.workers, args.repeat)
+        if "cycles" in only:
+            bench_cycles(size, args.workers, args.repeat)
+        if "overhead" in only:
+            bench_overhead(size, args.workers, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
