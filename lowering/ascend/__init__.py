@@ -16,7 +16,7 @@ from .backend import backend, compile_module, lower_to_tg
 from .build import BuildError
 from .emit import EmittedTree, emit_tree
 from .errors import AscendEmitError
-from .host import AscendProgram, ExecutionError, ProgramStats, ResourceError
+from .host import AscendProgram, ExecutionError, ProgramStats, ResourceError, Unbacked
 from .target import AscendTarget
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "ExecutionError",
     "ProgramStats",
     "ResourceError",
+    "Unbacked",
     "compile_module",
     "emit_tree",
     "lower_to_tg",

@@ -89,6 +89,7 @@ class EmittedTree:
     soc: str
     warnings: list[str] = field(default_factory=list)
     dir: Path | None = None  # where it was written
+    stubs: tuple[str, ...] = ()  # kernels emitted with an empty stub body
 
     def generated(self) -> dict[str, str]:
         """The generated files only (without the runtime copy)."""
@@ -285,6 +286,7 @@ def emit_tree(
         [k.name for k in klist],
         soc,
         emitted.warnings,
+        stubs=tuple(k.name for k in klist if k.body is None),
     )
 
 

@@ -28,7 +28,7 @@ from pto_wsp.runtime.regions import TensorRegion
 
 from .emit import EmittedTree, ProgramSig
 
-__all__ = ["AscendProgram", "ExecutionError", "ProgramStats", "ResourceError"]
+__all__ = ["AscendProgram", "ExecutionError", "ProgramStats", "ResourceError", "Unbacked"]
 
 
 class ExecutionError(RuntimeError):
@@ -37,6 +37,15 @@ class ExecutionError(RuntimeError):
 
 class ResourceError(RuntimeError):
     """A runtime resource ran out: the task window with window_overflow = abort."""
+
+
+@dataclass(frozen=True)
+class Unbacked:
+    """A tensor binding with a shape and no memory, for runs whose kernels are all empty stubs
+    (benchmarks of the runtime itself: a LLaMA layer's tensors would take gigabytes). Each
+    gets a distinct address no kernel may touch; refused when a kernel has a body."""
+
+    shape: tuple[int, ...]
 
 
 class _HostArg(ctypes.Structure):
@@ -125,6 +134,17 @@ class ProgramStats:
             + f"\nbuild {self.build_time_ms:.2f} ms, execute {self.execute_time_ms:.2f} ms "
             f"({rate:,.0f} tasks/ms), compile {self.compile_time_ms:.0f} ms"
         )
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A checked Unbacked binding."""
+
+    shape: tuple[int, ...]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
 
 
 _LIBRARIES: dict[str, ctypes.CDLL] = {}
@@ -301,9 +321,17 @@ class AscendProgram:
                 raise ValueError(f"@{self.name}: argument {sig.name!r} is a scalar, got {value!r}")
             return int(value)
         dtype = np.dtype(_DTYPES.get(sig.elem, np.uint8))
+        if isinstance(value, Unbacked):
+            bodies = [k for k in self.tree.kernels if k not in self.tree.stubs]
+            if bodies:
+                raise ValueError(
+                    f"@{self.name}: argument {sig.name!r} is Unbacked, but kernels "
+                    f"{', '.join('@' + k for k in bodies)} have bodies that would read it"
+                )
+            value = _Shape(tuple(value.shape))
         if isinstance(value, list | tuple):
             value = np.asarray(value, dtype=dtype)
-        if not isinstance(value, np.ndarray):
+        if not isinstance(value, np.ndarray | _Shape):
             raise ValueError(f"@{self.name}: argument {sig.name!r} is a tensor: bind a numpy array")
         if value.ndim != len(sig.shape) or any(
             s is not None and s != n for s, n in zip(sig.shape, value.shape)
@@ -312,7 +340,7 @@ class AscendProgram:
             raise ValueError(
                 f"@{self.name}: argument {sig.name!r} needs shape {want}, got {value.shape}"
             )
-        if value.dtype != dtype:
+        if isinstance(value, np.ndarray) and value.dtype != dtype:
             raise ValueError(
                 f"@{self.name}: argument {sig.name!r} needs dtype {dtype} ({sig.elem}), "
                 f"got {value.dtype}"
@@ -330,6 +358,12 @@ class AscendProgram:
             a = args[i]
             if sig.kind == "scalar":
                 a.kind, a.scalar = 1, value
+                continue
+            if isinstance(value, _Shape):
+                a.kind, a.rank, a.elem_bytes = 0, value.ndim, sig.elem_bytes
+                a.data = (i + 1) << 40  # distinct, never dereferenced (stub kernels)
+                for d, n in enumerate(value.shape):
+                    a.shape[d] = n
                 continue
             if value.flags.c_contiguous:
                 array = value

@@ -491,8 +491,8 @@ class ProgramEmitter:
             array = GlobalArray(name, "g_" + identifier(name), type_, values)
             self.out.globals[name] = array
         rank = len(array.type_.get_shape())
-        self.views[op.result] = _ViewInfo(tuple(range(rank)), rank)
-        cname = self.names.define(op.result)
+        self.views[op.memref] = _ViewInfo(tuple(range(rank)), rank)
+        cname = self.names.define(op.memref)
         self.line(f"const pto::wsp::View {cname} = pto::wsp::View::root({array.cname}_arg);")
 
     # ------------------------------------------------------------------ tasks

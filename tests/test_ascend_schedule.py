@@ -1,0 +1,346 @@
+"""The schedule on the Ascend host runtime: what each lowered directive does at run time.
+
+One module, one g++ build: a probe kernel records, per task, the order it started in and how
+many tasks were running at that moment, so priority issue, the task window, pipeline depth,
+round-robin targets, dispatch_threshold pools and batched dependency release can be checked
+on real threads. Also: a kernel that throws (ExecutionError names the task), a task window
+that overflows with abort (ResourceError), a constant array (memref.global), and nested
+``tg.call``s (transformer layer, calls=nested) whose graph equals tg-materialize's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.universe import Universe
+
+from pto_wsp.dialects import tg
+from pto_wsp.lowering.ascend import (
+    AscendProgram,
+    ExecutionError,
+    ResourceError,
+    compile_module,
+    lower_to_tg,
+)
+from pto_wsp.lowering.ascend.build import have_compiler
+from pto_wsp.passes.tg_materialize import materialize
+from pto_wsp.passes.wsp_to_tg import WspToTgPass
+from pto_wsp.tools.diagnostics import LocatingParser
+
+REPO = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.skipif(not have_compiler(), reason="the host build needs g++")
+
+PROBE = r"""
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+static std::atomic<int64_t> g_seq{0};
+static std::atomic<int64_t> g_running{0};
+
+// out[0]: the order the task started in; out[1]: tasks running at that moment (itself too).
+__aicore__ void probe(int64_t i, pto::wsp::GmTensor<int64_t, 1> out) {
+  const int64_t running = ++g_running;
+  out(0) = g_seq++;
+  out(1) = running;
+  std::this_thread::sleep_for(std::chrono::microseconds(i >= 0 ? 300 : 0));
+  --g_running;
+}
+"""
+
+BOOM = r"""
+#include <stdexcept>
+
+__aicore__ void boom(int64_t i, pto::wsp::GmTensor<int64_t, 1> out) {
+  if (i == 3) throw std::runtime_error("boom at 3");
+  out(0) = i;
+}
+"""
+
+
+def quoted(source: str) -> str:
+    return source.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def loop(name: str, schedule: str, kernel: str = "probe") -> str:
+    """A workload creating one task per i < n, each writing row i of log."""
+    return f"""
+wsp.workload @{name}(%log: memref<?x2xi64>, %n: index) {{
+  %is = wsp.dense_dyn %n
+  wsp.parallel_for %i in %is named("i") : !wsp.dense_dyn {{
+    %o = wsp.view %log[%i] : memref<?x2xi64> -> memref<2xi64>
+    wsp.task @{kernel}(%i : index) resources(%o : memref<2xi64>)
+  }}
+}}
+sched.schedule @{name}_sched for @{name} {{
+{schedule}
+}}
+"""
+
+
+SOURCE = (
+    f"""
+wsp.kernel @probe(i: index, out: out memref<2xi64>) unit(vector) attributes {{impls = {{ascend = "{quoted(PROBE)}"}}}}
+wsp.kernel @boom(i: index, out: out memref<2xi64>) unit(vector) attributes {{impls = {{ascend = "{quoted(BOOM)}"}}}}
+"memref.global"() <{{sym_name = "rows", type = memref<3xindex>, initial_value = dense<[2, 0, 1]> : tensor<3xindex>, sym_visibility = "private", constant}}> : () -> ()
+
+// A gate task, then n tasks that all wait for it: with one worker, they are all ready when
+// it ends and run by priority (lower first): 100 - i, so from the last i down.
+wsp.workload @prio(%log: memref<?x2xi64>, %n: index) {{
+  %is = wsp.dense_dyn %n
+  %g = wsp.view %log[%n] : memref<?x2xi64> -> memref<2xi64>
+  wsp.sequential {{
+    wsp.task @probe(%n : index) resources(%g : memref<2xi64>)
+    wsp.parallel_for %i in %is named("i") : !wsp.dense_dyn {{
+      %o = wsp.view %log[%i] : memref<?x2xi64> -> memref<2xi64>
+      wsp.task @probe(%i : index) resources(%o : memref<2xi64>)
+    }}
+  }}
+}}
+sched.schedule @prio_sched for @prio {{
+  sched.issue priority key(%i = "i") {{
+    %c100 = arith.constant 100 : index
+    %p = arith.subi %c100, %i : index
+    sched.yield %p : index
+  }}
+}}
+
+wsp.workload @glob(%log: memref<?x2xi64>) {{
+  %rows = memref.get_global @rows : memref<3xindex>
+  %bs = wsp.dense 3
+  wsp.parallel_for %b in %bs named("b") : !wsp.dense<3> {{
+    %r = memref.load %rows[%b] : memref<3xindex>
+    %o = wsp.view %log[%r] : memref<?x2xi64> -> memref<2xi64>
+    wsp.task @probe(%r : index) resources(%o : memref<2xi64>)
+  }}
+}}
+"""
+    + loop("window", "  sched.task_window 2 overflow(stall)")
+    + loop("window_abort", "  sched.task_window 2 overflow(abort)")
+    + loop("depth", "  sched.pipeline_depth 1 scope(global)")
+    + loop("rr", "  sched.dispatch round_robin(3)")
+    + loop(
+        "thresh",
+        """  sched.dispatch_threshold 4 below(vector) above(cube) key(%i = "i") {
+    sched.yield %i : index
+  }""",
+    )
+    + loop("batched", "  sched.batch_deps 3\n  sched.timing batched(2)")
+    + loop("fails", "  sched.dispatch work_steal", kernel="boom")
+)
+
+# Random regions of one 2-D tensor (offsets, sizes, strides from a table), read, written or
+# both, with ordering points between some tasks: the C++ TensorMap and ordering scopes must
+# find exactly the edges of runtime/graph.py (tilings past the grids, strided overlaps,
+# contained regions dropped, barriers).
+REGIONS = """
+wsp.kernel @rd(x: in memref<?x?xf32>) unit(vector)
+wsp.kernel @wr(x: out memref<?x?xf32>) unit(cube)
+wsp.kernel @rw(x: inout memref<?x?xf32>) unit(vector)
+tg.program @regions(%X: memref<64x64xf32>, %spec: memref<?x8xindex>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %c7 = arith.constant 7 : index
+  tg.ordered {
+    scf.for %t = %c0 to %n step %c1 {
+      %o0 = memref.load %spec[%t, %c0] : memref<?x8xindex>
+      %o1 = memref.load %spec[%t, %c1] : memref<?x8xindex>
+      %s0 = memref.load %spec[%t, %c2] : memref<?x8xindex>
+      %s1 = memref.load %spec[%t, %c3] : memref<?x8xindex>
+      %t0 = memref.load %spec[%t, %c4] : memref<?x8xindex>
+      %t1 = memref.load %spec[%t, %c5] : memref<?x8xindex>
+      %k = memref.load %spec[%t, %c6] : memref<?x8xindex>
+      %p = memref.load %spec[%t, %c7] : memref<?x8xindex>
+      %v = memref.subview %X[%o0, %o1] [%s0, %s1] [%t0, %t1] : memref<64x64xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+      %is_rd = arith.cmpi eq, %k, %c0 : index
+      %is_wr = arith.cmpi eq, %k, %c1 : index
+      scf.if %is_rd {
+        tg.task @rd() resources(%v : memref<?x?xf32, strided<[?, ?], offset: ?>>) access(in) at(t = %t) pool(vector)
+      } else {
+        scf.if %is_wr {
+          tg.task @wr() resources(%v : memref<?x?xf32, strided<[?, ?], offset: ?>>) access(out) at(t = %t) pool(cube)
+        } else {
+          tg.task @rw() resources(%v : memref<?x?xf32, strided<[?, ?], offset: ?>>) access(inout) at(t = %t) pool(vector)
+        }
+      }
+      %point = arith.cmpi ne, %p, %c0 : index
+      scf.if %point {
+        tg.order_point
+      }
+    }
+  }
+}
+"""
+
+
+def parse(text: str, name: str) -> ModuleOp:
+    ctx = Context()
+    for dialect, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(dialect, factory)
+    return LocatingParser(ctx, text, name, 0).parse_module()
+
+
+@pytest.fixture(scope="module")
+def lowered() -> ModuleOp:
+    """The probes, and the transformer layer with its calls kept (tg.call), as tg programs."""
+    probes = lower_to_tg(parse(SOURCE + REGIONS, "schedule.mlir"))
+    path = REPO / "examples" / "transformer_layer.mlir"
+    layer = parse(path.read_text(), str(path))
+    WspToTgPass(calls="nested").apply(Context(), layer)
+    ops = [op.clone() for op in probes.ops] + [op.clone() for op in layer.ops]
+    return ModuleOp(ops)
+
+
+@pytest.fixture(scope="module")
+def program(lowered, tmp_path_factory) -> AscendProgram:
+    out = tmp_path_factory.mktemp("ascend_schedule")
+    first = compile_module(lowered, out_dir=out, host=True, program="prio", stub_kernels=True)
+    assert isinstance(first, AscendProgram)
+    return first
+
+
+def run(program: AscendProgram, name: str, n: int, workers: int = 2, record: bool = False):
+    p = program.for_program(name)
+    p.workers, p.record = workers, record
+    log = np.full((n + 1, 2), -1, dtype=np.int64)
+    p.execute(log=log, n=n)
+    return p, log
+
+
+def test_priority_issue_order(program):
+    n = 8
+    p, log = run(program, "prio", n, workers=1)
+    order = log[:n, 0] - log[n, 0]  # after the gate task
+    assert order.tolist() == list(range(n, 0, -1))
+
+
+def test_task_window_stalls_the_orchestrator(program):
+    p, log = run(program, "window", 12, workers=2)
+    assert (log[:12, 0] >= 0).all()
+    stats = p.stats()
+    assert stats.max_in_flight <= 2
+    assert stats.window_stalls > 0
+    assert log[:12, 1].max() <= 2
+
+
+def test_task_window_abort_is_a_resource_error(program):
+    with pytest.raises(ResourceError, match="task window of 2 tasks overflowed"):
+        run(program, "window_abort", 12, workers=1)
+
+
+def test_pipeline_depth_bounds_running_tasks(program):
+    p, log = run(program, "depth", 12, workers=4)
+    assert (log[:12, 0] >= 0).all()
+    assert log[:12, 1].max() == 1  # never two probes at once, with four workers
+
+
+def test_round_robin_targets_workers(program, lowered):
+    p, log = run(program, "rr", 9, workers=3, record=True)
+    graph = p.graph()
+    assert graph.target.tolist() == [i % 3 for i in range(9)]
+    # Three workers: two serve the vector pool (targets mod 2), one the cube pool.
+    stats = p.stats()
+    assert stats.tasks_per_worker == [
+        sum(1 for i in range(9) if i % 3 % 2 == w) for w in (0, 1)
+    ] + [0]
+    op = next(o for o in lowered.ops if isinstance(o, tg.ProgramOp) and o.sym_name.data == "rr")
+    assert graph.to_text() == materialize(lowered, op, {"log": log, "n": 9}).to_text()
+
+
+def test_dispatch_threshold_picks_the_pool(program):
+    p, log = run(program, "thresh", 10, workers=3, record=True)
+    assert p.stats().tasks_per_pool == {"vector": 4, "cube": 6, "any": 0}
+    assert p.graph().pool.tolist() == [0] * 4 + [1] * 6
+    assert "X(KERNEL_PROBE, probe, Both, 1, 1)" in p.tree.files["kernel_ids.h"]
+
+
+def test_batched_release_runs_everything(program, lowered):
+    p, log = run(program, "batched", 7, workers=2, record=True)
+    assert sorted(log[:7, 0] - log[:7, 0].min()) == list(range(7))
+    op = next(
+        o for o in lowered.ops if isinstance(o, tg.ProgramOp) and o.sym_name.data == "batched"
+    )
+    assert p.graph().to_text() == materialize(lowered, op, {"log": log, "n": 7}).to_text()
+
+
+def random_spec(rng: np.random.Generator, n: int) -> np.ndarray:
+    """n random in-bounds regions of a 64x64 tensor: offsets, sizes, strides, kind, point."""
+    spec = np.zeros((n, 8), dtype=np.int64)
+    for t in range(n):
+        for d in range(2):
+            stride = int(rng.choice([1, 1, 1, 2, 3, 4]))
+            size = int(rng.choice([1, 2, 4, 8, 16, int(rng.integers(1, 20))]))
+            size = min(size, 64 // stride)
+            offset = int(rng.integers(0, 64 - (size - 1) * stride))
+            if rng.random() < 0.5:  # aligned to the tile, as most workloads cut tensors
+                offset -= offset % (size * stride) if size * stride <= offset else 0
+            spec[t, d], spec[t, 2 + d], spec[t, 4 + d] = offset, size, stride
+        spec[t, 6] = rng.choice([0, 0, 1, 2])
+        spec[t, 7] = rng.random() < 0.1
+    return spec
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_regions_give_the_materialized_graph(program, lowered, seed):
+    rng = np.random.default_rng(seed)
+    n = 80
+    spec = random_spec(rng, n)
+    p = program.for_program("regions")
+    p.record, p.workers = True, 3
+    X = np.zeros((64, 64), np.float32)
+    p.execute(X=X, spec=spec, n=n)
+    op = next(
+        o for o in lowered.ops if isinstance(o, tg.ProgramOp) and o.sym_name.data == "regions"
+    )
+    expected = materialize(lowered, op, {"X": X, "spec": spec, "n": n})
+    graph = p.graph()
+    assert graph.edge_set() == expected.edge_set()
+    assert graph.to_text() == expected.to_text()
+    assert graph.edge_counts() == expected.edge_counts()
+
+
+def test_kernel_error_names_the_task(program):
+    with pytest.raises(ExecutionError, match=r"task 3 \(kernel boom, at i = 3\): boom at 3"):
+        run(program, "fails", 6, workers=2)
+
+
+def test_constant_array(program):
+    p = program.for_program("glob")
+    log = np.full((3, 2), -1, dtype=np.int64)
+    p.execute(log=log)
+    assert (log[:, 0] >= 0).all()
+    assert p.stats().num_tasks == 3
+
+
+def test_nested_calls(program, lowered):
+    """tg.call of another program: its tasks join the caller's graph, as materialized."""
+    p = program.for_program("transformer_layer")
+    p.record = True
+    n = 3
+    arrays = {
+        "x": np.ones((n, 512), np.float32),
+        "x_norm": np.zeros((n, 512), np.float32),
+        "attn": np.zeros((n, 8, 64), np.float32),
+        "h": np.zeros((n, 512), np.float32),
+        "y": np.zeros((n, 512), np.float32),
+    }
+    p.execute(**arrays, n=n)
+    op = next(
+        o
+        for o in lowered.ops
+        if isinstance(o, tg.ProgramOp) and o.sym_name.data == "transformer_layer"
+    )
+    expected = materialize(lowered, op, {**arrays, "n": n})
+    assert p.graph().to_text() == expected.to_text()
+    assert p.stats().num_tasks == n * (1 + 8 + 1 + 1)
+    assert "attention_orchestrate(_b, " in p.tree.files["aicpu_orchestrate.cpp"]
