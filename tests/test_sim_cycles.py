@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+import pto_wsp
 from pto_wsp import (
     Dense,
     DenseDyn,
@@ -255,3 +256,16 @@ def test_cycles_mode_is_deterministic():
     b = run(s, tasks=40, workers=3)
     assert a.schedule_of() == b.schedule_of()
     assert a.stats().stalls == b.stats().stalls
+
+
+def test_directives_for_other_targets_are_reported(capsys):
+    s = (
+        independent()
+        .schedule()
+        .spatial_map((2, 2))
+        .layout(X, pto_wsp.Shard(0), pto_wsp.Replicate())
+    )
+    prog = s.compile(target="cpu_sim", mode="cycles")
+    assert any("sched.spatial_map" in w for w in prog.warnings)
+    assert any("sched.layout" in w for w in prog.warnings)
+    assert "ignores it" in capsys.readouterr().err

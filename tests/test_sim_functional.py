@@ -389,3 +389,30 @@ def test_mlir_kernels_run_their_impls_cpu_sim_body(tmp_path, monkeypatch):
     y[...] = 0
     prog.bind(X=x, Y=y, n=3).execute()
     assert not y.any()
+
+
+@kernel(cost=3)
+def row_item(r, j, x: In[f32[4]], y: Out[f32[4]]):
+    y[...] = x + 10 * r + j
+
+
+def test_ragged_rows_run_each_present_item():
+    from pto_wsp import Ragged
+
+    X = Tensor("X", [None, 5, 4], f32)
+    Y = Tensor("Y", [None, 5, 4], f32)
+    n = sym("rows")
+    lens = Tensor("lens", [None], index)
+    w = parallel_for(
+        Ragged(n, lens), lambda r, j: task(row_item, [r, j], [X[r, j], Y[r, j]])
+    ).named("ragged")
+    prog = w.compile(target="cpu_sim", workers=2)
+    x = np.zeros((3, 5, 4), np.float32)
+    y = np.full_like(x, -1)
+    prog.bind(X=x, Y=y, rows=3, lens=[3, 0, 2]).execute()
+    assert prog.stats().num_tasks == 5
+    ref = np.full_like(x, -1)
+    for r, length in enumerate([3, 0, 2]):
+        for j in range(length):
+            ref[r, j] = 10 * r + j
+    np.testing.assert_array_equal(y, ref)

@@ -430,6 +430,17 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
     except CodegenError as error:
         raise _error(str(error), loc) from None
     config = _config(program, code, options, loc)
+    raw = program.config.data if program.config is not None else {}
+    for key, what in (("spatial_map", "spatial_map"), ("layouts", "layout")):
+        if key in raw:
+            warnings.append(
+                f"warning: sched.{what} places tasks on an AIE array; the CPU simulator runs "
+                "on its workers and ignores it"
+            )
+    extensions = raw.get("extensions")
+    if extensions is not None:
+        names = ", ".join(getattr(e, "data", str(e)) for e in extensions.data)
+        warnings.append(f"warning: the CPU simulator does not know the schedule op(s) {names}")
     kernels = _kernel_specs(
         m, bodies, int(options.get("default_cost", 1)), config.functional, loc, warnings
     )
