@@ -31,14 +31,18 @@ def _parse(text: str, name: str = "<test>") -> ModuleOp:
     return module
 
 
-def _lowered(path: Path) -> ModuleOp:
-    from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
+def _lowered(path: Path, pipeline: str = "wsp-to-tg,csp-to-tg") -> ModuleOp:
+    from pto_wsp.universe import ALL_PASSES
 
     module = _parse(path.read_text(), str(path))
-    WspToTgPass().apply(CTX, module)
-    CspToTgPass().apply(CTX, module)
-    module.verify()
+    for name in pipeline.split(","):
+        ALL_PASSES[name]()().apply(CTX, module)
+        module.verify()
     return module
+
+
+#: The stages of lowering whose output upstream must take (tg programs at every stage).
+STAGES = ["wsp-to-tg", "csp-to-tg", "wsp-inline-calls,wsp-to-tg,csp-to-tg,tg-canonicalize"]
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
@@ -47,12 +51,15 @@ def test_example_goes_through_upstream(path: Path):
 
 
 @pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("stage", STAGES)
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
-def test_lowered_example_goes_through_upstream(path: Path):
-    module = _lowered(path)
+def test_lowered_example_goes_through_upstream(path: Path, stage: str):
+    module = _lowered(path, stage)
     upstream.check(module, CTX)
     names = upstream.ops_of(upstream.to_upstream(module))
-    assert "tg.program" in names and not any(n.startswith(("wsp.workload", "csp.")) for n in names)
+    if "csp-to-tg" in stage and "wsp-to-tg" in stage:
+        assert "tg.program" in names
+        assert not any(n.startswith(("csp.", "sched.")) or n == "wsp.workload" for n in names)
 
 
 @pytest.mark.parametrize("path", ROUNDTRIPS, ids=lambda p: f"{p.parent.name}/{p.name}")
