@@ -353,9 +353,14 @@ class ScheduleOp(IRDLOperation):
             # Unregistered ops claim every trait by default; they are extensions here.
             if not op.has_trait(ScheduleDirective, value_if_unregistered=False):
                 continue
-            if op.name in seen:
-                raise VerifyException(f"schedule @{name} has more than one {op.name} directive")
-            seen.add(op.name)
+            # One layout per tensor: a schedule lays out several tensors.
+            key = f"{op.name} for '{op.tensor.data}'" if isinstance(op, LayoutOp) else op.name
+            if key in seen:
+                which = f" for tensor '{op.tensor.data}'" if isinstance(op, LayoutOp) else ""
+                raise VerifyException(
+                    f"schedule @{name} has more than one {op.name} directive{which}"
+                )
+            seen.add(key)
 
     @classmethod
     def parse(cls, parser: Parser) -> ScheduleOp:

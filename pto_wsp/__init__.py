@@ -17,7 +17,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 #: Modules that register a compile target when imported.
-_BACKENDS = ("pto_wsp.lowering.cpu.backend",)
+_BACKENDS = ("pto_wsp.lowering.cpu.backend", "pto_wsp.lowering.aie")
 #: Runtime errors exported next to the frontend's API.
 _ERRORS = ("ChannelClosed", "ChannelError", "Deadlock", "ExecutionError", "ResourceError")
 

@@ -44,6 +44,18 @@ def _aiex() -> Dialect:
     return AIEX
 
 
+def _tg_to_aie() -> type[ModulePass]:
+    from pto_wsp.lowering.aie import TgToAiePass
+
+    return TgToAiePass
+
+
+def _aie_target() -> type[Target]:
+    from pto_wsp.lowering.aie import AieTarget
+
+    return AieTarget
+
+
 def _wsp_canonicalize() -> type[ModulePass]:
     from pto_wsp.passes.wsp_canonicalize import WspCanonicalizePass
 
@@ -102,10 +114,12 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "csp-to-tg": _csp_to_tg,
     "tg-materialize": _tg_materialize,
     "tg-canonicalize": _tg_canonicalize,
+    "tg-to-aie": _tg_to_aie,
 }
 
 ALL_TARGETS: dict[str, Callable[[], type[Target]]] = {
     "ascend": _ascend_target,
+    "aie": _aie_target,
 }
 
 PTO_WSP_UNIVERSE = Universe(

@@ -1,0 +1,329 @@
+"""The AIE design being built: tiles, objectfifos, links, kernels, cores, runtime sequence.
+
+``Design`` keeps the resource books of the chosen device while the mapping adds to it —
+DMA channels per tile and direction, data memory per tile, buffer descriptors per shim
+tile — and reports a ``MappingError`` naming the limit the moment one is exceeded. The
+accounting is conservative: every objectfifo end is charged a DMA channel, even between
+neighbouring tiles that mlir-aie may connect through shared memory instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    i32,
+)
+from xdsl.ir import Attribute, Block, Operation, Region
+
+from pto_wsp.dialects import aie, wsp
+
+from .analysis import MappingError
+from .patterns import Pattern
+
+#: Shim buffer descriptors per shim tile (per column).
+SHIM_BDS = 16
+#: Bytes a core keeps for its stack (mlir-aie's default stack_size).
+CORE_STACK = 1024
+
+Tile = tuple[int, int]
+
+
+@dataclass
+class Usage:
+    """What a tile has given out: DMA channels (MM2S out, S2MM in) and data memory."""
+
+    mm2s: list[str] = field(default_factory=list)
+    s2mm: list[str] = field(default_factory=list)
+    bytes: int = 0
+    buffers: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Fifo:
+    name: str
+    producer: Tile
+    consumers: list[Tile]
+    depth: int
+    type: MemRefType
+
+
+def _bytes(t: MemRefType) -> int:
+    n = 1
+    for d in t.get_shape():
+        n *= d
+    width = t.element_type.bitwidth if hasattr(t.element_type, "bitwidth") else 32
+    return n * max(1, width // 8)
+
+
+def element_bytes(t: MemRefType) -> int:
+    width = t.element_type.bitwidth if hasattr(t.element_type, "bitwidth") else 32
+    return max(1, width // 8)
+
+
+class Design:
+    """An ``aie.device`` under construction for one device model."""
+
+    def __init__(self, device: str, form: aie.AcquireForm = aie.AcquireForm.SUBVIEW):
+        if device not in aie.DEVICES:
+            raise MappingError(f"unknown device '{device}' (devices: {', '.join(aie.DEVICES)})")
+        self.model = aie.DEVICES[device]
+        if not self.model.aie2 or self.model.memtile_rows != 1:
+            raise MappingError(
+                f"device {device}: the AIE target maps to NPU devices (npu1*, npu2*) with one "
+                "memtile row"
+            )
+        self.form = form
+        self.usage: dict[Tile, Usage] = {}
+        self.fifos: dict[str, Fifo] = {}
+        self.links: list[aie.ObjectFifoLinkOp] = []
+        self.order: list[str] = []  # fifo and link creation order, for printing
+        self.kernels: dict[str, func.FuncOp] = {}
+        self.cores: dict[Tile, Block] = {}
+        self.core_owner: dict[Tile, str] = {}
+        self.symbols: set[str] = set()
+        self.transfers: list[tuple[str, str, Pattern, bool]] = []  # tensor, fifo, pattern, out
+        self.bds: dict[int, int] = {}
+
+    # --- tiles ------------------------------------------------------------------------------
+
+    def compute_tiles(self) -> list[Tile]:
+        """Every compute tile, column by column, bottom row first."""
+        m = self.model
+        return [(c, r) for c in range(m.columns) for r in range(m.first_core_row, m.rows)]
+
+    def describe(self) -> str:
+        m = self.model
+        return (
+            f"{m.name} has {m.columns * m.core_rows} compute tiles "
+            f"({m.columns} column{'s' * (m.columns != 1)} x {m.core_rows} rows)"
+        )
+
+    def _use(self, tile: Tile) -> Usage:
+        return self.usage.setdefault(tile, Usage())
+
+    def _kind(self, tile: Tile) -> str:
+        return {"shim": "shim tile", "memtile": "memtile", "core": "compute tile"}[
+            self.model.kind(tile[1])
+        ]
+
+    def charge_channel(self, tile: Tile, direction: str, fifo: str) -> None:
+        use = self._use(tile)
+        books = use.mm2s if direction == "MM2S" else use.s2mm
+        limit = self.model.dma_channels(tile[1])
+        if len(books) >= limit:
+            verb = "sends" if direction == "MM2S" else "receives"
+            raise MappingError(
+                f"{self._kind(tile)} {tile} {verb} {len(books) + 1} objectfifos "
+                f"({', '.join('@' + f for f in [*books, fifo])}), but a {self._kind(tile)} "
+                f"has {limit} {direction} DMA channels"
+            )
+        books.append(fifo)
+
+    def charge_memory(self, tile: Tile, nbytes: int, what: str) -> None:
+        use = self._use(tile)
+        limit = self.model.memory_bytes(tile[1])
+        if self.model.kind(tile[1]) == "core":
+            limit -= CORE_STACK
+        if use.bytes + nbytes > limit:
+            raise MappingError(
+                f"{self._kind(tile)} {tile} needs {use.bytes + nbytes} bytes of buffers "
+                f"({', '.join([*use.buffers, what])}), but it has {limit} "
+                f"({self.model.memory_bytes(tile[1]) // 1024} KiB"
+                f"{' less the stack' if self.model.kind(tile[1]) == 'core' else ''})"
+            )
+        use.bytes += nbytes
+        use.buffers.append(what)
+
+    def channels_free(self, tile: Tile, direction: str) -> int:
+        use = self._use(tile)
+        books = use.mm2s if direction == "MM2S" else use.s2mm
+        return self.model.dma_channels(tile[1]) - len(books)
+
+    def pick_column(self, needs: dict[int, tuple[int, int]], preferred: int) -> int | None:
+        """A column whose tiles have the channels ``needs`` asks for (row -> (mm2s, s2mm)),
+        the preferred column first, then the nearest ones."""
+        columns = sorted(range(self.model.columns), key=lambda c: (abs(c - preferred), c))
+        for c in columns:
+            if all(
+                self.channels_free((c, row), "MM2S") >= mm2s
+                and self.channels_free((c, row), "S2MM") >= s2mm
+                for row, (mm2s, s2mm) in needs.items()
+            ):
+                return c
+        return None
+
+    # --- symbols, fifos, links --------------------------------------------------------------
+
+    def unique(self, base: str) -> str:
+        name, k = base, 1
+        while name in self.symbols:
+            name = f"{base}_{k}"
+            k += 1
+        self.symbols.add(name)
+        return name
+
+    def fifo(
+        self, base: str, producer: Tile, consumers: list[Tile], depth: int, type_: MemRefType
+    ) -> str:
+        """Add an objectfifo (charging its DMA channels and buffers); return its name."""
+        name = self.unique(base)
+        self.charge_channel(producer, "MM2S", name)
+        for tile in consumers:
+            self.charge_channel(tile, "S2MM", name)
+        size = depth * _bytes(type_)
+        what = f"@{name}: {depth} x {_bytes(type_)} B"
+        if self.model.kind(producer[1]) == "core":
+            self.charge_memory(producer, size, what)
+        for tile in consumers:
+            if self.model.kind(tile[1]) != "shim":
+                self.charge_memory(tile, size, what)
+        self.fifos[name] = Fifo(name, producer, list(consumers), depth, type_)
+        self.order.append(name)
+        return name
+
+    def charge_link_buffer(self, memtile: Tile, fifo: str) -> None:
+        """A memtile link stores the whole (joined or to be distributed) element."""
+        f = self.fifos[fifo]
+        self.charge_memory(
+            memtile, f.depth * _bytes(f.type), f"@{fifo}: {f.depth} x {_bytes(f.type)} B"
+        )
+
+    def link(self, ins: list[str], outs: list[str], src: list[int], dst: list[int]) -> None:
+        self.links.append(aie.ObjectFifoLinkOp(ins, outs, src, dst))
+        self.order.append(f"link:{len(self.links) - 1}")
+
+    # --- kernels and cores ------------------------------------------------------------------
+
+    def kernel(self, kernel: wsp.KernelOp, use: Operation) -> func.FuncOp:
+        """``func.func private @k(...) attributes {link_with = "k.o"}`` (once per kernel)."""
+        name = kernel.sym_name.data
+        if name in self.kernels:
+            return self.kernels[name]
+        inputs: list[Attribute] = []
+        for arg, type_ in zip(kernel.arg_names.data, kernel.function_type.inputs.data):
+            inputs.append(kernel_arg_type(name, arg.data, type_, use))
+        decl = func.FuncOp.external(name, inputs, [])
+        where = None
+        if kernel.impls is not None:
+            where = kernel.impls.data.get("aie")
+        decl.attributes["link_with"] = (
+            where if isinstance(where, StringAttr) else StringAttr(f"{name}.o")
+        )
+        self.kernels[name] = decl
+        self.symbols.add(name)
+        return decl
+
+    def core(self, tile: Tile, owner: str) -> Block:
+        """The body block of the core on ``tile`` (created empty, without aie.end)."""
+        if tile in self.cores:
+            raise MappingError(f"compute tile {tile} already runs {self.core_owner[tile]}")
+        self.cores[tile] = Block()
+        self.core_owner[tile] = owner
+        return self.cores[tile]
+
+    def transfer(self, tensor: str, fifo: str, pattern: Pattern, output: bool) -> None:
+        """A host transfer of ``tensor`` through the shim end of ``fifo``."""
+        f = self.fifos[fifo]
+        shim = f.consumers[0] if output else f.producer
+        used = self.bds.get(shim[0], 0)
+        if used >= SHIM_BDS:
+            raise MappingError(
+                f"shim tile {shim} needs more than {SHIM_BDS} buffer descriptors for the "
+                "runtime sequence's transfers"
+            )
+        self.bds[shim[0]] = used + 1
+        self.transfers.append((tensor, fifo, pattern, output))
+
+    # --- the module -------------------------------------------------------------------------
+
+    def build(self, tensors: list[tuple[str, MemRefType]]) -> ModuleOp:
+        """The module: one ``aie.device`` with tiles (by column, then row), objectfifos and
+        links, kernel declarations, cores, and the runtime sequence over ``tensors``."""
+        device = aie.DeviceOp(self.model.name)
+        ops: list[Operation] = []
+        tiles: dict[Tile, aie.TileOp] = {}
+        used = set(self.usage) | set(self.cores)
+        for f in self.fifos.values():
+            used |= {f.producer, *f.consumers}
+        for c, r in sorted(used):
+            t = aie.TileOp(c, r)
+            kind = self.model.kind(r)
+            # xDSL drops a trailing _<digits> from names: tile_c0r2, not upstream's tile_0_2.
+            prefix = {"shim": "shim", "memtile": "mem", "core": "tile"}[kind]
+            t.result.name_hint = f"{prefix}_c{c}r{r}"
+            tiles[(c, r)] = t
+            ops.append(t)
+        for entry in self.order:
+            if entry.startswith("link:"):
+                ops.append(self.links[int(entry[5:])])
+                continue
+            f = self.fifos[entry]
+            ops.append(
+                aie.ObjectFifoCreateOp(
+                    f.name, tiles[f.producer], [tiles[t] for t in f.consumers], f.depth, f.type
+                )
+            )
+        ops.extend(self.kernels.values())
+        for tile, block in sorted(self.cores.items()):
+            block.add_op(aie.EndOp())
+            core = aie.CoreOp(tiles[tile], Region(block))
+            core.result.name_hint = f"core_c{tile[0]}r{tile[1]}"
+            ops.append(core)
+        if self.transfers:
+            ops.append(self._sequence(tensors))
+        for op in ops:
+            device.body.block.insert_op_before(op, device.body.block.last_op)  # type: ignore
+        return ModuleOp([device])
+
+    def _sequence(self, tensors: list[tuple[str, MemRefType]]) -> aie.RuntimeSequenceOp:
+        seq = aie.RuntimeSequenceOp([t for _, t in tensors])
+        args = dict(zip([n for n, _ in tensors], seq.body.block.args))
+        for (name, _), arg in zip(tensors, seq.body.block.args):
+            arg.name_hint = name
+        ids: dict[int, int] = {}
+        ordered = [t for t in self.transfers if t[3]] + [t for t in self.transfers if not t[3]]
+        for tensor, fifo, pattern, output in ordered:
+            f = self.fifos[fifo]
+            col = (f.consumers[0] if output else f.producer)[0]
+            bd = ids.get(col, 0)
+            ids[col] = bd + 1
+            seq.body.block.add_op(
+                aie.NpuDmaMemcpyNdOp(
+                    args[tensor],
+                    pattern.offsets,
+                    pattern.sizes,
+                    pattern.strides,
+                    fifo,
+                    bd,
+                    issue_token=output,
+                )
+            )
+        for _, fifo, _, output in ordered:
+            if output:
+                seq.body.block.add_op(aie.NpuDmaWaitOp(fifo))
+        return seq
+
+
+def kernel_arg_type(kernel: str, arg: str, type_: Attribute, use: Operation) -> Attribute:
+    """The type a kernel parameter has in its AIE declaration: index -> i32; memrefs as
+    declared, which must be static (a tile of data)."""
+    if isinstance(type_, IndexType):
+        return i32
+    if isinstance(type_, MemRefType):
+        if any(d < 0 for d in type_.get_shape()):
+            raise MappingError(
+                f"kernel @{kernel} parameter {arg} has dynamic shape {type_}; an AIE kernel "
+                "works on static tiles",
+                use,
+            )
+        return MemRefType(type_.element_type, type_.get_shape())
+    if isinstance(type_, IntegerType):
+        return type_
+    return type_

@@ -1,0 +1,501 @@
+"""Spatially mapped data-parallel programs on AIE (docs/targets/aie.md).
+
+A ``tg.program`` without processes whose ``config`` has ``spatial_map`` (a grid) and
+``layouts`` (per tensor: the grid axis each dimension is sharded across, -1 = replicated):
+
+- The grid becomes a grid of cores. Axis 0 runs up the compute rows and axis 1 across the
+  columns when that fits the device; otherwise the other way round; otherwise cells fill the
+  compute tiles column by column.
+- Every task runs on the core that owns the block of its output tensor (owner computes): a
+  written tensor must be sharded across every grid axis, so each core owns one block. Each
+  core runs one task, whose regions must be exactly the blocks its core holds.
+- A read tensor moves from the host through a shim objectfifo into a memtile, laid out block
+  after block (the shim DMA's access pattern does the reordering). Sharded, the memtile
+  distributes it (``objectfifo.link`` with destination offsets) into one objectfifo per block,
+  each consumed by every core holding that block (broadcast along the grid axes the tensor is
+  not sharded on). Replicated, one objectfifo broadcasts the whole tensor to every core. A
+  written tensor goes the other way: a join with source offsets in the memtile, then a shim
+  objectfifo to the host.
+- Depth: the ``pipeline_depth`` of the config, else 2 (double buffering).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, IntegerAttr, MemRefType
+from xdsl.ir import Block, Operation, SSAValue
+
+from pto_wsp.dialects import tg, wsp
+
+from .analysis import Env, MappingError, Region, evaluate, region_of, static_loop
+from .codegen import CoreBuilder
+from .design import Design, Tile, element_bytes
+from .patterns import Pattern, pattern_from_dims, row_major_strides
+
+DEFAULT_DEPTH = 2
+MAX_TASKS = 4096
+
+
+@dataclass
+class Instance:
+    """One task execution: the op, its bound values, its regions (resource order)."""
+
+    task: tg.TaskOp
+    env: dict[SSAValue, int]
+    regions: list[Region]
+
+
+def _ints(attr: object) -> list[int]:
+    if isinstance(attr, DenseArrayBase):
+        return [int(v) for v in attr.get_values()]
+    if isinstance(attr, ArrayAttr):
+        return [a.value.data for a in attr.data]  # type: ignore[attr-defined]
+    raise TypeError(attr)
+
+
+class SpatialMapper:
+    """Maps one spatially mapped ``tg.program`` onto a ``Design``."""
+
+    def __init__(
+        self, module_ops: dict[str, Operation], program: tg.ProgramOp, env: Env, design: Design
+    ):
+        self.symbols = module_ops
+        self.program = program
+        self.env = dict(env)
+        self.design = design
+        config = program.config.data if program.config is not None else {}
+        self.grid = _ints(config["spatial_map"])
+        layouts = config.get("layouts")
+        self.layouts: dict[str, list[int]] = {}
+        if isinstance(layouts, DictionaryAttr):
+            self.layouts = {k: _ints(v) for k, v in layouts.data.items()}
+        depth = config.get("pipeline_depth")
+        self.depth = depth.value.data if isinstance(depth, IntegerAttr) else DEFAULT_DEPTH
+        self.names = [a.data for a in program.arg_names.data]
+        self.shapes: dict[str, list[int]] = {}
+        self.part_types: dict[str, MemRefType] = {}
+
+    # ------------------------------------------------------------------------------------
+
+    def run(self) -> list[str]:
+        if len(self.grid) > 2:
+            raise MappingError(
+                f"spatial_map grid {tuple(self.grid)} has {len(self.grid)} dimensions; the AIE "
+                "array is 2-D",
+                self.program,
+            )
+        cells = list(product(*[range(g) for g in self.grid]))
+        placement = self._place(cells)
+        instances = self._instances()
+        owner = self._owners(instances, cells)
+        reads, writes = self._tensors(instances)
+        for name in [*reads, *writes]:
+            self._check_layout(name)
+        fifos_in = {name: self._distribute(name, placement) for name in reads}
+        fifos_out = {name: self._join(name, placement) for name in writes}
+        for cell in cells:
+            self._emit(cell, placement[cell], owner[cell], fifos_in, fifos_out)
+        return [n for n in self.names if n in reads or n in writes]
+
+    # --- placement --------------------------------------------------------------------------
+
+    def _place(self, cells: list[tuple[int, ...]]) -> dict[tuple[int, ...], Tile]:
+        m = self.design.model
+        total = len(cells)
+        if total > m.columns * m.core_rows:
+            raise MappingError(
+                f"spatial_map grid {tuple(self.grid)} needs {total} cores, but "
+                f"{self.design.describe()}",
+                self.program,
+            )
+        first = m.first_core_row
+        if len(self.grid) == 2:
+            rows, cols = self.grid
+            if rows <= m.core_rows and cols <= m.columns:
+                return {(i, j): (j, first + i) for i, j in cells}
+            if cols <= m.core_rows and rows <= m.columns:
+                return {(i, j): (i, first + j) for i, j in cells}
+        tiles = self.design.compute_tiles()
+        return {cell: tiles[k] for k, cell in enumerate(cells)}
+
+    # --- tasks ------------------------------------------------------------------------------
+
+    def _instances(self) -> list[Instance]:
+        out: list[Instance] = []
+        self._walk(self.program.body.block, dict(self.env), out)
+        if not out:
+            raise MappingError(f"@{self.program.sym_name.data} creates no task", self.program)
+        return out
+
+    def _walk(self, block: Block, env: dict[SSAValue, int], out: list[Instance]) -> None:
+        for op in block.ops:
+            if isinstance(op, tg.OrderedOp):
+                self._walk(op.body.block, env, out)
+            elif isinstance(op, scf.ForOp):
+                loop = static_loop(op, self.env)
+                for value in loop.values():
+                    env[op.body.block.args[0]] = value
+                    self._walk(op.body.block, env, out)
+            elif isinstance(op, tg.TaskOp):
+                if len(out) >= MAX_TASKS:
+                    raise MappingError(
+                        f"@{self.program.sym_name.data} creates more than {MAX_TASKS} tasks",
+                        op,
+                    )
+                regions = [region_of(v, env, op) for v in op.resources]
+                out.append(Instance(op, dict(env), regions))
+            elif isinstance(op, scf.IfOp):
+                try:
+                    taken = evaluate(op.cond, env)
+                except MappingError as error:
+                    raise MappingError(
+                        "a data-dependent condition (scf.if): which tasks exist must be static "
+                        f"to place them on a grid of cores ({error})",
+                        op,
+                    ) from None
+                region = op.true_region if taken else op.false_region
+                if region.blocks:
+                    self._walk(region.block, env, out)
+            elif isinstance(op, tg.CallOp):
+                raise MappingError(
+                    "tg.call of a nested program: inline cross-level calls for AIE "
+                    "(wsp-to-tg{calls=inline})",
+                    op,
+                )
+            elif isinstance(
+                op, tg.OrderPointOp | tg.SeqOp | tg.YieldOp | scf.YieldOp
+            ) or op.dialect_name() in ("arith", "memref"):
+                continue
+            else:
+                raise MappingError(f"{op.name} has no AIE mapping", op)
+
+    def _block(self, name: str, cell: tuple[int, ...]) -> Region:
+        """The block of tensor ``name`` that core ``cell`` holds under its layout."""
+        shape = self.shapes[name]
+        layout = self.layouts.get(name, [-1] * len(shape))
+        offsets, sizes = [], []
+        for extent, axis in zip(shape, layout):
+            if axis < 0:
+                offsets.append(0)
+                sizes.append(extent)
+            else:
+                size = extent // self.grid[axis]
+                offsets.append(cell[axis] * size)
+                sizes.append(size)
+        return Region(name, tuple(offsets), tuple(sizes))
+
+    def _owners(
+        self, instances: list[Instance], cells: list[tuple[int, ...]]
+    ) -> dict[tuple[int, ...], Instance]:
+        for name, type_ in zip(self.names, self.program.function_type.inputs.data):
+            if isinstance(type_, MemRefType):
+                shape = list(type_.get_shape())
+                if any(d < 0 for d in shape):
+                    used = [r for i in instances for r in i.regions if r.tensor == name]
+                    if used:
+                        raise MappingError(
+                            f"tensor {name} has dynamic shape {type_}; a spatial AIE mapping "
+                            "needs static tensors",
+                            self.program,
+                        )
+                self.shapes[name] = shape
+        owner: dict[tuple[int, ...], Instance] = {}
+        for inst in instances:
+            outs = [
+                r for r, a in zip(inst.regions, inst.task.access.data) if a.data in ("out", "inout")
+            ]
+            kernel = inst.task.kernel.root_reference.data
+            if not outs:
+                raise MappingError(
+                    f"@{kernel} writes nothing: on a grid a task runs where its output lives",
+                    inst.task,
+                )
+            cell = self._owner(outs[0], inst.task)
+            if cell in owner:
+                raise MappingError(
+                    f"two tasks (@{owner[cell].task.kernel.root_reference.data} and @{kernel}) "
+                    f"write blocks of core {cell}; the AIE mapping runs one task per core",
+                    inst.task,
+                )
+            owner[cell] = inst
+            self._kernel_types(inst)
+            for region, access in zip(inst.regions, inst.task.access.data):
+                block = self._block(region.tensor, cell)
+                if region != block:
+                    raise MappingError(
+                        f"@{kernel} on core {cell} {'writes' if access.data != 'in' else 'reads'} "
+                        f"{_show(region)}, but the layout of {region.tensor} gives that core "
+                        f"{_show(block)}",
+                        inst.task,
+                    )
+        missing = [c for c in cells if c not in owner]
+        if missing:
+            raise MappingError(
+                f"no task for core{'s' * (len(missing) > 1)} {', '.join(map(str, missing))} of "
+                f"the grid {tuple(self.grid)}: the program creates {len(instances)} tasks for "
+                f"{len(cells)} cores",
+                self.program,
+            )
+        return owner
+
+    def _kernel_types(self, inst: Instance) -> None:
+        """The element type each tensor's objectfifos carry: the kernel's parameter type."""
+        kernel = self.symbols.get(inst.task.kernel.root_reference.data)
+        if not isinstance(kernel, wsp.KernelOp):
+            raise MappingError(
+                f"@{inst.task.kernel.root_reference.data} is not a wsp.kernel", inst.task
+            )
+        for region, type_ in zip(inst.regions, kernel.resource_types):
+            assert isinstance(type_, MemRefType)
+            if any(d < 0 for d in type_.get_shape()):
+                raise MappingError(
+                    f"kernel @{kernel.sym_name.data} takes {type_}; an AIE kernel works on "
+                    "static tiles",
+                    inst.task,
+                )
+            static = MemRefType(type_.element_type, type_.get_shape())
+            if _elements(static) != region.elements:
+                raise MappingError(
+                    f"kernel @{kernel.sym_name.data} takes {type_} for a region of "
+                    f"{region.elements} elements of {region.tensor}",
+                    inst.task,
+                )
+            known = self.part_types.setdefault(region.tensor, static)
+            if known != static:
+                raise MappingError(
+                    f"{region.tensor} is passed to kernels as {known} and as {static}; one "
+                    "objectfifo carries one element type",
+                    inst.task,
+                )
+
+    def _owner(self, region: Region, task: tg.TaskOp) -> tuple[int, ...]:
+        name = region.tensor
+        layout = self.layouts.get(name)
+        kernel = task.kernel.root_reference.data
+        if layout is None:
+            raise MappingError(
+                f"@{kernel} writes {name}, which has no layout: give it one that shards it "
+                "across every grid axis (sched.layout), so that each core owns a block",
+                task,
+            )
+        missing = [g for g in range(len(self.grid)) if g not in layout]
+        if missing:
+            raise MappingError(
+                f"{name} is written but not sharded across grid axis {missing[0]}: the cores "
+                "along that axis would write the same block",
+                task,
+            )
+        cell = [0] * len(self.grid)
+        for d, axis in enumerate(layout):
+            if axis >= 0:
+                size = self.shapes[name][d] // self.grid[axis]
+                cell[axis] = region.offsets[d] // size
+        return tuple(cell)
+
+    def _tensors(self, instances: list[Instance]) -> tuple[list[str], list[str]]:
+        reads: list[str] = []
+        writes: list[str] = []
+        for inst in instances:
+            for region, access in zip(inst.regions, inst.task.access.data):
+                mode = access.data
+                if mode == "inout":
+                    raise MappingError(
+                        f"@{inst.task.kernel.root_reference.data} reads and writes "
+                        f"{region.tensor} (inout): on AIE a tensor either enters or leaves the "
+                        "array; give the kernel separate in and out regions",
+                        inst.task,
+                    )
+                target = reads if mode == "in" else writes
+                if region.tensor not in target:
+                    target.append(region.tensor)
+        both = set(reads) & set(writes)
+        if both:
+            raise MappingError(
+                f"{sorted(both)[0]} is both read and written by the tasks of a spatial "
+                "program: the AIE mapping moves each tensor one way",
+                self.program,
+            )
+        return reads, writes
+
+    def _check_layout(self, name: str) -> None:
+        shape = self.shapes[name]
+        layout = self.layouts.get(name, [-1] * len(shape))
+        if len(layout) != len(shape):
+            raise MappingError(
+                f"the layout of {name} has {len(layout)} entries for {len(shape)} dimensions",
+                self.program,
+            )
+        for d, axis in enumerate(layout):
+            if axis >= len(self.grid):
+                raise MappingError(
+                    f"the layout of {name} shards dimension {d} across grid axis {axis}, but "
+                    f"the grid {tuple(self.grid)} has {len(self.grid)} axes",
+                    self.program,
+                )
+            if axis >= 0 and shape[d] % self.grid[axis]:
+                raise MappingError(
+                    f"dimension {d} of {name} (extent {shape[d]}) does not split into "
+                    f"{self.grid[axis]} blocks (grid axis {axis})",
+                    self.program,
+                )
+
+    # --- data movement ----------------------------------------------------------------------
+
+    def _blocks(self, name: str) -> list[tuple[tuple[int, ...], list[tuple[int, ...]]]]:
+        """The distinct blocks of ``name`` in memtile order — (sharded grid coordinates, the
+        cells holding it) — tensor dimensions outermost first."""
+        layout = self.layouts.get(name, [-1] * len(self.shapes[name]))
+        axes = [a for a in layout if a >= 0]
+        out = []
+        for key in product(*[range(self.grid[a]) for a in axes]):
+            holders = [
+                c
+                for c in product(*[range(g) for g in self.grid])
+                if all(c[a] == k for a, k in zip(axes, key))
+            ]
+            out.append((key, holders))
+        return out
+
+    def _pattern(self, name: str, type_: MemRefType) -> Pattern:
+        """The shim pattern that lays ``name`` out block after block."""
+        shape = self.shapes[name]
+        layout = self.layouts.get(name, [-1] * len(shape))
+        strides = row_major_strides(shape)
+        outer, inner = [], []
+        for d, (extent, axis) in enumerate(zip(shape, layout)):
+            size = extent if axis < 0 else extent // self.grid[axis]
+            if axis >= 0:
+                outer.append((self.grid[axis], size * strides[d]))
+            inner.append((size, strides[d]))
+        return pattern_from_dims(f"the transfer of {name}", [*outer, *inner], element_bytes(type_))
+
+    def _column(self, cells: list[Tile], needs: dict[int, tuple[int, int]]) -> int:
+        preferred = sorted(t[0] for t in cells)[len(cells) // 2]
+        col = self.design.pick_column(needs, preferred)
+        if col is None:
+            raise MappingError(
+                "no column has the shim and memtile DMA channels left for another tensor "
+                f"({self.design.model.dma_channels(0)} per shim tile, "
+                f"{self.design.model.dma_channels(1)} per memtile, "
+                f"{self.design.model.columns} columns)",
+                self.program,
+            )
+        return col
+
+    def _distribute(
+        self, name: str, placement: dict[tuple[int, ...], Tile]
+    ) -> dict[tuple[int, ...], str]:
+        """Host -> shim -> memtile -> cores; returns the fifo each cell reads ``name`` from."""
+        d = self.design
+        whole = self._type(name, self.shapes[name])
+        blocks = self._blocks(name)
+        part = self.part_types[name]
+        col = self._column(list(placement.values()), {0: (1, 0), 1: (len(blocks), 1)})
+        shim, mem = (col, 0), (col, 1)
+        fifo_in = d.fifo(name, shim, [mem], self.depth, whole)
+        d.charge_link_buffer(mem, fifo_in)
+        by_cell: dict[tuple[int, ...], str] = {}
+        outs, offsets = [], []
+        size = _elements(part)
+        for k, (key, holders) in enumerate(blocks):
+            base = f"{name}_{'_'.join(map(str, key))}" if key else f"{name}_all"
+            tiles = [placement[c] for c in holders]
+            fifo = d.fifo(base, mem, tiles, self.depth, part)
+            outs.append(fifo)
+            offsets.append(k * size)
+            for c in holders:
+                by_cell[c] = fifo
+        d.link([fifo_in], outs, [], offsets if len(outs) > 1 else [])
+        d.transfer(name, fifo_in, self._pattern(name, whole), output=False)
+        return by_cell
+
+    def _join(
+        self, name: str, placement: dict[tuple[int, ...], Tile]
+    ) -> dict[tuple[int, ...], str]:
+        """Cores -> memtile -> shim -> host; returns the fifo each cell writes ``name`` to."""
+        d = self.design
+        whole = self._type(name, self.shapes[name])
+        blocks = self._blocks(name)
+        part = self.part_types[name]
+        col = self._column(list(placement.values()), {0: (0, 1), 1: (1, len(blocks))})
+        shim, mem = (col, 0), (col, 1)
+        by_cell: dict[tuple[int, ...], str] = {}
+        ins, offsets = [], []
+        size = _elements(part)
+        for k, (key, holders) in enumerate(blocks):
+            (cell,) = holders  # a written tensor is sharded across every axis
+            fifo = d.fifo(
+                f"{name}_{'_'.join(map(str, key))}", placement[cell], [mem], self.depth, part
+            )
+            ins.append(fifo)
+            offsets.append(k * size)
+            by_cell[cell] = fifo
+        fifo_out = d.fifo(name, mem, [shim], self.depth, whole)
+        d.link(ins, [fifo_out], offsets if len(ins) > 1 else [], [])
+        d.transfer(name, fifo_out, self._pattern(name, whole), output=True)
+        return by_cell
+
+    def _type(self, name: str, shape: list[int]) -> MemRefType:
+        arg = self.program.function_type.inputs.data[self.names.index(name)]
+        assert isinstance(arg, MemRefType)
+        return MemRefType(arg.element_type, shape)
+
+    # --- cores ------------------------------------------------------------------------------
+
+    def _emit(
+        self,
+        cell: tuple[int, ...],
+        tile: Tile,
+        inst: Instance,
+        fifos_in: dict[str, dict[tuple[int, ...], str]],
+        fifos_out: dict[str, dict[tuple[int, ...], str]],
+    ) -> None:
+        task = inst.task
+        kernel = self.symbols.get(task.kernel.root_reference.data)
+        if not isinstance(kernel, wsp.KernelOp):
+            raise MappingError(f"@{task.kernel.root_reference.data} is not a wsp.kernel", task)
+        decl = self.design.kernel(kernel, task)
+        b = CoreBuilder(self.design.core(tile, f"grid cell {cell}"), self.design.form)
+        params = iter(task.params)
+        resources = iter(zip(inst.regions, task.access.data))
+        args: list[SSAValue] = []
+        releases: list[tuple[str, str]] = []
+        for access, want in zip(kernel.access.data, decl.function_type.inputs.data):
+            if not access.data:
+                value = evaluate(next(params), inst.env)
+                args.append(b.i32(value) if not isinstance(want, MemRefType) else b.index(value))
+                continue
+            region, mode = next(resources)
+            table = fifos_in if mode.data == "in" else fifos_out
+            fifo = table[region.tensor][cell]
+            port = "Consume" if mode.data == "in" else "Produce"
+            element = self.design.fifos[fifo].type
+            if element != want:
+                raise MappingError(
+                    f"@{kernel.sym_name.data} takes {want}, but core {cell} holds {element} of "
+                    f"{region.tensor}",
+                    task,
+                )
+            args.append(b.acquire(fifo, port, element))
+            releases.append((fifo, port))
+        b.call(kernel.sym_name.data, args)
+        for fifo, port in releases:
+            b.release(fifo, port)
+
+
+def _elements(t: MemRefType) -> int:
+    n = 1
+    for d in t.get_shape():
+        n *= d
+    return n
+
+
+def _show(region: Region) -> str:
+    parts = ", ".join(f"{o}:{o + s}" for o, s in zip(region.offsets, region.sizes))
+    return f"{region.tensor}[{parts}]"
+
+
+__all__ = ["SpatialMapper"]
