@@ -92,6 +92,8 @@ class SimConfig:
     cycles_per_ms: float = 1e6
     #: Infer data edges with the TensorMap (False: structural order only; for tests).
     infer_data_deps: bool = True
+    #: Functional mode: run the bodies on this many threads after the simulation (0: inline).
+    threads: int = 0
 
     def pools(self) -> list[int]:
         names = list(self.worker_pools) or ["any"] * self.workers

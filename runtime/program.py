@@ -11,6 +11,7 @@ simulator (runtime/engine.py); ``execute_async()`` runs it on a background threa
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -22,6 +23,7 @@ import numpy as np
 from pto_wsp.runtime.engine import STALL_CAUSES, SimConfig, Simulator
 from pto_wsp.runtime.graph import EDGE_KINDS, TaskGraph, gc_paused
 from pto_wsp.runtime.kernels import KernelSpec
+from pto_wsp.runtime.threads import run_bodies_threaded
 
 __all__ = ["ArgSpec", "Program", "Stats"]
 
@@ -255,7 +257,11 @@ class Program:
 
     def _run(self, progress: Callable[[int, int], None] | None = None) -> Simulator:
         args, arrays, shapes = self._arguments()
-        sim = Simulator(self.config, self.kernels, arrays, shapes, self.keys)
+        config = self.config
+        threaded = config.functional and config.threads > 0
+        if threaded:  # schedule in virtual time first, then run the bodies on threads
+            config = dataclasses.replace(config, functional=False)
+        sim = Simulator(config, self.kernels, arrays, shapes, self.keys)
         sim.progress = progress
         code = self.code
         try:
@@ -277,6 +283,8 @@ class Program:
             ) from None
         except IndexError as error:
             raise ValueError(f"@{self.name}: an index is out of the bound data: {error}") from None
+        if threaded:
+            run_bodies_threaded(sim, config.threads)
         return sim
 
     # ------------------------------------------------------------------ results

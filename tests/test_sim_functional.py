@@ -416,3 +416,25 @@ def test_ragged_rows_run_each_present_item():
         for j in range(length):
             ref[r, j] = 10 * r + j
     np.testing.assert_array_equal(y, ref)
+
+
+def test_bodies_on_threads_give_the_same_results():
+    in_, out, n = _scan_tensors()
+    w = sequential(
+        task(scan_first, [], [in_[0], out[0]]),
+        parallel_for(
+            DenseDyn(n - 1), lambda j: task(scan_step, [j + 1], [out[j], in_[j + 1], out[j + 1]])
+        ),
+    ).named("tscan")
+    prog = w.compile(target="cpu_sim", workers=4, threads=3)
+    x = RNG.standard_normal((40, 8)).astype(np.float32)
+    y = np.zeros_like(x)
+    prog.bind(**{"in": x, "out": y, "n": 40}).execute()
+    np.testing.assert_allclose(y, np.cumsum(x, axis=0), rtol=1e-5)
+    assert prog.stats().makespan_cycles == 40 * 10  # the schedule is simulated as before
+    Y = Tensor("Y", [None, 4], f32)
+    failing = parallel_for(DenseDyn(n), lambda i: task(fragile, [i], [Y[i]])).named("t")
+    prog = failing.compile(target="cpu_sim", threads=2)
+    prog.bind(Y=np.zeros((6, 4), np.float32), n=6)
+    with pytest.raises(ExecutionError, match="task 3 .*bad tile"):
+        prog.execute()

@@ -60,6 +60,7 @@ OPTIONS = {
     "default_cost": "cycles of a kernel without a cost (default 1)",
     "gen_cost": "cycles the generator spends per task created (default 0)",
     "cycles_per_ms": "virtual cycles per millisecond, for rate_limit (default 1e6: 1 GHz)",
+    "threads": "functional mode: run the kernel bodies on N threads (numpy releases the GIL)",
 }
 
 _MODES = ("functional", "cycles")
@@ -370,7 +371,14 @@ def _config(
         functional=options.get("mode", "functional") == "functional",
         gen_cost=int(options.get("gen_cost", 0)),
         cycles_per_ms=float(options.get("cycles_per_ms", 1e6)),
+        threads=_threads(options.get("threads", 0), loc),
     )
+
+
+def _threads(value: Any, loc: SourceLoc) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise _error(f"threads must be an int >= 0, got {value!r}", loc)
+    return value
 
 
 # --------------------------------------------------------------------------- compile
