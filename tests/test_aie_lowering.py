@@ -189,3 +189,13 @@ def test_python_compile_errors_are_compile_errors():
         pto_wsp.compile(built, target="aie", device="npu1_1col")
     with pytest.raises(CompileError, match="unknown option"):
         pto_wsp.compile(built, target="aie", colour="red")
+
+
+def test_kernel_names_keep_their_symbol():
+    """An objectfifo never takes a kernel's name: the kernel's object file defines it."""
+    text = (INPUTS / "events.mlir").read_text().replace("@load", "@x_a")
+    source = Parser(_context(), text).parse_module()
+    lowered = compile_module(source)
+    fifos = {f.sym_name.data for f in ops(lowered, aie.ObjectFifoCreateOp)}
+    assert "x_a" not in fifos and "x_a_1" in fifos
+    Parser(_context(), module_text(lowered)).parse_module().verify()

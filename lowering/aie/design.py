@@ -217,7 +217,6 @@ class Design:
             where if isinstance(where, StringAttr) else StringAttr(f"{name}.o")
         )
         self.kernels[name] = decl
-        self.symbols.add(name)
         return decl
 
     def core(self, tile: Tile, owner: str) -> Block:

@@ -73,6 +73,8 @@ def lower_program(
         if sym is not None and hasattr(sym, "data"):
             symbols[sym.data] = op  # type: ignore[union-attr]
     design = Design(device, form)
+    # Kernel names are fixed (their object files define them): objectfifos get other names.
+    design.symbols |= {op.sym_name.data for op in symbols.values() if isinstance(op, wsp.KernelOp)}
     config = program.config.data if program.config is not None else {}
     if program.processes():
         mapper: PipelineMapper | SpatialMapper = PipelineMapper(symbols, program, env, design)
