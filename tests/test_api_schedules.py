@@ -230,3 +230,24 @@ def test_counts_are_checked():
         attn.schedule().dispatch_threshold(1, lambda b: b, below="gpu")
     with pytest.raises(CompileError, match="takes a DispatchPolicy"):
         attn.schedule().dispatch(TimingPolicy.immediate())
+
+
+def test_one_layout_per_tensor():
+    """A schedule holds a layout for each tensor (the sched verifier's rule), not just one."""
+    from pto_wsp import Dense, In, Out, Replicate, Shard, Tensor, f32, kernel, parallel_for, task
+
+    a = Tensor("A", (4, 4), f32)
+    b = Tensor("B", (4, 4), f32)
+
+    @kernel
+    def copy(i: int, x: In[f32[4]], y: Out[f32[4]]):
+        y[:] = x
+
+    w = parallel_for(Dense[4], lambda i: task(copy, [i], [a[i], b[i]]))
+    sched = w.schedule().spatial_map((2, 2))
+    both = sched.layout(a, Shard(0), Replicate()).layout(b, Shard(1), Replicate())
+    text = str(both)
+    assert 'sched.layout "A" (shard(0), replicate)' in text
+    assert 'sched.layout "B" (shard(1), replicate)' in text
+    with pytest.raises(CompileError, match="already has a layout of A"):
+        sched.layout(a, Shard(0), Replicate()).layout(a, Shard(1), Replicate())

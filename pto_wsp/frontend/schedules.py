@@ -332,7 +332,8 @@ class Schedule:
                 raise CompileError(
                     "layout", f"layout entries are Shard(g) or Replicate(), got {d!r}"
                 )
-        return self._with("layout", lambda b: ops.LayoutOp(name, entries))
+        # One layout per tensor (the sched verifier's rule), so the kind names the tensor.
+        return self._with(f"layout of {name}", lambda b: ops.LayoutOp(name, entries))
 
     def _tensor_name(self, tensor: Any) -> str:
         if isinstance(tensor, str):
