@@ -234,7 +234,7 @@ def test_counts_are_checked():
 
 def test_one_layout_per_tensor():
     """A schedule holds a layout for each tensor (the sched verifier's rule), not just one."""
-    from pto_wsp import Dense, In, Out, Replicate, Shard, Tensor, f32, kernel, parallel_for, task
+    from pto_wsp import Dense, Replicate, Shard, Tensor, f32, kernel, parallel_for, task
 
     a = Tensor("A", (4, 4), f32)
     b = Tensor("B", (4, 4), f32)
