@@ -30,4 +30,7 @@ Execution (docs/simulator.md):
 - ``program``: ``Program`` (bind / execute / execute_async / synchronize / stats ...), ``Stats``.
 - ``trace``: ``chrome_trace`` (Perfetto JSON) and ``write_gantt`` (PNG).
 - ``errors``: ``ExecutionError``, ``ResourceError``, ``ChannelClosed``, ``Deadlock``.
+- ``threads``: the functional mode's bodies on a thread pool (``threads=N``).
+- ``bulk``: ``TileGraphBuilder``, a prototype of vectorised dependency inference for regular
+  stages of tasks (docs/PERFORMANCE.md).
 """

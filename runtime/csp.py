@@ -152,6 +152,8 @@ class PipelineMixin:
                         return
                     value = None
                 elif op == "recv":
+                    if not self.queues[request[1]].is_event:
+                        proc.message_coords = ()  # the previous message is handled
                     ok, value = self._recv(proc, request[1])
                     if not ok:
                         return
