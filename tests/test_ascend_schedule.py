@@ -293,10 +293,11 @@ def random_spec(rng: np.random.Generator, n: int) -> np.ndarray:
 @pytest.mark.parametrize("seed", range(12))
 def test_random_regions_give_the_materialized_graph(program, lowered, seed):
     rng = np.random.default_rng(seed)
-    n = 80
+    n = 80 if seed % 2 else 300
     spec = random_spec(rng, n)
     p = program.for_program("regions")
-    p.record, p.workers = True, 3
+    # Odd seeds: the smallest descriptor ring (64 slots), reused several times over.
+    p.record, p.workers, p.ring_capacity = True, 3, 64 if seed % 2 else 0
     X = np.zeros((64, 64), np.float32)
     p.execute(X=X, spec=spec, n=n)
     op = next(
@@ -307,6 +308,18 @@ def test_random_regions_give_the_materialized_graph(program, lowered, seed):
     assert graph.edge_set() == expected.edge_set()
     assert graph.to_text() == expected.to_text()
     assert graph.edge_counts() == expected.edge_counts()
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_descriptor_ring_wraps(program, workers):
+    """Far more tasks than ring slots: slots are reused only once their task is done."""
+    p = program.for_program("batched")
+    p.workers, p.ring_capacity = workers, 64
+    n = 1000
+    log = np.full((n + 1, 2), -1, dtype=np.int64)
+    p.execute(log=log, n=n)
+    assert sorted((log[:n, 0] - log[:n, 0].min()).tolist()) == list(range(n))
+    assert p.stats().num_tasks == n
 
 
 def test_kernel_error_names_the_task(program):

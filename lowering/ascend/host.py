@@ -88,6 +88,8 @@ class _HostStats(ctypes.Structure):
     _fields_ = [(name, ctypes.c_int64) for name in _STAT_FIELDS] + [
         ("pool_tasks", ctypes.c_int64 * 3),
         ("edge_kinds", ctypes.c_int64 * 4),
+        ("build_cpu_ns", ctypes.c_int64),
+        ("worker_cpu_ns", ctypes.c_int64),
     ]
 
 
@@ -114,6 +116,8 @@ class ProgramStats:
     compile_time_ms: float  # emission + g++ (small when the build was cached)
     build_time_ms: float  # the orchestration: task generation + dependency inference
     execute_time_ms: float  # orchestration start to the last task's completion
+    build_cpu_ms: float  # CPU time of the orchestrating thread
+    worker_cpu_ms: float  # CPU time of the worker threads, summed
 
     def __getitem__(self, key: str) -> Any:
         return getattr(self, key)
@@ -481,6 +485,8 @@ class AscendProgram:
             compile_time_ms=self.compile_time_ms,
             build_time_ms=raw.build_ns / 1e6,
             execute_time_ms=raw.total_ns / 1e6,
+            build_cpu_ms=raw.build_cpu_ns / 1e6,
+            worker_cpu_ms=raw.worker_cpu_ns / 1e6,
         )
 
     def graph(self) -> TaskGraph:

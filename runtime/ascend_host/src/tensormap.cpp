@@ -11,7 +11,24 @@ namespace host {
 
 namespace {
 
-int64_t floordiv(int64_t a, int64_t b) {
+// Floor division and modulo by a positive tile width: most widths are 1 or a power of two
+// (shifts and masks); dividing is the costliest step of a lookup otherwise.
+inline int64_t floordiv_w(int64_t a, int64_t w) {
+  if (w == 1) return a;
+  if ((w & (w - 1)) == 0) return a >> __builtin_ctzll(static_cast<unsigned long long>(w));
+  int64_t q = a / w;
+  if ((a % w != 0) && (a < 0)) --q;
+  return q;
+}
+
+inline int64_t floormod_w(int64_t a, int64_t w) {
+  if (w == 1) return 0;
+  if ((w & (w - 1)) == 0) return a & (w - 1);
+  const int64_t r = a % w;
+  return r < 0 ? r + w : r;
+}
+
+inline int64_t floordiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
@@ -62,6 +79,13 @@ bool is_empty(const Geom& g) {
 uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
   return h;
+}
+
+// splitmix64's finalizer: the flat indexes take the low bits.
+uint64_t finish(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
 }
 
 }  // namespace
@@ -125,25 +149,44 @@ bool contains(const Geom& a, const Geom& b) {
   return true;
 }
 
-size_t GeomHash::operator()(const Geom& g) const {
+uint64_t geom_hash(const Geom& g) {
   uint64_t h = g.base * 0x9E3779B97F4A7C15ull;
   for (int d = 0; d < g.rank; ++d) {
     h = mix(h, static_cast<uint64_t>(g.off[d]));
     h = mix(h, static_cast<uint64_t>(g.size[d]) * 31u + static_cast<uint64_t>(g.stride[d]));
   }
-  return static_cast<size_t>(h);
+  return finish(h);
 }
 
-size_t CellHash::operator()(const Cell& c) const {
+uint64_t cell_hash(const Cell& c, int rank) {
   uint64_t h = 0x51ED27u;
   for (int d = 0; d < rank; ++d) h = mix(h, static_cast<uint64_t>(c.k[d]));
-  return static_cast<size_t>(h);
+  return finish(h);
 }
 
-bool CellEq::operator()(const Cell& a, const Cell& b) const {
+bool cell_equal(const Cell& a, const Cell& b, int rank) {
   for (int d = 0; d < rank; ++d)
     if (a.k[d] != b.k[d]) return false;
   return true;
+}
+
+void TensorMap::declare(uint64_t base, int rank, const int64_t* shape) {
+  TensorState& st = state(base);
+  if (st.count > 0 || rank > kMaxRank) return;
+  st.has_shape = true;
+  for (int d = 0; d < kMaxRank; ++d) st.shape[d] = d < rank ? shape[d] : 1;
+}
+
+TensorState& TensorMap::state_of(const TensorRegion& r) {
+  const size_t i = r.tensor;
+  if (i < by_arg_.size() && by_arg_[i].first == r.base && by_arg_[i].second != nullptr)
+    return *by_arg_[i].second;
+  TensorState& st = state(r.base);
+  if (r.tensor != 0xFFFF) {
+    if (i >= by_arg_.size()) by_arg_.resize(i + 1, {0, nullptr});
+    by_arg_[i] = {r.base, &st};
+  }
+  return st;
 }
 
 TensorState& TensorMap::state(uint64_t base) {
@@ -171,77 +214,201 @@ int32_t TensorMap::new_entry(const Geom& g, bool unit) {
   en.alone = true;
   en.unit = unit;
   en.grid = -1;
+  en.lin = -1;
   return e;
 }
 
 int32_t TensorMap::classify(TensorState& st, const Geom& g, int64_t* width, int64_t* residue) {
   for (int d = 0; d < g.rank; ++d) {
     width[d] = g.size[d] * g.stride[d];
-    residue[d] = static_cast<int64_t>(pymod(g.off[d], width[d]));
+    residue[d] = floormod_w(g.off[d], width[d]);
   }
+  auto same = [&](const Grid& grid) {
+    if (!grid.alive) return false;
+    for (int d = 0; d < g.rank; ++d)
+      if (grid.size[d] != g.size[d] || grid.stride[d] != g.stride[d] ||
+          grid.residue[d] != residue[d])
+        return false;
+    return true;
+  };
+  if (st.last_grid >= 0 && same(st.grids[st.last_grid])) return st.last_grid;
   for (size_t i = 0; i < st.grids.size(); ++i) {
-    const Grid& grid = st.grids[i];
-    if (!grid.alive) continue;
-    bool same = true;
-    for (int d = 0; d < g.rank && same; ++d)
-      same = grid.size[d] == g.size[d] && grid.stride[d] == g.stride[d] &&
-             grid.residue[d] == residue[d];
-    if (same) return static_cast<int32_t>(i);
+    if (same(st.grids[i])) {
+      st.last_grid = static_cast<int32_t>(i);
+      return st.last_grid;
+    }
   }
   return -1;
 }
 
-void TensorMap::insert(TensorState& st, int32_t e, int32_t grid, const int64_t* width,
-                       const int64_t* residue) {
-  Entry& en = entries_[e];
-  st.exact.emplace(en.g, e);
-  if (grid < 0 && st.alive_grids < kMaxGrids) {
-    size_t slot = 0;
-    while (slot < st.grids.size() && st.grids[slot].alive) ++slot;
-    if (slot == st.grids.size()) st.grids.emplace_back();
+int32_t TensorMap::cell_get(const Grid& grid, const Cell& c) const {
+  if (grid.dense) {
+    int64_t lin = 0;
+    for (int d = 0; d < grid.rank; ++d) {
+      const int64_t k = c.k[d] - grid.lo[d];
+      if (k < 0 || k >= grid.n[d]) return -1;
+      lin += k * grid.mult[d];
+    }
+    return grid.cells[static_cast<size_t>(lin)];
+  }
+  const int rank = grid.rank;
+  return grid.hashed.find(cell_hash(c, rank), [&](int32_t e) {
+    return cell_equal(entries_[e].cell, c, rank);
+  });
+}
+
+int32_t TensorMap::find_exact(TensorState& st, const Geom& g, int32_t grid,
+                              const int64_t* width) {
+  if (grid >= 0) {
+    Cell c;
+    for (int d = 0; d < g.rank; ++d) c.k[d] = floordiv_w(g.off[d], width[d]);
+    const int32_t e = cell_get(st.grids[grid], c);
+    if (e >= 0 && geom_equal(entries_[e].g, g)) return e;
+  }
+  if (!st.others.empty()) {
+    return st.others_exact.find(geom_hash(g),
+                                [&](int32_t e) { return geom_equal(entries_[e].g, g); });
+  }
+  return -1;
+}
+
+int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const int64_t* width,
+                             const int64_t* residue) {
+  // A dead grid of the same tiling keeps its (empty) cells: revive it; else reuse a dead slot.
+  int32_t slot = -1;
+  for (size_t i = 0; i < st.grids.size() && slot < 0; ++i) {
+    const Grid& gr = st.grids[i];
+    if (gr.alive) continue;
+    bool same = gr.rank == g.rank;
+    for (int d = 0; d < g.rank && same; ++d)
+      same = gr.size[d] == g.size[d] && gr.stride[d] == g.stride[d] && gr.residue[d] == residue[d];
+    if (same) slot = static_cast<int32_t>(i);
+  }
+  if (slot >= 0) {
     Grid& gr = st.grids[slot];
     gr.alive = true;
-    gr.unit = en.unit;
-    for (int d = 0; d < en.g.rank; ++d) {
-      gr.size[d] = en.g.size[d];
-      gr.stride[d] = en.g.stride[d];
-      gr.width[d] = width[d];
-      gr.residue[d] = residue[d];
-    }
-    gr.cells = std::make_unique<std::unordered_map<Cell, int32_t, CellHash, CellEq>>(
-        16, CellHash{en.g.rank}, CellEq{en.g.rank});
     ++st.alive_grids;
-    grid = static_cast<int32_t>(slot);
+    return slot;
   }
+  if (st.grids.size() < static_cast<size_t>(2 * kMaxGrids)) {
+    st.grids.emplace_back();
+    slot = static_cast<int32_t>(st.grids.size() - 1);
+  } else {
+    for (size_t i = 0; i < st.grids.size() && slot < 0; ++i)
+      if (!st.grids[i].alive) slot = static_cast<int32_t>(i);
+  }
+  Grid& gr = st.grids[slot];
+  gr.alive = true;
+  gr.unit = unit;
+  gr.rank = g.rank;
+  gr.members.clear();
+  for (int d = 0; d < g.rank; ++d) {
+    gr.size[d] = g.size[d];
+    gr.stride[d] = g.stride[d];
+    gr.width[d] = width[d];
+    gr.residue[d] = residue[d];
+  }
+  gr.dense = false;
+  gr.cells.clear();
+  gr.hashed = FlatIndex();
+  if (st.has_shape) {
+    // The cells covering indices 0 .. shape - 1 of every dimension.
+    int64_t total = 1;
+    for (int d = g.rank - 1; d >= 0; --d) {
+      gr.lo[d] = floordiv_w(-residue[d], width[d]);
+      const int64_t hi = floordiv_w(st.shape[d] - 1 - residue[d], width[d]);
+      gr.n[d] = hi >= gr.lo[d] ? hi - gr.lo[d] + 1 : 1;
+      gr.mult[d] = total;
+      total = total > kMaxDenseCells ? total : total * gr.n[d];
+    }
+    if (total <= kMaxDenseCells) {
+      gr.dense = true;
+      gr.cells.assign(static_cast<size_t>(total), -1);
+    }
+  }
+  ++st.alive_grids;
+  return slot;
+}
+
+void TensorMap::insert(TensorState& st, int32_t e, int32_t grid, const int64_t* width,
+                       const int64_t* residue) {
+  ++st.count;
+  {
+    Entry& en = entries_[e];
+    if (grid < 0 && st.alive_grids < kMaxGrids)
+      grid = make_grid(st, en.g, en.unit, width, residue);
+  }
+  Entry& en = entries_[e];
   if (grid >= 0) {
+    Grid& gr = st.grids[grid];
     en.grid = grid;
-    for (int d = 0; d < en.g.rank; ++d) en.cell.k[d] = floordiv(en.g.off[d], width[d]);
-    (*st.grids[grid].cells)[en.cell] = e;
-    return;
+    for (int d = 0; d < en.g.rank; ++d) en.cell.k[d] = floordiv_w(en.g.off[d], width[d]);
+    en.member = static_cast<int32_t>(gr.members.size());
+    gr.members.push_back(e);
+    bool placed = false;
+    if (gr.dense) {
+      int64_t lin = 0;
+      bool inside = true;
+      for (int d = 0; d < gr.rank; ++d) {
+        const int64_t k = en.cell.k[d] - gr.lo[d];
+        inside = inside && k >= 0 && k < gr.n[d];
+        lin += k * gr.mult[d];
+      }
+      if (inside) {
+        en.lin = lin;
+        gr.cells[static_cast<size_t>(lin)] = e;
+        placed = true;
+      }
+    } else {
+      en.hash = cell_hash(en.cell, gr.rank);
+      gr.hashed.insert(en.hash, e);
+      placed = true;
+    }
+    if (!placed) {
+      // A region outside the declared shape: keep it in the scanned list instead.
+      gr.members.pop_back();
+      if (gr.members.empty()) {
+        gr.alive = false;
+        --st.alive_grids;
+      }
+      en.grid = -1;
+    } else {
+      return;
+    }
   }
   en.grid = -1;
+  en.hash = geom_hash(en.g);
+  en.member = static_cast<int32_t>(st.others.size());
   st.others.push_back(e);
+  st.others_exact.insert(en.hash, e);
 }
 
 void TensorMap::remove(TensorState& st, int32_t e) {
   Entry& en = entries_[e];
-  st.exact.erase(en.g);
+  --st.count;
+  std::vector<int32_t>* members;
   if (en.grid >= 0) {
     Grid& gr = st.grids[en.grid];
-    gr.cells->erase(en.cell);
-    if (gr.cells->empty()) {
-      gr.alive = false;
-      --st.alive_grids;
-    }
+    if (gr.dense)
+      gr.cells[static_cast<size_t>(en.lin)] = -1;
+    else
+      gr.hashed.erase(en.hash, e);
+    members = &gr.members;
   } else {
-    auto it = std::find(st.others.begin(), st.others.end(), e);
-    if (it != st.others.end()) {
-      *it = st.others.back();
-      st.others.pop_back();
-    }
+    st.others_exact.erase(en.hash, e);
+    members = &st.others;
+  }
+  const int32_t last = members->back();
+  (*members)[static_cast<size_t>(en.member)] = last;
+  entries_[last].member = en.member;
+  members->pop_back();
+  if (en.grid >= 0 && members->empty()) {
+    // Free the slot for another tiling (its cells stay allocated for a revival).
+    st.grids[en.grid].alive = false;
+    --st.alive_grids;
+    if (st.last_grid == en.grid) st.last_grid = -1;
   }
   en.readers.clear();
-  en.readers.shrink_to_fit();
   free_.push_back(e);
 }
 
@@ -251,17 +418,18 @@ void TensorMap::find_in_grid(const Grid& grid, const Geom& g, bool unit,
   Cell k0{}, k1{};
   bool single = true;
   for (int d = 0; d < rank; ++d) {
-    k0.k[d] = floordiv(g.off[d] - grid.residue[d], grid.width[d]);
+    k0.k[d] = floordiv_w(g.off[d] - grid.residue[d], grid.width[d]);
     const int64_t last = g.off[d] + (g.size[d] - 1) * g.stride[d];
-    k1.k[d] = floordiv(last - grid.residue[d], grid.width[d]);
+    k1.k[d] = floordiv_w(last - grid.residue[d], grid.width[d]);
     single = single && k0.k[d] == k1.k[d];
   }
   const bool exact = grid.unit && unit;
-  auto& cells = *grid.cells;
+  auto lookup = [&](const Cell& c) {
+    const int32_t e = cell_get(grid, c);
+    if (e >= 0 && (exact || overlaps(entries_[e].g, g))) found.push_back(e);
+  };
   if (single) {
-    auto it = cells.find(k0);
-    if (it != cells.end() && (exact || overlaps(entries_[it->second].g, g)))
-      found.push_back(it->second);
+    lookup(k0);
     return;
   }
   // How many cells the bounding box covers (saturating).
@@ -270,12 +438,10 @@ void TensorMap::find_in_grid(const Grid& grid, const Geom& g, bool unit,
     const uint64_t n = static_cast<uint64_t>(k1.k[d] - k0.k[d] + 1);
     count = (count > (1ull << 40) / (n ? n : 1)) ? (1ull << 41) : count * n;
   }
-  if (count <= cells.size()) {
+  if (count <= grid.members.size()) {
     Cell c = k0;
     while (true) {
-      auto it = cells.find(c);
-      if (it != cells.end() && (exact || overlaps(entries_[it->second].g, g)))
-        found.push_back(it->second);
+      lookup(c);
       int d = rank - 1;
       while (d >= 0) {
         if (++c.k[d] <= k1.k[d]) break;
@@ -285,8 +451,8 @@ void TensorMap::find_in_grid(const Grid& grid, const Geom& g, bool unit,
       if (d < 0) break;
     }
   } else {
-    for (const auto& kv : cells)
-      if (overlaps(entries_[kv.second].g, g)) found.push_back(kv.second);
+    for (int32_t e : grid.members)
+      if (overlaps(entries_[e].g, g)) found.push_back(e);
   }
 }
 
@@ -314,9 +480,16 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
   if (is_empty(g)) return;
   const bool reads = access != static_cast<uint8_t>(Access::Out);
   const bool writes = access != static_cast<uint8_t>(Access::In);
-  TensorState& st = state(g.base);
-  auto found = st.exact.find(g);
-  int32_t entry = found == st.exact.end() ? -1 : found->second;
+  TensorState& st = state_of(r);
+  if (st.rank != g.rank) {
+    if (st.rank >= 0)
+      throw std::runtime_error("a tensor accessed with regions of rank " + std::to_string(g.rank) +
+                               " after rank " + std::to_string(st.rank));
+    st.rank = g.rank;
+  }
+  int64_t width[kMaxRank], residue[kMaxRank];
+  const int32_t grid = classify(st, g, width, residue);
+  int32_t entry = find_exact(st, g, grid, width);
   if (entry >= 0 && entries_[entry].alone) {
     // The same region again, and nothing else on this tensor overlaps it.
     Entry& en = entries_[entry];
@@ -331,18 +504,10 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
     }
     return;
   }
-  if (st.rank != g.rank) {
-    if (st.rank >= 0)
-      throw std::runtime_error("a tensor accessed with regions of rank " + std::to_string(g.rank) +
-                               " after rank " + std::to_string(st.rank));
-    st.rank = g.rank;
-  }
   const bool unit = is_unit(g);
-  int64_t width[kMaxRank], residue[kMaxRank];
-  const int32_t grid = classify(st, g, width, residue);
   std::vector<int32_t>& cands = cands_;
   cands.clear();
-  if (!st.exact.empty()) overlapping(st, g, unit, grid, cands);
+  if (st.count > 0) overlapping(st, g, unit, grid, cands);
   if (entry >= 0 && entries_[entry].grid >= 0) cands.push_back(entry);
   if (writes) {
     std::vector<uint32_t>& dst = reads ? raw : waw;
@@ -363,7 +528,8 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
     }
     if (entry < 0) {
       entry = new_entry(g, unit);
-      insert(st, entry, grid, width, residue);
+      // The grid may have died with the entries just removed: classify again.
+      insert(st, entry, classify(st, g, width, residue), width, residue);
     }
     Entry& en = entries_[entry];
     if (kept) en.alone = false;
@@ -381,6 +547,7 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
       }
     }
     Entry& en = entries_[entry];
+    if (en.readers.empty()) en.readers.reserve(4);
     if (en.readers.empty() || en.readers.back() != task) en.readers.push_back(task);
   }
 }
@@ -388,23 +555,24 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
 void TensorMap::gc_before(uint32_t task) {
   for (auto& kv : tensors_) {
     TensorState& st = *kv.second;
-    std::vector<int32_t> dead;
-    for (const auto& ex : st.exact) {
-      Entry& en = entries_[ex.second];
+    std::vector<int32_t> all(st.others);
+    for (const Grid& gr : st.grids)
+      if (gr.alive) all.insert(all.end(), gr.members.begin(), gr.members.end());
+    for (int32_t e : all) {
+      Entry& en = entries_[e];
       if (en.writer >= 0 && en.writer < task) en.writer = -1;
       if (!en.readers.empty() && en.readers.front() < task) {
         auto first = std::lower_bound(en.readers.begin(), en.readers.end(), task);
         en.readers.erase(en.readers.begin(), first);
       }
-      if (en.writer < 0 && en.readers.empty()) dead.push_back(ex.second);
+      if (en.writer < 0 && en.readers.empty()) remove(st, e);
     }
-    for (int32_t e : dead) remove(st, e);
   }
 }
 
 size_t TensorMap::size() const {
   size_t n = 0;
-  for (const auto& kv : tensors_) n += kv.second->exact.size();
+  for (const auto& kv : tensors_) n += static_cast<size_t>(kv.second->count);
   return n;
 }
 

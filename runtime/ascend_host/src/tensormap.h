@@ -3,10 +3,16 @@
 // Per tensor (keyed by its base address), one entry per distinct region geometry: its last
 // writer and the readers since. A write takes the writers and readers of every overlapping
 // entry as dependencies, drops the entries it contains and marks the others as not alone.
-// Lookup: the exact geometry (O(1) when nothing else overlaps it), then tiling grids (regions
-// of equal sizes and strides whose offsets agree modulo the tile width: found by arithmetic
-// on tile indices), then, past kMaxGrids tilings per tensor, a scanned list. Overlap is
-// decided exactly in index space (strided progressions, as runtime/regions.py).
+// The edges found are exactly runtime/tensormap.py's (tests compare the graphs).
+//
+// Index: entries are grouped by tiling (regions of equal sizes and strides whose offsets
+// agree modulo the tile width), up to kMaxGrids tilings per tensor; a tiling is a grid of
+// cells by tile index, so the entries a region overlaps are found by arithmetic. When the
+// tensor's shape is declared, a grid is a dense array over the tensor's cells (consecutive
+// tiles are neighbours in memory: no hashing), else an open-addressing hash. The same region
+// again is found through its own tiling's cell. Regions of further tilings go to a list that
+// is scanned, with a geometry hash for their exact lookups. Overlap is decided exactly in
+// index space (strided progressions, as runtime/regions.py).
 #pragma once
 
 #include <stdint.h>
@@ -23,6 +29,8 @@ namespace wsp {
 namespace host {
 
 constexpr int kMaxGrids = 16;
+// A dense grid holds at most this many cells (4 bytes each); larger tilings are hashed.
+constexpr int64_t kMaxDenseCells = int64_t(1) << 20;
 
 struct Geom {
   uint64_t base;
@@ -37,24 +45,72 @@ bool overlaps(const Geom& a, const Geom& b);
 bool contains(const Geom& a, const Geom& b);
 bool progressions_intersect(int64_t o1, int64_t n1, int64_t s1, int64_t o2, int64_t n2,
                             int64_t s2);
-
-struct GeomHash {
-  size_t operator()(const Geom& g) const;
-};
-struct GeomEq {
-  bool operator()(const Geom& a, const Geom& b) const { return geom_equal(a, b); }
-};
+uint64_t geom_hash(const Geom& g);
 
 struct Cell {
   int64_t k[kMaxRank];
 };
-struct CellHash {
-  int rank;
-  size_t operator()(const Cell& c) const;
-};
-struct CellEq {
-  int rank;
-  bool operator()(const Cell& a, const Cell& b) const;
+uint64_t cell_hash(const Cell& c, int rank);
+bool cell_equal(const Cell& a, const Cell& b, int rank);
+
+// An open-addressing index from 64-bit hashes to entry numbers. Keys are compared through
+// the entries (the caller's predicate), so a slot is 16 bytes.
+class FlatIndex {
+ public:
+  template <typename Eq>
+  int32_t find(uint64_t h, Eq eq) const {
+    if (slots_.empty()) return -1;
+    size_t i = h & mask_;
+    while (true) {
+      const Slot& s = slots_[i];
+      if (s.entry == kEmpty) return -1;
+      if (s.entry >= 0 && s.hash == h && eq(s.entry)) return s.entry;
+      i = (i + 1) & mask_;
+    }
+  }
+  // Add an entry (never one already present).
+  void insert(uint64_t h, int32_t e) {
+    if ((used_ + dead_ + 1) * 2 > slots_.size()) rehash();
+    size_t i = h & mask_;
+    while (slots_[i].entry >= 0) i = (i + 1) & mask_;
+    if (slots_[i].entry == kDead) --dead_;
+    slots_[i].hash = h;
+    slots_[i].entry = e;
+    ++used_;
+  }
+  void erase(uint64_t h, int32_t e) {
+    size_t i = h & mask_;
+    while (slots_[i].entry != e) i = (i + 1) & mask_;
+    slots_[i].entry = kDead;
+    ++dead_;
+    --used_;
+  }
+  size_t size() const { return used_; }
+
+ private:
+  struct Slot {
+    uint64_t hash;
+    int32_t entry;
+  };
+  static constexpr int32_t kEmpty = -1;
+  static constexpr int32_t kDead = -2;
+  void rehash() {
+    size_t cap = 16;
+    while (cap < (used_ + 1) * 4) cap <<= 1;
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(cap, Slot{0, kEmpty});
+    mask_ = cap - 1;
+    dead_ = 0;
+    for (const Slot& s : old) {
+      if (s.entry < 0) continue;
+      size_t i = s.hash & mask_;
+      while (slots_[i].entry != kEmpty) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, used_ = 0, dead_ = 0;
 };
 
 struct Entry {
@@ -63,30 +119,46 @@ struct Entry {
   std::vector<uint32_t> readers;
   bool alone = true;
   bool unit = true;
-  int32_t grid = -1;  // its tiling grid, or -1: the scanned list
+  int32_t grid = -1;   // its tiling grid, or -1: the scanned list
+  int32_t member = 0;  // its position in the grid's (or the list's) members
   Cell cell;
+  int64_t lin = -1;    // its dense cell, or -1 (hashed grid)
+  uint64_t hash = 0;   // cell hash (hashed grid) or geometry hash (list)
 };
 
 struct Grid {
   bool alive = false;
   bool unit = true;
+  bool dense = false;
+  int32_t rank = 0;
   int64_t size[kMaxRank];
   int64_t stride[kMaxRank];
   int64_t width[kMaxRank];
   int64_t residue[kMaxRank];
-  std::unique_ptr<std::unordered_map<Cell, int32_t, CellHash, CellEq>> cells;
+  int64_t lo[kMaxRank];    // dense: the first cell index per dimension
+  int64_t n[kMaxRank];     // dense: cells per dimension
+  int64_t mult[kMaxRank];  // dense: row-major multipliers
+  std::vector<int32_t> cells;  // dense: entry per cell, -1 empty
+  FlatIndex hashed;            // otherwise
+  std::vector<int32_t> members;
 };
 
 struct TensorState {
   int rank = -1;
-  std::unordered_map<Geom, int32_t, GeomHash, GeomEq> exact;
+  bool has_shape = false;
+  int64_t shape[kMaxRank];
+  int64_t count = 0;  // live entries
   std::vector<Grid> grids;
   int alive_grids = 0;
+  int last_grid = -1;
   std::vector<int32_t> others;
+  FlatIndex others_exact;
 };
 
 class TensorMap {
  public:
+  // Give the shape of the tensor at `base` (before its first access): its grids are dense.
+  void declare(uint64_t base, int rank, const int64_t* shape);
   // Record that `task` accesses region `r` with `access`, appending the tasks it must run
   // after: read-after-write, write-after-write, write-after-read (as runtime/tensormap.py).
   void access(const TensorRegion& r, uint8_t access, uint32_t task, std::vector<uint32_t>& raw,
@@ -97,9 +169,14 @@ class TensorMap {
 
  private:
   TensorState& state(uint64_t base);
+  TensorState& state_of(const TensorRegion& r);
   int32_t classify(TensorState& st, const Geom& g, int64_t* width, int64_t* residue);
+  int32_t cell_get(const Grid& grid, const Cell& c) const;
+  int32_t find_exact(TensorState& st, const Geom& g, int32_t grid, const int64_t* width);
   void insert(TensorState& st, int32_t e, int32_t grid, const int64_t* width,
               const int64_t* residue);
+  int32_t make_grid(TensorState& st, const Geom& g, bool unit, const int64_t* width,
+                    const int64_t* residue);
   void remove(TensorState& st, int32_t e);
   void find_in_grid(const Grid& grid, const Geom& g, bool unit, std::vector<int32_t>& found);
   void overlapping(TensorState& st, const Geom& g, bool unit, int32_t own,
@@ -107,6 +184,8 @@ class TensorMap {
   int32_t new_entry(const Geom& g, bool unit);
 
   std::unordered_map<uint64_t, std::unique_ptr<TensorState>> tensors_;
+  // By program argument (TensorRegion::tensor): the state and its base, checked on use.
+  std::vector<std::pair<uint64_t, TensorState*>> by_arg_;
   uint64_t last_base_ = 0;
   TensorState* last_state_ = nullptr;
   std::deque<Entry> entries_;

@@ -1,0 +1,246 @@
+"""Ascend host benchmark: graph build + execution of the *emitted* program with no-op kernels,
+on the LLaMA-7B-layer-shaped workload of bench/bench_graph_build.py, next to the 5,000
+tasks/ms anchor.
+
+    python3 bench/bench_ascend_host.py [--repeat N] [--sizes 1k,13k,51k,200k] [--workers 1,2]
+
+The workload is written as a wsp workload (the ten stages of one layer, each a parallel_for of
+tasks with the same regions as bench_graph_build.py: row tiles, per-(b, h) slices, head
+columns of O, FFN column blocks of G; ``combine`` order, i.e. order from data only), lowered
+with wsp-to-tg, emitted by lowering/ascend with stub (empty) kernels, built with g++ and run
+by runtime/ascend_host: the emitted orchestration creates every task through the builder API
+(TensorMap dependency inference, fanin/fanout), and worker threads run the no-op kernels as
+their dependencies complete — build and execution overlap, as on the AICPU. The rate is
+tasks / (orchestration start to the last task's completion), measured inside the runtime;
+the CPU time of the orchestrating thread and of the workers is printed beside it (the
+machine may be shared: the CPU figures are the steadier ones). Tensors are bound as
+``Unbacked`` shapes (no memory: the kernels are empty).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+
+from xdsl.context import Context
+
+from pto_wsp.lowering.ascend import Unbacked, compile_module
+from pto_wsp.tools.diagnostics import LocatingParser
+
+ANCHOR_TASKS_PER_MS = 5000.0
+ANCHOR = "5,000 tasks/ms (pto-isa-lh, a C runtime of this design: graph build on the host)"
+
+HIDDEN, HEADS, HEAD_DIM, FFN, TILE, FFN_TILES = 4096, 32, 128, 11008, 64, 8
+FFN_COLS = FFN // FFN_TILES  # 1376
+# name -> (sequences B, row tiles nt): tasks = B * (nt * 46 + 64), as bench_graph_build.py
+SIZES = {"1k": (1, 20), "13k": (4, 70), "51k": (8, 137), "200k": (16, 270)}
+
+T = "memref<64x4096xf32>"  # a row tile
+ROWS = "memref<?x4096xf32>"
+
+WORKLOAD = f"""
+wsp.kernel @rmsnorm(b: index, t: index, x: in {T}, y: out {T}) unit(vector)
+wsp.kernel @qkv(b: index, h: index, x: in {ROWS}, w: in memref<384x4096xf32>, q: out memref<?x128xf32>, k: out memref<?x128xf32>, v: out memref<?x128xf32>) unit(cube)
+wsp.kernel @rope(b: index, h: index, q: inout memref<?x128xf32>, k: inout memref<?x128xf32>) unit(vector)
+wsp.kernel @attention(b: index, h: index, t: index, q: in memref<64x128xf32>, k: in memref<?x128xf32>, v: in memref<?x128xf32>, o: out memref<64x128xf32>) unit(cube)
+wsp.kernel @o_proj(b: index, t: index, o: in {T}, w: in memref<4096x4096xf32>, y: out {T}) unit(cube)
+wsp.kernel @residual(b: index, t: index, x: in {T}, y: in {T}, z: out {T}) unit(vector)
+wsp.kernel @gate_up(b: index, t: index, f: index, x: in {T}, w: in memref<2752x4096xf32>, g: out memref<64x{FFN_COLS}xf32>) unit(cube)
+wsp.kernel @down(b: index, t: index, g: in memref<64x{FFN}xf32>, w: in memref<{FFN}x4096xf32>, y: out {T}) unit(cube)
+
+wsp.workload @llama_layer(%X: memref<?x?x4096xf32>, %Xn: memref<?x?x4096xf32>, %Q: memref<?x32x?x128xf32>, %K: memref<?x32x?x128xf32>, %V: memref<?x32x?x128xf32>, %O: memref<?x?x4096xf32>, %Y: memref<?x?x4096xf32>, %X1: memref<?x?x4096xf32>, %Xn2: memref<?x?x4096xf32>, %G: memref<?x?x{FFN}xf32>, %Y2: memref<?x?x4096xf32>, %X2: memref<?x?x4096xf32>, %Wqkv: memref<32x384x4096xf32>, %Wo: memref<4096x4096xf32>, %Wgu: memref<8x2752x4096xf32>, %Wd: memref<{FFN}x4096xf32>, %nb: index, %nt: index) {{
+  %bs = wsp.dense_dyn %nb
+  %ts = wsp.dense_dyn %nt
+  %hs = wsp.dense 32
+  %fs = wsp.dense 8
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c1376 = arith.constant 1376 : index
+  wsp.parallel_for %b in %bs named("b") : !wsp.dense_dyn {{
+    wsp.parallel_for %t in %ts named("t") : !wsp.dense_dyn {{
+      %r = arith.muli %t, %c64 : index
+      %x = wsp.view %X[%b, %r:+64] : memref<?x?x4096xf32> -> {T}
+      %y = wsp.view %Xn[%b, %r:+64] : memref<?x?x4096xf32> -> {T}
+      wsp.task @rmsnorm(%b, %t : index, index) resources(%x, %y : {T}, {T})
+    }}
+  }}
+  wsp.parallel_for %b in %bs named("b") : !wsp.dense_dyn {{
+    wsp.parallel_for %h in %hs named("h") : !wsp.dense<32> {{
+      %x = wsp.view %Xn[%b] : memref<?x?x4096xf32> -> {ROWS}
+      %w = wsp.view %Wqkv[%h] : memref<32x384x4096xf32> -> memref<384x4096xf32>
+      %q = wsp.view %Q[%b, %h] : memref<?x32x?x128xf32> -> memref<?x128xf32>
+      %k = wsp.view %K[%b, %h] : memref<?x32x?x128xf32> -> memref<?x128xf32>
+      %v = wsp.view %V[%b, %h] : memref<?x32x?x128xf32> -> memref<?x128xf32>
+      wsp.task @qkv(%b, %h : index, index) resources(%x, %w, %q, %k, %v : {ROWS}, memref<384x4096xf32>, memref<?x128xf32>, memref<?x128xf32>, memref<?x128xf32>)
+    }}
+  }}
+  wsp.parallel_for %b in %bs named("b") : !wsp.dense_dyn {{
+    wsp.parallel_for %h in %hs named("h") : !wsp.dense<32> {{
+      %q = wsp.view %Q[%b, %h] : memref<?x32x?x128xf32> -> memref<?x128xf32>
+      %k = wsp.view %K[%b, %h] : memref<?x32x?x128xf32> -> memref<?x128xf32>
+      wsp.task @rope(%b, %h : index, index) resources(%q, %k : memref<?x128xf32>, memref<?x128xf32>)
+    }}
+  }}
+  wsp.parallel_for %b in %bs named("b") : !wsp.dense_dyn {{
+    wsp.parallel_for %h in %hs named("h") : !wsp.dense<32> {{
+      wsp.parallel_for %t in %ts named("t") : !wsp.dense_dyn {{
+        %r = arith.muli %t, %c64 : index
+        %c = arith.muli %h, %c128 : index
+        %q = wsp.view %Q[%b, %h, %r:+64] : memref<?x32x?x128xf32> -> memref<64x128xf32>
+        %k = wsp.view %K[%b, %h] : memref<?x32x?x128xf32> -> memref<?x128xf32>
+        %v = wsp.view %V[%b, %h] : memref<?x32x?x128xf32> -> memref<?x128xf32>
+        %o = wsp.view %O[%b, %r:+64, %c:+128] : memref<?x?x4096xf32> -> memref<64x128xf32>
+        wsp.task @attention(%b, %h, %t : index, index, index) resources(%q, %k, %v, %o : memref<64x128xf32>, memref<?x128xf32>, memref<?x128xf32>, memref<64x128xf32>)
+      }}
+    }}
+  }}
+  wsp.parallel_for %b in %bs named("b") : !wsp.dense_dyn {{
+    wsp.parallel_for %t in %ts named("t") : !wsp.dense_dyn {{
+      %r = arith.muli %t, %c64 : index
+      %o = wsp.view %O[%b, %r:+64] : memref<?x?x4096xf32> -> {T}
+      %y = wsp.view %Y[%b, %r:+64] : memref<?x?x4096xf32> -> {T}
+      wsp.task @o_proj(%b, %t : index, index) resources(%o, %Wo, %y : {T}, memref<4096x4096xf32>, {T})
+    }}
+  }}
+  wsp.parallel_for %b in %bs named("b") : !wsp.dense_dyn {{
+    wsp.parallel_for %t in %ts named("t") : !wsp.dense_dyn {{
+      %r = arith.muli %t, %c64 : index
+      %x = wsp.view %X[%b, %r:+64] : memref<?x?x4096xf32> -> {T}
+      %y = wsp.view %Y[%b, %r:+64] : memref<?x?x4096xf32> -> {T}
+      %z = wsp.view %X1[%b, %r:+64] : memref<?x?x4096xf32> -> {T}
+      wsp.task @residual(%b, %t : index, index) resources(%x, %y, %z : {T}, {T}, {T})
+    }}
+  }}
+  wsp.parallel_for %b in %bs named("b") : !wsp.dense_dyn {{
+    wsp.parallel_for %t in %ts named("t") : !wsp.dense_dyn {{
+      %r = arith.muli %t, %c64 : index
+      %x = wsp.view %X1[%b, %r:+64] : memref<?x?x4096xf32> -> {T}
+      %y = wsp.view %Xn2[%b, %r:+64] : memref<?x?x4096xf32> -> {T}
+      wsp.task @rmsnorm(%b, %t : index, index) resources(%x, %y : {T}, {T})
+    }}
+  }}
+  wsp.parallel_for %b in %bs named("b") : !wsp.dense_dyn {{
+    wsp.parallel_for %t in %ts named("t") : !wsp.dense_dyn {{
+      wsp.parallel_for %f in %fs named("f") : !wsp.dense<8> {{
+        %r = arith.muli %t, %c64 : index
+        %c = arith.muli %f, %c1376 : index
+        %x = wsp.view %Xn2[%b, %r:+64] : memref<?x?x4096xf32> -> {T}
+        %w = wsp.view %Wgu[%f] : memref<8x2752x4096xf32> -> memref<2752x4096xf32>
+        %g = wsp.view %G[%b, %r:+64, %c:+1376] : memref<?x?x{FFN}xf32> -> memref<64x{FFN_COLS}xf32>
+        wsp.task @gate_up(%b, %t, %f : index, index, index) resources(%x, %w, %g : {T}, memref<2752x4096xf32>, memref<64x{FFN_COLS}xf32>)
+      }}
+    }}
+  }}
+  wsp.parallel_for %b in %bs named("b") : !wsp.dense_dyn {{
+    wsp.parallel_for %t in %ts named("t") : !wsp.dense_dyn {{
+      %r = arith.muli %t, %c64 : index
+      %g = wsp.view %G[%b, %r:+64] : memref<?x?x{FFN}xf32> -> memref<64x{FFN}xf32>
+      %y = wsp.view %Y2[%b, %r:+64] : memref<?x?x4096xf32> -> {T}
+      wsp.task @down(%b, %t : index, index) resources(%g, %Wd, %y : memref<64x{FFN}xf32>, memref<{FFN}x4096xf32>, {T})
+    }}
+  }}
+  wsp.parallel_for %b in %bs named("b") : !wsp.dense_dyn {{
+    wsp.parallel_for %t in %ts named("t") : !wsp.dense_dyn {{
+      %r = arith.muli %t, %c64 : index
+      %x = wsp.view %X1[%b, %r:+64] : memref<?x?x4096xf32> -> {T}
+      %y = wsp.view %Y2[%b, %r:+64] : memref<?x?x4096xf32> -> {T}
+      %z = wsp.view %X2[%b, %r:+64] : memref<?x?x4096xf32> -> {T}
+      wsp.task @residual(%b, %t : index, index) resources(%x, %y, %z : {T}, {T}, {T})
+    }}
+  }}
+}}
+"""
+
+
+def bindings(B: int, nt: int) -> dict:
+    S = nt * TILE
+    shapes = {
+        "X": (B, S, HIDDEN),
+        "Xn": (B, S, HIDDEN),
+        "Q": (B, HEADS, S, HEAD_DIM),
+        "K": (B, HEADS, S, HEAD_DIM),
+        "V": (B, HEADS, S, HEAD_DIM),
+        "O": (B, S, HIDDEN),
+        "Y": (B, S, HIDDEN),
+        "X1": (B, S, HIDDEN),
+        "Xn2": (B, S, HIDDEN),
+        "G": (B, S, FFN),
+        "Y2": (B, S, HIDDEN),
+        "X2": (B, S, HIDDEN),
+        "Wqkv": (HEADS, 3 * HEAD_DIM, HIDDEN),
+        "Wo": (HIDDEN, HIDDEN),
+        "Wgu": (FFN_TILES, 2 * FFN_COLS, HIDDEN),
+        "Wd": (FFN, HIDDEN),
+    }
+    values: dict = {name: Unbacked(shape) for name, shape in shapes.items()}
+    values.update(nb=B, nt=nt)
+    return values
+
+
+def compile_layer():
+    ctx = Context()
+    from xdsl.universe import Universe
+
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    module = LocatingParser(ctx, WORKLOAD, "llama_layer.mlir", 0).parse_module()
+    start = time.perf_counter()
+    program = compile_module(module, host=True, stub_kernels=True)
+    return program, time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sizes", default="1k,13k,51k,200k")
+    parser.add_argument("--workers", default="1,2", help="host worker threads, comma-separated")
+    args = parser.parse_args(argv)
+    import warnings
+
+    warnings.simplefilter("ignore")
+    stderr, sys.stderr = sys.stderr, open(os.devnull, "w")  # the stub-kernel warnings
+    try:
+        program, compile_s = compile_layer()
+    finally:
+        sys.stderr.close()
+        sys.stderr = stderr
+    print(f"anchor: {ANCHOR}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} "
+        f"{platform.release()}, Python {platform.python_version()}"
+    )
+    print(f"emit + g++ (or cache): {compile_s:.1f} s; library {program.library.name}")
+    header = (
+        f"{'workers':>7} {'tasks':>8} {'edges':>9} {'build ms':>9} {'total ms':>9} "
+        f"{'tasks/ms':>9} {'of anchor':>9} {'orch CPU ms':>11} {'worker CPU ms':>13} "
+        f"{'tasks/CPU-ms':>12}"
+    )
+    print(header)
+    for workers in [int(w) for w in args.workers.split(",")]:
+        program.workers = workers
+        for size in args.sizes.split(","):
+            B, nt = SIZES[size]
+            best = None
+            for _ in range(args.repeat):
+                program.execute(**bindings(B, nt))
+                stats = program.stats()
+                if best is None or stats.execute_time_ms < best.execute_time_ms:
+                    best = stats
+            assert best is not None
+            assert best.num_tasks == B * (nt * 46 + 64)
+            rate = best.num_tasks / best.execute_time_ms
+            cpu_rate = best.num_tasks / (best.build_cpu_ms + best.worker_cpu_ms)
+            print(
+                f"{workers:>7} {best.num_tasks:>8,} {best.num_edges:>9,} "
+                f"{best.build_time_ms:>9.1f} {best.execute_time_ms:>9.1f} {rate:>9,.0f} "
+                f"{rate / ANCHOR_TASKS_PER_MS:>9.0%} {best.build_cpu_ms:>11.1f} "
+                f"{best.worker_cpu_ms:>13.1f} {cpu_rate:>12,.0f}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
