@@ -48,7 +48,8 @@ __aicore__ void probe(int64_t i, pto::wsp::GmTensor<int64_t, 1> out) {
   const int64_t running = ++g_running;
   out(0) = g_seq++;
   out(1) = running;
-  std::this_thread::sleep_for(std::chrono::microseconds(i >= 0 ? 300 : 0));
+  // The gate task of @prio (i >= 1000) runs long enough for every later task to be waiting.
+  std::this_thread::sleep_for(std::chrono::microseconds(i >= 1000 ? 20000 : 300));
   --g_running;
 }
 """
@@ -94,8 +95,10 @@ wsp.kernel @boom(i: index, out: out memref<2xi64>) unit(vector) attributes {{imp
 wsp.workload @prio(%log: memref<?x2xi64>, %n: index) {{
   %is = wsp.dense_dyn %n
   %g = wsp.view %log[%n] : memref<?x2xi64> -> memref<2xi64>
+  %c1000 = arith.constant 1000 : index
+  %gate = arith.addi %n, %c1000 : index
   wsp.sequential {{
-    wsp.task @probe(%n : index) resources(%g : memref<2xi64>)
+    wsp.task @probe(%gate : index) resources(%g : memref<2xi64>)
     wsp.parallel_for %i in %is named("i") : !wsp.dense_dyn {{
       %o = wsp.view %log[%i] : memref<?x2xi64> -> memref<2xi64>
       wsp.task @probe(%i : index) resources(%o : memref<2xi64>)

@@ -49,15 +49,6 @@ _CXX_KEYWORDS = frozenset(
 )
 
 
-def is_cxx_identifier(name: str) -> bool:
-    """Whether ``name`` can be used as-is as a C++ identifier in emitted code."""
-    return (
-        re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name) is not None
-        and name not in _CXX_KEYWORDS
-        and "__" not in name
-    )
-
-
 def identifier(name: str) -> str:
     """A C++ identifier for a symbol or value name: invalid characters become ``_``, and a
     name that would clash with a keyword or a reserved spelling gets a ``v_`` prefix."""
