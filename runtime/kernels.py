@@ -33,7 +33,7 @@ class ViewRegion(TensorRegion):
         self.kept = kept
 
     @classmethod
-    def of(cls, tensor, offsets, sizes, strides, access: str, kept) -> ViewRegion:
+    def of(cls, tensor, offsets, sizes, strides, access: str, kept, unit=None) -> ViewRegion:
         """The region of a view the generated code computed (already well-formed): no checks,
         as the per-task path of a simulation creates a few of these per task."""
         r = cls.__new__(cls)
@@ -45,7 +45,7 @@ class ViewRegion(TensorRegion):
         r.key = (tensor, offsets, sizes, strides)
         r.reads = access != "out"
         r.writes = access != "in"
-        r.unit = all(s == 1 for s in strides)
+        r.unit = all(s == 1 for s in strides) if unit is None else unit
         r._lasts = None
         r.kept = kept
         return r

@@ -22,8 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp
+from xdsl.ir import Operation, SSAValue
 
 from pto_wsp.dialects import csp, tg
 from pto_wsp.lowering.cpu.pygen import (
@@ -33,6 +34,7 @@ from pto_wsp.lowering.cpu.pygen import (
     View,
     _divsi,
     _Generator,
+    _rank_reduction_mask,
     _remsi,
 )
 from pto_wsp.runtime.kernels import ViewRegion
@@ -51,12 +53,42 @@ def _view_cached(value: Any) -> View:
 
 
 def _region(value: Any, access: str) -> ViewRegion:
-    view: View = _view_cached(value)
+    if value.__class__ is Tensor:  # a whole tensor: one region per access, made once a run
+        cache = value.__dict__.setdefault("_regions", {})
+        region = cache.get(access)
+        if region is None:
+            view = _view_cached(value)
+            region = cache[access] = ViewRegion.of(
+                view.tensor, view.offsets, view.sizes, view.strides, access, view.kept
+            )
+        return region
+    view: View = value
     return ViewRegion.of(view.tensor, view.offsets, view.sizes, view.strides, access, view.kept)
 
 
+@dataclass
+class _Sym:
+    """A view known at code-generation time as Python expressions: per root dimension the
+    offset, size and stride (variable names or integer literals) and the kept dimensions."""
+
+    tensor: str
+    offsets: list[str]
+    sizes: list[str]
+    strides: list[str]
+    kept: tuple[int, ...]
+    materialized: bool = False
+
+
+def _is_simple(expr: str) -> bool:
+    return expr.isidentifier() or expr.lstrip("-").isdigit()
+
+
 class _SimGenerator(_Generator):
-    """pygen's generator plus view regions and the process ops."""
+    """pygen's generator plus view regions and the process ops.
+
+    ``memref.subview`` chains rooted at a tensor argument are folded at generation time
+    (``_Sym``): a task's region is built from the offsets the loop computed, with no View
+    object per subview (the per-task path's largest cost of generation)."""
 
     def __init__(self, replica: str | None = None) -> None:
         super().__init__()
@@ -64,6 +96,9 @@ class _SimGenerator(_Generator):
         self.in_send = False
         self.sends: set[str] = set()
         self.receives: set[str] = set()
+        self.tensor_args: dict[SSAValue, str] = {}
+        self.symviews: dict[SSAValue, _Sym] = {}
+        self._temps = 0
 
     def op(self, op: Operation) -> None:
         if isinstance(op, tg.SendOp):
@@ -88,6 +123,85 @@ class _SimGenerator(_Generator):
             super().op(op)
         else:
             super().op(op)
+
+    # --- folded views ----------------------------------------------------------------------
+
+    def _temp(self, expr: str) -> str:
+        """``expr`` as a variable (emitted once) unless it is already a name or a literal."""
+        if _is_simple(expr):
+            return expr
+        self._temps += 1
+        name = f"_t{self._temps}"
+        self.line(f"{name} = {expr}")
+        return name
+
+    def _source_sym(self, value: SSAValue) -> _Sym | None:
+        sym = self.symviews.get(value)
+        if sym is not None:
+            return sym
+        name = self.tensor_args.get(value)
+        if name is None:
+            return None
+        rank = len(value.type.get_shape())
+        return _Sym(name, ["0"] * rank, ["?"] * rank, ["1"] * rank, tuple(range(rank)))
+
+    def _materialize(self, value: SSAValue) -> None:
+        """Give a folded view a Python variable (a pygen View) for the ops that need one."""
+        sym = self.symviews.get(value)
+        if sym is None or sym.materialized:
+            return
+        sym.materialized = True
+        tup = lambda xs: "(" + "".join(x + ", " for x in xs) + ")"  # noqa: E731
+        self.line(
+            f"{self.name(value)} = _View({sym.tensor!r}, {tup(sym.offsets)}, {tup(sym.sizes)}, "
+            f"{tup(sym.strides)}, {sym.kept!r})"
+        )
+
+    def subview(self, op) -> None:
+        foldable = all(
+            isinstance(use.operation, memref.SubviewOp | tg.TaskOp) for use in op.result.uses
+        )
+        sym = self._source_sym(op.source)
+        if sym is None or not foldable:
+            self._materialize(op.source)
+            super().subview(op)
+            return
+
+        def values(static, dynamic) -> list[str]:
+            dyn = iter(dynamic)
+            return [self.name(next(dyn)) if v == DYNAMIC_INDEX else str(v) for v in static]
+
+        offsets = values(op.static_offsets.get_values(), op.offsets)
+        sizes = values(op.static_sizes.get_values(), op.sizes)
+        strides = values(op.static_strides.get_values(), op.strides)
+        mask = _rank_reduction_mask(
+            list(op.static_sizes.get_values()), list(op.result.type.get_shape())
+        )
+        off, size, stride = list(sym.offsets), list(sym.sizes), list(sym.strides)
+        kept = []
+        for i, dim in enumerate(sym.kept):
+            o, st = offsets[i], stride[dim]
+            term = "0" if o == "0" else o if st == "1" else f"{o} * {st}"
+            if term != "0":
+                off[dim] = self._temp(term if off[dim] == "0" else f"{off[dim]} + {term}")
+            size[dim] = sizes[i]
+            if strides[i] != "1":
+                stride[dim] = self._temp(strides[i] if st == "1" else f"{st} * {strides[i]}")
+            if mask[i]:
+                kept.append(dim)
+        self.symviews[op.result] = _Sym(sym.tensor, off, size, stride, tuple(kept))
+
+    def _region_expr(self, value: SSAValue, access: str) -> str:
+        sym = self.symviews.get(value)
+        if sym is None or "?" in sym.sizes:
+            self._materialize(value)
+            return f"_region({self.name(value)}, {access!r})"
+        tup = lambda xs: "(" + "".join(x + ", " for x in xs) + ")"  # noqa: E731
+        unit = all(x == "1" for x in sym.strides)
+        return (
+            f"_R({sym.tensor!r}, {tup(sym.offsets)}, {tup(sym.sizes)}, {tup(sym.strides)}, "
+            f"{access!r}, {sym.kept!r}, {unit})"
+        )
 
     def _need_process(self, op: Operation) -> None:
         if self.replica is None:
@@ -129,7 +243,7 @@ class _SimGenerator(_Generator):
         kernel = op.kernel.root_reference.data
         params = "".join(self.name(p) + ", " for p in op.params)
         regions = "".join(
-            f"_region({self.name(r)}, {a.data!r}), " for r, a in zip(op.resources, op.access)
+            self._region_expr(r, a.data) + ", " for r, a in zip(op.resources, op.access)
         )
         coords = "".join(
             f"({n.data!r}, {self.name(v)}), " for n, v in zip(op.coord_names, op.coords)
@@ -176,7 +290,23 @@ class SimProgram:
 
 
 def _namespace() -> dict[str, Any]:
-    return {"_view": _view_cached, "_region": _region, "_divsi": _divsi, "_remsi": _remsi}
+    return {
+        "_view": _view_cached,
+        "_region": _region,
+        "_R": ViewRegion.of,
+        "_View": View,
+        "_divsi": _divsi,
+        "_remsi": _remsi,
+    }
+
+
+def _generator(program: tg.ProgramOp) -> _SimGenerator:
+    """A generator that knows the program's tensor arguments by name (for folded views)."""
+    gen = _SimGenerator()
+    for arg, name in zip(program.body.block.args, program.arg_names):
+        if isinstance(arg.type, MemRefType):
+            gen.tensor_args[arg] = name.data
+    return gen
 
 
 def _compile_function(
@@ -186,7 +316,7 @@ def _compile_function(
     name = program.sym_name.data
     if name in seen:
         return seen[name]
-    gen = _SimGenerator()
+    gen = _generator(program)
     params = [gen.name(a) for a in program.body.block.args]
     gen.block(program.body.block)
     header = f"def _program(_b{''.join(', ' + p for p in params)}):"
@@ -240,7 +370,7 @@ def compile_sim_program(program: tg.ProgramOp, module: ModuleOp | None = None) -
     namespace = _namespace()
     seen: dict[str, CompiledProgram] = {}
     for process in program.processes():
-        gen = _SimGenerator()
+        gen = _generator(program)
         params = [gen.name(a) for a in program.body.block.args]
         replica = gen.name(process.replica)
         gen.replica = replica
