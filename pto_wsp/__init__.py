@@ -17,7 +17,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 #: Modules that register a compile target when imported.
-_BACKENDS = ("pto_wsp.lowering.cpu.backend", "pto_wsp.lowering.aie")
+_BACKENDS = ("pto_wsp.lowering.cpu.backend", "pto_wsp.lowering.aie", "pto_wsp.lowering.ascend")
 #: Runtime errors exported next to the frontend's API.
 _ERRORS = ("ChannelClosed", "ChannelError", "Deadlock", "ExecutionError", "ResourceError")
 
@@ -35,7 +35,11 @@ def _load() -> dict[str, Any]:
         frontend = importlib.import_module("pto_wsp.frontend")
         errors = importlib.import_module("pto_wsp.runtime.errors")
         for backend in _BACKENDS:
-            importlib.import_module(backend)
+            module = importlib.import_module(backend)
+            # Backends that do not register themselves on import offer register().
+            register = getattr(module, "register", None)
+            if register is not None:
+                register()
         names = {name: getattr(frontend, name) for name in frontend.__all__}
         names.update({name: getattr(errors, name) for name in _ERRORS})
         names["__all__"] = [*frontend.__all__, *_ERRORS, "__version__"]
