@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from pto_wsp.runtime import errors
+from pto_wsp.runtime.errors import ResourceError
 from pto_wsp.runtime.graph import EDGE_KINDS, TaskGraph
 from pto_wsp.runtime.regions import TensorRegion
 
@@ -31,12 +33,12 @@ from .emit import EmittedTree, ProgramSig
 __all__ = ["AscendProgram", "ExecutionError", "ProgramStats", "ResourceError", "Unbacked"]
 
 
-class ExecutionError(RuntimeError):
-    """A task or the orchestration failed (seed 001 §10): names the task (id, kernel, coords)."""
+class ExecutionError(errors.ExecutionError):
+    """A task or the orchestration failed (seed 001 §10): the host runtime's message names the
+    task (id, kernel, coords). The simulator's class, so one ``except`` serves both targets."""
 
-
-class ResourceError(RuntimeError):
-    """A runtime resource ran out: the task window with window_overflow = abort."""
+    def __init__(self, message: str) -> None:
+        RuntimeError.__init__(self, message)
 
 
 @dataclass(frozen=True)
