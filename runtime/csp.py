@@ -114,7 +114,7 @@ class PipelineMixin:
         for kernel, args, regions, coords, pool, target, stream, priority in message.tasks:
             coords = (*_merge_coords(message.coords, coords), ("replica", replica))
             if keys is not None:
-                target, stream, priority = keys.place(coords, target, stream, priority)
+                pool, target, stream, priority = keys.place(coords, pool, target, stream, priority)
             self.add_task(kernel, args, regions, coords, pool, target, stream, priority)
 
     def run_pipeline(self) -> None:

@@ -229,3 +229,36 @@ def test_synchronize_on_an_event_nobody_records_any_more_is_channel_closed():
     with pytest.raises(ChannelClosed) as info:
         prog.execute()
     assert info.value.process == "b" and info.value.channel == "done"
+
+
+def test_dispatch_threshold_over_replica_is_evaluated_at_receipt(capsys):
+    """The sender cannot compute a pool keyed on the receiver's replica (csp-to-tg warns);
+    the simulator computes it when the replica issues the message's tasks."""
+    batch = sym("batch")
+    Q = Tensor("Q", [None, 4, 8], f32)
+    O = Tensor("O", [None, 4, 8], f32)  # noqa: E741
+    queue = Channel("work_queue", capacity=16)
+    gen = (
+        process("generator")
+        .produces(queue)
+        .body(
+            for_each(
+                DenseDyn(batch),
+                lambda b: for_each(
+                    Dense[4], lambda h: send(queue, task(work, [b, h], [Q[b, h], O[b, h]]))
+                ),
+            )
+        )
+    )
+    worker = process("worker").consumes(queue).body(consume(queue))
+    pipeline = connect([gen, replicate(worker, 2)], [queue]).named("pools_by_replica")
+    s = pipeline.schedule().dispatch_threshold(1, lambda replica: replica, below="vector")
+    prog = s.compile(target="cpu_sim", vector_workers=1, cube_workers=1)
+    assert "replica" in capsys.readouterr().err  # the sender-side warning
+    q = np.ones((3, 4, 8), dtype=np.float32)
+    o = np.zeros_like(q)
+    prog.bind(batch=3, Q=q, O=o).execute()
+    rows = prog.schedule_of()
+    assert len(rows) == 12
+    # replica 0 -> below the threshold -> vector worker 0; replica 1 -> cube worker 1.
+    assert {(t["coords"]["replica"], t["worker"]) for t in rows} == {(0, 0), (1, 1)}

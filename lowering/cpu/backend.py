@@ -37,12 +37,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation
 from xdsl.utils.exceptions import PassFailedException
 
-from pto_wsp.dialects import csp, tg, wsp
+from pto_wsp.dialects import csp, sched, tg, wsp
 from pto_wsp.frontend.errors import CompileError, SourceLoc
 from pto_wsp.lowering.cpu.pygen import CodegenError, _divsi, _Generator, _remsi
 from pto_wsp.lowering.cpu.simgen import SimProgram, compile_sim_program
 from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
 from pto_wsp.runtime.engine import SimConfig
+from pto_wsp.runtime.graph import POOLS
 from pto_wsp.runtime.kernels import KernelSpec
 from pto_wsp.runtime.program import ArgSpec, Program
 
@@ -172,6 +173,8 @@ class PlacementKeys:
         self.dispatch: tuple[str, Any] | None = None
         self.stream: tuple[list[str], Callable[..., int]] | None = None
         self.priority: tuple[list[str], Callable[..., int]] | None = None
+        #: dispatch_threshold: (T, pool below, pool above, key).
+        self.threshold: tuple[int, int, int, tuple[list[str], Callable[..., int]]] | None = None
         if schedule is None:
             return
         for op in schedule.regions[0].block.ops:
@@ -187,6 +190,13 @@ class PlacementKeys:
                 self.stream = self._key(op)
             elif op.name == "sched.issue" and policy == "priority":
                 self.priority = self._key(op)
+            elif isinstance(op, sched.DispatchThresholdOp):
+                self.threshold = (
+                    op.threshold.value.data,
+                    POOLS[op.below.data],
+                    POOLS[op.above.data],
+                    self._key(op),
+                )
 
     @staticmethod
     def _key(op: Operation) -> tuple[list[str], Callable[..., int]]:
@@ -196,7 +206,7 @@ class PlacementKeys:
 
     @property
     def any(self) -> bool:
-        return bool(self.dispatch or self.stream or self.priority)
+        return bool(self.dispatch or self.stream or self.priority or self.threshold)
 
     @staticmethod
     def _eval(key: tuple[list[str], Callable[..., int]], coords: dict[str, int]) -> int | None:
@@ -205,9 +215,18 @@ class PlacementKeys:
             return None
         return int(fn(*(coords[n] for n in names)))
 
-    def place(self, coords: tuple, target: int, stream: int, priority: int) -> tuple:
-        """Target, stream and priority of a received task (keeps what the sender set)."""
+    def place(self, coords: tuple, pool: Any, target: int, stream: int, priority: int) -> tuple:
+        """Pool, target, stream and priority of a received task (keeps what the sender set).
+
+        A dispatch_threshold key is evaluated again at receipt: with the sender's coordinates
+        it gives what the sender computed; over ``replica`` it gives the pool the sender
+        could not (it kept the kernel's exec unit)."""
         named = dict(coords)
+        if self.threshold is not None:
+            value, below, above, key = self.threshold
+            metric = self._eval(key, named)
+            if metric is not None:  # compared unsigned, as wsp-to-tg's arith.cmpi ult
+                pool = below if metric % (1 << 64) < value else above
         if target < 0 and self.dispatch is not None:
             policy, detail = self.dispatch
             if policy == "affinity":
@@ -222,7 +241,7 @@ class PlacementKeys:
         if self.priority is not None and priority == 0:
             value = self._eval(self.priority, named)
             priority = priority if value is None else value
-        return target, stream, priority
+        return pool, target, stream, priority
 
 
 # --------------------------------------------------------------------------- kernels
