@@ -4,6 +4,8 @@ input is one error line, never a traceback (issue 5, item 4)."""
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -175,3 +177,49 @@ def test_console_script_is_installed():
         check=False,
     )
     assert result.returncode == 0 and "--stats-json" in result.stdout
+
+
+def _run_on_terminal(*args: str) -> tuple[int, str, str]:
+    """Run pto-run with its standard error on a pseudo-terminal (where progress shows)."""
+    master, slave = os.openpty()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pto_wsp.tools.pto_run", *args],
+            stderr=slave,
+            stdout=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the terminal's other side is closed: all read
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    err = re.sub(r"\r\n", "\n", b"".join(chunks).decode())
+    return proc.returncode, proc.stdout, err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_progress_line_on_a_terminal_for_long_runs():
+    example = str(EXAMPLES / "three_stage.mlir")
+    code, out, err = _run_on_terminal(example, "--mode", "cycles", "--bind", "batch_size=3000")
+    assert code == 0, err
+    assert "9000 tasks" in out
+    # One line rewritten in place (carriage returns), ended by a newline before the summary.
+    updates = [u for u in err.split("\r") if u.strip()]
+    assert updates, err
+    for update in updates:
+        assert re.fullmatch(r"pto-run: [\d,]+ tasks created, [\d,]+ completed\n?", update), err
+    assert err.endswith("\n") and "Traceback" not in err
+    # --quiet: no progress, even on a terminal.
+    code, out, err = _run_on_terminal(
+        example, "--mode", "cycles", "--bind", "batch_size=3000", "--quiet"
+    )
+    assert code == 0 and "tasks created" not in err
