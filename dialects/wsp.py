@@ -16,6 +16,7 @@ its children. docs/semantics.md states the order semantics.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
@@ -158,11 +159,43 @@ class WorkloadExpr(OpTrait):
     """Marks the ops that are workload expressions (children of combine/sequential)."""
 
 
+#: Per symbol table block, its symbols by name (first definition wins), built on a lookup that
+#: misses and checked on every hit, so IR changes never return a stale op (see resolve_symbol).
+_SYMBOLS: weakref.WeakKeyDictionary[Block, dict[str, Operation]] = weakref.WeakKeyDictionary()
+
+
+def _symbol_name(op: Operation) -> str | None:
+    sym = op.get_trait(SymbolOpInterface)
+    if sym is None:
+        return None
+    attr = sym.get_sym_attr_name(op)
+    return attr.data if attr is not None else None
+
+
+def _lookup_in(block: Block, name: str) -> Operation | None:
+    """``name`` among ``block``'s ops: O(1) through the cache when it is current."""
+    table = _SYMBOLS.get(block)
+    if table is not None:
+        found = table.get(name)
+        if found is not None and found.parent is block and _symbol_name(found) == name:
+            return found
+    # A miss, or the IR changed: index the block again (first definition of a name wins).
+    table = {}
+    for candidate in block.ops:
+        sym_name = _symbol_name(candidate)
+        if sym_name is not None:
+            table.setdefault(sym_name, candidate)
+    _SYMBOLS[block] = table
+    return table.get(name)
+
+
 def resolve_symbol(op: Operation, ref: SymbolRefAttr | StringAttr | str) -> Operation | None:
     """Find a symbol from ``op`` outward: nearest symbol table first, then each enclosing one.
 
     Pipelines are symbol tables (of their channels) nested in the module, so a task in a
-    process must still find its kernel in the module.
+    process must still find its kernel in the module. Each table's names are indexed once
+    (verifying N tasks against K symbols costs O(N + K), not O(N K)); a hit is checked
+    against the IR (same block, same name), a miss indexes the block again.
     """
     name = (
         ref.root_reference.data
@@ -172,10 +205,9 @@ def resolve_symbol(op: Operation, ref: SymbolRefAttr | StringAttr | str) -> Oper
     anchor = op.parent_op()
     while anchor is not None:
         if anchor.has_trait(SymbolTable) and anchor.regions and anchor.regions[0].blocks:
-            for candidate in anchor.regions[0].block.ops:
-                sym = candidate.get_trait(SymbolOpInterface)
-                if sym is not None and sym.get_sym_attr_name(candidate) == StringAttr(name):
-                    return candidate
+            found = _lookup_in(anchor.regions[0].block, name)
+            if found is not None:
+                return found
         anchor = anchor.parent_op()
     return None
 

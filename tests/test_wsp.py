@@ -323,6 +323,25 @@ def test_kernel_and_workload_helpers():
     assert resolve_symbol(task, "nothere") is None
 
 
+def test_symbol_lookups_follow_changes_to_the_ir():
+    """resolve_symbol indexes a table once; renamed, erased and new symbols are still seen."""
+    module, workload, kernel = _attention()
+    task = next(op for op in module.walk() if isinstance(op, TaskOp))
+    assert resolve_symbol(task, task.kernel) is kernel
+    name = kernel.sym_name.data
+    kernel.sym_name = StringAttr("renamed")
+    assert resolve_symbol(task, name) is None
+    assert resolve_symbol(task, "renamed") is kernel
+    clone = kernel.clone()
+    clone.sym_name = StringAttr(name)
+    module.body.block.add_op(clone)
+    assert resolve_symbol(task, name) is clone
+    module.body.block.detach_op(clone)
+    assert resolve_symbol(task, name) is None
+    kernel.sym_name = StringAttr(name)
+    assert resolve_symbol(task, name) is kernel
+
+
 def test_group_children_are_the_workload_expressions():
     w = WorkloadOp("w", [INDEX], ["n"])
     (n,) = w.body.block.args
