@@ -164,11 +164,7 @@ uint64_t cell_hash(const Cell& c, int rank) {
   return finish(h);
 }
 
-bool cell_equal(const Cell& a, const Cell& b, int rank) {
-  for (int d = 0; d < rank; ++d)
-    if (a.k[d] != b.k[d]) return false;
-  return true;
-}
+TensorMap::TensorMap() = default;
 
 void TensorMap::declare(uint64_t base, int rank, const int64_t* shape) {
   TensorState& st = state(base);
@@ -204,18 +200,101 @@ int32_t TensorMap::new_entry(const Geom& g, bool unit) {
     e = free_.back();
     free_.pop_back();
   } else {
-    e = static_cast<int32_t>(entries_.size());
-    entries_.emplace_back();
+    e = nentries_++;
+    if ((static_cast<size_t>(e) >> kChunkBits) >= chunks_.size())
+      chunks_.emplace_back(new Entry[size_t(1) << kChunkBits]);
   }
-  Entry& en = entries_[e];
-  en.g = g;
-  en.writer = -1;
-  en.readers.clear();
+  Entry& en = E(e);
+  for (int d = 0; d < kMaxRank; ++d) en.off[d] = g.off[d];
+  en.lin = -1;
+  en.writer = kNoTask;
+  en.nreaders = 0;
+  en.spill = -1;
+  en.member = 0;
+  en.geom = -1;
+  en.grid = -1;
   en.alone = true;
   en.unit = unit;
-  en.grid = -1;
-  en.lin = -1;
   return e;
+}
+
+void TensorMap::add_reader(Entry& en, uint32_t task) {
+  if (en.spill < 0) {
+    if (en.nreaders > 0 && en.inl[en.nreaders - 1] == task) return;
+    if (en.nreaders < static_cast<uint32_t>(kInlineReaders)) {
+      en.inl[en.nreaders++] = task;
+      return;
+    }
+    int32_t sp;
+    if (!free_spills_.empty()) {
+      sp = free_spills_.back();
+      free_spills_.pop_back();
+    } else {
+      sp = static_cast<int32_t>(spills_.size());
+      spills_.emplace_back();
+    }
+    std::vector<uint32_t>& v = spills_[static_cast<size_t>(sp)];
+    v.assign(en.inl, en.inl + en.nreaders);
+    v.push_back(task);
+    en.spill = sp;
+    ++en.nreaders;
+    return;
+  }
+  std::vector<uint32_t>& v = spills_[static_cast<size_t>(en.spill)];
+  if (!v.empty() && v.back() == task) return;
+  v.push_back(task);
+  ++en.nreaders;
+}
+
+void TensorMap::append_readers(const Entry& en, std::vector<uint32_t>& out) const {
+  if (en.nreaders == 0) return;
+  const uint32_t* r = readers(en);
+  out.insert(out.end(), r, r + en.nreaders);
+}
+
+bool TensorMap::entry_overlaps(const TensorState& st, const Entry& en, const Geom& g) const {
+  const int64_t *size, *stride;
+  if (en.grid >= 0) {
+    const Grid& gr = st.grids[static_cast<size_t>(en.grid)];
+    size = gr.size;
+    stride = gr.stride;
+  } else {
+    const Geom& og = others_geom_[static_cast<size_t>(en.geom)];
+    size = og.size;
+    stride = og.stride;
+  }
+  for (int d = 0; d < g.rank; ++d) {
+    const int64_t o1 = en.off[d], n1 = size[d], s1 = stride[d];
+    const int64_t o2 = g.off[d], n2 = g.size[d], s2 = g.stride[d];
+    if (s1 == 1 && s2 == 1) {
+      if (o1 + n1 <= o2 || o2 + n2 <= o1) return false;
+    } else if (!progressions_intersect(o1, n1, s1, o2, n2, s2)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool TensorMap::contained_in(const TensorState& st, const Entry& en, const Geom& g) const {
+  const int64_t *size, *stride;
+  if (en.grid >= 0) {
+    const Grid& gr = st.grids[static_cast<size_t>(en.grid)];
+    size = gr.size;
+    stride = gr.stride;
+  } else {
+    const Geom& og = others_geom_[static_cast<size_t>(en.geom)];
+    size = og.size;
+    stride = og.stride;
+  }
+  // contains(g, entry): entries are never empty, nor is g (access returns early for it).
+  for (int d = 0; d < g.rank; ++d) {
+    const int64_t o1 = g.off[d], n1 = g.size[d], s1 = g.stride[d];
+    const int64_t o2 = en.off[d], n2 = size[d], s2 = stride[d];
+    const int64_t last2 = o2 + (n2 - 1) * s2;
+    if (o2 < o1 || last2 > o1 + (n1 - 1) * s1 || (o2 - o1) % s1 != 0) return false;
+    if (n2 > 1 && s2 % s1 != 0) return false;
+  }
+  return true;
 }
 
 int32_t TensorMap::classify(TensorState& st, const Geom& g, int64_t* width, int64_t* residue) {
@@ -253,21 +332,26 @@ int32_t TensorMap::cell_get(const Grid& grid, const Cell& c) const {
   }
   const int rank = grid.rank;
   return grid.hashed.find(cell_hash(c, rank), [&](int32_t e) {
-    return cell_equal(entries_[e].cell, c, rank);
+    const Entry& en = E(e);
+    for (int d = 0; d < rank; ++d)
+      if (en.off[d] != c.k[d] * grid.width[d] + grid.residue[d]) return false;
+    return true;
   });
 }
 
 int32_t TensorMap::find_exact(TensorState& st, const Geom& g, int32_t grid,
                               const int64_t* width) {
   if (grid >= 0) {
+    // An entry of this grid in the region's cell has the region's geometry.
     Cell c;
     for (int d = 0; d < g.rank; ++d) c.k[d] = floordiv_w(g.off[d], width[d]);
     const int32_t e = cell_get(st.grids[grid], c);
-    if (e >= 0 && geom_equal(entries_[e].g, g)) return e;
+    if (e >= 0) return e;
   }
   if (!st.others.empty()) {
-    return st.others_exact.find(geom_hash(g),
-                                [&](int32_t e) { return geom_equal(entries_[e].g, g); });
+    return st.others_exact.find(geom_hash(g), [&](int32_t e) {
+      return geom_equal(others_geom_[static_cast<size_t>(E(e).geom)], g);
+    });
   }
   return -1;
 }
@@ -330,19 +414,19 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
   return slot;
 }
 
-void TensorMap::insert(TensorState& st, int32_t e, int32_t grid, const int64_t* width,
-                       const int64_t* residue) {
+void TensorMap::insert(TensorState& st, int32_t e, const Geom& g, int32_t grid,
+                       const int64_t* width, const int64_t* residue) {
   ++st.count;
   {
-    Entry& en = entries_[e];
-    if (grid < 0 && st.alive_grids < kMaxGrids)
-      grid = make_grid(st, en.g, en.unit, width, residue);
+    Entry& en = E(e);
+    if (grid < 0 && st.alive_grids < kMaxGrids) grid = make_grid(st, g, en.unit, width, residue);
   }
-  Entry& en = entries_[e];
+  Entry& en = E(e);
   if (grid >= 0) {
     Grid& gr = st.grids[grid];
-    en.grid = grid;
-    for (int d = 0; d < en.g.rank; ++d) en.cell.k[d] = floordiv_w(en.g.off[d], width[d]);
+    en.grid = static_cast<int16_t>(grid);
+    Cell cell;
+    for (int d = 0; d < g.rank; ++d) cell.k[d] = floordiv_w(g.off[d], width[d]);
     en.member = static_cast<int32_t>(gr.members.size());
     gr.members.push_back(e);
     bool placed = false;
@@ -350,7 +434,7 @@ void TensorMap::insert(TensorState& st, int32_t e, int32_t grid, const int64_t* 
       int64_t lin = 0;
       bool inside = true;
       for (int d = 0; d < gr.rank; ++d) {
-        const int64_t k = en.cell.k[d] - gr.lo[d];
+        const int64_t k = cell.k[d] - gr.lo[d];
         inside = inside && k >= 0 && k < gr.n[d];
         lin += k * gr.mult[d];
       }
@@ -360,31 +444,36 @@ void TensorMap::insert(TensorState& st, int32_t e, int32_t grid, const int64_t* 
         placed = true;
       }
     } else {
-      en.hash = cell_hash(en.cell, gr.rank);
-      gr.hashed.insert(en.hash, e);
+      en.lin = static_cast<int64_t>(cell_hash(cell, gr.rank));
+      gr.hashed.insert(static_cast<uint64_t>(en.lin), e);
       placed = true;
     }
-    if (!placed) {
-      // A region outside the declared shape: keep it in the scanned list instead.
-      gr.members.pop_back();
-      if (gr.members.empty()) {
-        gr.alive = false;
-        --st.alive_grids;
-      }
-      en.grid = -1;
-    } else {
-      return;
+    if (placed) return;
+    // A region outside the declared shape: keep it in the scanned list instead.
+    gr.members.pop_back();
+    if (gr.members.empty()) {
+      gr.alive = false;
+      --st.alive_grids;
     }
   }
   en.grid = -1;
-  en.hash = geom_hash(en.g);
+  if (!free_geoms_.empty()) {
+    en.geom = free_geoms_.back();
+    free_geoms_.pop_back();
+    others_geom_[static_cast<size_t>(en.geom)] = g;
+  } else {
+    en.geom = static_cast<int32_t>(others_geom_.size());
+    others_geom_.push_back(g);
+  }
+  const uint64_t h = geom_hash(g);
+  en.lin = static_cast<int64_t>(h);
   en.member = static_cast<int32_t>(st.others.size());
   st.others.push_back(e);
-  st.others_exact.insert(en.hash, e);
+  st.others_exact.insert(h, e);
 }
 
 void TensorMap::remove(TensorState& st, int32_t e) {
-  Entry& en = entries_[e];
+  Entry& en = E(e);
   --st.count;
   std::vector<int32_t>* members;
   if (en.grid >= 0) {
@@ -392,15 +481,17 @@ void TensorMap::remove(TensorState& st, int32_t e) {
     if (gr.dense)
       gr.cells[static_cast<size_t>(en.lin)] = -1;
     else
-      gr.hashed.erase(en.hash, e);
+      gr.hashed.erase(static_cast<uint64_t>(en.lin), e);
     members = &gr.members;
   } else {
-    st.others_exact.erase(en.hash, e);
+    st.others_exact.erase(static_cast<uint64_t>(en.lin), e);
     members = &st.others;
+    free_geoms_.push_back(en.geom);
+    en.geom = -1;
   }
   const int32_t last = members->back();
   (*members)[static_cast<size_t>(en.member)] = last;
-  entries_[last].member = en.member;
+  E(last).member = en.member;
   members->pop_back();
   if (en.grid >= 0 && members->empty()) {
     // Free the slot for another tiling (its cells stay allocated for a revival).
@@ -408,11 +499,16 @@ void TensorMap::remove(TensorState& st, int32_t e) {
     --st.alive_grids;
     if (st.last_grid == en.grid) st.last_grid = -1;
   }
-  en.readers.clear();
+  if (en.spill >= 0) {
+    spills_[static_cast<size_t>(en.spill)].clear();
+    free_spills_.push_back(en.spill);
+    en.spill = -1;
+  }
+  en.nreaders = 0;
   free_.push_back(e);
 }
 
-void TensorMap::find_in_grid(const Grid& grid, const Geom& g, bool unit,
+void TensorMap::find_in_grid(const TensorState& st, const Grid& grid, const Geom& g, bool unit,
                              std::vector<int32_t>& found) {
   const int rank = g.rank;
   Cell k0{}, k1{};
@@ -426,7 +522,7 @@ void TensorMap::find_in_grid(const Grid& grid, const Geom& g, bool unit,
   const bool exact = grid.unit && unit;
   auto lookup = [&](const Cell& c) {
     const int32_t e = cell_get(grid, c);
-    if (e >= 0 && (exact || overlaps(entries_[e].g, g))) found.push_back(e);
+    if (e >= 0 && (exact || entry_overlaps(st, E(e), g))) found.push_back(e);
   };
   if (single) {
     lookup(k0);
@@ -440,6 +536,35 @@ void TensorMap::find_in_grid(const Grid& grid, const Geom& g, bool unit,
   }
   if (count <= grid.members.size()) {
     Cell c = k0;
+    if (grid.dense && exact) {
+      // Walk the dense cells row by row: the cells of the box inside the grid.
+      int64_t a[kMaxRank], b[kMaxRank];
+      for (int d = 0; d < rank; ++d) {
+        a[d] = std::max<int64_t>(k0.k[d] - grid.lo[d], 0);
+        b[d] = std::min<int64_t>(k1.k[d] - grid.lo[d], grid.n[d] - 1);
+        if (a[d] > b[d]) return;
+      }
+      int64_t i[kMaxRank];
+      for (int d = 0; d < rank; ++d) i[d] = a[d];
+      const int32_t* cells = grid.cells.data();
+      const int last = rank - 1;
+      while (true) {
+        int64_t base = 0;
+        for (int d = 0; d < last; ++d) base += i[d] * grid.mult[d];
+        for (int64_t j = a[last]; j <= b[last]; ++j) {
+          const int32_t e = cells[base + j * grid.mult[last]];
+          if (e >= 0) found.push_back(e);
+        }
+        int d = last - 1;
+        while (d >= 0) {
+          if (++i[d] <= b[d]) break;
+          i[d] = a[d];
+          --d;
+        }
+        if (d < 0) break;
+      }
+      return;
+    }
     while (true) {
       lookup(c);
       int d = rank - 1;
@@ -452,7 +577,7 @@ void TensorMap::find_in_grid(const Grid& grid, const Geom& g, bool unit,
     }
   } else {
     for (int32_t e : grid.members)
-      if (overlaps(entries_[e].g, g)) found.push_back(e);
+      if (entry_overlaps(st, E(e), g)) found.push_back(e);
   }
 }
 
@@ -460,9 +585,9 @@ void TensorMap::overlapping(TensorState& st, const Geom& g, bool unit, int32_t o
                             std::vector<int32_t>& found) {
   for (size_t i = 0; i < st.grids.size(); ++i)
     if (st.grids[i].alive && static_cast<int32_t>(i) != own)
-      find_in_grid(st.grids[i], g, unit, found);
+      find_in_grid(st, st.grids[i], g, unit, found);
   for (int32_t e : st.others)
-    if (overlaps(entries_[e].g, g)) found.push_back(e);
+    if (entry_overlaps(st, E(e), g)) found.push_back(e);
 }
 
 void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
@@ -490,17 +615,17 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
   int64_t width[kMaxRank], residue[kMaxRank];
   const int32_t grid = classify(st, g, width, residue);
   int32_t entry = find_exact(st, g, grid, width);
-  if (entry >= 0 && entries_[entry].alone) {
+  if (entry >= 0 && E(entry).alone) {
     // The same region again, and nothing else on this tensor overlaps it.
-    Entry& en = entries_[entry];
+    Entry& en = E(entry);
     if (writes) {
-      if (en.writer >= 0) (reads ? raw : waw).push_back(static_cast<uint32_t>(en.writer));
-      war.insert(war.end(), en.readers.begin(), en.readers.end());
+      if (en.writer != kNoTask) (reads ? raw : waw).push_back(en.writer);
+      append_readers(en, war);
       en.writer = task;
-      en.readers.clear();
+      clear_readers(en);
     } else {
-      if (en.writer >= 0) raw.push_back(static_cast<uint32_t>(en.writer));
-      if (en.readers.empty() || en.readers.back() != task) en.readers.push_back(task);
+      if (en.writer != kNoTask) raw.push_back(en.writer);
+      add_reader(en, task);
     }
     return;
   }
@@ -508,47 +633,45 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
   std::vector<int32_t>& cands = cands_;
   cands.clear();
   if (st.count > 0) overlapping(st, g, unit, grid, cands);
-  if (entry >= 0 && entries_[entry].grid >= 0) cands.push_back(entry);
+  if (entry >= 0 && E(entry).grid >= 0) cands.push_back(entry);
   if (writes) {
     std::vector<uint32_t>& dst = reads ? raw : waw;
     for (int32_t c : cands) {
-      const Entry& ce = entries_[c];
-      if (ce.writer >= 0) dst.push_back(static_cast<uint32_t>(ce.writer));
-      war.insert(war.end(), ce.readers.begin(), ce.readers.end());
+      const Entry& ce = E(c);
+      if (ce.writer != kNoTask) dst.push_back(ce.writer);
+      append_readers(ce, war);
     }
     bool kept = false;
     for (int32_t c : cands) {
       if (c == entry) continue;
-      if (contains(g, entries_[c].g)) {
+      if (contained_in(st, E(c), g)) {
         remove(st, c);
       } else {
-        entries_[c].alone = false;
+        E(c).alone = false;
         kept = true;
       }
     }
     if (entry < 0) {
       entry = new_entry(g, unit);
       // The grid may have died with the entries just removed: classify again.
-      insert(st, entry, classify(st, g, width, residue), width, residue);
+      insert(st, entry, g, classify(st, g, width, residue), width, residue);
     }
-    Entry& en = entries_[entry];
+    Entry& en = E(entry);
     if (kept) en.alone = false;
     en.writer = task;
-    en.readers.clear();
+    clear_readers(en);
   } else {
     for (int32_t c : cands)
-      if (entries_[c].writer >= 0) raw.push_back(static_cast<uint32_t>(entries_[c].writer));
+      if (E(c).writer != kNoTask) raw.push_back(E(c).writer);
     if (entry < 0) {
       entry = new_entry(g, unit);
-      insert(st, entry, grid, width, residue);
+      insert(st, entry, g, grid, width, residue);
       if (!cands.empty()) {
-        entries_[entry].alone = false;
-        for (int32_t c : cands) entries_[c].alone = false;
+        E(entry).alone = false;
+        for (int32_t c : cands) E(c).alone = false;
       }
     }
-    Entry& en = entries_[entry];
-    if (en.readers.empty()) en.readers.reserve(4);
-    if (en.readers.empty() || en.readers.back() != task) en.readers.push_back(task);
+    add_reader(E(entry), task);
   }
 }
 
@@ -559,13 +682,21 @@ void TensorMap::gc_before(uint32_t task) {
     for (const Grid& gr : st.grids)
       if (gr.alive) all.insert(all.end(), gr.members.begin(), gr.members.end());
     for (int32_t e : all) {
-      Entry& en = entries_[e];
-      if (en.writer >= 0 && en.writer < task) en.writer = -1;
-      if (!en.readers.empty() && en.readers.front() < task) {
-        auto first = std::lower_bound(en.readers.begin(), en.readers.end(), task);
-        en.readers.erase(en.readers.begin(), first);
+      Entry& en = E(e);
+      if (en.writer != kNoTask && en.writer < task) en.writer = kNoTask;
+      if (en.nreaders > 0 && readers(en)[0] < task) {
+        if (en.spill >= 0) {
+          std::vector<uint32_t>& v = spills_[static_cast<size_t>(en.spill)];
+          v.erase(v.begin(), std::lower_bound(v.begin(), v.end(), task));
+          en.nreaders = static_cast<uint32_t>(v.size());
+        } else {
+          const uint32_t* first = std::lower_bound(en.inl, en.inl + en.nreaders, task);
+          const uint32_t drop = static_cast<uint32_t>(first - en.inl);
+          for (uint32_t i = drop; i < en.nreaders; ++i) en.inl[i - drop] = en.inl[i];
+          en.nreaders -= drop;
+        }
       }
-      if (en.writer < 0 && en.readers.empty()) remove(st, e);
+      if (en.writer == kNoTask && en.nreaders == 0) remove(st, e);
     }
   }
 }

@@ -10,14 +10,19 @@
 // cells by tile index, so the entries a region overlaps are found by arithmetic. When the
 // tensor's shape is declared, a grid is a dense array over the tensor's cells (consecutive
 // tiles are neighbours in memory: no hashing), else an open-addressing hash. The same region
-// again is found through its own tiling's cell. Regions of further tilings go to a list that
-// is scanned, with a geometry hash for their exact lookups. Overlap is decided exactly in
-// index space (strided progressions, as runtime/regions.py).
+// again is found through its own tiling's cell: an entry of a grid is its cell (its sizes and
+// strides are the grid's, its offsets cell * width + residue), so a hit needs no geometry
+// comparison. Regions of further tilings go to a list that is scanned, with a geometry hash
+// for their exact lookups. Overlap is decided exactly in index space (strided progressions,
+// as runtime/regions.py).
+//
+// Memory: entries live in chunks that are never moved (an entry is an index), readers are
+// kept inline up to kInlineReaders and spill to pooled arrays beyond, and every pool is
+// reused for the next entry: after warm-up, an access allocates nothing.
 #pragma once
 
 #include <stdint.h>
 
-#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -31,6 +36,8 @@ namespace host {
 constexpr int kMaxGrids = 16;
 // A dense grid holds at most this many cells (4 bytes each); larger tilings are hashed.
 constexpr int64_t kMaxDenseCells = int64_t(1) << 20;
+constexpr uint32_t kNoTask = 0xFFFFFFFFu;
+constexpr int kInlineReaders = 3;
 
 struct Geom {
   uint64_t base;
@@ -51,7 +58,6 @@ struct Cell {
   int64_t k[kMaxRank];
 };
 uint64_t cell_hash(const Cell& c, int rank);
-bool cell_equal(const Cell& a, const Cell& b, int rank);
 
 // An open-addressing index from 64-bit hashes to entry numbers. Keys are compared through
 // the entries (the caller's predicate), so a slot is 16 bytes.
@@ -113,17 +119,20 @@ class FlatIndex {
   size_t mask_ = 0, used_ = 0, dead_ = 0;
 };
 
+// One region geometry of a tensor. In a grid, its sizes and strides are the grid's; in the
+// scanned list, its whole geometry is others_geom_[geom].
 struct Entry {
-  Geom g;
-  int64_t writer = -1;
-  std::vector<uint32_t> readers;
-  bool alone = true;
-  bool unit = true;
-  int32_t grid = -1;   // its tiling grid, or -1: the scanned list
-  int32_t member = 0;  // its position in the grid's (or the list's) members
-  Cell cell;
-  int64_t lin = -1;    // its dense cell, or -1 (hashed grid)
-  uint64_t hash = 0;   // cell hash (hashed grid) or geometry hash (list)
+  int64_t off[kMaxRank];
+  int64_t lin;      // its dense cell; else its cell hash (hashed grid) or geometry hash (list)
+  uint32_t writer;  // kNoTask: none
+  uint32_t nreaders;
+  uint32_t inl[kInlineReaders];  // the readers, while spill < 0
+  int32_t spill;                 // else spills_[spill] holds them (in order)
+  int32_t member;                // its position in the grid's (or the list's) members
+  int32_t geom;                  // the list: its geometry
+  int16_t grid;                  // its tiling grid, or -1: the scanned list
+  bool alone;
+  bool unit;
 };
 
 struct Grid {
@@ -157,6 +166,7 @@ struct TensorState {
 
 class TensorMap {
  public:
+  TensorMap();
   // Give the shape of the tensor at `base` (before its first access): its grids are dense.
   void declare(uint64_t base, int rank, const int64_t* shape);
   // Record that `task` accesses region `r` with `access`, appending the tasks it must run
@@ -168,28 +178,54 @@ class TensorMap {
   size_t size() const;
 
  private:
+  static constexpr int kChunkBits = 14;
+  Entry& E(int32_t e) {
+    return chunks_[static_cast<size_t>(e) >> kChunkBits][e & ((1 << kChunkBits) - 1)];
+  }
+  const Entry& E(int32_t e) const {
+    return chunks_[static_cast<size_t>(e) >> kChunkBits][e & ((1 << kChunkBits) - 1)];
+  }
   TensorState& state(uint64_t base);
   TensorState& state_of(const TensorRegion& r);
   int32_t classify(TensorState& st, const Geom& g, int64_t* width, int64_t* residue);
   int32_t cell_get(const Grid& grid, const Cell& c) const;
   int32_t find_exact(TensorState& st, const Geom& g, int32_t grid, const int64_t* width);
-  void insert(TensorState& st, int32_t e, int32_t grid, const int64_t* width,
+  void insert(TensorState& st, int32_t e, const Geom& g, int32_t grid, const int64_t* width,
               const int64_t* residue);
   int32_t make_grid(TensorState& st, const Geom& g, bool unit, const int64_t* width,
                     const int64_t* residue);
   void remove(TensorState& st, int32_t e);
-  void find_in_grid(const Grid& grid, const Geom& g, bool unit, std::vector<int32_t>& found);
+  void find_in_grid(const TensorState& st, const Grid& grid, const Geom& g, bool unit,
+                    std::vector<int32_t>& found);
   void overlapping(TensorState& st, const Geom& g, bool unit, int32_t own,
                    std::vector<int32_t>& found);
   int32_t new_entry(const Geom& g, bool unit);
+  // Whether entry e (of `st`) overlaps g / is contained in g.
+  bool entry_overlaps(const TensorState& st, const Entry& en, const Geom& g) const;
+  bool contained_in(const TensorState& st, const Entry& en, const Geom& g) const;
+  // Readers.
+  void add_reader(Entry& en, uint32_t task);
+  void append_readers(const Entry& en, std::vector<uint32_t>& out) const;
+  void clear_readers(Entry& en) {
+    en.nreaders = 0;
+    if (en.spill >= 0) spills_[static_cast<size_t>(en.spill)].clear();
+  }
+  const uint32_t* readers(const Entry& en) const {
+    return en.spill < 0 ? en.inl : spills_[static_cast<size_t>(en.spill)].data();
+  }
 
   std::unordered_map<uint64_t, std::unique_ptr<TensorState>> tensors_;
   // By program argument (TensorRegion::tensor): the state and its base, checked on use.
   std::vector<std::pair<uint64_t, TensorState*>> by_arg_;
   uint64_t last_base_ = 0;
   TensorState* last_state_ = nullptr;
-  std::deque<Entry> entries_;
+  std::vector<std::unique_ptr<Entry[]>> chunks_;
+  int32_t nentries_ = 0;
   std::vector<int32_t> free_;
+  std::vector<std::vector<uint32_t>> spills_;
+  std::vector<int32_t> free_spills_;
+  std::vector<Geom> others_geom_;
+  std::vector<int32_t> free_geoms_;
   std::vector<int32_t> cands_;
 };
 
