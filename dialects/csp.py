@@ -276,21 +276,12 @@ class PipelineOp(IRDLOperation):
         _print_body(printer, self.body)
 
 
-@irdl_op_definition
-class ChannelOp(IRDLOperation):
-    """``csp.channel @name : !wsp.task capacity(2)``: a bounded channel of a pipeline.
+class BoundedQueueOp(IRDLOperation):
+    """What ``csp.channel`` and ``tg.queue`` share: a named bounded queue of messages.
 
-    It holds at most ``capacity`` messages; capacity 0 is a rendezvous. A channel of
-    ``!csp.signal`` is an event and must have capacity 0.
+    Subclasses declare ``sym_name``, ``element_type`` and ``capacity``. A queue carries tasks
+    (``!wsp.task``) or signals (``!csp.signal``, an event: capacity 0).
     """
-
-    name = "csp.channel"
-
-    sym_name = prop_def(StringAttr)
-    element_type = prop_def(TypeAttribute)
-    capacity = prop_def(IntegerAttr[IntegerType])
-
-    traits = traits_def(SymbolOpInterface())
 
     def __init__(self, name: str, element_type: Attribute, capacity: int | None = None):
         if capacity is None:
@@ -305,26 +296,49 @@ class ChannelOp(IRDLOperation):
 
     @property
     def is_event(self) -> bool:
-        """Whether this channel is an event (carries ``!csp.signal``)."""
+        """Whether this queue is an event (carries ``!csp.signal``)."""
         return isinstance(self.element_type, SignalType)
 
-    def verify_(self) -> None:
+    def verify_payload(self, noun: str, tasks: str) -> None:
+        """The element type and capacity rules; ``noun`` and ``tasks`` word the errors."""
         name = self.sym_name.data
-        if not isinstance(self.parent_op(), PipelineOp):
-            raise VerifyException(f"csp.channel @{name} must be directly inside a csp.pipeline")
         if not isinstance(self.element_type, TaskType | SignalType):
             raise VerifyException(
-                f"channel @{name} carries workloads (!wsp.task) or signals (!csp.signal), "
+                f"{noun} @{name} carries {tasks} (!wsp.task) or signals (!csp.signal), "
                 f"not {self.element_type}"
             )
         capacity = self.capacity.value.data
         if capacity < 0:
-            raise VerifyException(f"channel @{name} capacity must be >= 0, got {capacity}")
+            raise VerifyException(f"{noun} @{name} capacity must be >= 0, got {capacity}")
         if self.is_event and capacity != 0:
             raise VerifyException(
-                f"channel @{name} of !csp.signal is an event and must have capacity 0, "
+                f"{noun} @{name} of !csp.signal is an event and must have capacity 0, "
                 f"got {capacity}"
             )
+
+
+@irdl_op_definition
+class ChannelOp(BoundedQueueOp):
+    """``csp.channel @name : !wsp.task capacity(2)``: a bounded channel of a pipeline.
+
+    It holds at most ``capacity`` messages; capacity 0 is a rendezvous. A channel of
+    ``!csp.signal`` is an event and must have capacity 0.
+    """
+
+    name = "csp.channel"
+
+    sym_name = prop_def(StringAttr)
+    element_type = prop_def(TypeAttribute)
+    capacity = prop_def(IntegerAttr[IntegerType])
+
+    traits = traits_def(SymbolOpInterface())
+
+    def verify_(self) -> None:
+        if not isinstance(self.parent_op(), PipelineOp):
+            raise VerifyException(
+                f"csp.channel @{self.sym_name.data} must be directly inside a csp.pipeline"
+            )
+        self.verify_payload("channel", "workloads")
 
     @classmethod
     def parse(cls, parser: Parser) -> ChannelOp:

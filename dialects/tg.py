@@ -65,7 +65,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, Pure, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from .csp import SignalType
+from .csp import BoundedQueueOp
 from .sched import (
     DISPATCH_POLICIES,
     ISSUE_POLICIES,
@@ -699,7 +699,7 @@ class CallOp(IRDLOperation):
 
 
 @irdl_op_definition
-class QueueOp(IRDLOperation):
+class QueueOp(BoundedQueueOp):
     """``tg.queue @q : !wsp.task capacity(2)``: a bounded queue of messages (a csp channel).
 
     Capacity 0 is a rendezvous; a queue of ``!csp.signal`` is an event (capacity 0).
@@ -717,38 +717,12 @@ class QueueOp(IRDLOperation):
         "$sym_name `:` $element_type `capacity` `(` $capacity `)` attr-dict-with-keyword"
     )
 
-    def __init__(self, name: str, element_type: Attribute, capacity: int | None = None):
-        if capacity is None:
-            capacity = 0 if isinstance(element_type, SignalType) else 1
-        super().__init__(
-            properties={
-                "sym_name": StringAttr(name),
-                "element_type": element_type,
-                "capacity": IntegerAttr(capacity, i64),
-            }
-        )
-
-    @property
-    def is_event(self) -> bool:
-        """Whether this queue is an event (carries ``!csp.signal``)."""
-        return isinstance(self.element_type, SignalType)
-
     def verify_(self) -> None:
-        name = self.sym_name.data
         if not isinstance(self.parent_op(), ProgramOp):
-            raise VerifyException(f"tg.queue @{name} must be directly inside a tg.program")
-        if not isinstance(self.element_type, TaskType | SignalType):
             raise VerifyException(
-                f"queue @{name} carries tasks (!wsp.task) or signals (!csp.signal), "
-                f"not {self.element_type}"
+                f"tg.queue @{self.sym_name.data} must be directly inside a tg.program"
             )
-        capacity = self.capacity.value.data
-        if capacity < 0:
-            raise VerifyException(f"queue @{name} capacity must be >= 0, got {capacity}")
-        if self.is_event and capacity != 0:
-            raise VerifyException(
-                f"queue @{name} of !csp.signal is an event and must have capacity 0, got {capacity}"
-            )
+        self.verify_payload("queue", "tasks")
 
 
 @irdl_op_definition
