@@ -110,42 +110,92 @@ struct Slot {
   std::vector<uint32_t> fanout;
 };
 
+// A ready queue. FIFO: a bounded lock-free ring (D. Vyukov's MPMC queue: one CAS per push
+// and per pop, no lock, no allocation); it never fills, since at most `capacity` nodes (the
+// task ring's slots) are unfinished at once. Priority: a heap under a mutex.
 class ReadyQueue {
  public:
-  void set_priority(bool p) { priority_ = p; }
-  // Returns the queue's length after the push.
+  void init(bool priority, uint64_t capacity) {
+    priority_ = priority;
+    if (priority_) return;
+    cells_.reset(new Cell[capacity]);
+    mask_ = capacity - 1;
+    for (uint64_t i = 0; i < capacity; ++i) cells_[i].seq.store(i, std::memory_order_relaxed);
+  }
+  // Returns the queue's approximate length after the push.
   int64_t push(uint32_t id, int64_t prio) {
-    std::lock_guard<std::mutex> g(m_);
-    if (priority_)
+    if (priority_) {
+      std::lock_guard<std::mutex> g(m_);
       heap_.push({prio, id});
-    else
-      fifo_.push_back(id);
-    return size_.fetch_add(1, std::memory_order_release) + 1;
+      return size_.fetch_add(1, std::memory_order_release) + 1;
+    }
+    uint64_t pos = head_.load(std::memory_order_relaxed);
+    Cell* c;
+    while (true) {
+      c = &cells_[pos & mask_];
+      const uint64_t seq = c->seq.load(std::memory_order_acquire);
+      const int64_t diff = static_cast<int64_t>(seq - pos);
+      if (diff == 0) {
+        if (head_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) break;
+      } else if (diff < 0) {
+        cpu_relax();  // full: cannot happen (see above); wait for a pop
+        pos = head_.load(std::memory_order_relaxed);
+      } else {
+        pos = head_.load(std::memory_order_relaxed);
+      }
+    }
+    c->id = id;
+    c->seq.store(pos + 1, std::memory_order_release);
+    return static_cast<int64_t>(pos + 1 - tail_.load(std::memory_order_relaxed));
   }
   bool pop(uint32_t& id) {
-    if (size_.load(std::memory_order_acquire) == 0) return false;
-    std::lock_guard<std::mutex> g(m_);
     if (priority_) {
+      if (size_.load(std::memory_order_acquire) == 0) return false;
+      std::lock_guard<std::mutex> g(m_);
       if (heap_.empty()) return false;
       id = heap_.top().second;
       heap_.pop();
-    } else {
-      if (fifo_.empty()) return false;
-      id = fifo_.front();
-      fifo_.pop_front();
+      size_.fetch_sub(1, std::memory_order_relaxed);
+      return true;
     }
-    size_.fetch_sub(1, std::memory_order_relaxed);
+    uint64_t pos = tail_.load(std::memory_order_relaxed);
+    Cell* c;
+    while (true) {
+      c = &cells_[pos & mask_];
+      const uint64_t seq = c->seq.load(std::memory_order_acquire);
+      const int64_t diff = static_cast<int64_t>(seq - (pos + 1));
+      if (diff == 0) {
+        if (tail_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) break;
+      } else if (diff < 0) {
+        return false;  // empty
+      } else {
+        pos = tail_.load(std::memory_order_relaxed);
+      }
+    }
+    id = c->id;
+    c->seq.store(pos + mask_ + 1, std::memory_order_release);
     return true;
   }
-  bool empty() const { return size_.load(std::memory_order_acquire) == 0; }
+  bool empty() const {
+    if (priority_) return size_.load(std::memory_order_acquire) == 0;
+    const uint64_t pos = tail_.load(std::memory_order_acquire);
+    return cells_[pos & mask_].seq.load(std::memory_order_acquire) != pos + 1;
+  }
 
  private:
+  struct Cell {
+    std::atomic<uint64_t> seq;
+    uint32_t id;
+  };
   using Item = std::pair<int64_t, uint32_t>;
-  std::mutex m_;
-  std::deque<uint32_t> fifo_;
+  bool priority_ = false;
+  std::unique_ptr<Cell[]> cells_;
+  uint64_t mask_ = 0;
+  alignas(64) std::atomic<uint64_t> head_{0};
+  alignas(64) std::atomic<uint64_t> tail_{0};
+  alignas(64) std::mutex m_;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap_;
   std::atomic<int64_t> size_{0};
-  bool priority_ = false;
 };
 
 struct Scope {
@@ -195,18 +245,21 @@ struct Builder::Impl {
   std::vector<int> worker_pool;  // 0 vector, 1 cube, 2 both
   std::vector<int> pool_workers[2];
 
-  std::atomic<uint64_t> completed_nodes{0};
+  // Cache lines apart: what the workers write on every completion, what the orchestrator
+  // writes once, and the sleep/wake handshake.
+  alignas(64) std::atomic<uint64_t> completed_nodes{0};
   std::atomic<int64_t> completed_tasks{0};
-  std::atomic<uint64_t> total_nodes{~0ull};
+  alignas(64) std::atomic<uint64_t> total_nodes{~0ull};
   std::atomic<bool> build_done{false};
   std::atomic<bool> aborted{false};
-  std::atomic<int> sleepers{0};
+  alignas(64) std::atomic<int> sleepers{0};
   std::atomic<int64_t> last_wake{0};
-  int idle_spin = 4;
+  std::atomic<int> orch_waiting{0};
+  alignas(64) int64_t idle_spin_ns = 0;
   int64_t idle_yield_ns = 0;
+  int64_t completed_seen = 0;  // the orchestrator's last read of completed_tasks
   std::mutex wait_m;
   std::condition_variable wait_cv;
-  std::atomic<int> orch_waiting{0};
   std::mutex done_m;
   std::condition_variable done_cv;
 
@@ -273,7 +326,7 @@ Builder::Impl::Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t rin
     batch = batch > 0 ? std::min(batch, cfg.timing_n) : cfg.timing_n;
   nqueues = nworkers + 3;
   queues.reset(new ReadyQueue[nqueues]);
-  for (int i = 0; i < nqueues; ++i) queues[i].set_priority(cfg.ready == ReadyPolicy::Priority);
+  for (int i = 0; i < nqueues; ++i) queues[i].init(cfg.ready == ReadyPolicy::Priority, cap);
   const int ncube = nworkers >= 2 ? std::max(1, nworkers / 3) : 0;
   for (int w = 0; w < nworkers; ++w) {
     const int pool = nworkers == 1 ? 2 : (w < nworkers - ncube ? 0 : 1);
@@ -281,7 +334,12 @@ Builder::Impl::Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t rin
     if (pool == 0 || pool == 2) pool_workers[0].push_back(w);
     if (pool == 1 || pool == 2) pool_workers[1].push_back(w);
   }
-  if (const char* v = getenv("PTO_WSP_HOST_SPIN")) idle_spin = std::max(1, atoi(v));
+  // An idle worker spins (polling the queues) before it sleeps: 50 us when every thread has
+  // a CPU of its own, else hardly at all (a spinning worker would take the CPU the
+  // orchestrator needs). PTO_WSP_HOST_SPIN_US and PTO_WSP_HOST_YIELD_US override.
+  const unsigned ncpu = std::max(1u, std::thread::hardware_concurrency());
+  idle_spin_ns = static_cast<unsigned>(nworkers) + 1 <= ncpu ? 50000 : 1000;
+  if (const char* v = getenv("PTO_WSP_HOST_SPIN_US")) idle_spin_ns = int64_t(atoll(v)) * 1000;
   if (const char* v = getenv("PTO_WSP_HOST_YIELD_US")) idle_yield_ns = int64_t(atoll(v)) * 1000;
   gates.reset(new std::atomic<int64_t>[260]);
   for (int i = 0; i < 260; ++i) gates[i].store(0);
@@ -605,31 +663,35 @@ void Builder::Impl::worker(int w) {
   host::block_idx = w;
   host::block_num = nworkers;
   uint32_t id;
-  int idle = 0;
-  std::chrono::steady_clock::time_point idle_since;
   while (true) {
     if (take(w, id)) {
       run_task(w, id);
-      idle = 0;
       continue;
     }
     if (finished()) break;
-    // Idle: spin a little, optionally yield, then sleep 200 us at a time; pushes wake
-    // sleepers (see push_ready). Sleeping soon measured best on 2 shared vCPUs: a spinning
-    // worker takes CPU and cache lines from the orchestrator. Tunable with
-    // PTO_WSP_HOST_SPIN (pause iterations, default 4) and PTO_WSP_HOST_YIELD_US (default 0).
-    if (++idle < idle_spin) {
-      cpu_relax();
-      continue;
-    }
-    if (idle_yield_ns > 0) {
-      const auto now = std::chrono::steady_clock::now();
-      if (idle == idle_spin) idle_since = now;
-      if (now - idle_since < std::chrono::nanoseconds(idle_yield_ns)) {
-        std::this_thread::yield();
-        continue;
+    // Idle: poll the queues for idle_spin_ns, optionally yield for idle_yield_ns, then sleep
+    // 200 us at a time; pushes wake sleepers (see push_ready).
+    const auto since = std::chrono::steady_clock::now();
+    bool got = false;
+    for (int64_t spins = 0; !got; ++spins) {
+      for (int k = 0; k < 16; ++k) cpu_relax();
+      if (take(w, id)) {
+        got = true;
+        break;
+      }
+      if ((spins & 15) == 15) {
+        const int64_t waited = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now() - since)
+                                   .count();
+        if (waited >= idle_spin_ns + idle_yield_ns || finished()) break;
+        if (waited >= idle_spin_ns) std::this_thread::yield();
       }
     }
+    if (got) {
+      run_task(w, id);
+      continue;
+    }
+    if (finished()) break;
     sleepers.fetch_add(1, std::memory_order_seq_cst);
     {
       std::unique_lock<std::mutex> lk(wait_m);
@@ -658,7 +720,11 @@ TaskBuilder Builder::alloc_task(KernelId kernel, ExecDomain domain, ExecPool poo
   const uint32_t id = m.alloc_node(kTask);
   m.building = id;
   ++m.ntasks;
-  const int64_t live = m.ntasks - m.completed_tasks.load(std::memory_order_relaxed);
+  // In flight: reading the workers' counter costs a cache miss, so it is read every 16th
+  // task (and at every task under a task window, which reads it anyway).
+  if (m.cfg.task_window > 0 || (m.ntasks & 15) == 1)
+    m.completed_seen = m.completed_tasks.load(std::memory_order_relaxed);
+  const int64_t live = m.ntasks - m.completed_seen;
   if (live > m.max_live) m.max_live = live;
   Slot& s = m.slot(id);
   s.target = target;

@@ -194,7 +194,9 @@ TensorState& TensorMap::state(uint64_t base) {
   return *last_state_;
 }
 
-int32_t TensorMap::new_entry(const Geom& g, bool unit) {
+int32_t TensorMap::new_entry(const Geom& g, bool unit) { return new_entry_at(g.off, unit); }
+
+int32_t TensorMap::new_entry_at(const int64_t* off, bool unit) {
   int32_t e;
   if (!free_.empty()) {
     e = free_.back();
@@ -205,7 +207,7 @@ int32_t TensorMap::new_entry(const Geom& g, bool unit) {
       chunks_.emplace_back(new Entry[size_t(1) << kChunkBits]);
   }
   Entry& en = E(e);
-  for (int d = 0; d < kMaxRank; ++d) en.off[d] = g.off[d];
+  for (int d = 0; d < kMaxRank; ++d) en.off[d] = off[d];
   en.lin = -1;
   en.writer = kNoTask;
   en.nreaders = 0;
@@ -391,6 +393,8 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
     gr.stride[d] = g.stride[d];
     gr.width[d] = width[d];
     gr.residue[d] = residue[d];
+    const uint64_t w = static_cast<uint64_t>(width[d]);
+    gr.shift[d] = static_cast<int8_t>(w > 0 && (w & (w - 1)) == 0 ? __builtin_ctzll(w) : -1);
   }
   gr.dense = false;
   gr.cells.clear();
@@ -590,9 +594,79 @@ void TensorMap::overlapping(TensorState& st, const Geom& g, bool unit, int32_t o
     if (entry_overlaps(st, E(e), g)) found.push_back(e);
 }
 
+// Whether region r is a tile of the dense grid this tensor used last (the common case: a loop
+// walking the tiles of one tiling); then `lin` is its cell.
+inline bool TensorMap::fast_cell(const TensorState& st, const TensorRegion& r,
+                                 int64_t& lin) const {
+  if (st.last_grid < 0) return false;
+  const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
+  if (!gr.dense || gr.rank != r.rank) return false;
+  lin = 0;
+  for (int d = 0; d < gr.rank; ++d) {
+    if (r.sizes[d] != gr.size[d] || r.strides[d] != gr.stride[d]) return false;
+    const int64_t off = r.offsets[d], w = gr.width[d];
+    int64_t k, rem;
+    if (gr.shift[d] >= 0) {
+      k = off >> gr.shift[d];
+      rem = off & (w - 1);
+    } else {
+      k = off / w;
+      rem = off - k * w;
+      if (rem < 0) {
+        rem += w;
+        --k;
+      }
+    }
+    if (rem != gr.residue[d]) return false;
+    k -= gr.lo[d];
+    if (k < 0 || k >= gr.n[d]) return false;
+    lin += k * gr.mult[d];
+  }
+  return true;
+}
+
 void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
                        std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
                        std::vector<uint32_t>& war) {
+  const bool reads = access != static_cast<uint8_t>(Access::Out);
+  const bool writes = access != static_cast<uint8_t>(Access::In);
+  TensorState& st = state_of(r);
+  int64_t lin;
+  if (fast_cell(st, r, lin)) {
+    Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
+    int32_t e = gr.cells[static_cast<size_t>(lin)];
+    if (e < 0 && st.alive_grids == 1 && st.others.empty()) {
+      // A new tile of the tensor's only tiling: nothing overlaps it (what the general path
+      // would find, without looking).
+      e = new_entry_at(r.offsets, gr.unit);
+      Entry& en = E(e);
+      en.grid = static_cast<int16_t>(st.last_grid);
+      en.lin = lin;
+      en.member = static_cast<int32_t>(gr.members.size());
+      gr.members.push_back(e);
+      gr.cells[static_cast<size_t>(lin)] = e;
+      ++st.count;
+      if (writes)
+        en.writer = task;
+      else
+        add_reader(en, task);
+      return;
+    }
+    if (e >= 0 && E(e).alone) {
+      // The same region again, and nothing else on this tensor overlaps it.
+      Entry& en = E(e);
+      if (writes) {
+        if (en.writer != kNoTask) (reads ? raw : waw).push_back(en.writer);
+        append_readers(en, war);
+        en.writer = task;
+        clear_readers(en);
+      } else {
+        if (en.writer != kNoTask) raw.push_back(en.writer);
+        add_reader(en, task);
+      }
+      return;
+    }
+  }
   Geom g;
   g.base = r.base;
   g.rank = r.rank;
@@ -603,9 +677,6 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
     g.stride[d] = in ? r.strides[d] : 1;
   }
   if (is_empty(g)) return;
-  const bool reads = access != static_cast<uint8_t>(Access::Out);
-  const bool writes = access != static_cast<uint8_t>(Access::In);
-  TensorState& st = state_of(r);
   if (st.rank != g.rank) {
     if (st.rank >= 0)
       throw std::runtime_error("a tensor accessed with regions of rank " + std::to_string(g.rank) +
@@ -641,11 +712,12 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
       if (ce.writer != kNoTask) dst.push_back(ce.writer);
       append_readers(ce, war);
     }
-    bool kept = false;
+    bool kept = false, removed = false;
     for (int32_t c : cands) {
       if (c == entry) continue;
       if (contained_in(st, E(c), g)) {
         remove(st, c);
+        removed = true;
       } else {
         E(c).alone = false;
         kept = true;
@@ -654,7 +726,7 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
     if (entry < 0) {
       entry = new_entry(g, unit);
       // The grid may have died with the entries just removed: classify again.
-      insert(st, entry, g, classify(st, g, width, residue), width, residue);
+      insert(st, entry, g, removed ? classify(st, g, width, residue) : grid, width, residue);
     }
     Entry& en = E(entry);
     if (kept) en.alone = false;

@@ -144,6 +144,7 @@ struct Grid {
   int64_t stride[kMaxRank];
   int64_t width[kMaxRank];
   int64_t residue[kMaxRank];
+  int8_t shift[kMaxRank];  // log2(width), or -1 when the width is not a power of two
   int64_t lo[kMaxRank];    // dense: the first cell index per dimension
   int64_t n[kMaxRank];     // dense: cells per dimension
   int64_t mult[kMaxRank];  // dense: row-major multipliers
@@ -185,6 +186,7 @@ class TensorMap {
   const Entry& E(int32_t e) const {
     return chunks_[static_cast<size_t>(e) >> kChunkBits][e & ((1 << kChunkBits) - 1)];
   }
+  bool fast_cell(const TensorState& st, const TensorRegion& r, int64_t& lin) const;
   TensorState& state(uint64_t base);
   TensorState& state_of(const TensorRegion& r);
   int32_t classify(TensorState& st, const Geom& g, int64_t* width, int64_t* residue);
@@ -200,6 +202,7 @@ class TensorMap {
   void overlapping(TensorState& st, const Geom& g, bool unit, int32_t own,
                    std::vector<int32_t>& found);
   int32_t new_entry(const Geom& g, bool unit);
+  int32_t new_entry_at(const int64_t* off, bool unit);
   // Whether entry e (of `st`) overlaps g / is contained in g.
   bool entry_overlaps(const TensorState& st, const Entry& en, const Geom& g) const;
   bool contained_in(const TensorState& st, const Entry& en, const Geom& g) const;

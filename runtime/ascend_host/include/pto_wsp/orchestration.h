@@ -147,27 +147,36 @@ class TaskBuilder {
 
  private:
   friend class Builder;
-  void add(const View& v, Access a) {
-    // A region outside its tensor would let the kernel write past the bound array.
-    for (int d = 0; d < v.t->rank; ++d) {
-      if (v.size[d] < 0 || v.off[d] < 0 ||
-          (v.size[d] > 0 && v.off[d] + (v.size[d] - 1) * v.stride[d] >= v.t->shape[d]))
-        fail("a task region is outside its tensor (dimension, extent)", d, v.t->shape[d]);
-    }
-    TaskIO& io = pod_->io[pod_->num_io++];
-    TensorRegion& r = io.region;
-    r.base = reinterpret_cast<uint64_t>(v.t->data);
-    r.elem_bytes = static_cast<uint32_t>(v.t->elem_bytes);
-    r.rank = static_cast<uint8_t>(v.t->rank);
+  __attribute__((always_inline)) void add(const View& v, Access a) {
+    const TensorArg* __restrict t = v.t;
+    const int rank = t->rank;
+    TaskIO* __restrict io = &pod_->io[pod_->num_io++];
+    TensorRegion& r = io->region;
+    r.base = reinterpret_cast<uint64_t>(t->data);
+    r.elem_bytes = static_cast<uint32_t>(t->elem_bytes);
+    r.rank = static_cast<uint8_t>(rank);
     r.kept = static_cast<uint16_t>(v.kept);
-    r.tensor = static_cast<uint16_t>(v.t->index);
-    for (int d = 0; d < kMaxRank; ++d) {
-      r.offsets[d] = v.off[d];
-      r.sizes[d] = v.size[d];
-      r.strides[d] = v.stride[d];
-      r.mem_strides[d] = v.t->mem_strides[d];
+    r.tensor = static_cast<uint16_t>(t->index);
+    io->access = static_cast<uint8_t>(a);
+    // A region outside its tensor would let the kernel write past the bound array. Only the
+    // root's dimensions are written: readers of a region stop at its rank.
+    bool outside = false;
+    for (int d = 0; d < rank; ++d) {
+      const int64_t off = v.off[d], size = v.size[d], stride = v.stride[d];
+      outside |= (size < 0) | (off < 0) | ((size > 0) & (off + (size - 1) * stride >= t->shape[d]));
+      r.offsets[d] = off;
+      r.sizes[d] = size;
+      r.strides[d] = stride;
+      r.mem_strides[d] = t->mem_strides[d];
     }
-    io.access = static_cast<uint8_t>(a);
+    if (outside) {
+      --pod_->num_io;
+      for (int d = 0; d < rank; ++d) {
+        if (v.size[d] < 0 || v.off[d] < 0 ||
+            (v.size[d] > 0 && v.off[d] + (v.size[d] - 1) * v.stride[d] >= t->shape[d]))
+          fail("a task region is outside its tensor (dimension, extent)", d, t->shape[d]);
+      }
+    }
   }
   TaskNodePod* pod_ = nullptr;
   int64_t* coords_ = nullptr;
