@@ -318,8 +318,12 @@ Builder::Impl::Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t rin
   while (cap < want) cap <<= 1;
   mask = cap - 1;
   // Zeroed pages, touched only as slots come into use.
-  ring = static_cast<Slot*>(calloc(cap, sizeof(Slot)));
-  if (ring == nullptr) throw RunError("cannot allocate the task ring", 2);
+  // Raw memory (slots are constructed on the ring's first lap), kept for the next run.
+  try {
+    ring = static_cast<Slot*>(host::block_take(cap * sizeof(Slot)));
+  } catch (const std::bad_alloc&) {
+    throw RunError("cannot allocate the task ring", 2);
+  }
   scopes.push_back(Scope{std::make_shared<std::vector<uint32_t>>(), {}, false});
   batch = cfg.batch_deps > 0 ? cfg.batch_deps : 0;
   if (cfg.timing == Timing::Batched && cfg.timing_n > 0)
@@ -349,7 +353,7 @@ Builder::Impl::Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t rin
 Builder::Impl::~Impl() {
   const uint64_t n = std::min<uint64_t>(constructed, cap);
   for (uint64_t i = 0; i < n; ++i) ring[i].~Slot();
-  free(ring);
+  host::block_give(ring, cap * sizeof(Slot), 2);
 }
 
 void Builder::Impl::set_error(const std::string& what, int code) {
@@ -418,6 +422,7 @@ uint32_t Builder::Impl::alloc_node(uint8_t kind) {
   if (n < cap) {
     // First lap of the ring: the slot's memory is still raw.
     new (s) Slot();
+    memset(static_cast<void*>(&s->pod), 0, sizeof(TaskNodePod));
     constructed = n + 1;
   } else if (!s->free.load(std::memory_order_acquire)) {
     ++ring_stalls;

@@ -1,7 +1,10 @@
 // pto-wsp host runtime: the TensorMap (see tensormap.h).
 #include "tensormap.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -164,7 +167,52 @@ uint64_t cell_hash(const Cell& c, int rank) {
   return finish(h);
 }
 
+namespace {
+std::mutex g_blocks_m;
+std::vector<std::pair<size_t, void*>> g_blocks;
+}  // namespace
+
+void* block_take(size_t bytes) {
+  {
+    std::lock_guard<std::mutex> g(g_blocks_m);
+    for (size_t i = 0; i < g_blocks.size(); ++i) {
+      if (g_blocks[i].first == bytes) {
+        void* p = g_blocks[i].second;
+        g_blocks[i] = g_blocks.back();
+        g_blocks.pop_back();
+        return p;
+      }
+    }
+  }
+  void* p = malloc(bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+void block_give(void* p, size_t bytes, size_t keep) {
+  if (p == nullptr) return;
+  {
+    std::lock_guard<std::mutex> g(g_blocks_m);
+    size_t n = 0;
+    for (const auto& b : g_blocks) n += b.first == bytes;
+    if (n < keep) {
+      g_blocks.push_back({bytes, p});
+      return;
+    }
+  }
+  free(p);
+}
+
+namespace {
+constexpr size_t kChunkBytes = sizeof(Entry) << 14;
+constexpr size_t kKeepChunks = 48;  // about 60 MB of entries at rank 4
+}  // namespace
+
 TensorMap::TensorMap() = default;
+
+TensorMap::~TensorMap() {
+  for (Entry* c : chunks_) block_give(c, kChunkBytes, kKeepChunks);
+}
 
 void TensorMap::declare(uint64_t base, int rank, const int64_t* shape) {
   TensorState& st = state(base);
@@ -203,8 +251,10 @@ int32_t TensorMap::new_entry_at(const int64_t* off, bool unit) {
     free_.pop_back();
   } else {
     e = nentries_++;
-    if ((static_cast<size_t>(e) >> kChunkBits) >= chunks_.size())
-      chunks_.emplace_back(new Entry[size_t(1) << kChunkBits]);
+    if ((static_cast<size_t>(e) >> kChunkBits) >= chunks_.size()) {
+      static_assert((size_t(1) << 14) == (size_t(1) << kChunkBits), "kChunkBytes");
+      chunks_.push_back(static_cast<Entry*>(block_take(kChunkBytes)));
+    }
   }
   Entry& en = E(e);
   for (int d = 0; d < kMaxRank; ++d) en.off[d] = off[d];

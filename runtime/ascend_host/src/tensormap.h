@@ -119,6 +119,11 @@ class FlatIndex {
   size_t mask_ = 0, used_ = 0, dead_ = 0;
 };
 
+// Large blocks kept from one run to the next (entry chunks, the task ring): a run reuses the
+// previous run's memory instead of faulting fresh pages in. At most `keep` blocks per size.
+void* block_take(size_t bytes);
+void block_give(void* p, size_t bytes, size_t keep);
+
 // One region geometry of a tensor. In a grid, its sizes and strides are the grid's; in the
 // scanned list, its whole geometry is others_geom_[geom].
 struct Entry {
@@ -168,6 +173,9 @@ struct TensorState {
 class TensorMap {
  public:
   TensorMap();
+  ~TensorMap();
+  TensorMap(const TensorMap&) = delete;
+  TensorMap& operator=(const TensorMap&) = delete;
   // Give the shape of the tensor at `base` (before its first access): its grids are dense.
   void declare(uint64_t base, int rank, const int64_t* shape);
   // Record that `task` accesses region `r` with `access`, appending the tasks it must run
@@ -222,7 +230,7 @@ class TensorMap {
   std::vector<std::pair<uint64_t, TensorState*>> by_arg_;
   uint64_t last_base_ = 0;
   TensorState* last_state_ = nullptr;
-  std::vector<std::unique_ptr<Entry[]>> chunks_;
+  std::vector<Entry*> chunks_;  // blocks of 2^kChunkBits entries (block_take)
   int32_t nentries_ = 0;
   std::vector<int32_t> free_;
   std::vector<std::vector<uint32_t>> spills_;
