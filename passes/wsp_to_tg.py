@@ -27,10 +27,12 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     IndexType,
     IntegerAttr,
+    LocationAttr,
     MemRefType,
     ModuleOp,
     StridedLayoutAttr,
     StringAttr,
+    UnknownLoc,
     UnregisteredOp,
     i64,
 )
@@ -216,12 +218,21 @@ class _Env:
 
 
 class _Emitter:
-    """Appends ops to a block and returns their results: the builder of the lowering."""
+    """Appends ops to a block and returns their results: the builder of the lowering.
+
+    Every op it emits without a location of its own takes the location of the wsp/csp op
+    being lowered (``_Emitter.location``, set by ``_Lowering._op``), so errors that later
+    passes and targets report on tg ops point at the user's source.
+    """
+
+    location: LocationAttr | None = None
 
     def __init__(self, block: Block):
         self.block = block
 
     def op(self, op: Operation) -> Operation:
+        if _Emitter.location is not None and isinstance(op.location, UnknownLoc):
+            op.location = _Emitter.location
         self.block.add_op(op)
         return op
 
@@ -279,13 +290,15 @@ class _Lowering:
         env = _Env({}, {}, calls=(workload.sym_name.data,))
         self._bind_args(workload.body.block.args, iter(body.args), env, emit)
         self._block(workload.body.block, emit, env)
-        return tg.ProgramOp(
+        program = tg.ProgramOp(
             workload.sym_name.data,
             types,
             names,
             config=self.sched.config or None,
             body=Region(body),
         )
+        program.location = workload.location
+        return program
 
     def _bind_args(self, old_args, new_args, env: _Env, emit: _Emitter) -> None:
         """Map workload arguments to program arguments; axes become _Axis records."""
@@ -309,15 +322,21 @@ class _Lowering:
             self._op(op, emit, env)
 
     def _op(self, op: Operation, emit: _Emitter, env: _Env) -> None:
-        lower = self._LOWERINGS.get(type(op))
-        if lower is not None:
-            lower(self, op, emit, env)
-        elif isinstance(op, wsp.YieldOp):
-            return
-        elif op.name.startswith(("wsp.", "csp.")):
-            raise PassFailedException(f"wsp-to-tg cannot lower {op.name} here")
-        else:  # a helper: arith, memref.load, ... computes values the tasks use
-            emit.op(op.clone(value_mapper=env.values))
+        outer = _Emitter.location
+        if not isinstance(op.location, UnknownLoc):
+            _Emitter.location = op.location
+        try:
+            lower = self._LOWERINGS.get(type(op))
+            if lower is not None:
+                lower(self, op, emit, env)
+            elif isinstance(op, wsp.YieldOp):
+                return
+            elif op.name.startswith(("wsp.", "csp.")):
+                raise PassFailedException(f"wsp-to-tg cannot lower {op.name} here")
+            else:  # a helper: arith, memref.load, ... computes values the tasks use
+                emit.op(op.clone(value_mapper=env.values))
+        finally:
+            _Emitter.location = outer
 
     def pipeline(self, pipeline: csp.PipelineOp) -> Operation:
         """The tg.program of a pipeline: a queue per channel, a tg.process per process."""
@@ -331,20 +350,25 @@ class _Lowering:
         self._bind_args(pipeline.body.block.args, iter(body.args), env, _Emitter(prologue))
         for op in pipeline.body.block.ops:
             if isinstance(op, csp.ChannelOp):
-                body.add_op(tg.QueueOp(op.sym_name.data, op.element_type, op.capacity.value.data))
+                queue = tg.QueueOp(op.sym_name.data, op.element_type, op.capacity.value.data)
+                queue.location = op.location
+                body.add_op(queue)
             elif isinstance(op, csp.ProcessOp):
                 body.add_op(self._process(op, prologue, env))
-        return tg.ProgramOp(
+        program = tg.ProgramOp(
             pipeline.sym_name.data,
             types,
             names,
             config=self.sched.config or None,
             body=Region(body),
         )
+        program.location = pipeline.location
+        return program
 
     def _process(self, op: csp.ProcessOp, prologue: Block, env: _Env) -> Operation:
         """A process: its replica index is the coordinate ``replica`` of the tasks it issues."""
         process = tg.ProcessOp(op.sym_name.data, op.replicas.value.data)
+        process.location = op.location
         block = process.body.block
         block.erase_op(block.last_op)
         emit = _Emitter(block)

@@ -137,10 +137,14 @@ def _form(text: str) -> aie.AcquireForm:
 def _fail(name: str, error: MappingError) -> None:
     """Report ``error`` at its op (file:line:col when the op has a location)."""
     message = f"{name}: {error}"
-    # The whole program adds no location (passes create it) and a long note: name it instead.
     if error.op is not None and not isinstance(error.op, tg.ProgramOp):
         error.op.emit_error(message, PassFailedException(message))
-    raise PassFailedException(message) from None
+    failure = PassFailedException(message)
+    if error.op is not None:
+        # A whole program is located at its workload or pipeline (wsp-to-tg carries the
+        # location), without the long "see current operation" note.
+        failure.op = error.op  # type: ignore[attr-defined]
+    raise failure from None
 
 
 @dataclass(frozen=True)

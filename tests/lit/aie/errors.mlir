@@ -19,7 +19,7 @@ sched.schedule @s for @w {
   sched.layout "Y" (shard(0), replicate)
 }
 
-// CHECK: error: tg-to-aie: spatial_map grid (8,) needs 8 cores, but npu1_1col has 4 compute tiles (1 column x 4 rows)
+// CHECK: errors.mlir:8:1: error: 'tg.program' op tg-to-aie: spatial_map grid (8,) needs 8 cores, but npu1_1col has 4 compute tiles (1 column x 4 rows)
 
 // -----
 // CHECK: //{{ }}-----
@@ -46,7 +46,7 @@ sched.schedule @s for @w {
   sched.layout "Y" (shard(0), replicate)
 }
 
-// CHECK: error: 'scf.if' op tg-to-aie: a data-dependent condition (scf.if): which tasks exist must be static to place them on a grid of cores (a value loaded from memory
+// CHECK: errors.mlir:35:5: error: 'scf.if' op tg-to-aie: a data-dependent condition (scf.if): which tasks exist must be static to place them on a grid of cores (a value loaded from memory
 
 // -----
 // CHECK: //{{ }}-----
@@ -70,7 +70,7 @@ sched.schedule @s for @moe {
   sched.layout "tokens" (shard(0), replicate)
 }
 
-// CHECK: error: 'memref.load' op tg-to-aie: loop bound: a value loaded from memory (data-dependent: sparse or ragged routing, runtime lengths) cannot steer an AIE design, whose loops and transfers are static
+// CHECK: errors.mlir:62:5: error: 'memref.load' op tg-to-aie: loop bound: a value loaded from memory (data-dependent: sparse or ragged routing, runtime lengths) cannot steer an AIE design, whose loops and transfers are static
 
 // -----
 // CHECK: //{{ }}-----
@@ -125,7 +125,7 @@ csp.pipeline @p(%x: memref<8x16xi32>, %y: memref<8x16xi32>) {
   }
 }
 
-// CHECK: error: tg-to-aie: pipeline @p needs 5 cores (@a x1, @b x4), but npu1_1col has 4 compute tiles (1 column x 4 rows)
+// CHECK: errors.mlir:110:1: error: 'tg.program' op tg-to-aie: pipeline @p needs 5 cores (@a x1, @b x4), but npu1_1col has 4 compute tiles (1 column x 4 rows)
 
 // -----
 // CHECK: //{{ }}-----
@@ -150,7 +150,7 @@ csp.pipeline @p(%x: memref<4x16xi32>, %y: memref<4x16xi32>) {
   }
 }
 
-// CHECK: error: 'tg.consume' op tg-to-aie: no task of @b reads y, the output of the messages on @q: on AIE a queue carries the data its message's task produces to the receiver
+// CHECK: errors.mlir:148:5: error: 'tg.consume' op tg-to-aie: no task of @b reads y, the output of the messages on @q: on AIE a queue carries the data its message's task produces to the receiver
 
 // -----
 // CHECK: //{{ }}-----
@@ -204,7 +204,7 @@ sched.schedule @s for @w {
   sched.layout "Y" (shard(0), replicate)
 }
 
-// CHECK: error: 'tg.task' op tg-to-aie: Y is written but not sharded across grid axis 1: the cores along that axis would write the same block
+// CHECK: errors.mlir:197:7: error: 'tg.task' op tg-to-aie: Y is written but not sharded across grid axis 1: the cores along that axis would write the same block
 
 // -----
 // CHECK: //{{ }}-----
@@ -225,7 +225,7 @@ sched.schedule @s for @w {
   sched.layout "Y" (shard(0), replicate)
 }
 
-// CHECK: error: 'tg.task' op tg-to-aie: @k on core (0,) reads X[0:1, 0:8], but the layout of X gives that core X[0:1, 0:16]
+// CHECK: errors.mlir:219:5: error: 'tg.task' op tg-to-aie: @k on core (0,) reads X[0:1, 0:8], but the layout of X gives that core X[0:1, 0:16]
 
 // -----
 // CHECK: //{{ }}-----
@@ -240,4 +240,4 @@ wsp.workload @w(%X: memref<2x16xi32>) {
   }
 }
 
-// CHECK: error: tg-to-aie: @w is neither a pipeline (tg.process) nor spatially mapped (config spatial_map): the AIE target maps CSP pipelines and workloads with sched.spatial_map
+// CHECK: errors.mlir:235:1: error: 'tg.program' op tg-to-aie: @w is neither a pipeline (tg.process) nor spatially mapped (config spatial_map): the AIE target maps CSP pipelines and workloads with sched.spatial_map
