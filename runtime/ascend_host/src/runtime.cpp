@@ -99,7 +99,7 @@ struct Slot {
   std::atomic<int32_t> pending{0};  // predecessors not completed, + 1 while held
   std::atomic<bool> free{true};     // the previous occupant is done
   SpinLock lock;                    // guards completed and fanout against late wiring
-  bool completed = false;
+  std::atomic<bool> completed{false};  // set under the lock; read without it to skip wiring
   uint8_t kind = kTask;
   uint32_t id = 0xFFFFFFFFu;  // the node in this slot (written by the orchestrator only)
   int32_t queue = -1;         // its ready queue
@@ -228,6 +228,11 @@ struct Builder::Impl {
   uint64_t cap = 0, mask = 0;
   Slot* ring = nullptr;
   uint64_t constructed = 0;
+  // Compact per-slot state for wiring (16 KB at 4,096 slots: cache-resident, unlike the
+  // slots): the node in each slot (orchestrator-written) and the last node completed in it
+  // (worker-written), so a predecessor that is done costs no access to its slot.
+  std::unique_ptr<uint32_t[]> slot_node;
+  std::unique_ptr<std::atomic<uint32_t>[]> slot_done;
 
   host::TensorMap tmap;
   std::vector<Scope> scopes;
@@ -292,7 +297,7 @@ struct Builder::Impl {
   void wait_until(const std::function<bool()>& ready);
   void flush();
   void release(uint32_t id);
-  void link(const std::vector<std::pair<uint32_t, uint8_t>>& ps, uint32_t id);
+  int32_t link(const std::vector<std::pair<uint32_t, uint8_t>>& ps, uint32_t id);
   uint32_t barrier(const std::vector<uint32_t>& preds);
   void push_ready(uint32_t id);
   void complete(uint32_t id);
@@ -328,6 +333,12 @@ Builder::Impl::Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t rin
   batch = cfg.batch_deps > 0 ? cfg.batch_deps : 0;
   if (cfg.timing == Timing::Batched && cfg.timing_n > 0)
     batch = batch > 0 ? std::min(batch, cfg.timing_n) : cfg.timing_n;
+  slot_node.reset(new uint32_t[cap]);
+  slot_done.reset(new std::atomic<uint32_t>[cap]);
+  for (uint64_t i = 0; i < cap; ++i) {
+    slot_node[i] = 0xFFFFFFFFu;
+    slot_done[i].store(0xFFFFFFFFu, std::memory_order_relaxed);
+  }
   nqueues = nworkers + 3;
   queues.reset(new ReadyQueue[nqueues]);
   for (int i = 0; i < nqueues; ++i) queues[i].init(cfg.ready == ReadyPolicy::Priority, cap);
@@ -429,9 +440,10 @@ uint32_t Builder::Impl::alloc_node(uint8_t kind) {
     wait_until([s] { return s->free.load(std::memory_order_acquire); });
   }
   s->free.store(false, std::memory_order_relaxed);
-  s->completed = false;
+  s->completed.store(false, std::memory_order_relaxed);
   s->kind = kind;
   s->id = static_cast<uint32_t>(n);
+  slot_node[n & mask] = static_cast<uint32_t>(n);
   s->pending.store(1, std::memory_order_relaxed);
   s->target = -1;
   s->site = nullptr;
@@ -454,9 +466,9 @@ uint32_t Builder::Impl::alloc_node(uint8_t kind) {
   return static_cast<uint32_t>(n);
 }
 
-void Builder::Impl::link(const std::vector<std::pair<uint32_t, uint8_t>>& ps, uint32_t id) {
+int32_t Builder::Impl::link(const std::vector<std::pair<uint32_t, uint8_t>>& ps, uint32_t id) {
   Slot& me = slot(id);
-  int32_t fanin = 0;
+  int32_t fanin = 0, nwired = 0;
   for (const auto& pk : ps) {
     const uint32_t p = pk.first;
     ++edges;
@@ -467,17 +479,21 @@ void Builder::Impl::link(const std::vector<std::pair<uint32_t, uint8_t>>& ps, ui
       rec.edge_dst.push_back(id);
       rec.edge_kind.push_back(pk.second);
     }
+    // Long completed (its slot holds a newer node), or completed: nothing to wire.
+    if (slot_node[p & mask] != p || slot_done[p & mask].load(std::memory_order_acquire) == p)
+      continue;
     Slot& ps_ = slot(p);
-    if (ps_.id != p) continue;  // long completed: its slot holds a newer node
     ps_.lock.lock();
-    if (!ps_.completed) {
+    if (!ps_.completed.load(std::memory_order_relaxed)) {
       me.pending.fetch_add(1, std::memory_order_relaxed);
       ps_.fanout.push_back(id);
       ++wired;
+      ++nwired;
     }
     ps_.lock.unlock();
   }
   me.pod.fanin = fanin;
+  return nwired;
 }
 
 uint32_t Builder::Impl::barrier(const std::vector<uint32_t>& preds) {
@@ -574,8 +590,9 @@ void Builder::Impl::complete(uint32_t first) {
   while (true) {
     Slot& s = slot(n);
     s.lock.lock();
-    s.completed = true;
+    s.completed.store(true, std::memory_order_release);
     s.lock.unlock();
+    slot_done[n & mask].store(n, std::memory_order_release);
     for (uint32_t succ : s.fanout) {
       Slot& t = slot(succ);
       if (t.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -810,11 +827,16 @@ void Builder::submit(TaskBuilder& t) {
     ps.resize(out);
   }
   if (m.record) m.record_node(id);
-  m.link(ps, id);
+  const int32_t nwired = m.link(ps, id);
   m.building = -1;
   if (m.batch > 0) {
     m.held.push_back(id);
     if (static_cast<int64_t>(m.held.size()) >= m.batch) m.flush();
+  } else if (nwired == 0) {
+    // Nothing to wait for, and no worker knows this task yet: ready now, without an atomic
+    // read-modify-write.
+    s.pending.store(0, std::memory_order_relaxed);
+    m.push_ready(id);
   } else {
     m.release(id);
   }
