@@ -1,4 +1,19 @@
-"""A prototype of vectorised dependency inference for regular stages of tasks.
+"""Vectorised dependency inference: batches of tasks as arrays (``GraphBuilder.add_tasks``).
+
+``BulkDeps`` (below) is what the GraphBuilder uses: per tensor touched by batches, per tiling
+(sizes, strides, offsets modulo the tile width) a box of cells with the last writer of each
+and the (cell, task) pairs read since; a batch's accesses are merged per (task, cell), sorted
+by cell then task, and the TensorMap's rules are applied with running maxima/minima along each
+cell's accesses (the previous writer, the next writer), joins against the earlier readers, and
+for tilings nested with the batch's — finer (their cells inside ours: seen until our cell's
+first write, which removes them, as the TensorMap removes contained entries) or coarser (a cell
+containing ours: seen by every access, never removed) — the same per cell. ``plan`` refuses
+what this does not cover exactly (several tilings of one tensor in one batch, tilings that
+only partly overlap, strided nesting, sizes varying per task, entries in the TensorMap's
+interval index); the builder then creates the batch task by task. ``iter_batch`` gives a
+batch's tasks as ``add_task`` arguments, in creation order.
+
+``TileGraphBuilder``, the first prototype of this idea (kept for bench/bench_sim_bulk.py):
 
 DESIGN.md: per-task Python costs ~0.5 µs at best, and the per-task graph build
 (``GraphBuilder`` + ``TensorMap``) costs tens of µs; the way to the 5,000 tasks/ms anchor is
@@ -23,11 +38,13 @@ the order raw, waw, war (GraphBuilder's), never from a task to itself.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from pto_wsp.runtime.graph import EDGE_RAW, EDGE_WAR, EDGE_WAW
+# runtime/graph.py's edge kinds (graph.py imports this module).
+EDGE_RAW, EDGE_WAW, EDGE_WAR = 1, 2, 3
 
 __all__ = ["TileGraphBuilder"]
 
@@ -140,3 +157,527 @@ class TileGraphBuilder:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, np.zeros(0, dtype=np.uint8)
         return np.concatenate(self._src), np.concatenate(self._dst), np.concatenate(self._kind)
+
+
+# =============================================================================================
+# Batches: the tasks of a regular loop nest, handed to ``GraphBuilder.add_tasks`` as arrays.
+# =============================================================================================
+
+
+class BatchRegion:
+    """The regions one ``tg.task`` op of a batch creates: per root dimension an offset, size
+    and stride, each an int (the same for every task of the op) or an int array (one per task),
+    plus the access and the kept dimensions (``ViewRegion``)."""
+
+    __slots__ = ("tensor", "offsets", "sizes", "strides", "access", "kept", "unit")
+
+    def __init__(self, tensor, offsets, sizes, strides, access, kept, unit=None) -> None:
+        self.tensor = tensor
+        self.offsets = tuple(offsets)
+        self.sizes = tuple(sizes)
+        self.strides = tuple(strides)
+        self.access = access
+        self.kept = tuple(kept)
+        self.unit = unit
+
+
+def _column(value: Any, m: int) -> list:
+    """``value`` (an int or an array of m) as a list of m Python values."""
+    if value.__class__ is np.ndarray:
+        return value.tolist()
+    return [value] * m
+
+
+def _rows(columns: list[list], m: int) -> list[tuple]:
+    if not columns:
+        return [()] * m
+    return list(zip(*columns))
+
+
+def group_count(group: Sequence, n: int) -> int:
+    """How many tasks a group of a batch of ``n`` creates."""
+    pos = group[1]
+    return n if pos is None else len(pos)
+
+
+def group_fields(group: Sequence, n: int) -> tuple[list, list, list]:
+    """The per-task (args, regions, coords) of one group, as lists of tuples."""
+    from pto_wsp.runtime.kernels import ViewRegion
+
+    _kernel, _pos, params, regions, coords = group[:5]
+    m = group_count(group, n)
+    args = _rows([_column(p, m) for p in params], m)
+    cols = []
+    for r in regions:
+        if r.__class__ is not BatchRegion:
+            cols.append([r] * m)
+            continue
+        offs = _rows([_column(x, m) for x in r.offsets], m)
+        sizes = _rows([_column(x, m) for x in r.sizes], m)
+        strides = _rows([_column(x, m) for x in r.strides], m)
+        of = ViewRegion.of
+        t, a, kept, unit = r.tensor, r.access, r.kept, r.unit
+        cols.append([of(t, o, s, st, a, kept, unit) for o, s, st in zip(offs, sizes, strides)])
+    regs = _rows(cols, m)
+    names = [name for name, _ in coords]
+    vals = _rows([_column(v, m) for _, v in coords], m)
+    coord_rows = [tuple(zip(names, v)) for v in vals]
+    return args, regs, coord_rows
+
+
+def iter_batch(n: int, groups: Sequence[Sequence]) -> Iterator[tuple]:
+    """The tasks of a batch as ``add_task`` argument tuples (kernel, args, regions, coords,
+    pool, target, stream, priority, domain), in creation order."""
+    rows: list = [None] * n
+    for group in groups:
+        kernel, pos = group[0], group[1]
+        m = group_count(group, n)
+        args, regs, coords = group_fields(group, n)
+        rest = [_column(x, m) for x in group[5:10]]
+        where = range(n) if pos is None else pos.tolist()
+        for j, p in enumerate(where):
+            rows[p] = (
+                kernel,
+                args[j],
+                regs[j],
+                coords[j],
+                rest[0][j],
+                rest[1][j],
+                rest[2][j],
+                rest[3][j],
+                rest[4][j],
+            )
+    return iter(rows)
+
+
+class _Tiling:
+    """One tiling of a tensor in array form: the last writer of each cell of a box of cells,
+    and the (cell, task) pairs read since those writes, in creation order."""
+
+    __slots__ = ("key", "widths", "residues", "unit", "lo", "shape", "writer", "r_cell", "r_task")
+
+    def __init__(self, key: tuple) -> None:
+        sizes, strides, residues = key
+        self.key = key
+        self.widths = np.array([a * b for a, b in zip(sizes, strides)], dtype=np.int64)
+        self.residues = np.array(residues, dtype=np.int64)
+        self.unit = all(s == 1 for s in strides)
+        self.lo = np.zeros(len(sizes), dtype=np.int64)
+        self.shape = np.zeros(len(sizes), dtype=np.int64)
+        self.writer = np.zeros(0, dtype=np.int64)
+        self.r_cell = np.zeros(0, dtype=np.int64)
+        self.r_task = np.zeros(0, dtype=np.int64)
+
+    @property
+    def live(self) -> bool:
+        return bool(len(self.r_cell)) or bool((self.writer >= 0).any())
+
+    def fit(self, lo: np.ndarray, hi: np.ndarray, limit: int) -> bool:
+        """Grow the box to hold cells lo..hi (inclusive); False if it would exceed ``limit``."""
+        if self.writer.size:
+            new_lo = np.minimum(self.lo, lo)
+            new_hi = np.maximum(self.lo + self.shape - 1, hi)
+        else:
+            new_lo, new_hi = lo, hi
+        new_shape = new_hi - new_lo + 1
+        if self.writer.size and (new_lo == self.lo).all() and (new_shape == self.shape).all():
+            return True
+        if int(np.prod(new_shape, dtype=np.float64)) > limit:
+            return False
+        writer = np.full(int(np.prod(new_shape)), -1, dtype=np.int64)
+        if self.writer.size:
+            old = self.coords(np.arange(self.writer.size))
+            writer[self._lin(old, new_lo, new_shape)] = self.writer
+            self.r_cell = self._lin(self.coords(self.r_cell), new_lo, new_shape)
+        self.lo, self.shape, self.writer = new_lo, new_shape, writer
+        return True
+
+    @staticmethod
+    def _lin(coords: np.ndarray, lo: np.ndarray, shape: np.ndarray) -> np.ndarray:
+        """Row-major linear index of cell coordinates (rank, m) in a box."""
+        lin = np.zeros(coords.shape[1], dtype=np.int64)
+        for d in range(len(shape)):
+            lin = lin * shape[d] + (coords[d] - lo[d])
+        return lin
+
+    def lin(self, coords: np.ndarray) -> np.ndarray:
+        return self._lin(coords, self.lo, self.shape)
+
+    def inside(self, coords: np.ndarray) -> np.ndarray:
+        """Which cell coordinates (rank, m) lie in the box."""
+        rel = coords - self.lo[:, None]
+        return ((rel >= 0) & (rel < self.shape[:, None])).all(axis=0)
+
+    def coords(self, lin: np.ndarray) -> np.ndarray:
+        if not len(self.shape):
+            return np.zeros((0, len(lin)), dtype=np.int64)
+        return (
+            np.array(np.unravel_index(lin, tuple(self.shape.tolist())), dtype=np.int64).reshape(
+                len(self.shape), -1
+            )
+            + self.lo[:, None]
+        )
+
+    def convert(self, coords: np.ndarray, other: _Tiling) -> np.ndarray:
+        """Cell coordinates of this tiling -> the cells of ``other`` holding their first
+        point (for nested tilings: the containing cell)."""
+        first = coords * self.widths[:, None] + self.residues[:, None]
+        return (first - other.residues[:, None]) // other.widths[:, None]
+
+
+def _join(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All index pairs (i, j) with a[i] == b[j]."""
+    if not len(a) or not len(b):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    order = np.argsort(b, kind="stable")
+    sb = b[order]
+    lo = np.searchsorted(sb, a, "left")
+    hi = np.searchsorted(sb, a, "right")
+    cnt = hi - lo
+    total = int(cnt.sum())
+    ia = np.repeat(np.arange(len(a)), cnt)
+    start = np.repeat(lo - (np.cumsum(cnt) - cnt), cnt)
+    ib = order[start + np.arange(total)]
+    return ia, ib
+
+
+#: A tiling's box of cells holds at most this many cells (else the batch takes the per-task
+#: path).
+MAX_CELLS = 1 << 24
+
+
+class BulkDeps:
+    """Data-dependency state in array form for the tensors that batches have touched, and the
+    batch rule: exactly the edges the TensorMap would give, task by task (module doc of
+    runtime/graph.py, "Batches")."""
+
+    def __init__(self) -> None:
+        self.tensors: dict[Any, dict[tuple, _Tiling]] = {}
+        self.ranks: dict[Any, int] = {}
+
+    # --------------------------------------------------------------- planning
+
+    def plan(self, n: int, groups: Sequence[Sequence], tensormap: Any) -> dict | None:
+        """Classify a batch's accesses per tensor; None when the array rule is not exact for
+        it (the caller takes the per-task path)."""
+        per: dict[Any, list] = {}
+        for group in groups:
+            pos = group[1]
+            m = group_count(group, n)
+            for ri, r in enumerate(group[3]):
+                sizes, strides = r.sizes, r.strides
+                if any(x.__class__ is np.ndarray for x in sizes) or any(
+                    x.__class__ is np.ndarray for x in strides
+                ):
+                    return None
+                if 0 in sizes:
+                    continue  # an empty region: no access (TensorMap.access)
+                if min(strides, default=1) < 1:
+                    return None
+                widths = [a * b for a, b in zip(sizes, strides)]
+                offs = r.offsets
+                res, cells = [], []
+                for o, w in zip(offs, widths):
+                    if o.__class__ is np.ndarray:
+                        q, rm = np.divmod(o, w)
+                        if len(rm) and (rm != rm[0]).any():
+                            return None
+                        res.append(int(rm[0]) if len(rm) else 0)
+                        cells.append(q)
+                    else:
+                        q, rm = divmod(o, w)
+                        res.append(rm)
+                        cells.append(q)
+                key = (tuple(sizes), tuple(strides), tuple(res))
+                if m:
+                    per.setdefault(r.tensor, []).append((key, pos, m, cells, r.access, ri))
+        for tensor, accesses in per.items():
+            key = accesses[0][0]
+            if any(a[0] != key for a in accesses):
+                return None
+            rank = len(key[0])
+            lo = [min(int(np.min(a[3][d])) for a in accesses) for d in range(rank)]
+            hi = [max(int(np.max(a[3][d])) for a in accesses) for d in range(rank)]
+            boxes = [(lo, hi)]
+            mine = self.tensors.get(tensor, {}).get(key)
+            if mine is not None and mine.writer.size:
+                boxes.append((mine.lo.tolist(), (mine.lo + mine.shape - 1).tolist()))
+            st = tensormap._tensors.get(tensor)
+            if st is not None and key in st.grids and st.grids[key].cells:
+                cells = list(st.grids[key].cells)
+                boxes.append(
+                    (
+                        [min(c[d] for c in cells) for d in range(rank)],
+                        [max(c[d] for c in cells) for d in range(rank)],
+                    )
+                )
+            size = 1.0
+            for d in range(rank):
+                size *= max(b[1][d] for b in boxes) - min(b[0][d] for b in boxes) + 1
+            if size > MAX_CELLS:
+                return None
+            if self.ranks.get(tensor, rank) != rank:
+                return None
+            st = tensormap._tensors.get(tensor)
+            if st is not None and st.exact:
+                if st.levels or st.rank != rank:
+                    return None  # regions outside the grids: the per-task path decides
+                for grid in st.grids.values():
+                    if grid.cells and _box(list(grid.cells)) > MAX_CELLS:
+                        return None
+            tilings = self._existing(tensor, tensormap)
+            for other in tilings:
+                if other != key and _relation(key, other) is None:
+                    return None
+        return per
+
+    def _existing(self, tensor, tensormap) -> list[tuple]:
+        keys = list(self.tensors.get(tensor, {}))
+        st = tensormap._tensors.get(tensor)
+        if st is not None and st.exact:
+            keys += [k for k in st.grids if k not in keys]
+        return keys
+
+    # --------------------------------------------------------------- state moves
+
+    def adopt(self, tensor, tensormap) -> None:
+        """Move a tensor's TensorMap entries (all in tiling grids) into array form."""
+        st = tensormap._tensors.get(tensor)
+        if st is None or not st.exact:
+            tensormap._tensors.pop(tensor, None)
+            return
+        tilings = self.tensors.setdefault(tensor, {})
+        self.ranks[tensor] = st.rank
+        for gkey, grid in st.grids.items():
+            if not grid.cells:
+                continue
+            t = tilings.get(gkey)
+            if t is None:
+                t = tilings[gkey] = _Tiling(gkey)
+            cells = np.array(list(grid.cells), dtype=np.int64).reshape(-1, len(gkey[0])).T
+            if not t.fit(cells.min(axis=1), cells.max(axis=1), MAX_CELLS):
+                raise RuntimeError("internal: adopted tiling too large")
+            lin = t.lin(cells)
+            entries = list(grid.cells.values())
+            t.writer[lin] = [e.writer for e in entries]
+            rc = [c for c, e in zip(lin.tolist(), entries) for _ in e.readers]
+            rt = [r for e in entries for r in e.readers]
+            order = np.argsort(np.array(rt, dtype=np.int64), kind="stable")
+            t.r_cell = np.concatenate([t.r_cell, np.array(rc, dtype=np.int64)[order]])
+            t.r_task = np.concatenate([t.r_task, np.array(rt, dtype=np.int64)[order]])
+        del tensormap._tensors[tensor]
+
+    def release(self, tensor, tensormap) -> None:
+        """Move a tensor's array state into TensorMap entries (a per-task access arrived)."""
+        from pto_wsp.runtime.regions import TensorRegion
+        from pto_wsp.runtime.tensormap import _Entry
+
+        tilings = self.tensors.pop(tensor, {})
+        rank = self.ranks.pop(tensor, None)
+        live = [t for t in tilings.values() if t.live]
+        if not live:
+            return
+        st = tensormap._state(tensor)
+        st.rank = rank
+        alone = len(live) == 1
+        for t in live:
+            sizes, strides, residues = t.key
+            order = np.argsort(t.r_cell, kind="stable")
+            rc, rt = t.r_cell[order], t.r_task[order]
+            cells = np.union1d(np.flatnonzero(t.writer >= 0), rc)
+            lo = np.searchsorted(rc, cells, "left")
+            hi = np.searchsorted(rc, cells, "right")
+            coords = t.coords(cells)
+            offsets = (coords * t.widths[:, None] + t.residues[:, None]).T.tolist()
+            writers = t.writer[cells].tolist()
+            rt_list = rt.tolist()
+            for off, w, a, b in zip(offsets, writers, lo.tolist(), hi.tolist()):
+                region = TensorRegion(tensor, off, sizes, strides)
+                e = _Entry(region)
+                e.writer = w
+                e.readers = rt_list[a:b]
+                e.alone = alone
+                gkey, widths, grid = st.classify(region)
+                st.insert(e, gkey, widths, grid)
+
+    # --------------------------------------------------------------- the batch rule
+
+    def apply(self, tid0: int, n: int, plan: dict, tensormap: Any) -> list[tuple]:
+        """Record the batch's accesses; return its data edges as (src, dst, kind) arrays."""
+        out = []
+        for tensor, accesses in plan.items():
+            st = tensormap._tensors.get(tensor)
+            if st is not None:
+                self.adopt(tensor, tensormap)
+            out.extend(self._tensor(tensor, tid0, n, accesses))
+        return out
+
+    def _tensor(self, tensor, tid0: int, n: int, accesses: list) -> list[tuple]:
+        key = accesses[0][0]
+        rank = len(key[0])
+        self.ranks[tensor] = rank
+        tilings = self.tensors.setdefault(tensor, {})
+        own = tilings.get(key)
+        if own is None:
+            own = tilings[key] = _Tiling(key)
+        # The accesses: local task position, cell coordinates, reads, writes.
+        ps, cs, rs, ws, ris = [], [], [], [], []
+        for _key, pos, m, cells, access, ri in accesses:
+            p = np.arange(n, dtype=np.int64) if pos is None else pos.astype(np.int64)
+            ps.append(p)
+            cs.append(
+                np.array([np.broadcast_to(c, (m,)) for c in cells], dtype=np.int64).reshape(rank, m)
+            )
+            rs.append(np.full(m, access != "out"))
+            ws.append(np.full(m, access != "in"))
+            ris.append(np.full(m, ri))
+        p = np.concatenate(ps)
+        coords = np.concatenate(cs, axis=1)
+        R = np.concatenate(rs)
+        W = np.concatenate(ws)
+        ri = np.concatenate(ris)
+        if not len(p):
+            return []
+        if not own.fit(coords.min(axis=1), coords.max(axis=1), MAX_CELLS):
+            raise RuntimeError("internal: tiling box too large")
+        g = own.lin(coords)
+        # Merge the accesses of one task to one cell, sorted by (cell, task).
+        k = g * n + p
+        order = np.argsort(k, kind="stable")
+        k = k[order]
+        g, p, R, W, ri = g[order], p[order], R[order], W[order], ri[order]
+        first = np.ones(len(k), dtype=bool)
+        first[1:] = k[1:] != k[:-1]
+        # Rpre: the task reads the cell at or before its first write there (in its regions'
+        # order): the previous writer is then a raw predecessor, else a waw one (a read after
+        # its own write sees the task itself), except for coarser tilings' entries, which its
+        # write leaves in place (there any read makes it raw).
+        Rpre = R
+        if not first.all():
+            grp = np.cumsum(first) - 1
+            starts = np.flatnonzero(first)
+            wri = np.where(W, ri, np.iinfo(np.int64).max)
+            first_w = np.minimum.reduceat(wri, starts)
+            Rpre = np.bincount(grp, weights=R & (ri <= first_w[grp]), minlength=len(starts))
+            Rpre = Rpre.astype(bool)
+            R = np.bincount(grp, weights=R).astype(bool)
+            W = np.bincount(grp, weights=W).astype(bool)
+            g, p = g[first], p[first]
+        m = len(g)
+        idx = np.arange(m)
+        seg = np.ones(m, dtype=bool)
+        seg[1:] = g[1:] != g[:-1]
+        starts = np.flatnonzero(seg)
+        seg_id = np.cumsum(seg) - 1
+        seg_start = starts[seg_id]
+        seg_end = np.append(starts[1:], m)[seg_id]
+        acc = np.maximum.accumulate(np.where(W, idx, -1))
+        pw = np.empty(m, dtype=np.int64)
+        pw[0] = -1
+        pw[1:] = acc[:-1]
+        has_pw = pw >= seg_start
+        big = m + 1
+        nxt = np.minimum.accumulate(np.where(W, idx, big)[::-1])[::-1]
+        nw = np.empty(m, dtype=np.int64)
+        nw[-1] = big
+        nw[:-1] = nxt[1:]
+        has_nw = nw < seg_end
+        kind_w = np.where(Rpre, 1, 2).astype(np.uint8)  # raw if the task reads first
+        kind_c = np.where(R, 1, 2).astype(np.uint8)  # for coarser tilings' writers
+        t = p + tid0
+        src, dst, kind = [], [], []
+
+        def emit(s, d, k) -> None:
+            if len(s):
+                src.append(np.asarray(s, dtype=np.int64))
+                dst.append(np.asarray(d, dtype=np.int64))
+                kind.append(np.broadcast_to(np.asarray(k, dtype=np.uint8), (len(s),)))
+
+        # In-batch: the previous writer of the cell, and readers before the next writer.
+        emit(t[pw[has_pw]], t[has_pw], kind_w[has_pw])
+        rd = R & ~W & has_nw
+        emit(t[rd], t[nw[rd]], 3)
+        # The state before the batch, seen by accesses before the cell's first write.
+        pre = ~has_pw
+        w0 = own.writer[g[pre]]
+        ok = w0 >= 0
+        emit(w0[ok], t[pre][ok], kind_w[pre][ok])
+        fw = pre & W  # first writer of each written cell
+        ia, ib = _join(g[fw], own.r_cell)
+        emit(own.r_task[ib], t[fw][ia], 3)
+        written_cells = np.unique(g[W])
+        gcoords = own.coords(g)
+        for okey, other in list(tilings.items()):
+            if other is own or not other.live:
+                continue
+            rel = _relation(key, okey)
+            if rel == "finer":
+                # Cells of ``other`` inside ours: seen until our cell's first write, then gone.
+                live = np.flatnonzero(other.writer >= 0)
+                lc = other.convert(other.coords(live), own)
+                inside = own.inside(lc)
+                glin = np.full(len(live), -1, dtype=np.int64)
+                glin[inside] = own.lin(lc[:, inside])
+                ia, ib = _join(g[pre], glin)
+                emit(other.writer[live[ib]], t[pre][ia], kind_w[pre][ia])
+                rc = other.convert(other.coords(other.r_cell), own)
+                rin = own.inside(rc)
+                rlin = np.full(len(other.r_cell), -1, dtype=np.int64)
+                rlin[rin] = own.lin(rc[:, rin])
+                ia, ib = _join(g[fw], rlin)
+                emit(other.r_task[ib], t[fw][ia], 3)
+                # Our writes contain those cells: they leave the map.
+                gone_w = np.isin(glin, written_cells)
+                other.writer[live[gone_w]] = -1
+                keep = ~np.isin(rlin, written_cells)
+                other.r_cell, other.r_task = other.r_cell[keep], other.r_task[keep]
+            else:
+                # A cell of ``other`` contains ours: seen by every access, never removed.
+                oc = own.convert(gcoords, other)
+                inside = other.inside(oc)
+                olin = np.full(m, -1, dtype=np.int64)
+                olin[inside] = other.lin(oc[:, inside])
+                wr = np.full(m, -1, dtype=np.int64)
+                wr[inside] = other.writer[olin[inside]]
+                ok = wr >= 0
+                emit(wr[ok], t[ok], kind_c[ok])
+                sel = W & inside
+                ia, ib = _join(olin[sel], other.r_cell)
+                emit(other.r_task[ib], t[sel][ia], 3)
+            if not other.live:
+                del tilings[okey]
+        # The new state of our tiling.
+        lastw = W & ~has_nw
+        own.writer[g[lastw]] = t[lastw]
+        keep = ~np.isin(own.r_cell, written_cells)
+        newr = R & ~W & ~has_nw
+        own.r_cell = np.concatenate([own.r_cell[keep], g[newr]])
+        own.r_task = np.concatenate([own.r_task[keep], t[newr]])
+        if not src:
+            return []
+        return [(np.concatenate(src), np.concatenate(dst), np.concatenate(kind))]
+
+
+def _box(cells: list[tuple[int, ...]]) -> float:
+    size = 1.0
+    for d in range(len(cells[0])):
+        size *= max(c[d] for c in cells) - min(c[d] for c in cells) + 1
+    return size
+
+
+def _relation(key: tuple, other: tuple) -> str | None:
+    """How tiling ``other`` sits against tiling ``key``: "finer" (each of its cells inside one
+    of ours), "coarser" (each of ours inside one of its), or None (neither, or strided)."""
+    (s1, st1, r1), (s2, st2, r2) = key, other
+    if len(s1) != len(s2) or any(x != 1 for x in st1) or any(x != 1 for x in st2):
+        return None
+    finer = all(
+        b <= a and a % b == 0 and (ra - rb) % b == 0 for a, b, ra, rb in zip(s1, s2, r1, r2)
+    )
+    if finer:
+        return "finer"
+    coarser = all(
+        a <= b and b % a == 0 and (rb - ra) % a == 0 for a, b, ra, rb in zip(s1, s2, r1, r2)
+    )
+    return "coarser" if coarser else None

@@ -240,6 +240,14 @@ class Simulator(PipelineMixin):
         self._register(n0, e0)
         return tid
 
+    def add_tasks(self, n: int, groups: Sequence) -> None:
+        """A batch of tasks (``GraphBuilder.add_tasks``), created one by one in order."""
+        from pto_wsp.runtime.bulk import iter_batch
+
+        add = self.add_task
+        for row in iter_batch(n, groups):
+            add(*row)
+
     # ================================================================== creation
 
     def _generator_wait(self) -> None:

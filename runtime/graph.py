@@ -28,14 +28,31 @@ Data order. For each region of a new task, read-after-write, write-after-write a
 write-after-read edges from the TensorMap (``runtime/tensormap.py``). Edges are kept once per
 (source, destination) pair — the first reason found, structural before data — and never from
 a task to itself.
+
+Batches. ``add_tasks(n, groups)`` creates the n tasks of a regular loop nest at once
+(lowering/cpu/simgen.py emits it; docs/batchgen.md): per ``tg.task`` op a group whose fields
+are ints or arrays. Structural edges follow the barrier rule for one group of the scope (every
+task of the batch follows the current frontier). Data edges are inferred in array form
+(``runtime/bulk.py`` ``BulkDeps``) when that is exact: per tensor, every access of the batch on
+one tiling, and the tensor's earlier entries on tilings nested with it; the tensor's state then
+lives in arrays (last writer per cell, readers since) until a task-by-task access to it moves
+it back into the TensorMap. Anything else — and batches of fewer than ``BATCH_MIN`` tasks, and
+subclasses that do not set ``batches = True`` — takes the per-task path, one ``add_task`` per
+task. Either way the graph is the same: same ids, fields and edges with the same kinds. A
+batch's nodes are kept as arrays (segments); the built TaskGraph makes a task's args, regions
+and coords when first asked for. (The TensorMap's ``gc_before`` and ``lookup`` do not see
+tensors in array form: the simulator's engine, which uses them, creates tasks one by one.)
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -55,6 +72,7 @@ __all__ = [
     "POOL_ANY",
     "POOL_CUBE",
     "POOL_VECTOR",
+    "BATCH_MIN",
     "GraphBuilder",
     "TaskGraph",
     "gc_paused",
@@ -148,13 +166,18 @@ class GraphBuilder:
         self._scopes: list[_Scope] = [self._root]
         self._main = (self._root, self._scopes)
         self._num_tasks = 0
+        # Batches (``add_tasks``): the nodes before the lists above, sealed in segments, and
+        # the array-form dependency state of the tensors batches touched.
+        self._base = 0
+        self._segs: list[_Segment] = []
+        self._bulk: BulkDeps | None = None
 
     # ------------------------------------------------------------------ nodes
 
     @property
     def num_nodes(self) -> int:
         """Nodes created so far (tasks and barriers)."""
-        return len(self._kind)
+        return self._base + len(self._kind)
 
     @property
     def num_tasks(self) -> int:
@@ -170,7 +193,7 @@ class GraphBuilder:
         return kid
 
     def _barrier(self, preds: list[int]) -> int:
-        bid = len(self._kind)
+        bid = self._base + len(self._kind)
         self._kind.append(KIND_BARRIER)
         self._kernel.append(-1)
         self._pool.append(POOL_ANY)
@@ -220,7 +243,7 @@ class GraphBuilder:
             # First task after an ordering point with several tasks before it: one barrier,
             # shared by every later task of the scope (and of nested scopes holding the list).
             frontier[:] = [self._barrier(list(frontier))]
-        tid = len(self._kind)
+        tid = self._base + len(self._kind)
         kid = self._kernel_ids.get(kernel)
         if kid is None:
             kid = self.kernel_id(kernel)
@@ -248,6 +271,11 @@ class GraphBuilder:
         dst = self._dst
         ekind = self._ekind
         if self.infer_data_deps and regions:
+            bulk = self._bulk
+            if bulk is not None and bulk.tensors:
+                for r in regions:
+                    if r.tensor in bulk.tensors:
+                        bulk.release(r.tensor, self.tensormap)
             raw: list[int] = []
             waw: list[int] = []
             war: list[int] = []
@@ -286,6 +314,136 @@ class GraphBuilder:
             dst.append(tid)
             ekind.append(EDGE_STRUCTURAL)
         return tid
+
+    def add_tasks(self, n: int, groups: Sequence[Sequence]) -> range:
+        """Create the ``n`` tasks of a batch (a regular loop nest's, in creation order) and
+        their incoming edges; return their node ids. See the module doc, "Batches".
+
+        Each group is the tasks of one ``tg.task`` op: ``(kernel, positions, params, regions,
+        coords, pool, target, stream, priority, domain)`` where ``positions`` are the tasks'
+        places in the batch (an int array, or None: the group is the whole batch in order),
+        every value is an int (or name) shared by the group's tasks or an array with one entry
+        per task, ``regions`` are ``BatchRegion``s or regions shared by every task, and
+        ``coords`` are (name, value) pairs.
+        """
+        n = int(n)
+        if n <= 0:
+            return range(0)
+        plan = None
+        cls = type(self)
+        exact = n >= BATCH_MIN and (cls is GraphBuilder or cls.__dict__.get("batches") is True)
+        if exact and self.infer_data_deps:
+            if self._bulk is None:
+                self._bulk = BulkDeps()
+            plan = self._bulk.plan(n, groups, self.tensormap)
+            exact = plan is not None
+        if not exact:
+            # The per-task path. Subclasses take it unless they set ``batches = True``: a
+            # batch's nodes are not in the per-node lists (``_kind``, ``_args``, ...) that a
+            # subclass may read; they are in the built TaskGraph.
+            tids = [self.add_task(*row) for row in iter_batch(n, groups)]
+            return range(tids[0], tids[0] + n)
+        scope = self._scopes[-1]
+        frontier = scope.frontier
+        if len(frontier) > 1:
+            frontier[:] = [self._barrier(list(frontier))]
+        self._seal()
+        tid0 = self._base
+        ids = np.arange(tid0, tid0 + n, dtype=np.int64)
+        kernel = np.empty(n, dtype=np.int32)
+        pool = np.empty(n, dtype=np.int64)
+        domain = np.empty(n, dtype=np.int64)
+        target = np.empty(n, dtype=np.int64)
+        stream = np.empty(n, dtype=np.int64)
+        priority = np.empty(n, dtype=np.int64)
+        for group in groups:
+            at = slice(None) if group[1] is None else group[1]
+            kernel[at] = self.kernel_id(group[0])
+            p = group[5]
+            pool[at] = POOLS[p] if p.__class__ is str else p
+            target[at] = group[6]
+            stream[at] = group[7]
+            priority[at] = group[8]
+            d = group[9]
+            domain[at] = DOMAINS[d] if d.__class__ is str else d
+        self._num_tasks += n
+        if scope is not self._root:
+            scope.group.extend(range(tid0, tid0 + n))
+        parts = self._bulk.apply(tid0, n, plan, self.tensormap) if plan else []
+        if frontier:
+            parts.append(
+                (np.full(n, frontier[0], dtype=np.int64), ids, np.zeros(n, dtype=np.uint8))
+            )
+        if not parts:
+            src = dst = np.zeros(0, dtype=np.int64)
+            ekind = np.zeros(0, dtype=np.uint8)
+        elif len(parts) == 1 and not plan:
+            src, dst, ekind = parts[0]
+        else:
+            # One edge per (source, destination), the smallest kind (structural, raw, waw,
+            # war: the per-task path's first reason), never a self-edge; by destination.
+            total = tid0 + n
+            src = np.concatenate([x[0] for x in parts])
+            dst = np.concatenate([x[1] for x in parts])
+            kind = np.concatenate([x[2] for x in parts]).astype(np.int64)
+            key = ((dst - tid0) * total + src) * 4 + kind
+            key.sort()
+            pair = key >> 2
+            first = np.ones(len(key), dtype=bool)
+            first[1:] = pair[1:] != pair[:-1]
+            key, pair = key[first], pair[first]
+            src = pair % total
+            dst = pair // total + tid0
+            keep = src != dst
+            src, dst = src[keep], dst[keep]
+            ekind = (key[keep] & 3).astype(np.uint8)
+        self._segs.append(
+            _Segment(
+                tid0,
+                n,
+                np.zeros(n, dtype=np.uint8),
+                kernel,
+                pool,
+                domain,
+                target,
+                stream,
+                priority,
+                _BatchFields(n, groups),
+                src,
+                dst,
+                ekind,
+            )
+        )
+        self._base += n
+        return range(tid0, tid0 + n)
+
+    def _seal(self) -> None:
+        """Move the nodes and edges of the per-node lists into a segment."""
+        if not self._kind:
+            return
+        fields = (self._args, self._regions, self._coords)
+        self._segs.append(
+            _Segment(
+                self._base,
+                len(self._kind),
+                np.array(self._kind, dtype=np.uint8),
+                np.array(self._kernel, dtype=np.int32),
+                np.array(self._pool, dtype=np.int64),
+                np.array(self._domain, dtype=np.int64),
+                np.array(self._target, dtype=np.int64),
+                np.array(self._stream, dtype=np.int64),
+                np.array(self._priority, dtype=np.int64),
+                fields,
+                np.array(self._src, dtype=np.int64),
+                np.array(self._dst, dtype=np.int64),
+                np.array(self._ekind, dtype=np.uint8),
+            )
+        )
+        self._base += len(self._kind)
+        for name in ("_kind", "_kernel", "_pool", "_domain", "_target", "_stream", "_priority"):
+            setattr(self, name, [])
+        self._args, self._regions, self._coords = [], [], []
+        self._src, self._dst, self._ekind = [], [], []
 
     # ------------------------------------------------------------------ structural order
 
@@ -344,6 +502,8 @@ class GraphBuilder:
         """The static task graph of everything created so far (the builder stays usable)."""
         if len(self._scopes) != 1:
             raise RuntimeError(f"build() inside {len(self._scopes) - 1} open ordered scope(s)")
+        if self._segs:
+            return self._build_segments()
         n = len(self._kind)
         src = np.array(self._src, dtype=np.int64)
         dst = np.array(self._dst, dtype=np.int32)
@@ -372,6 +532,118 @@ class GraphBuilder:
             regions=list(self._regions),
             coords=list(self._coords),
         )
+
+    def _build_segments(self) -> TaskGraph:
+        self._seal()
+        segs = self._segs
+        n = self._base
+        cat = np.concatenate
+        src = cat([s.src for s in segs])
+        dst = cat([s.dst for s in segs]).astype(np.int32)
+        ekind = cat([s.ekind for s in segs])
+        order = np.argsort(src, kind="stable")
+        counts = np.bincount(src, minlength=n)
+        begin = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=begin[1:])
+        fanin = np.bincount(dst, minlength=n).astype(np.int32)
+        return TaskGraph(
+            kind=cat([s.kind for s in segs]),
+            kernel=cat([s.kernel for s in segs]),
+            pool=cat([s.pool for s in segs]).astype(np.uint8),
+            domain=cat([s.domain for s in segs]).astype(np.uint8),
+            target=cat([s.target for s in segs]),
+            stream=cat([s.stream for s in segs]),
+            priority=cat([s.priority for s in segs]),
+            fanin=fanin,
+            fanout_begin=begin,
+            fanout_edges=dst[order],
+            edge_kind=ekind[order],
+            kernels=list(self.kernels),
+            args=_NodeSeq(segs, 0),
+            regions=_NodeSeq(segs, 1),
+            coords=_NodeSeq(segs, 2),
+        )
+
+
+#: Batches of fewer tasks take the per-task path (numpy's fixed costs exceed the gain).
+BATCH_MIN = 16
+
+
+@dataclass
+class _Segment:
+    """Consecutive nodes: per-node field arrays, the per-node (args, regions, coords) as
+    three lists or a batch's ``_BatchFields``, and the edges into these nodes."""
+
+    base: int
+    n: int
+    kind: np.ndarray
+    kernel: np.ndarray
+    pool: np.ndarray
+    domain: np.ndarray
+    target: np.ndarray
+    stream: np.ndarray
+    priority: np.ndarray
+    fields: Any
+    src: np.ndarray
+    dst: np.ndarray
+    ekind: np.ndarray
+
+
+class _BatchFields:
+    """A batch's per-task args, regions and coords, made only when first asked for."""
+
+    __slots__ = ("n", "groups", "_lists")
+
+    def __init__(self, n: int, groups: Sequence[Sequence]) -> None:
+        self.n = n
+        self.groups = groups
+        self._lists: list[list | None] = [None, None, None]
+
+    def __getitem__(self, k: int) -> list:
+        lst = self._lists[k]
+        if lst is None:
+            lst = [None] * self.n
+            for group in self.groups:
+                values = group_fields(group, self.n)[k]
+                pos = group[1]
+                if pos is None:
+                    lst = values
+                else:
+                    for p, v in zip(pos.tolist(), values):
+                        lst[p] = v
+            self._lists[k] = lst
+        return lst
+
+
+class _NodeSeq(SequenceABC):
+    """A per-node field (args, regions or coords) over segments, built lazily per batch."""
+
+    def __init__(self, segs: list[_Segment], k: int) -> None:
+        self._segs = segs
+        self._k = k
+        self._starts = [s.base for s in segs]
+        self._n = segs[-1].base + segs[-1].n if segs else 0
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._n))]
+        i = int(i)
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        seg = self._segs[bisect_right(self._starts, i) - 1]
+        return seg.fields[self._k][i - seg.base]
+
+    def __iter__(self):
+        for seg in self._segs:
+            yield from seg.fields[self._k]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SequenceABC) and list(self) == list(other)
 
 
 @dataclass
@@ -527,3 +799,6 @@ class TaskGraph:
     def to_text(self) -> str:
         """Every node in ``tg.node`` syntax, one per line."""
         return "".join(self.node_text(i) + "\n" for i in range(self.num_nodes))
+
+
+from pto_wsp.runtime.bulk import BulkDeps, group_fields, iter_batch  # noqa: E402

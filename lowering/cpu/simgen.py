@@ -18,16 +18,19 @@ is extended here with what only the simulator runs:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp
+import numpy as np
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 from pto_wsp.dialects import csp, tg
 from pto_wsp.lowering.cpu.pygen import (
+    _BINARY,
     CodegenError,
     CompiledProgram,
     Tensor,
@@ -37,9 +40,80 @@ from pto_wsp.lowering.cpu.pygen import (
     _rank_reduction_mask,
     _remsi,
 )
+from pto_wsp.runtime.bulk import BatchRegion
 from pto_wsp.runtime.kernels import ViewRegion
 
-__all__ = ["ProcessCode", "SimProgram", "compile_sim_program"]
+__all__ = ["BATCH_LOOPS", "ProcessCode", "SimProgram", "compile_sim_program"]
+
+#: Emit regular loop nests as numpy batches (``_b.add_tasks``); False: task by task
+#: (the switch the tests compare both ways with). ``compile_sim_program(batch=...)`` overrides.
+BATCH_LOOPS = True
+
+# Elementwise arith on index arrays, with the semantics of the per-task expressions.
+_VBINARY = {
+    **_BINARY,
+    arith.DivSIOp: "_vdivsi({a}, {b})",
+    arith.RemSIOp: "_vremsi({a}, {b})",
+    arith.MinUIOp: "_np.minimum({a}, {b})",
+    arith.MinSIOp: "_np.minimum({a}, {b})",
+    arith.MaxUIOp: "_np.maximum({a}, {b})",
+    arith.MaxSIOp: "_np.maximum({a}, {b})",
+}
+_DIVISIONS = (
+    arith.DivUIOp,
+    arith.FloorDivSIOp,
+    arith.DivSIOp,
+    arith.CeilDivUIOp,
+    arith.CeilDivSIOp,
+    arith.RemUIOp,
+    arith.RemSIOp,
+)
+_SHIFTS = (arith.ShLIOp, arith.ShRUIOp, arith.ShRSIOp)
+_CASTS = (arith.IndexCastOp, arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp)
+_MAX_AXES = 32
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def _vdivsi(a, b):
+    """arith.divsi on arrays: rounds toward zero."""
+    q = np.abs(a) // np.abs(b)
+    return np.where((np.asarray(a) >= 0) == (np.asarray(b) >= 0), q, -q)
+
+
+def _vremsi(a, b):
+    """arith.remsi on arrays: the sign of the dividend."""
+    return a - _vdivsi(a, b) * b
+
+
+def _axis(n: int, axis: int, rank: int) -> np.ndarray:
+    """0..n-1 along ``axis`` of a ``rank``-dimensional array (1 elsewhere)."""
+    shape = [1] * rank
+    shape[axis] = n
+    return np.arange(n, dtype=np.int64).reshape(shape)
+
+
+def _flat(value, shape):
+    """A value of a nest as one entry per task of a tg.task op (row-major over its loops)."""
+    if value.__class__ is np.ndarray:
+        return np.broadcast_to(value, shape).ravel()
+    return value
+
+
+def _const(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return int(owner.value.value.data)
+    return None
+
+
+def _inside(value: SSAValue, root: Operation) -> bool:
+    """Whether ``value`` is defined by an op nested in ``root``."""
+    op = value.owner if isinstance(value.owner, Operation) else value.owner.parent_op()
+    while op is not None:
+        if op is root:
+            return True
+        op = op.parent_op()
+    return False
 
 
 def _view_cached(value: Any) -> View:
@@ -99,8 +173,17 @@ class _SimGenerator(_Generator):
         self.tensor_args: dict[SSAValue, str] = {}
         self.symviews: dict[SSAValue, _Sym] = {}
         self._temps = 0
+        self.batch = BATCH_LOOPS
+        # Inside a vectorised nest: the names holding arrays, the task ops met (with their
+        # loops) and the number of axes.
+        self._vnames: set[str] = set()
+        self._vtasks: list | None = None
+        self._rank = 0
+        self._loops = 0
 
     def op(self, op: Operation) -> None:
+        if self._vtasks is not None and self._vector_op(op):
+            return
         if isinstance(op, tg.SendOp):
             self.send(op)
         elif isinstance(op, tg.ConsumeOp):
@@ -124,6 +207,225 @@ class _SimGenerator(_Generator):
         else:
             super().op(op)
 
+    # --- regular loop nests as numpy batches --------------------------------------------------
+
+    def for_loop(self, op: scf.ForOp) -> None:
+        if self._vtasks is None and self.batch and self.replica is None and not self.in_send:
+            rank = self._regular(op)
+            if rank:
+                self._vector_nest(op, rank)
+                return
+        super().for_loop(op)
+
+    def _regular(self, root: scf.ForOp) -> int:
+        """The number of loops of the nest at ``root`` if it is regular (docs/batchgen.md),
+        else 0: loops with invariant bounds and constant positive steps, index arithmetic,
+        subviews folded onto tensor arguments and tg.task ops — nothing else."""
+        varying: set[SSAValue] = set()
+        folded: set[SSAValue] = set()
+        counts = [0, 0]  # loops, tasks
+
+        def source_ok(value: SSAValue) -> bool:
+            if value in folded or value in self.tensor_args:
+                return True
+            return value in self.symviews
+
+        def walk(block) -> bool:
+            for o in block.ops:
+                if isinstance(o, scf.ForOp):
+                    step = _const(o.step)
+                    if o.iter_args or step is None or step <= 0:
+                        return False
+                    if o.lb in varying or o.ub in varying:
+                        return False
+                    counts[0] += 1
+                    varying.add(o.body.block.args[0])
+                    if not walk(o.body.block):
+                        return False
+                    continue
+                if isinstance(o, scf.YieldOp):
+                    if o.operands:
+                        return False
+                    continue
+                if isinstance(o, arith.ConstantOp):
+                    if not isinstance(o.value, IntegerAttr):
+                        return False
+                    continue
+                if type(o) in _BINARY:
+                    if isinstance(o, _DIVISIONS):
+                        d = _const(o.operands[1])
+                        if d is None or d == 0:
+                            return False
+                    if isinstance(o, _SHIFTS):
+                        d = _const(o.operands[1])
+                        if d is None or not 0 <= d < 63:
+                            return False
+                elif isinstance(o, arith.CmpiOp):
+                    if not all(
+                        isinstance(u.operation, arith.SelectOp) and u.index == 0
+                        for u in o.result.uses
+                    ):
+                        return False
+                elif isinstance(o, memref.SubviewOp):
+                    if not source_ok(o.source):
+                        return False
+                    if not all(
+                        isinstance(u.operation, memref.SubviewOp | tg.TaskOp) for u in o.result.uses
+                    ):
+                        return False
+                    folded.add(o.result)
+                elif isinstance(o, tg.TaskOp):
+                    counts[1] += 1
+                    for r in o.resources:
+                        if r not in folded and _inside(r, root):
+                            return False
+                    continue
+                elif not isinstance(o, (arith.SelectOp, *_CASTS)):
+                    return False
+                if any(x in varying for x in o.operands):
+                    varying.update(o.results)
+            return True
+
+        step = _const(root.step)
+        if root.iter_args or step is None or step <= 0:
+            return 0
+        varying.add(root.body.block.args[0])
+        if not walk(root.body.block):
+            return 0
+        loops, tasks = counts[0] + 1, counts[1]
+        if not tasks or loops > _MAX_AXES:
+            return 0
+        return loops
+
+    def _vector_nest(self, root: scf.ForOp, rank: int) -> None:
+        """The nest as arrays: per loop its index along an axis of its own, arith elementwise,
+        and one ``_b.add_tasks`` call holding every task of the nest in creation order."""
+        self.line(f"# a regular loop nest: {rank} loop(s) as numpy arrays")
+        self._vtasks = []
+        self._vnames = set()
+        self._rank = rank
+        self._loops = 0
+        try:
+            n, c = self._vector_loop(root, [])
+            tasks = self._vtasks
+            groups = []
+            for op, path in tasks:
+                groups.append(self._vector_task(op, path, single=len(tasks) == 1))
+            self.line(f"_b.add_tasks({n} * {c}, [")
+            for g in groups:
+                self.line(f"    {g},")
+            self.line("])")
+        finally:
+            self._vtasks = None
+            self._vnames = set()
+
+    def _vector_loop(self, op: scf.ForOp, path: list) -> tuple[str, str]:
+        uid = self._loops
+        self._loops += 1
+        axis = uid
+        lb, ub, step = (self.name(v) for v in (op.lb, op.ub, op.step))
+        n, i, c = f"_n{uid}", f"_i{uid}", f"_c{uid}"
+        self.line(f"{n} = len(range({lb}, {ub}, {step}))")
+        self.line(f"{i} = _axis({n}, {axis}, {self._rank})")
+        iv = self.name(op.body.block.args[0])
+        self.line(f"{iv} = {lb} + {i} * {step}")
+        self._vnames.add(iv)
+        counts: list[str] = []
+        for o in op.body.block.ops:
+            offset = " + ".join(counts) or "0"
+            here = [*path, (uid, offset)]
+            if isinstance(o, scf.ForOp):
+                cn, cc = self._vector_loop(o, here)
+                counts.append(f"{cn} * {cc}")
+            elif isinstance(o, tg.TaskOp):
+                self._vtasks.append((o, here))
+                counts.append("1")
+            else:
+                self.op(o)
+        self.line(f"{c} = {' + '.join(counts) or '0'}")
+        return n, c
+
+    def _vector_op(self, op: Operation) -> bool:
+        """Emit a varying arith op elementwise; False for anything else (emitted as usual)."""
+        names = [self.name(x) for x in op.operands]
+        if not any(x in self._vnames for x in names):
+            return False
+        if type(op) in _VBINARY:
+            text = _VBINARY[type(op)].format(a=names[0], b=names[1])
+        elif isinstance(op, arith.CmpiOp):
+            from pto_wsp.lowering.cpu.pygen import _CMP
+
+            text = f"({names[0]} {_CMP[op.predicate.value.data]} {names[1]})"
+        elif isinstance(op, arith.SelectOp):
+            text = f"_np.where({names[0]}, {names[1]}, {names[2]})"
+        elif isinstance(op, _CASTS):
+            text = names[0]
+        else:
+            return False
+        result = self.name(op.results[0])
+        self.line(f"{result} = {text}")
+        self._vnames.add(result)
+        return True
+
+    def _vector_task(self, op: tg.TaskOp, path: list, single: bool) -> str:
+        k = self._loops
+        self._loops += 1
+        shape = [1] * self._rank
+        for uid, _ in path:
+            shape[uid] = f"_n{uid}"
+        sh = f"_sh{k}"
+        self.line(f"{sh} = ({''.join(str(x) + ', ' for x in shape)})")
+        vn = self._vnames
+        flat: dict[str, str] = {}
+
+        def val(expr: str) -> str:
+            if expr not in vn:
+                return expr
+            name = flat.get(expr)
+            if name is None:
+                name = flat[expr] = f"_f{k}_{len(flat)}"
+                self.line(f"{name} = _flat({expr}, {sh})")
+            return name
+
+        def tup(xs) -> str:
+            return "(" + "".join(x + ", " for x in xs) + ")"
+
+        if single:
+            pos = "None"
+        else:
+            terms = " + ".join(f"_i{uid} * _c{uid} + ({off})" for uid, off in path)
+            pos = f"_flat(_np.asarray({terms}), {sh})"
+        kernel = op.kernel.root_reference.data
+        params = tup(val(self.name(p)) for p in op.params)
+        regions = []
+        for r, a in zip(op.resources, op.access):
+            sym = self.symviews.get(r)
+            parts = [] if sym is None else [*sym.offsets, *sym.sizes, *sym.strides]
+            if sym is not None and "?" not in sym.sizes and any(x in vn for x in parts):
+                unit = all(x == "1" for x in sym.strides)
+                regions.append(
+                    f"_BR({sym.tensor!r}, {tup(val(x) for x in sym.offsets)}, "
+                    f"{tup(val(x) for x in sym.sizes)}, {tup(val(x) for x in sym.strides)}, "
+                    f"{a.data!r}, {sym.kept!r}, {unit})"
+                )
+            else:
+                regions.append(self._region_expr(r, a.data))
+        coords = tup(
+            f"({n.data!r}, {val(self.name(v))})" for n, v in zip(op.coord_names, op.coords)
+        )
+        pool = (
+            val(self.name(op.dynamic_pool))
+            if op.dynamic_pool
+            else repr(op.pool.data if op.pool else "any")
+        )
+        target = val(self.name(op.target)) if op.target else "-1"
+        stream = val(self.name(op.stream)) if op.stream else "0"
+        priority = val(self.name(op.priority)) if op.priority else "0"
+        return (
+            f"({kernel!r}, {pos}, {params}, {tup(regions)}, {coords}, {pool}, {target}, "
+            f"{stream}, {priority}, {op.domain.data!r})"
+        )
+
     # --- folded views ----------------------------------------------------------------------
 
     def _temp(self, expr: str) -> str:
@@ -133,6 +435,8 @@ class _SimGenerator(_Generator):
         self._temps += 1
         name = f"_t{self._temps}"
         self.line(f"{name} = {expr}")
+        if self._vnames and any(x in self._vnames for x in _IDENT.findall(expr)):
+            self._vnames.add(name)
         return name
 
     def _source_sym(self, value: SSAValue) -> _Sym | None:
@@ -297,12 +601,19 @@ def _namespace() -> dict[str, Any]:
         "_View": View,
         "_divsi": _divsi,
         "_remsi": _remsi,
+        "_np": np,
+        "_vdivsi": _vdivsi,
+        "_vremsi": _vremsi,
+        "_axis": _axis,
+        "_flat": _flat,
+        "_BR": BatchRegion,
     }
 
 
-def _generator(program: tg.ProgramOp) -> _SimGenerator:
+def _generator(program: tg.ProgramOp, batch: bool | None = None) -> _SimGenerator:
     """A generator that knows the program's tensor arguments by name (for folded views)."""
     gen = _SimGenerator()
+    gen.batch = BATCH_LOOPS if batch is None else batch
     for arg, name in zip(program.body.block.args, program.arg_names):
         if isinstance(arg.type, MemRefType):
             gen.tensor_args[arg] = name.data
@@ -310,13 +621,16 @@ def _generator(program: tg.ProgramOp) -> _SimGenerator:
 
 
 def _compile_function(
-    program: tg.ProgramOp, module: ModuleOp | None, seen: dict[str, CompiledProgram]
+    program: tg.ProgramOp,
+    module: ModuleOp | None,
+    seen: dict[str, CompiledProgram],
+    batch: bool | None = None,
 ) -> CompiledProgram:
     """A plain (non-pipeline) program, with its tg.call callees."""
     name = program.sym_name.data
     if name in seen:
         return seen[name]
-    gen = _generator(program)
+    gen = _generator(program, batch)
     params = [gen.name(a) for a in program.body.block.args]
     gen.block(program.body.block)
     header = f"def _program(_b{''.join(', ' + p for p in params)}):"
@@ -325,7 +639,7 @@ def _compile_function(
     callees: dict[str, CompiledProgram] = {}
     for callee in sorted(gen.calls):
         target = _find_program(module, callee, program)
-        callees[callee] = _compile_function(target, module, seen)
+        callees[callee] = _compile_function(target, module, seen, batch)
         namespace[f"_call_{callee}"] = callees[callee].function
     exec(compile(source, f"<tg.program @{name}>", "exec"), namespace)
     compiled = CompiledProgram(
@@ -352,13 +666,17 @@ def _stream_keyed(program: tg.ProgramOp) -> bool:
     return any(isinstance(op, tg.TaskOp) and op.stream is not None for op in program.walk())
 
 
-def compile_sim_program(program: tg.ProgramOp, module: ModuleOp | None = None) -> SimProgram:
-    """Translate one ``tg.program`` (and the programs it calls) to Python for the simulator."""
+def compile_sim_program(
+    program: tg.ProgramOp, module: ModuleOp | None = None, batch: bool | None = None
+) -> SimProgram:
+    """Translate one ``tg.program`` (and the programs it calls) to Python for the simulator.
+
+    ``batch``: emit regular loop nests as numpy batches (default ``BATCH_LOOPS``)."""
     name = program.sym_name.data
     arg_names = [n.data for n in program.arg_names]
     arg_types = list(program.function_type.inputs.data)
     if not program.processes():
-        compiled = _compile_function(program, module, {})
+        compiled = _compile_function(program, module, {}, batch)
         return SimProgram(name, compiled, compiled.source, stream_keyed=_stream_keyed(program))
     queues = [
         (q.sym_name.data, q.capacity.value.data, isinstance(q.element_type, csp.SignalType))
@@ -370,7 +688,7 @@ def compile_sim_program(program: tg.ProgramOp, module: ModuleOp | None = None) -
     namespace = _namespace()
     seen: dict[str, CompiledProgram] = {}
     for process in program.processes():
-        gen = _generator(program)
+        gen = _generator(program, batch)
         params = [gen.name(a) for a in program.body.block.args]
         replica = gen.name(process.replica)
         gen.replica = replica
@@ -381,7 +699,7 @@ def compile_sim_program(program: tg.ProgramOp, module: ModuleOp | None = None) -
         sources.append(source)
         for callee in sorted(gen.calls):
             target = _find_program(module, callee, program)
-            namespace[f"_call_{callee}"] = _compile_function(target, module, seen).function
+            namespace[f"_call_{callee}"] = _compile_function(target, module, seen, batch).function
         exec(compile(source, f"<tg.process @{name}::{process.sym_name.data}>", "exec"), namespace)
         processes.append(
             ProcessCode(
