@@ -243,6 +243,7 @@ struct Builder::Impl {
   int64_t batch = 0;
   std::vector<uint32_t> raw, waw, war;
   std::vector<std::pair<uint32_t, uint8_t>> preds;
+  std::vector<std::pair<uint32_t, uint32_t>> seen;  // (predecessor, task) of submit's set
 
   // Queues: one per worker (targeted tasks), then vector, cube, any.
   std::unique_ptr<ReadyQueue[]> queues;
@@ -803,7 +804,7 @@ void Builder::submit(TaskBuilder& t) {
   for (uint32_t p : m.waw) ps.push_back({p, kWaw});
   for (uint32_t p : m.war) ps.push_back({p, kWar});
   // Each predecessor once, with its first reason; never the task itself.
-  if (ps.size() <= 32) {
+  if (ps.size() <= 8) {
     size_t out = 0;
     for (size_t i = 0; i < ps.size(); ++i) {
       if (ps[i].first == id) continue;
@@ -813,17 +814,28 @@ void Builder::submit(TaskBuilder& t) {
     }
     ps.resize(out);
   } else {
-    std::vector<size_t> order(ps.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return ps[a].first < ps[b].first; });
-    std::vector<char> keep(ps.size(), 0);
-    for (size_t i = 0; i < order.size(); ++i)
-      if (ps[order[i]].first != id && (i == 0 || ps[order[i]].first != ps[order[i - 1]].first))
-        keep[order[i]] = 1;
+    // An open-addressing set stamped with this task's id: nothing to clear between tasks.
+    size_t want = 64;
+    while (want < 2 * ps.size()) want <<= 1;
+    if (m.seen.size() < want) m.seen.assign(want, {0xFFFFFFFFu, 0xFFFFFFFFu});
+    const size_t mask = m.seen.size() - 1;
     size_t out = 0;
-    for (size_t i = 0; i < ps.size(); ++i)
-      if (keep[i]) ps[out++] = ps[i];
+    for (size_t i = 0; i < ps.size(); ++i) {
+      const uint32_t p = ps[i].first;
+      if (p == id) continue;
+      size_t h = (p * 0x9E3779B1u) & mask;
+      bool seen = false;
+      while (m.seen[h].second == id) {
+        if (m.seen[h].first == p) {
+          seen = true;
+          break;
+        }
+        h = (h + 1) & mask;
+      }
+      if (seen) continue;
+      m.seen[h] = {p, id};
+      ps[out++] = ps[i];
+    }
     ps.resize(out);
   }
   if (m.record) m.record_node(id);

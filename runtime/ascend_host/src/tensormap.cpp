@@ -682,9 +682,13 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
   const bool writes = access != static_cast<uint8_t>(Access::In);
   TensorState& st = state_of(r);
   int64_t lin;
+  int32_t known = -2;  // the region's grid and entry when the fast path classified it
+  int32_t known_entry = -1;
   if (fast_cell(st, r, lin)) {
     Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
     int32_t e = gr.cells[static_cast<size_t>(lin)];
+    known = st.last_grid;
+    known_entry = e;
     if (e < 0 && st.alive_grids == 1 && st.others.empty()) {
       // A new tile of the tensor's only tiling: nothing overlaps it (what the general path
       // would find, without looking).
@@ -734,8 +738,25 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
     st.rank = g.rank;
   }
   int64_t width[kMaxRank], residue[kMaxRank];
-  const int32_t grid = classify(st, g, width, residue);
-  int32_t entry = find_exact(st, g, grid, width);
+  int32_t grid, entry;
+  if (known >= 0) {
+    // A tile of the tensor's last grid (fast_cell), not handled above: its classification
+    // and cell are known; an entry of the scanned list may still have its geometry.
+    const Grid& gr = st.grids[static_cast<size_t>(known)];
+    for (int d = 0; d < g.rank; ++d) {
+      width[d] = gr.width[d];
+      residue[d] = gr.residue[d];
+    }
+    grid = known;
+    entry = known_entry;
+    if (entry < 0 && !st.others.empty())
+      entry = st.others_exact.find(geom_hash(g), [&](int32_t e) {
+        return geom_equal(others_geom_[static_cast<size_t>(E(e).geom)], g);
+      });
+  } else {
+    grid = classify(st, g, width, residue);
+    entry = find_exact(st, g, grid, width);
+  }
   if (entry >= 0 && E(entry).alone) {
     // The same region again, and nothing else on this tensor overlaps it.
     Entry& en = E(entry);
