@@ -233,7 +233,7 @@ def test_host_makefile_commands(tmp_path):
     for src in ("aicpu_orchestrate", "aicore_dispatch", "kernels/scan_step", "kernels/scan_step_body",
                 "ascend_host/src/runtime", "ascend_host/src/tensormap"):  # fmt: skip
         assert f"-c {src}.cpp -o {src}.o" in run.stdout
-    assert "-std=c++17 -O2 -Wall -Werror" in run.stdout and "-DPTO_WSP_HOST" in run.stdout
+    assert "-std=c++17 -O3 -Wall -Werror" in run.stdout and "-DPTO_WSP_HOST" in run.stdout
     assert "-shared -o libpto_wsp_host.so" in run.stdout
 
 

@@ -1,8 +1,12 @@
 """Build files of an emitted tree, and the host build with g++ (cached by content hash).
 
 Host: ``Makefile.host`` and ``build_host`` use the same flags (``HOST_CXXFLAGS``): plain
-g++, ``-std=c++17 -Wall -Werror``, ``-DPTO_WSP_HOST`` (our no-op AICore qualifiers), into
-one shared library the Python Program loads with ctypes. ``build_host`` compiles each
+g++, ``-std=c++17 -O3 -Wall -Werror``, ``-DPTO_WSP_HOST`` (our no-op AICore qualifiers), into
+one shared library the Python Program loads with ctypes. ``-O3`` and no ``-march``: the
+objects run on any x86-64 (or other) host of the compiler's default target. Extra flags come
+from ``$PTO_WSP_HOST_CXXFLAGS`` (e.g. ``-march=native``); with ``-march=native`` or
+``-mtune=native`` the cache keys include this machine's CPU, so a shared cache never hands
+one machine's objects to another. ``build_host`` compiles each
 translation unit in parallel and caches each object and the library under the cache directory
 by a hash of its inputs (the tree's headers, the source, the compiler and its flags), so a test
 module builds once and later runs of the suite reuse the objects.
@@ -36,7 +40,7 @@ SOCS = {
 }
 
 CXX = os.environ.get("CXX", "g++")
-HOST_CXXFLAGS = ["-std=c++17", "-O2", "-Wall", "-Werror", "-fPIC", "-pthread"]
+HOST_CXXFLAGS = ["-std=c++17", "-O3", "-Wall", "-Werror", "-fPIC", "-pthread"]
 HOST_CPPFLAGS = ["-DPTO_WSP_HOST", "-I.", "-Iascend_host/include"]
 HOST_LIBRARY = "libpto_wsp_host.so"
 RUNTIME_SOURCES = ["ascend_host/src/runtime.cpp", "ascend_host/src/tensormap.cpp"]
@@ -149,6 +153,24 @@ def cache_dir() -> Path:
     return path
 
 
+def env_flags() -> list[str]:
+    """Extra host compiler flags from ``$PTO_WSP_HOST_CXXFLAGS`` (split like a shell)."""
+    import shlex
+
+    return shlex.split(os.environ.get("PTO_WSP_HOST_CXXFLAGS", ""))
+
+
+def _cpu_id() -> str:
+    """What ``-march=native`` means here: the compiler's resolved target options."""
+    try:
+        out = subprocess.run(
+            [CXX, "-march=native", "-Q", "--help=target"], capture_output=True, text=True
+        )
+    except OSError:
+        return ""
+    return out.stdout
+
+
 def _compiler_id() -> str:
     try:
         out = subprocess.run([CXX, "--version"], capture_output=True, text=True, check=True)
@@ -172,8 +194,10 @@ def build_host(tree: EmittedTree, tree_dir: Path, extra_flags: list[str] | None 
     the compiler and the flags; the library by the hash of its objects. Compiles run in
     parallel. Raises BuildError with g++'s output on failure.
     """
-    flags = HOST_CXXFLAGS + (extra_flags or [])
+    flags = HOST_CXXFLAGS + env_flags() + (extra_flags or [])
     compiler = _compiler_id()
+    if any("=native" in f for f in flags):
+        compiler += "\0" + _cpu_id()
 
     # The runtime includes only its own headers and task_abi.h: trees with the same ABI share
     # its objects. Generated sources may include any header of the tree.
