@@ -2,7 +2,7 @@
 workload, at about 1k, 13k, 51k and 200k tasks, next to the anchor of a C runtime of this design.
 
     python3 bench/bench_graph_build.py [--repeat N] [--sizes 1k,13k,51k,200k] [--structure data,seq]
-                                       [--gc paused,on]
+                                       [--gc paused,on] [--path per-task,batch] [--check 1k,13k]
 
 One LLaMA-7B layer (hidden 4096, 32 heads of 128, FFN 11008) over B sequences of nt row tiles
 of 64 tokens. Stages, each a parallel_for of tasks with its regions:
@@ -23,6 +23,15 @@ for 32 attention tasks, qkv for nt rmsnorm tasks). Tasks per sequence: nt * (6 +
 ``--structure data`` creates the stages as a combine (order from data only); ``seq`` wraps them
 in a sequential (an ordering point between stages: barriers plus the same data edges).
 
+Two paths. ``per-task``: the stages above written as Python loops calling
+``GraphBuilder.add_task`` (the TensorMap per region). ``batch``: the same layer written with
+the Python API (``llama_workload``: one parallel_for nest per stage, the same regions),
+compiled once with ``target="cpu_sim"``; its task-generation program creates each stage as
+numpy arrays and one ``GraphBuilder.add_tasks`` call, whose data edges are inferred in array
+form (docs/batchgen.md). Timed: running the compiled program on a GraphBuilder plus
+``build()``; at the ``--check`` sizes the graph is compared with the same program compiled
+without batches and with the per-task path's graph (same nodes, regions, edges and kinds).
+
 The anchor: pto-isa-lh, a C runtime of this design, reports about 5,000 tasks/ms for building
 this kind of graph (task generation with TensorMap dependency inference).
 """
@@ -37,7 +46,24 @@ import platform
 import sys
 import time
 
-from pto_wsp.runtime.graph import GraphBuilder, gc_paused
+import numpy as np
+
+from pto_wsp import (
+    Dense,
+    DenseDyn,
+    In,
+    InOut,
+    Out,
+    Tensor,
+    combine,
+    f32,
+    kernel,
+    parallel_for,
+    sequential,
+    sym,
+    task,
+)
+from pto_wsp.runtime.graph import GraphBuilder, TaskGraph, gc_paused
 from pto_wsp.runtime.regions import TensorRegion
 
 ANCHOR_TASKS_PER_MS = 5000.0
@@ -48,6 +74,46 @@ FFN_COLS = FFN // FFN_TILES  # 1376
 
 # name -> (sequences B, row tiles nt): tasks = B * (nt * 46 + 64)
 SIZES = {"1k": (1, 20), "13k": (4, 70), "51k": (8, 137), "200k": (16, 270)}
+
+
+# The layer's kernels for the Python API version (bodies never run: graph build only).
+_ROW = f32[TILE, HIDDEN]
+_DYN = f32[None, HEAD_DIM]
+
+
+@kernel
+def rmsnorm(b, t, x: In[_ROW], y: Out[_ROW]): ...
+
+
+@kernel(exec_unit="cube")
+def qkv(b, h, x: In[f32[None, HIDDEN]], w: In[f32[3 * HEAD_DIM, HIDDEN]],
+        q: Out[_DYN], k: Out[_DYN], v: Out[_DYN]): ...  # fmt: skip
+
+
+@kernel
+def rope(b, h, q: InOut[_DYN], k: InOut[_DYN]): ...
+
+
+@kernel(exec_unit="cube")
+def attention(b, h, t, q: In[f32[TILE, HEAD_DIM]], k: In[_DYN], v: In[_DYN],
+              o: Out[f32[TILE, HEAD_DIM]]): ...  # fmt: skip
+
+
+@kernel(exec_unit="cube")
+def o_proj(b, t, o: In[_ROW], w: In[f32[HIDDEN, HIDDEN]], y: Out[_ROW]): ...
+
+
+@kernel
+def residual(b, t, x: In[_ROW], y: In[_ROW], z: Out[_ROW]): ...
+
+
+@kernel(exec_unit="cube")
+def gate_up(b, t, f, x: In[_ROW], w: In[f32[2 * FFN_COLS, HIDDEN]],
+            g: Out[f32[TILE, FFN_COLS]]): ...  # fmt: skip
+
+
+@kernel(exec_unit="cube")
+def down(b, t, g: In[f32[TILE, FFN]], w: In[f32[FFN, HIDDEN]], y: Out[_ROW]): ...
 
 
 def llama_layer(B: int, nt: int, structure: str) -> GraphBuilder:
@@ -176,6 +242,158 @@ def llama_layer(B: int, nt: int, structure: str) -> GraphBuilder:
     return g
 
 
+def llama_workload(structure: str):
+    """The same layer as a workload of the Python API (one parallel_for nest per stage, the
+    regions of ``llama_layer``), for the compiled program's batch path."""
+    B, NT = sym("B"), sym("NT")
+
+    def T(name, *shape):
+        return Tensor(name, list(shape), f32)
+
+    X, Xn, O, Y, X1, Xn2, Y2, X2 = (  # noqa: E741
+        T(n, None, None, HIDDEN) for n in ("X", "Xn", "O", "Y", "X1", "Xn2", "Y2", "X2")
+    )
+    Q, K, V = (T(n, None, HEADS, None, HEAD_DIM) for n in ("Q", "K", "V"))
+    G = T("G", None, None, FFN)
+    Wqkv = T("Wqkv", HEADS, 3 * HEAD_DIM, HIDDEN)
+    Wo = T("Wo", HIDDEN, HIDDEN)
+    Wgu = T("Wgu", FFN_TILES, 2 * FFN_COLS, HIDDEN)
+    Wd = T("Wd", FFN, HIDDEN)
+
+    def rows(t):
+        return slice(t * TILE, t * TILE + TILE)
+
+    def per_tile(body):
+        return parallel_for(DenseDyn(B), lambda b: parallel_for(DenseDyn(NT), lambda t: body(b, t)))
+
+    heads = Dense[HEADS]
+    stages = [
+        per_tile(lambda b, t: task(rmsnorm, [b, t], [X[b, rows(t)], Xn[b, rows(t)]])),
+        parallel_for(
+            DenseDyn(B),
+            lambda b: parallel_for(
+                heads, lambda h: task(qkv, [b, h], [Xn[b], Wqkv[h], Q[b, h], K[b, h], V[b, h]])
+            ),
+        ),
+        parallel_for(
+            DenseDyn(B),
+            lambda b: parallel_for(heads, lambda h: task(rope, [b, h], [Q[b, h], K[b, h]])),
+        ),
+        parallel_for(
+            DenseDyn(B),
+            lambda b: parallel_for(
+                heads,
+                lambda h: parallel_for(
+                    DenseDyn(NT),
+                    lambda t: task(
+                        attention,
+                        [b, h, t],
+                        [
+                            Q[b, h, rows(t)],
+                            K[b, h],
+                            V[b, h],
+                            O[b, rows(t), h * HEAD_DIM : h * HEAD_DIM + HEAD_DIM],
+                        ],
+                    ),
+                ),
+            ),
+        ),
+        per_tile(lambda b, t: task(o_proj, [b, t], [O[b, rows(t)], Wo, Y[b, rows(t)]])),
+        per_tile(
+            lambda b, t: task(residual, [b, t], [X[b, rows(t)], Y[b, rows(t)], X1[b, rows(t)]])
+        ),
+        per_tile(lambda b, t: task(rmsnorm, [b, t], [X1[b, rows(t)], Xn2[b, rows(t)]])),
+        parallel_for(
+            DenseDyn(B),
+            lambda b: parallel_for(
+                DenseDyn(NT),
+                lambda t: parallel_for(
+                    Dense[FFN_TILES],
+                    lambda f: task(
+                        gate_up,
+                        [b, t, f],
+                        [
+                            Xn2[b, rows(t)],
+                            Wgu[f],
+                            G[b, rows(t), f * FFN_COLS : f * FFN_COLS + FFN_COLS],
+                        ],
+                    ),
+                ),
+            ),
+        ),
+        per_tile(lambda b, t: task(down, [b, t], [G[b, rows(t)], Wd, Y2[b, rows(t)]])),
+        per_tile(
+            lambda b, t: task(residual, [b, t], [X1[b, rows(t)], Y2[b, rows(t)], X2[b, rows(t)]])
+        ),
+    ]
+    body = sequential(*stages) if structure == "seq" else combine(*stages)
+    return body.named("llama_layer")
+
+
+def compiled_layer(structure: str, batch: bool):
+    """The layer's task-generation program, compiled for the simulator (with or without
+    batches), and the time that took."""
+    from pto_wsp.lowering.cpu import simgen
+
+    saved = simgen.BATCH_LOOPS
+    simgen.BATCH_LOOPS = batch
+    try:
+        t0 = time.perf_counter()
+        prog = llama_workload(structure).compile(target="cpu_sim")
+        return prog, time.perf_counter() - t0
+    finally:
+        simgen.BATCH_LOOPS = saved
+
+
+def build_compiled(prog, B: int, nt: int) -> TaskGraph:
+    """Generation (the compiled program) + inference + build() on a GraphBuilder."""
+    S = nt * TILE
+    extents = {"Q": (B, HEADS, S, HEAD_DIM), "G": (B, S, FFN)}
+    extents["K"] = extents["V"] = extents["Q"]
+    for name in ("X", "Xn", "O", "Y", "X1", "Xn2", "Y2", "X2"):
+        extents[name] = (B, S, HIDDEN)
+    # The tensors' extents only (zero-stride arrays: no memory); the kernels never run.
+    zero = np.zeros((), np.float32)
+    tensors = {n: np.broadcast_to(zero, shape) for n, shape in extents.items()}
+    args, _arrays, shapes = prog.bind(B=B, NT=nt, **tensors)._arguments()
+    g = GraphBuilder(shapes)
+    prog.code.compiled.function(g, *args)
+    return g.build()
+
+
+def same_graph(a: TaskGraph, b: TaskGraph) -> bool:
+    """Same nodes (kind, kernel, coordinates, regions) and the same edges with kinds."""
+    if a.num_nodes != b.num_nodes or a.num_edges != b.num_edges:
+        return False
+    if (a.kind != b.kind).any() or not (a.fanout_begin == b.fanout_begin).all():
+        return False
+    if (a.fanout_edges != b.fanout_edges).any() or (a.edge_kind != b.edge_kind).any():
+        return False
+    for i in range(a.num_nodes):
+        if a.kernel_name(i) != b.kernel_name(i):
+            return False
+        if [r.key + (r.access,) for r in a.regions[i]] != [
+            r.key + (r.access,) for r in b.regions[i]
+        ]:
+            return False
+    return True
+
+
+def measure_compiled(prog, B: int, nt: int, repeat: int):
+    best_wall = best_cpu = float("inf")
+    graph = None
+    for _ in range(repeat):
+        graph = None
+        gc.collect()
+        w0, c0 = time.perf_counter(), time.process_time()
+        with gc_paused():
+            graph = build_compiled(prog, B, nt)
+        w1, c1 = time.perf_counter(), time.process_time()
+        best_wall = min(best_wall, w1 - w0)
+        best_cpu = min(best_cpu, c1 - c0)
+    return best_wall, best_cpu, graph
+
+
 def measure(B: int, nt: int, structure: str, repeat: int, paused: bool):
     """Best-of-``repeat`` wall and CPU time of generation + inference + build(), and the graph."""
     best_wall = best_cpu = float("inf")
@@ -201,9 +419,21 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--gc",
         default="paused,on",
-        help="comma list: paused (gc_paused(), as materializers do), on",
+        help="comma list: paused (gc_paused(), as materializers do), on (per-task path only)",
+    )
+    ap.add_argument(
+        "--path",
+        default="per-task,batch",
+        help="comma list: per-task (GraphBuilder.add_task from Python), batch (the compiled "
+        "Python API program: numpy batches, GraphBuilder.add_tasks)",
+    )
+    ap.add_argument(
+        "--check",
+        default="1k,13k",
+        help="sizes at which the batch graph is compared with the per-task graphs",
     )
     args = ap.parse_args(argv)
+    paths = args.path.split(",")
 
     print(f"# graph build (task generation + dependency inference + CSR), best of {args.repeat}")
     print(
@@ -213,24 +443,49 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(f"# anchor: {ANCHOR}")
     header = (
-        f"{'structure':9} {'gc':6} {'size':>5} {'tasks':>7} {'nodes':>7} {'edges':>8} "
-        f"{'wall ms':>9} {'tasks/ms':>9} {'cpu t/ms':>9} {'anchor':>8} {'of anchor':>9}"
+        f"{'path':8} {'structure':9} {'gc':6} {'size':>5} {'tasks':>7} {'nodes':>7} "
+        f"{'edges':>8} {'wall ms':>9} {'tasks/ms':>9} {'cpu t/ms':>9} {'anchor':>8} "
+        f"{'of anchor':>9}"
     )
+
+    def row(path, structure, mode, name, g, wall, cpu, note=""):
+        rate = g.num_tasks / (wall * 1e3)
+        print(
+            f"{path:8} {structure:9} {mode:6} {name:>5} {g.num_tasks:>7} {g.num_nodes:>7} "
+            f"{g.num_edges:>8} {wall * 1e3:>9.1f} {rate:>9.1f} "
+            f"{g.num_tasks / (cpu * 1e3):>9.1f} {ANCHOR_TASKS_PER_MS:>8.0f} "
+            f"{rate / ANCHOR_TASKS_PER_MS:>9.2%}{note}"
+        )
+        sys.stdout.flush()
+
     print(header)
     print("-" * len(header))
-    for mode in args.gc.split(","):
+    if "per-task" in paths:
+        for mode in args.gc.split(","):
+            for structure in args.structure.split(","):
+                for name in args.sizes.split(","):
+                    B, nt = SIZES[name]
+                    wall, cpu, g = measure(B, nt, structure, args.repeat, mode == "paused")
+                    row("per-task", structure, mode, name, g, wall, cpu)
+    if "batch" in paths:
+        checks = set(args.check.split(","))
         for structure in args.structure.split(","):
+            prog, seconds = compiled_layer(structure, True)
+            plain = None
+            print(f"# batch {structure}: compiled once in {seconds * 1e3:.0f} ms (not counted)")
             for name in args.sizes.split(","):
                 B, nt = SIZES[name]
-                wall, cpu, g = measure(B, nt, structure, args.repeat, mode == "paused")
-                rate = g.num_tasks / (wall * 1e3)
-                print(
-                    f"{structure:9} {mode:6} {name:>5} {g.num_tasks:>7} {g.num_nodes:>7} "
-                    f"{g.num_edges:>8} {wall * 1e3:>9.1f} {rate:>9.1f} "
-                    f"{g.num_tasks / (cpu * 1e3):>9.1f} {ANCHOR_TASKS_PER_MS:>8.0f} "
-                    f"{rate / ANCHOR_TASKS_PER_MS:>9.2%}"
-                )
-                sys.stdout.flush()
+                wall, cpu, g = measure_compiled(prog, B, nt, args.repeat)
+                note = ""
+                if name in checks:
+                    if plain is None:
+                        plain = compiled_layer(structure, False)[0]
+                    same = same_graph(g, build_compiled(plain, B, nt))
+                    same = same and same_graph(g, llama_layer(B, nt, structure).build())
+                    note = "  = per-task graphs" if same else "  DIFFERS from the per-task graph"
+                    if not same:
+                        raise SystemExit(f"batch graph differs at {name} ({structure})")
+                row("batch", structure, "paused", name, g, wall, cpu, note)
 
 
 if __name__ == "__main__":

@@ -366,10 +366,8 @@ class BulkDeps:
             pos = group[1]
             m = group_count(group, n)
             for ri, r in enumerate(group[3]):
-                sizes, strides = r.sizes, r.strides
-                if any(x.__class__ is np.ndarray for x in sizes) or any(
-                    x.__class__ is np.ndarray for x in strides
-                ):
+                sizes, strides = _uniform(r.sizes), _uniform(r.strides)
+                if sizes is None or strides is None:
                     return None
                 if 0 in sizes:
                     continue  # an empty region: no access (TensorMap.access)
@@ -544,9 +542,11 @@ class BulkDeps:
         g = own.lin(coords)
         # Merge the accesses of one task to one cell, sorted by (cell, task).
         k = g * n + p
-        order = np.argsort(k, kind="stable")
-        k = k[order]
-        g, p, R, W, ri = g[order], p[order], R[order], W[order], ri[order]
+        if len(k) > 1 and (k[1:] < k[:-1]).any():
+            order = np.argsort(k, kind="stable")
+            k = k[order]
+            g, p, R, W, ri = g[order], p[order], R[order], W[order], ri[order]
+            coords = coords[:, order]
         first = np.ones(len(k), dtype=bool)
         first[1:] = k[1:] != k[:-1]
         # Rpre: the task reads the cell at or before its first write there (in its regions'
@@ -564,6 +564,7 @@ class BulkDeps:
             R = np.bincount(grp, weights=R).astype(bool)
             W = np.bincount(grp, weights=W).astype(bool)
             g, p = g[first], p[first]
+            coords = coords[:, first]
         m = len(g)
         idx = np.arange(m)
         seg = np.ones(m, dtype=bool)
@@ -606,8 +607,10 @@ class BulkDeps:
         fw = pre & W  # first writer of each written cell
         ia, ib = _join(g[fw], own.r_cell)
         emit(own.r_task[ib], t[fw][ia], 3)
-        written_cells = np.unique(g[W])
-        gcoords = own.coords(g)
+        # The cells the batch writes, as a mask over our box (-1: outside it).
+        written = np.zeros(own.writer.size + 1, dtype=bool)
+        written[g[W]] = True
+        gcoords = coords
         for okey, other in list(tilings.items()):
             if other is own or not other.live:
                 continue
@@ -628,9 +631,9 @@ class BulkDeps:
                 ia, ib = _join(g[fw], rlin)
                 emit(other.r_task[ib], t[fw][ia], 3)
                 # Our writes contain those cells: they leave the map.
-                gone_w = np.isin(glin, written_cells)
+                gone_w = written[glin]
                 other.writer[live[gone_w]] = -1
-                keep = ~np.isin(rlin, written_cells)
+                keep = ~written[rlin]
                 other.r_cell, other.r_task = other.r_cell[keep], other.r_task[keep]
             else:
                 # A cell of ``other`` contains ours: seen by every access, never removed.
@@ -650,13 +653,27 @@ class BulkDeps:
         # The new state of our tiling.
         lastw = W & ~has_nw
         own.writer[g[lastw]] = t[lastw]
-        keep = ~np.isin(own.r_cell, written_cells)
+        keep = ~written[own.r_cell]
         newr = R & ~W & ~has_nw
         own.r_cell = np.concatenate([own.r_cell[keep], g[newr]])
         own.r_task = np.concatenate([own.r_task[keep], t[newr]])
         if not src:
             return []
         return [(np.concatenate(src), np.concatenate(dst), np.concatenate(kind))]
+
+
+def _uniform(values: tuple) -> tuple | None:
+    """Sizes or strides as ints: an array must hold one value (else None)."""
+    if not any(v.__class__ is np.ndarray for v in values):
+        return values
+    out = []
+    for v in values:
+        if v.__class__ is np.ndarray:
+            if len(v) and (v != v[0]).any():
+                return None
+            v = int(v[0]) if len(v) else 0
+        out.append(v)
+    return tuple(out)
 
 
 def _box(cells: list[tuple[int, ...]]) -> float:

@@ -274,6 +274,11 @@ class _SimGenerator(_Generator):
                     ):
                         return False
                     folded.add(o.result)
+                elif isinstance(o, memref.DimOp):
+                    # The extent of a tensor argument: invariant (computed once per nest).
+                    if o.source not in self.tensor_args or o.index in varying:
+                        return False
+                    continue
                 elif isinstance(o, tg.TaskOp):
                     counts[1] += 1
                     for r in o.resources:
