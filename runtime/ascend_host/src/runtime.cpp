@@ -59,6 +59,7 @@ namespace wsp {
 namespace host {
 thread_local int64_t block_idx = 0;
 thread_local int64_t block_num = 1;
+thread_local bool on_worker = false;  // the calling thread is a worker
 }  // namespace host
 
 namespace host {
@@ -354,7 +355,11 @@ Builder::Impl::Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t rin
   // a CPU of its own, else hardly at all (a spinning worker would take the CPU the
   // orchestrator needs). PTO_WSP_HOST_SPIN_US and PTO_WSP_HOST_YIELD_US override.
   const unsigned ncpu = std::max(1u, std::thread::hardware_concurrency());
-  idle_spin_ns = static_cast<unsigned>(nworkers) + 1 <= ncpu ? 50000 : 1000;
+  // With more threads than CPUs, an idle worker yields (giving its CPU to whoever is ready)
+  // for up to 200 us before it sleeps.
+  const bool oversubscribed = static_cast<unsigned>(nworkers) + 1 > ncpu;
+  idle_spin_ns = oversubscribed ? 1000 : 50000;
+  idle_yield_ns = oversubscribed ? 200000 : 0;
   if (const char* v = getenv("PTO_WSP_HOST_SPIN_US")) idle_spin_ns = int64_t(atoll(v)) * 1000;
   if (const char* v = getenv("PTO_WSP_HOST_YIELD_US")) idle_yield_ns = int64_t(atoll(v)) * 1000;
   gates.reset(new std::atomic<int64_t>[260]);
@@ -566,10 +571,11 @@ void Builder::Impl::push_ready(uint32_t id) {
   Slot& s = slot(id);
   const int64_t queued = queues[s.queue].push(id, s.pod.priority);
   // Waking a sleeping worker is a system call (and a context switch): wake when a queue
-  // becomes non-empty, at most every 50 us, and when work piles up (every 64 tasks). A
-  // worker that just ran a task is awake and takes what its completion made ready.
+  // becomes non-empty and when work piles up (every 64 tasks). The orchestrator, which pushes
+  // again soon, wakes at most every 50 us while it builds; a worker's push (a successor made
+  // ready by a completion) always wakes, or the next task would wait for a sleeper's timeout.
   if (sleepers.load(std::memory_order_seq_cst) == 0) return;
-  bool wake = (queued & 63) == 0;
+  bool wake = (queued & 63) == 0 || (queued == 1 && host::on_worker);
   if (!wake && queued == 1) {
     const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                             std::chrono::steady_clock::now().time_since_epoch())
@@ -685,6 +691,7 @@ void Builder::Impl::worker(int w) {
   pthread_setname_np(pthread_self(), name);
   host::block_idx = w;
   host::block_num = nworkers;
+  host::on_worker = true;
   uint32_t id;
   while (true) {
     if (take(w, id)) {
@@ -695,19 +702,23 @@ void Builder::Impl::worker(int w) {
     // Idle: poll the queues for idle_spin_ns, optionally yield for idle_yield_ns, then sleep
     // 200 us at a time; pushes wake sleepers (see push_ready).
     const auto since = std::chrono::steady_clock::now();
-    bool got = false;
+    bool got = false, yielding = false;
     for (int64_t spins = 0; !got; ++spins) {
-      for (int k = 0; k < 16; ++k) cpu_relax();
+      if (yielding) {
+        std::this_thread::yield();
+      } else {
+        for (int k = 0; k < 16; ++k) cpu_relax();
+      }
       if (take(w, id)) {
         got = true;
         break;
       }
-      if ((spins & 15) == 15) {
+      if (yielding || (spins & 15) == 15) {
         const int64_t waited = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                    std::chrono::steady_clock::now() - since)
                                    .count();
         if (waited >= idle_spin_ns + idle_yield_ns || finished()) break;
-        if (waited >= idle_spin_ns) std::this_thread::yield();
+        yielding = waited >= idle_spin_ns;
       }
     }
     if (got) {
@@ -1062,6 +1073,11 @@ int32_t pto_wsp_run(void* run_handle, const char* program, const PtoWspHostArg* 
   const int64_t build_cpu = thread_cpu_ns() - cpu0;
   m.total_nodes.store(m.allocated, std::memory_order_release);
   m.build_done.store(true, std::memory_order_release);
+  if (m.sleepers.load(std::memory_order_seq_cst) > 0) {
+    // Whatever is queued now runs without the orchestrator: no sleeper may miss it.
+    std::lock_guard<std::mutex> g(m.wait_m);
+    m.wait_cv.notify_all();
+  }
   {
     std::unique_lock<std::mutex> lk(m.done_m);
     while (!m.finished()) m.done_cv.wait_for(lk, std::chrono::milliseconds(1));
