@@ -8,7 +8,8 @@ tile) in a sequential, so ordering points, barriers and the TensorMap are all ex
     python3 bench/bench_materialize.py [--tasks 100000]
 
 Prints, in one run: the lowering time for 10 and for the requested number of tasks (same IR),
-the materialization time and rate, next to the anchors (the issue's "seconds, not minutes"
+the materialization time and rate task by task and with the regular nests as numpy batches
+(docs/batchgen.md; the two graphs are compared), next to the anchors (the issue's "seconds, not minutes"
 and the 5,000 tasks/ms that pto-isa-lh, a C runtime of this design, reports for graph build).
 """
 
@@ -25,6 +26,7 @@ from pto_wsp.dialects.csp import CSP
 from pto_wsp.dialects.sched import SCHED
 from pto_wsp.dialects.tg import TG, ProgramOp
 from pto_wsp.dialects.wsp import WSP
+from pto_wsp.lowering.cpu import simgen
 from pto_wsp.passes.tg_materialize import materialize
 from pto_wsp.passes.wsp_to_tg import WspToTgPass
 from pto_wsp.runtime.graph import gc_paused
@@ -79,19 +81,26 @@ def main() -> None:
     tiles = max(1, args.tasks // (2 * batch * 8))
     module, program, lower_s = lowered()
     sizes = {op.name for op in module.walk()}
-    start = time.perf_counter()
-    with gc_paused():
-        graph = materialize(module, program, {"batch": batch, "tiles": tiles})
-    seconds = time.perf_counter() - start
-    rate = graph.num_tasks / (seconds * 1000)
     print(
         f"lowering wsp-to-tg: {lower_s * 1000:.1f} ms for a program of {len(sizes)} op kinds "
         "(independent of the task count: the IR has no per-task op)"
     )
-    print(
-        f"materialize: {graph.num_tasks:,} tasks, {graph.num_nodes:,} nodes, "
-        f"{graph.num_edges:,} edges in {seconds:.2f} s = {rate:,.1f} tasks/ms"
-    )
+    graphs = {}
+    for batches in (False, True):
+        simgen.BATCH_LOOPS = batches
+        start = time.perf_counter()
+        with gc_paused():
+            graph = graphs[batches] = materialize(module, program, {"batch": batch, "tiles": tiles})
+        seconds = time.perf_counter() - start
+        rate = graph.num_tasks / (seconds * 1000)
+        how = "numpy batches (add_tasks)" if batches else "task by task (add_task)"
+        print(
+            f"materialize, {how}: {graph.num_tasks:,} tasks, {graph.num_nodes:,} nodes, "
+            f"{graph.num_edges:,} edges in {seconds:.2f} s = {rate:,.1f} tasks/ms"
+        )
+    simgen.BATCH_LOOPS = True
+    same = graphs[True].to_text() == graphs[False].to_text()
+    print(f"same graph both ways (every node and edge in tg.node form): {same}")
     print(
         "anchor (issue 4): 100k tasks in seconds, not minutes -> "
         + ("met" if seconds < 60 else "NOT met")

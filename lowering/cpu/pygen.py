@@ -339,8 +339,26 @@ def _view(value: Any) -> View:
     return value.root() if isinstance(value, Tensor) else value
 
 
-def compile_program(program: tg.ProgramOp, module: ModuleOp | None = None) -> CompiledProgram:
-    """Translate one ``tg.program`` (and the programs it calls) to Python."""
+def compile_program(
+    program: tg.ProgramOp, module: ModuleOp | None = None, batch: bool | None = None
+) -> CompiledProgram:
+    """Translate one ``tg.program`` (and the programs it calls) to Python.
+
+    The code is the simulator's (lowering/cpu/simgen.py, which extends this generator):
+    subviews folded into region offsets, and regular loop nests as numpy batches
+    (``add_tasks``) unless ``batch`` is False (default: ``simgen.BATCH_LOOPS``).
+    ``compile_program_plain`` is this module's own generator, task by task."""
+    if program.processes():
+        raise CodegenError(
+            f"@{program.sym_name.data} is a pipeline; running processes is the simulator's job"
+        )
+    from pto_wsp.lowering.cpu.simgen import _compile_function
+
+    return _compile_function(program, module, {}, batch)
+
+
+def compile_program_plain(program: tg.ProgramOp, module: ModuleOp | None = None) -> CompiledProgram:
+    """Translate one ``tg.program`` (and the programs it calls) to Python, task by task."""
     if program.processes():
         raise CodegenError(
             f"@{program.sym_name.data} is a pipeline; running processes is the simulator's job"
@@ -354,7 +372,7 @@ def compile_program(program: tg.ProgramOp, module: ModuleOp | None = None) -> Co
     callees: dict[str, CompiledProgram] = {}
     for callee in sorted(gen.calls):
         target = _find_program(module, callee, program)
-        compiled = compile_program(target, module)
+        compiled = compile_program_plain(target, module)
         callees[callee] = compiled
         namespace[f"_call_{callee}"] = compiled.function
     exec(compile(source, f"<tg.program @{program.sym_name.data}>", "exec"), namespace)

@@ -40,6 +40,7 @@ from pto_wsp.lowering.cpu.pygen import (
     _rank_reduction_mask,
     _remsi,
 )
+from pto_wsp.passes.diagnostics import location_of
 from pto_wsp.runtime.bulk import BatchRegion
 from pto_wsp.runtime.kernels import ViewRegion
 
@@ -664,7 +665,8 @@ def _find_program(module: ModuleOp | None, name: str, at: Operation) -> tg.Progr
         for op in module.ops:
             if isinstance(op, tg.ProgramOp) and op.sym_name.data == name:
                 return op
-    raise CodegenError(f"tg.call of unknown program @{name}")
+    where = location_of(at)
+    raise CodegenError(f"{where + ': ' if where else ''}tg.call of unknown program @{name}")
 
 
 def _stream_keyed(program: tg.ProgramOp) -> bool:
