@@ -94,6 +94,9 @@ class SimConfig:
     infer_data_deps: bool = True
     #: Functional mode: run the bodies on this many threads after the simulation (0: inline).
     threads: int = 0
+    #: Use the compiled scheduler (runtime/fastsched.py) when the program allows it; the
+    #: result is the same as this engine's. False: always this engine.
+    fast: bool = True
 
     def pools(self) -> list[int]:
         names = list(self.worker_pools) or ["any"] * self.workers

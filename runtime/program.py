@@ -11,16 +11,18 @@ simulator (runtime/engine.py); ``execute_async()`` runs it on a background threa
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
 from pto_wsp.runtime.engine import STALL_CAUSES, SimConfig, Simulator
+from pto_wsp.runtime.fastsched import FastRun, RecordingBuilder, decline_reason, schedule_graph
 from pto_wsp.runtime.graph import EDGE_KINDS, TaskGraph, gc_paused
 from pto_wsp.runtime.kernels import KernelSpec
 from pto_wsp.runtime.threads import run_bodies_threaded
@@ -29,6 +31,8 @@ __all__ = ["ArgSpec", "Program", "Stats"]
 
 #: Extent standing for an unbound runtime dimension (lowering/cpu/pygen.py's WHOLE).
 _WHOLE = 1 << 62
+#: Costs the fast path takes (virtual times stay exact doubles).
+_MAX_COST = 1 << 53
 
 
 @dataclass(frozen=True)
@@ -127,7 +131,9 @@ class Program:
         self.compile_time_ms = compile_time_ms
         self.warnings = list(warnings or [])
         self._bindings: dict[str, Any] = {}
-        self._sim: Simulator | None = None
+        self._sim: Simulator | FastRun | None = None
+        #: Why the last execution did not take the fast path (None: it did).
+        self.fast_declined: str | None = None
         self._elapsed_ms = 0.0
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
@@ -255,27 +261,43 @@ class Program:
                 shapes[spec.name] = [s if s is not None else _WHOLE for s in value.shape]
         return args, arrays, shapes
 
-    def _run(self, progress: Callable[[int, int], None] | None = None) -> Simulator:
+    def _run(self, progress: Callable[[int, int], None] | None = None) -> Simulator | FastRun:
         args, arrays, shapes = self._arguments()
         config = self.config
         threaded = config.functional and config.threads > 0
         if threaded:  # schedule in virtual time first, then run the bodies on threads
             config = dataclasses.replace(config, functional=False)
+        code = self.code
+        self.fast_declined = decline_reason(config, code.is_pipeline)
+        if self.fast_declined is None:
+            with self._bound_errors():
+                run = self._run_fast(config, args, arrays, shapes, progress)
+            if run is not None:
+                if threaded:
+                    run_bodies_threaded(run, config.threads)
+                return run
         sim = Simulator(config, self.kernels, arrays, shapes, self.keys)
         sim.progress = progress
-        code = self.code
+        with self._bound_errors(), gc_paused():
+            if code.is_pipeline:
+                for name, capacity, is_event in code.queues:
+                    sim.add_queue(name, capacity, is_event)
+                for p in code.processes:
+                    for r in range(p.replicas):
+                        label = p.name if p.replicas == 1 else f"{p.name}[{r}]"
+                        sim.add_process(label, p.function(sim, *args, r), p.sends, p.receives)
+                sim.run_pipeline()
+            else:
+                sim.run_main(code.compiled.function, args)
+        if threaded:
+            run_bodies_threaded(sim, config.threads)
+        return sim
+
+    @contextlib.contextmanager
+    def _bound_errors(self) -> Iterator[None]:
+        """Missing or short bound data, read by the task-generation program, as ValueErrors."""
         try:
-            with gc_paused():
-                if code.is_pipeline:
-                    for name, capacity, is_event in code.queues:
-                        sim.add_queue(name, capacity, is_event)
-                    for p in code.processes:
-                        for r in range(p.replicas):
-                            label = p.name if p.replicas == 1 else f"{p.name}[{r}]"
-                            sim.add_process(label, p.function(sim, *args, r), p.sends, p.receives)
-                    sim.run_pipeline()
-                else:
-                    sim.run_main(code.compiled.function, args)
+            yield
         except KeyError as error:
             name = error.args[0]
             raise ValueError(
@@ -283,13 +305,59 @@ class Program:
             ) from None
         except IndexError as error:
             raise ValueError(f"@{self.name}: an index is out of the bound data: {error}") from None
-        if threaded:
-            run_bodies_threaded(sim, config.threads)
-        return sim
+
+    def _run_fast(
+        self,
+        config: SimConfig,
+        args: list[Any],
+        arrays: dict[str, np.ndarray],
+        shapes: dict[str, list[int]],
+        progress: Callable[[int, int], None] | None,
+    ) -> FastRun | None:
+        """The fast path (runtime/fastsched.py): build the whole graph, then schedule it with
+        the compiled scheduler; None when the graph needs the general engine."""
+        builder = RecordingBuilder(shapes, infer_data_deps=config.infer_data_deps)
+        with gc_paused():
+            self.code.compiled.function(builder, *args)
+            graph = builder.build()
+            costs = self._costs(graph)
+        if costs is None:
+            self.fast_declined = "a cost is not an integer in [0, 2^53)"
+            return None
+        run = schedule_graph(builder, graph, costs, config, self.kernels, arrays)
+        if run is None:
+            self.fast_declined = "the graph (pools, priorities or heap sizes out of range)"
+            return None
+        if progress is not None:
+            progress(run.created, run.completed)
+        if config.functional:
+            run.run_bodies()
+        return run
+
+    def _costs(self, graph: TaskGraph) -> np.ndarray | None:
+        """Each node's cycles (0 for barriers): a constant per kernel is spread with numpy,
+        a cost function is called per task (``KernelSpec.cycles``, as the engine does)."""
+        costs = np.zeros(graph.num_nodes, np.int64)
+        kernel = graph.kernel
+        for kid, name in enumerate(graph.kernels):
+            spec = self.kernels.get(name) or KernelSpec(name, [], [], origin="unknown")
+            cost = spec.cost
+            if cost.__class__ is int:
+                if not 0 <= cost < _MAX_COST:
+                    return None
+                costs[kernel == kid] = cost
+                continue
+            ids = np.flatnonzero(kernel == kid).tolist()
+            args, regions, cycles = graph.args, graph.regions, spec.cycles
+            values = [cycles(args[i], regions[i]) for i in ids]
+            if values and not (0 <= min(values) and max(values) < _MAX_COST):
+                return None
+            costs[ids] = values
+        return costs
 
     # ------------------------------------------------------------------ results
 
-    def _last(self) -> Simulator:
+    def _last(self) -> Simulator | FastRun:
         if self._sim is None:
             raise RuntimeError(f"@{self.name} has not been executed yet")
         return self._sim
@@ -297,24 +365,32 @@ class Program:
     def stats(self) -> Stats:
         """Statistics of the last execution (see ``Stats``)."""
         sim = self._last()
-        graph = sim.graph
-        ends = [e for e in sim.end if e >= 0]
-        makespan = max(ends) if ends else 0.0
-        workers = sim.n_workers
-        kinds = np.bincount(np.asarray(graph._ekind, dtype=np.int64), minlength=4)
-        streams = (
-            self.config.streams
-            or len({s for s, k in zip(sim.stream_of, graph._kind) if k == 0})
-            or 1
-        )
+        if isinstance(sim, FastRun):
+            tg = sim.task_graph
+            kind = tg.kind
+            end = sim.end_array
+            stream_of = sim.stream_of_array
+            num_tasks, num_nodes, num_edges = tg.num_tasks, tg.num_nodes, tg.num_edges
+            edges_by_kind = tg.edge_counts()
+        else:
+            graph = sim.graph
+            kind = np.asarray(graph._kind, dtype=np.int64)
+            end = np.asarray(sim.end, dtype=np.float64)
+            stream_of = np.asarray(sim.stream_of, dtype=np.int64)
+            num_tasks, num_nodes, num_edges = graph.num_tasks, graph.num_nodes, len(graph._src)
+            kinds = np.bincount(np.asarray(graph._ekind, dtype=np.int64), minlength=4)
+            edges_by_kind = {name: int(kinds[i]) for i, name in enumerate(EDGE_KINDS)}
+        ends = end[end >= 0]
+        makespan = float(ends.max()) if ends.size else 0.0
+        streams = self.config.streams or len(np.unique(stream_of[kind == 0])) or 1
         return Stats(
             mode=self.mode,
-            num_tasks=graph.num_tasks,
-            num_barriers=graph.num_nodes - graph.num_tasks,
-            num_edges=len(graph._src),
-            edges_by_kind={name: int(kinds[i]) for i, name in enumerate(EDGE_KINDS)},
+            num_tasks=num_tasks,
+            num_barriers=num_nodes - num_tasks,
+            num_edges=num_edges,
+            edges_by_kind=edges_by_kind,
             num_streams=streams,
-            num_workers=workers,
+            num_workers=sim.n_workers,
             compile_time_ms=self.compile_time_ms,
             execute_time_ms=self._elapsed_ms,
             makespan_cycles=makespan,
@@ -329,25 +405,36 @@ class Program:
 
     def graph(self) -> TaskGraph:
         """The task graph the last execution built (static form: ids, edges, regions)."""
-        return self._last().graph.build()
+        sim = self._last()
+        if isinstance(sim, FastRun):
+            return sim.task_graph
+        return sim.graph.build()
 
     def schedule_of(self) -> list[dict[str, Any]]:
         """Per task of the last run: id, kernel, coordinates, worker, stream, start, end."""
         sim = self._last()
-        graph = sim.graph
+        if isinstance(sim, FastRun):
+            tg = sim.task_graph
+            kinds, kernel_of, coords = tg.kind.tolist(), tg.kernel.tolist(), tg.coords
+            kernels = tg.kernels
+        else:
+            graph = sim.graph
+            kinds, kernel_of, coords = graph._kind, graph._kernel, graph._coords
+            kernels = graph.kernels
+        worker, stream_of, start, end = sim.worker, sim.stream_of, sim.start, sim.end
         out = []
-        for i, kind in enumerate(graph._kind):
+        for i, kind in enumerate(kinds):
             if kind != 0:
                 continue
             out.append(
                 {
                     "id": i,
-                    "kernel": graph.kernels[graph._kernel[i]],
-                    "coords": dict(graph._coords[i]),
-                    "worker": sim.worker[i],
-                    "stream": sim.stream_of[i],
-                    "start": sim.start[i],
-                    "end": sim.end[i],
+                    "kernel": kernels[kernel_of[i]],
+                    "coords": dict(coords[i]),
+                    "worker": worker[i],
+                    "stream": stream_of[i],
+                    "start": start[i],
+                    "end": end[i],
                 }
             )
         return out

@@ -62,6 +62,8 @@ OPTIONS = {
     "gen_cost": "cycles the generator spends per task created (default 0)",
     "cycles_per_ms": "virtual cycles per millisecond, for rate_limit (default 1e6: 1 GHz)",
     "threads": "functional mode: run the kernel bodies on N threads (numpy releases the GIL)",
+    "fast": "use the compiled scheduler when the program allows it (default True; False: "
+    "always the general engine; the results are the same)",
 }
 
 _MODES = ("functional", "cycles")
@@ -391,6 +393,7 @@ def _config(
         gen_cost=int(options.get("gen_cost", 0)),
         cycles_per_ms=float(options.get("cycles_per_ms", 1e6)),
         threads=_threads(options.get("threads", 0), loc),
+        fast=bool(options.get("fast", True)),
     )
 
 

@@ -1,0 +1,1115 @@
+"""The simulator's fast path: the virtual-time scheduler of a built graph, compiled with numba.
+
+``Simulator`` (runtime/engine.py) is at once the builder a task-generation program drives and
+the scheduler that runs what it builds, one Python call chain per task. For a *main program*
+(not a pipeline) whose generator costs no virtual time and no task window stalls it, every
+task is created at virtual time 0, so the whole graph can be built first (``RecordingBuilder``,
+a GraphBuilder that also remembers where the ordering points were) and the scheduling replayed
+afterwards over the graph's arrays by ``_schedule`` — a numba port of the engine's state
+machine that reproduces the engine exactly: the same start, end and worker for every task, the
+same issue numbers, streams, lanes, steals, stalls (summed in the same order) and stall spans,
+and the order the functional mode calls the bodies in (dispatch order).
+
+What the port keeps of the engine, step for step (docs/simulator.md "Fast path"):
+
+- registrations in creation order, each a task and the barrier created just before it; before
+  each one the events due at the generator's time (0) are handled; after each one, idle
+  workers dispatch (so at t = 0 the first ready tasks created start first, whatever their
+  priority); zero-predecessor barriers complete at once; an edge whose source is already done
+  when its destination is created does not count;
+- batch_deps buffers flushed when full and at the recorded ordering points; timing immediate,
+  batched(n), interleaved(n) (round-robin across stream keys), rate_limit(n) (issue events);
+- streams as lanes per placed worker; pipeline_depth gates per scope (global, per_stream,
+  per_pool) with their stall spans; dispatch targets, shared pool heaps, work_steal queues
+  with the last completer and stealing from the longest queue; ready keys
+  (priority, issue number), encoded into one int64 after a range check.
+
+Anything else — pipelines, ``gen_cost``, ``task_window``, pools other than vector/cube/any,
+costs that are not integers in [0, 2^53), priorities whose range does not fit the key — makes
+``schedule_graph`` decline (return None) and the general engine runs the program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from pto_wsp.runtime.graph import KIND_BARRIER, POOL_ANY, POOL_CUBE, POOL_VECTOR, GraphBuilder
+
+__all__ = ["FastRun", "RecordingBuilder", "available", "decline_reason", "schedule_graph"]
+
+try:  # numba is a dependency; without it the general engine runs everything.
+    import numba
+
+    _njit = numba.njit(cache=True, nogil=True)
+    # The state machine allocates nothing: without reference counting its calls are cheap.
+    _bare = numba.njit(cache=True, nogil=True, _nrt=False)
+except ImportError:  # pragma: no cover - exercised only without numba
+    numba = None
+
+    def _njit(function: Any) -> Any:
+        return function
+
+    _bare = _njit
+
+
+def available() -> bool:
+    """Whether the compiled scheduler can run (numba imports)."""
+    return numba is not None
+
+
+class RecordingBuilder(GraphBuilder):
+    """A GraphBuilder that also records, per ordering point, how many tasks preceded it
+    (batch_deps flushes its buffer there). It takes GraphBuilder's batch path
+    (``add_tasks``): everything after the build reads the TaskGraph, not the node lists."""
+
+    batches = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.order_points: list[int] = []
+
+    def order_point(self) -> None:
+        super().order_point()
+        self.order_points.append(self.num_tasks)
+
+
+def decline_reason(config: Any, is_pipeline: bool) -> str | None:
+    """Why the fast path cannot run this program with ``config`` (None: it can, as far as
+    the configuration tells; the graph may still make ``schedule_graph`` decline)."""
+    if numba is None:
+        return "numba is not installed"
+    if not getattr(config, "fast", True):
+        return "fast=False"
+    if is_pipeline:
+        return "a pipeline (processes interleave with the scheduler)"
+    if config.gen_cost:
+        return "gen_cost > 0 (generation takes virtual time)"
+    if config.task_window:
+        return "task_window (the generator stalls; the TensorMap is collected)"
+    return None
+
+
+# ----------------------------------------------------------------------------- constants
+
+# Per-node int fields (NI rows).
+_BLK, _DEPS, _WORKER, _ISEQ, _SOF, _LANE, _GNEXT, _SNEXT, _DONE = range(9)
+# Per-node static fields (NS rows).
+_KIND, _TARGET, _PIDX, _GSTREAM, _PRIO, _COST, _SDENSE = range(7)
+# Per-node float fields (NF rows).
+_START, _END, _ISSUED_T, _DEPS_T, _GSINCE = range(5)
+# Int scalars (S).
+(
+    _ISSUED,
+    _RR,
+    _LASTC,
+    _STEALS,
+    _LIVE,
+    _CREATED,
+    _COMPLETED,
+    _NCREATED,
+    _ESEQ,
+    _EVN,
+    _BDN,
+    _TBN,
+    _SPANN,
+    _ORDN,
+    _NIDLE,
+) = range(15)
+# Float scalars (T).
+_NOW, _NEXT_ISSUE = range(2)
+# Config (C).
+(
+    _W,
+    _PRIO_READY,
+    _WORK_STEAL,
+    _STREAMS,
+    _STREAM_KEYED,
+    _TIMING,
+    _TIMING_N,
+    _DEPTH,
+    _SCOPE,
+    _BATCH,
+    _PMIN,
+    _NKEY,
+) = range(12)
+# Stall causes, indices of engine.STALL_CAUSES.
+_ST_DEPS, _ST_STREAM, _ST_DEPTH, _ST_ISSUE = range(4)
+
+_T_IMMEDIATE, _T_RATE, _T_BATCHED, _T_INTERLEAVED = range(4)
+_S_GLOBAL, _S_STREAM, _S_POOL = range(3)
+_EV_COMPLETE, _EV_ISSUE = 0, 1
+
+_POOL_INDEX = {POOL_VECTOR: 0, POOL_CUBE: 1, POOL_ANY: 2}
+# Pools (indices) a worker of each pool index serves (engine._SERVES).
+_SERVES_IDX = {0: (0, 2), 1: (1, 2), 2: (0, 1, 2)}
+
+
+# ----------------------------------------------------------------------------- the port
+# Each function is the engine method of the same name (runtime/engine.py), on arrays.
+
+
+# fmt: off
+@_bare
+def hpush(hst, hoff, hsize, h, key):
+    base = hoff[h]
+    i = hsize[h]
+    hsize[h] = i + 1
+    while i > 0:
+        parent = (i - 1) >> 1
+        pk = hst[base + parent]
+        if key < pk:
+            hst[base + i] = pk
+            i = parent
+        else:
+            break
+    hst[base + i] = key
+
+
+@_bare
+def hpop(hst, hoff, hsize, h):
+    base = hoff[h]
+    top = hst[base]
+    n = hsize[h] - 1
+    hsize[h] = n
+    if n > 0:
+        key = hst[base + n]
+        i = 0
+        while True:
+            c = 2 * i + 1
+            if c >= n:
+                break
+            if c + 1 < n and hst[base + c + 1] < hst[base + c]:
+                c += 1
+            if hst[base + c] < key:
+                hst[base + i] = hst[base + c]
+                i = c
+            else:
+                break
+        hst[base + i] = key
+    return top
+
+
+@_bare
+def epush(evt, evs, ekind, ea, eb, S, t, kind, a, b):
+    seq = S[_ESEQ] + 1
+    S[_ESEQ] = seq
+    ekind[seq] = kind
+    ea[seq] = a
+    eb[seq] = b
+    i = S[_EVN]
+    S[_EVN] = i + 1
+    while i > 0:
+        parent = (i - 1) >> 1
+        pt = evt[parent]
+        if t < pt or (t == pt and seq < evs[parent]):
+            evt[i] = pt
+            evs[i] = evs[parent]
+            i = parent
+        else:
+            break
+    evt[i] = t
+    evs[i] = seq
+
+
+@_bare
+def epop(evt, evs, S):
+    seq = evs[0]
+    n = S[_EVN] - 1
+    S[_EVN] = n
+    if n > 0:
+        t = evt[n]
+        s = evs[n]
+        i = 0
+        while True:
+            c = 2 * i + 1
+            if c >= n:
+                break
+            if c + 1 < n:
+                t1 = evt[c + 1]
+                t0 = evt[c]
+                if t1 < t0 or (t1 == t0 and evs[c + 1] < evs[c]):
+                    c += 1
+            tc = evt[c]
+            if tc < t or (tc == t and evs[c] < s):
+                evt[i] = tc
+                evs[i] = evs[c]
+                i = c
+            else:
+                break
+        evt[i] = t
+        evs[i] = s
+    return seq
+
+
+@_bare
+def stream_key(NS, C, S, tid):
+    streams = C[_STREAMS]
+    if streams == 0:
+        streams = 1
+    if C[_STREAM_KEYED]:
+        return NS[_GSTREAM, tid] % streams
+    return S[_ISSUED] % streams
+
+
+@_bare
+def scope_of(NS, NI, C, tid):
+    sc = C[_SCOPE]
+    if sc == _S_STREAM:
+        if C[_STREAMS]:
+            return NI[_LANE, tid]
+        return NS[_SDENSE, tid]
+    if sc == _S_POOL:
+        return NS[_PIDX, tid]
+    return 0
+
+
+@_bare
+def enqueue(NS, NI, C, S, cand, ncand, incand, tid_of, hst, hoff, hsize, tid):
+    target = NS[_TARGET, tid]
+    p = NS[_PIDX, tid]
+    iseq = NI[_ISEQ, tid]
+    tid_of[iseq] = tid
+    if C[_PRIO_READY]:
+        key = (NS[_PRIO, tid] - C[_PMIN]) * C[_NKEY] + iseq
+    else:
+        key = iseq
+    W = C[_W]
+    if target >= 0:
+        h = cand[p, target % ncand[p]]
+    elif C[_WORK_STEAL]:
+        w = S[_LASTC]
+        if w < 0 or not incand[p, w]:
+            w = cand[p, S[_RR] % ncand[p]]
+            S[_RR] += 1
+        h = w
+    else:
+        h = W + p
+    hpush(hst, hoff, hsize, h, key)
+
+
+@_bare
+def ready(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, tid):
+    now = T[_NOW]
+    deps_t = NF[_DEPS_T, tid]
+    issued_t = NF[_ISSUED_T, tid]
+    if deps_t > issued_t:
+        stalls[_ST_DEPS] += deps_t - issued_t
+    base = deps_t if deps_t > issued_t else issued_t
+    if now > base:
+        stalls[_ST_STREAM] += now - base
+    enqueue(NS, NI, C, S, cand, ncand, incand, tid_of, hst, hoff, hsize, tid)
+
+
+@_bare
+def dec(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, tid):
+    b = NI[_BLK, tid] - 1
+    NI[_BLK, tid] = b
+    if b == 0:
+        ready(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, tid)
+
+
+@_bare
+def issue(
+    NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, lhead,
+    ltail, tid,
+):
+    now = T[_NOW]
+    NI[_ISEQ, tid] = S[_ISSUED]
+    NF[_ISSUED_T, tid] = now
+    if now > 0.0:
+        stalls[_ST_ISSUE] += now - 0.0
+    streams = C[_STREAMS]
+    if streams:
+        s = stream_key(NS, C, S, tid)
+        NI[_SOF, tid] = s
+        target = NS[_TARGET, tid]
+        if target < 0:
+            placed = -1
+        else:
+            p = NS[_PIDX, tid]
+            placed = cand[p, target % ncand[p]]
+        lane = s + streams * (placed + 1)
+        NI[_LANE, tid] = lane
+        NI[_SNEXT, tid] = -1
+        if lhead[lane] >= 0:
+            NI[_BLK, tid] += 1
+            NI[_SNEXT, ltail[lane]] = tid
+        else:
+            lhead[lane] = tid
+        ltail[lane] = tid
+    else:
+        NI[_SOF, tid] = NS[_GSTREAM, tid]
+    S[_ISSUED] += 1
+    dec(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, tid)
+
+
+@_bare
+def pick(NS, C, S, serves, tid_of, hst, hoff, hsize, w):
+    W = C[_W]
+    best = -1
+    bkey = 0
+    if hsize[w] > 0:
+        best = w
+        bkey = hst[hoff[w]]
+    for p in range(3):
+        if serves[w, p]:
+            h = W + p
+            if hsize[h] > 0:
+                k = hst[hoff[h]]
+                if best < 0 or k < bkey:
+                    best = h
+                    bkey = k
+    nkey = C[_NKEY]
+    if best >= 0:
+        key = hpop(hst, hoff, hsize, best)
+        return tid_of[key % nkey] if C[_PRIO_READY] else tid_of[key]
+    if C[_WORK_STEAL]:
+        victim = -1
+        size = 0
+        for v in range(W):
+            if v != w and hsize[v] > size:
+                k = hst[hoff[v]]
+                top = tid_of[k % nkey] if C[_PRIO_READY] else tid_of[k]
+                if serves[w, NS[_PIDX, top]]:
+                    victim = v
+                    size = hsize[v]
+        if victim >= 0:
+            S[_STEALS] += 1
+            key = hpop(hst, hoff, hsize, victim)
+            return tid_of[key % nkey] if C[_PRIO_READY] else tid_of[key]
+    return -1
+
+
+@_bare
+def dispatch(
+    NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst, hoff, hsize,
+    lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order, evt, evs, ekind, ea, eb, w,
+):
+    depth = C[_DEPTH]
+    while True:
+        tid = pick(NS, C, S, serves, tid_of, hst, hoff, hsize, w)
+        if tid < 0:
+            return False
+        if depth:
+            sc = scope_of(NS, NI, C, tid)
+            if infl[sc] >= depth:
+                NI[_GNEXT, tid] = -1
+                if ghead[sc] >= 0:
+                    NI[_GNEXT, gtail[sc]] = tid
+                else:
+                    ghead[sc] = tid
+                gtail[sc] = tid
+                NF[_GSINCE, tid] = T[_NOW]
+                continue
+            infl[sc] += 1
+        # start
+        now = T[_NOW]
+        is_idle[w] = False
+        S[_NIDLE] -= 1
+        NI[_WORKER, tid] = w
+        NF[_START, tid] = now
+        if C[_STREAMS]:
+            lane = NI[_LANE, tid]
+            nxt = NI[_SNEXT, lhead[lane]]
+            lhead[lane] = nxt
+            if nxt < 0:
+                ltail[lane] = -1
+            else:
+                dec(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff,
+                    hsize, nxt)
+        order[S[_ORDN]] = tid
+        S[_ORDN] += 1
+        cost = NS[_COST, tid]
+        busy[w] += cost
+        trun[w] += 1
+        epush(evt, evs, ekind, ea, eb, S, now + cost, _EV_COMPLETE, w, tid)
+        return True
+
+
+@_bare
+def dispatch_idle(
+    NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst, hoff, hsize,
+    lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order, evt, evs, ekind, ea, eb,
+):
+    W = C[_W]
+    progress = True
+    while progress and S[_NIDLE] > 0:
+        progress = False
+        for w in range(W):
+            if is_idle[w] and dispatch(
+                NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst,
+                hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order,
+                evt, evs, ekind, ea, eb, w,
+            ):
+                progress = True
+
+
+@_bare
+def complete_node(
+    NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, sbegin,
+    succ, stack, nid,
+):
+    now = T[_NOW]
+    ncreated = S[_NCREATED]
+    stack[0] = nid
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        n = stack[sp]
+        NI[_DONE, n] = 1
+        if NF[_END, n] < 0:
+            NF[_END, n] = now
+        for e in range(sbegin[n], sbegin[n + 1]):
+            s = succ[e]
+            if s >= ncreated:
+                break
+            left = NI[_DEPS, s] - 1
+            NI[_DEPS, s] = left
+            if left == 0:
+                NF[_DEPS_T, s] = now
+            if NS[_KIND, s] == KIND_BARRIER:
+                NI[_BLK, s] -= 1
+                if NI[_BLK, s] == 0:
+                    stack[sp] = s
+                    sp += 1
+            else:
+                dec(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff,
+                    hsize, s)
+
+
+@_bare
+def complete_task(
+    NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, sbegin,
+    succ, stack, infl, ghead, gtail, is_idle, sp_tid, sp_t0, sp_t1, w, tid,
+):
+    now = T[_NOW]
+    NF[_END, tid] = now
+    is_idle[w] = True
+    S[_NIDLE] += 1
+    S[_LIVE] -= 1
+    S[_COMPLETED] += 1
+    if C[_DEPTH]:
+        sc = scope_of(NS, NI, C, tid)
+        infl[sc] -= 1
+        g = ghead[sc]
+        if g >= 0:
+            ghead[sc] = -1
+            gtail[sc] = -1
+            first = g
+            while g >= 0:
+                since = NF[_GSINCE, g]
+                stalls[_ST_DEPTH] += now - since
+                k = S[_SPANN]
+                sp_tid[k] = g
+                sp_t0[k] = since
+                sp_t1[k] = now
+                S[_SPANN] = k + 1
+                g = NI[_GNEXT, g]
+            g = first
+            while g >= 0:
+                nxt = NI[_GNEXT, g]
+                enqueue(NS, NI, C, S, cand, ncand, incand, tid_of, hst, hoff, hsize, g)
+                g = nxt
+    S[_LASTC] = w
+    complete_node(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff,
+                  hsize, sbegin, succ, stack, tid)
+    S[_LASTC] = -1
+
+
+@_bare
+def flush_timing(
+    NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, lhead,
+    ltail, tb, scratch, kbuf,
+):
+    n = S[_TBN]
+    S[_TBN] = 0
+    for i in range(n):
+        scratch[0, i] = tb[i]
+    if C[_TIMING] == _T_INTERLEAVED and n > 1:
+        # Round-robin across stream keys (ascending), each keeping creation order: group
+        # by key (keys are in [0, streams)), then deal the r-th of every group in turn.
+        nk = C[_STREAMS] if C[_STREAMS] > 0 else 1
+        for j in range(nk + 1):
+            kbuf[j] = 0
+        most = 0
+        for i in range(n):
+            key = stream_key(NS, C, S, scratch[0, i])
+            scratch[1, i] = key
+            kbuf[key + 1] += 1
+            if kbuf[key + 1] > most:
+                most = kbuf[key + 1]
+        for j in range(nk):  # group starts, then fill pointers in kbuf[nk + 1 + j]
+            kbuf[j + 1] += kbuf[j]
+            kbuf[nk + 1 + j] = kbuf[j]
+        for i in range(n):
+            key = scratch[1, i]
+            scratch[2, kbuf[nk + 1 + key]] = scratch[0, i]
+            kbuf[nk + 1 + key] += 1
+        k = 0
+        for r in range(most):
+            for j in range(nk):
+                if kbuf[j] + r < kbuf[j + 1]:
+                    scratch[0, k] = scratch[2, kbuf[j] + r]
+                    k += 1
+    for i in range(n):
+        issue(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize,
+              lhead, ltail, scratch[0, i])
+
+
+@_bare
+def time_release(
+    NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, lhead,
+    ltail, tb, scratch, kbuf, evt, evs, ekind, ea, eb, interval, tid,
+):
+    timing = C[_TIMING]
+    if timing == _T_IMMEDIATE or C[_TIMING_N] == 0:
+        issue(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize,
+              lhead, ltail, tid)
+    elif timing == _T_RATE:
+        now = T[_NOW]
+        nxt = T[_NEXT_ISSUE]
+        t = nxt if now < nxt else now
+        T[_NEXT_ISSUE] = t + interval
+        if t <= now:
+            issue(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff,
+                  hsize, lhead, ltail, tid)
+        else:
+            epush(evt, evs, ekind, ea, eb, S, t, _EV_ISSUE, -1, tid)
+    else:
+        k = S[_TBN]
+        tb[k] = tid
+        S[_TBN] = k + 1
+        if k + 1 >= C[_TIMING_N]:
+            flush_timing(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst,
+                         hoff, hsize, lhead, ltail, tb, scratch, kbuf)
+
+
+@_bare
+def flush_batch(
+    NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, lhead,
+    ltail, tb, scratch, kbuf, evt, evs, ekind, ea, eb, interval, bd,
+):
+    n = S[_BDN]
+    S[_BDN] = 0
+    for i in range(n):
+        time_release(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff,
+                     hsize, lhead, ltail, tb, scratch, kbuf, evt, evs, ekind, ea, eb, interval,
+                     bd[i])
+
+
+@_njit
+def schedule(
+    NS, pbegin, pred, sbegin, succ, task_ids, op_after, C, interval, cand, ncand, incand,
+    serves, hoff, hcap_total, n_scopes, n_lanes, span_cap,
+):
+    n = NS.shape[1]
+    n_tasks = task_ids.shape[0]
+    W = C[_W]
+    NI = np.zeros((9, n), np.int64)
+    NI[_WORKER, :] = -1
+    NI[_ISEQ, :] = -1
+    NF = np.zeros((5, n), np.float64)
+    NF[_START, :] = -1.0
+    NF[_END, :] = -1.0
+    NF[_ISSUED_T, :] = -1.0
+    S = np.zeros(15, np.int64)
+    S[_LASTC] = -1
+    S[_NIDLE] = W
+    T = np.zeros(2, np.float64)
+    stalls = np.zeros(4, np.float64)
+    tid_of = np.zeros(max(n_tasks, 1), np.int64)
+    hst = np.zeros(max(hcap_total, 1), np.int64)
+    hsize = np.zeros(W + 3, np.int64)
+    lhead = np.full(max(n_lanes, 1), -1, np.int64)
+    ltail = np.full(max(n_lanes, 1), -1, np.int64)
+    infl = np.zeros(max(n_scopes, 1), np.int64)
+    ghead = np.full(max(n_scopes, 1), -1, np.int64)
+    gtail = np.full(max(n_scopes, 1), -1, np.int64)
+    is_idle = np.ones(W, np.bool_)
+    busy = np.zeros(W, np.float64)
+    trun = np.zeros(W, np.int64)
+    order = np.zeros(max(n_tasks, 1), np.int64)
+    ecap = 2 * n_tasks + 2
+    evt = np.zeros(ecap, np.float64)
+    evs = np.zeros(ecap, np.int64)
+    ekind = np.zeros(ecap, np.int64)
+    ea = np.zeros(ecap, np.int64)
+    eb = np.zeros(ecap, np.int64)
+    bd = np.zeros(max(n_tasks, 1), np.int64)
+    tb = np.zeros(max(n_tasks, 1), np.int64)
+    scratch = np.zeros((3, max(n_tasks, 1)), np.int64)
+    kbuf = np.zeros(2 * max(C[_STREAMS], 1) + 2, np.int64)
+    stack = np.zeros(max(n, 1), np.int64)
+    sp_tid = np.zeros(span_cap, np.int64)
+    sp_t0 = np.zeros(span_cap, np.float64)
+    sp_t1 = np.zeros(span_cap, np.float64)
+    depth = C[_DEPTH]
+    batch = C[_BATCH]
+
+    prev = 0
+    for k in range(n_tasks + 1):
+        if k < n_tasks:
+            # _generator_wait: the events due at the generator's time (0) first
+            while S[_EVN] > 0 and evt[0] <= 0.0:
+                if depth and sp_tid.shape[0] - S[_SPANN] < n_tasks:
+                    cap = 2 * sp_tid.shape[0] + n_tasks
+                    sp_tid = np.concatenate((sp_tid, np.zeros(cap, np.int64)))
+                    sp_t0 = np.concatenate((sp_t0, np.zeros(cap, np.float64)))
+                    sp_t1 = np.concatenate((sp_t1, np.zeros(cap, np.float64)))
+                t = evt[0]
+                T[_NOW] = t
+                while S[_EVN] > 0 and evt[0] == t:
+                    seq = epop(evt, evs, S)
+                    if ekind[seq] == _EV_COMPLETE:
+                        complete_task(NS, NI, NF, C, S, T, stalls, cand, ncand, incand,
+                                      tid_of, hst, hoff, hsize, sbegin, succ, stack, infl,
+                                      ghead, gtail, is_idle, sp_tid, sp_t0, sp_t1,
+                                      ea[seq], eb[seq])
+                    else:
+                        issue(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of,
+                              hst, hoff, hsize, lhead, ltail, eb[seq])
+                dispatch_idle(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves,
+                              tid_of, hst, hoff, hsize, lhead, ltail, infl, ghead, gtail,
+                              is_idle, busy, trun, order, evt, evs, ekind, ea, eb)
+            T[_NOW] = 0.0
+            # _register: the task and the barrier created with it
+            tid = task_ids[k]
+            S[_NCREATED] = tid + 1
+            for d in range(prev, tid + 1):
+                cnt = 0
+                for e in range(pbegin[d], pbegin[d + 1]):
+                    if NI[_DONE, pred[e]] == 0:
+                        cnt += 1
+                NI[_DEPS, d] = cnt
+            for d in range(prev, tid):  # barriers
+                NI[_BLK, d] = NI[_DEPS, d]
+            NI[_BLK, tid] = NI[_DEPS, tid] + 1
+            S[_LIVE] += 1
+            S[_CREATED] += 1
+            for d in range(prev, tid):
+                if NI[_DEPS, d] == 0:
+                    complete_node(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of,
+                                  hst, hoff, hsize, sbegin, succ, stack, d)
+            prev = tid + 1
+            # _release
+            if batch:
+                bk = S[_BDN]
+                bd[bk] = tid
+                S[_BDN] = bk + 1
+                if bk + 1 >= batch:
+                    flush_batch(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of,
+                                hst, hoff, hsize, lhead, ltail, tb, scratch, kbuf, evt, evs,
+                                ekind, ea, eb, interval, bd)
+            else:
+                time_release(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst,
+                             hoff, hsize, lhead, ltail, tb, scratch, kbuf, evt, evs, ekind, ea,
+                             eb, interval, tid)
+            dispatch_idle(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of,
+                          hst, hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy,
+                          trun, order, evt, evs, ekind, ea, eb)
+        # ordering points after k + 1 tasks (before the first task: nothing buffered)
+        if k < n_tasks and op_after[k + 1] and S[_BDN] > 0:
+            flush_batch(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst,
+                        hoff, hsize, lhead, ltail, tb, scratch, kbuf, evt, evs, ekind, ea, eb,
+                        interval, bd)
+            dispatch_idle(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of,
+                          hst, hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy,
+                          trun, order, evt, evs, ekind, ea, eb)
+    # end of generation: _flush_all, then _drain
+    if S[_BDN] > 0:
+        flush_batch(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff,
+                    hsize, lhead, ltail, tb, scratch, kbuf, evt, evs, ekind, ea, eb, interval,
+                    bd)
+    if S[_TBN] > 0:
+        flush_timing(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff,
+                     hsize, lhead, ltail, tb, scratch, kbuf)
+    dispatch_idle(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst,
+                  hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order,
+                  evt, evs, ekind, ea, eb)
+    if T[_NOW] < 0.0:
+        T[_NOW] = 0.0
+    while S[_EVN] > 0:
+        if depth and sp_tid.shape[0] - S[_SPANN] < n_tasks:
+            cap = 2 * sp_tid.shape[0] + n_tasks
+            sp_tid = np.concatenate((sp_tid, np.zeros(cap, np.int64)))
+            sp_t0 = np.concatenate((sp_t0, np.zeros(cap, np.float64)))
+            sp_t1 = np.concatenate((sp_t1, np.zeros(cap, np.float64)))
+        t = evt[0]
+        T[_NOW] = t
+        while S[_EVN] > 0 and evt[0] == t:
+            seq = epop(evt, evs, S)
+            if ekind[seq] == _EV_COMPLETE:
+                complete_task(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of,
+                              hst, hoff, hsize, sbegin, succ, stack, infl, ghead, gtail,
+                              is_idle, sp_tid, sp_t0, sp_t1, ea[seq], eb[seq])
+            else:
+                issue(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff,
+                      hsize, lhead, ltail, eb[seq])
+        dispatch_idle(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst,
+                      hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy, trun,
+                      order, evt, evs, ekind, ea, eb)
+    nspan = S[_SPANN]
+    return (NI, NF, S, stalls, busy, trun, order[: S[_ORDN]], sp_tid[:nspan],
+            sp_t0[:nspan], sp_t1[:nspan])
+# fmt: on
+
+
+# ----------------------------------------------------------------------------- Python side
+
+_SPAN_CAUSE = "pipeline_depth"
+
+
+def schedule_graph(
+    builder: RecordingBuilder,
+    graph: Any,
+    costs: np.ndarray,
+    config: Any,
+    kernels: Mapping[str, Any],
+    arrays: Mapping[str, np.ndarray],
+) -> FastRun | None:
+    """Schedule the built ``graph`` as ``Simulator.run_main`` would have; None when the
+    graph needs what the port does not do (the caller then runs the general engine).
+
+    ``costs`` holds each node's cycles (0 for barriers); ``builder`` is the RecordingBuilder
+    the program ran on (its ordering points)."""
+    if numba is None:
+        return None
+    n = graph.num_nodes
+    kind = graph.kind.astype(np.int64)
+    task_ids = np.flatnonzero(kind == 0).astype(np.int64)
+    n_tasks = len(task_ids)
+    if n and kind[-1] != 0:
+        return None  # a barrier no task follows: not something add_task creates
+    pool = graph.pool.astype(np.int64)
+    pidx = np.full(n, -1, np.int64)
+    for raw, index in _POOL_INDEX.items():
+        pidx[pool == raw] = index
+    if n and pidx.min() < 0:
+        return None
+    costs = np.asarray(costs)
+    if costs.dtype.kind not in "iu" or (
+        n and (int(costs.min()) < 0 or int(costs.max()) >= 1 << 53)
+    ):
+        return None
+    costs = costs.astype(np.int64)
+    priority = graph.priority.astype(np.int64)
+    prio_ready = config.ready == "priority"
+    nkey = max(n_tasks, 1)
+    pmin = 0
+    if prio_ready and n_tasks:
+        prios = priority[task_ids]
+        pmin, pmax = int(prios.min()), int(prios.max())
+        if (pmax - pmin + 1) * nkey >= 1 << 62:
+            return None
+    # Workers and pools (Simulator.__init__).
+    W = max(1, config.workers)
+    worker_pool = config.pools()[:W]
+    while len(worker_pool) < W:
+        worker_pool.append(POOL_ANY)
+    serves = np.zeros((W, 3), np.bool_)
+    for w, p in enumerate(worker_pool):
+        for q in _SERVES_IDX[_POOL_INDEX[p]]:
+            serves[w, q] = True
+    cand = np.zeros((3, W), np.int64)
+    ncand = np.zeros(3, np.int64)
+    incand = np.zeros((3, W), np.bool_)
+    for q in range(3):
+        ws = [w for w in range(W) if serves[w, q]] or list(range(W))
+        cand[q, : len(ws)] = ws
+        ncand[q] = len(ws)
+        incand[q, ws] = True
+    work_steal = config.dispatch == "work_steal"
+    target = graph.target.astype(np.int64)
+    # Heap capacities: a task sits in one heap at a time, always the same one but with
+    # work_steal (any local heap of its pool's workers).
+    tt = target[task_ids]
+    tp = pidx[task_ids]
+    placed = tt >= 0
+    caps = np.zeros(W + 3, np.int64)
+    if placed.any():
+        tw = cand[tp[placed], tt[placed] % ncand[tp[placed]]]
+        caps[:W] += np.bincount(tw, minlength=W)[:W]
+    free = tp[~placed]
+    if work_steal:
+        per_pool = np.bincount(free, minlength=3)
+        for q in range(3):
+            caps[:W] += per_pool[q] * incand[q]
+    else:
+        caps[W:] = np.bincount(free, minlength=3)
+    hoff = np.zeros(W + 3, np.int64)
+    np.cumsum(caps[:-1], out=hoff[1:])
+    total = int(caps.sum())
+    if total > 1 << 28:
+        return None
+    # Streams, scopes, timing.
+    streams = int(config.streams)
+    n_lanes = streams * (W + 1) if streams else 1
+    gstream = graph.stream.astype(np.int64)
+    scope = {"per_stream": 1, "per_pool": 2}.get(config.depth_scope, 0)
+    sdense = np.zeros(n, np.int64)
+    n_scopes = 1
+    if scope == 1:
+        if streams:
+            n_scopes = n_lanes
+        elif n:
+            uniq, inverse = np.unique(gstream, return_inverse=True)
+            sdense = inverse.astype(np.int64).reshape(-1)
+            n_scopes = len(uniq)
+    elif scope == 2:
+        n_scopes = 3
+    timing = {"immediate": 0, "rate_limit": 1, "interleaved": 3}.get(config.timing, 2)
+    timing_n = int(config.timing_n)
+    interval = config.cycles_per_ms / config.timing_n if timing == 1 and timing_n else 0.0
+    depth = int(config.pipeline_depth)
+    op_after = np.zeros(n_tasks + 1, np.bool_)
+    if config.batch_deps:
+        points = [p for p in builder.order_points if 0 < p <= n_tasks]
+        op_after[points] = True
+    # Predecessors grouped by destination (every edge goes from a smaller id to a larger).
+    begin = graph.fanout_begin.astype(np.int64)
+    succ = graph.fanout_edges.astype(np.int64)
+    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(begin))
+    pred = src[np.argsort(succ, kind="stable")]
+    pbegin = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(succ, minlength=n), out=pbegin[1:])
+    NS = (
+        np.stack([kind, target, pidx, gstream, priority, costs, sdense])
+        if n
+        else np.zeros((7, 0), np.int64)
+    )
+    C = np.array(
+        [
+            W,
+            int(prio_ready),
+            int(work_steal),
+            streams,
+            int(bool(config.stream_keyed)),
+            timing,
+            timing_n,
+            depth,
+            scope,
+            int(config.batch_deps),
+            pmin,
+            nkey,
+        ],
+        np.int64,
+    )
+    span_cap = 2 * n_tasks + 16 if depth else 0
+    NI, NF, S, stalls, busy, trun, order, sp_tid, sp_t0, sp_t1 = schedule(
+        NS, pbegin, pred, begin, succ, task_ids, op_after, C, float(interval), cand, ncand,
+        incand, serves, hoff, total, n_scopes, n_lanes, span_cap,
+    )  # fmt: skip
+    if S[_COMPLETED] != S[_CREATED]:
+        raise RuntimeError(
+            f"internal: {S[_CREATED] - S[_COMPLETED]} task(s) never ran "
+            "(a dependency cycle or a lost release)"
+        )
+    pool_workers = {raw: cand[index, : ncand[index]].tolist() for raw, index in _POOL_INDEX.items()}
+    return FastRun(
+        config=config,
+        builder=builder,
+        graph=graph,
+        kernels=kernels,
+        arrays=arrays,
+        n_workers=W,
+        worker_pool=worker_pool,
+        pool_workers=pool_workers,
+        NI=NI,
+        NF=NF,
+        S=S,
+        stalls=stalls,
+        busy=busy,
+        tasks_run=trun,
+        order=order,
+        spans=(sp_tid, sp_t0, sp_t1),
+        costs=costs,
+    )
+
+
+class FastRun:
+    """The result of a fast-path run, read as a ``Simulator`` is after ``run_main``:
+    ``graph`` (the builder), per-node ``worker``, ``start``, ``end``, ``issue_seq``,
+    ``stream_of``, ``lane``, ``created_t``, ``issued_t``, ``deps_t``, ``cost`` (lists, made on
+    first use; ``*_array`` attributes hold the numpy arrays), ``busy``, ``tasks_run``,
+    ``steals``, ``stalls``, ``stall_spans``; ``order`` is the dispatch order (task ids) and
+    ``task_graph`` the built TaskGraph."""
+
+    fast = True
+
+    def __init__(
+        self,
+        *,
+        config: Any,
+        builder: RecordingBuilder,
+        graph: Any,
+        kernels: Mapping[str, Any],
+        arrays: Mapping[str, np.ndarray],
+        n_workers: int,
+        worker_pool: list[int],
+        pool_workers: dict[int, list[int]],
+        NI: np.ndarray,
+        NF: np.ndarray,
+        S: np.ndarray,
+        stalls: np.ndarray,
+        busy: np.ndarray,
+        tasks_run: np.ndarray,
+        order: np.ndarray,
+        spans: tuple[np.ndarray, np.ndarray, np.ndarray],
+        costs: np.ndarray,
+    ) -> None:
+        from pto_wsp.runtime.engine import STALL_CAUSES
+
+        self.cfg = config
+        self.graph = builder
+        self.task_graph = graph
+        self.kernels = kernels
+        self.arrays = dict(arrays)
+        self.n_workers = n_workers
+        self.worker_pool = worker_pool
+        self.pool_workers = pool_workers
+        self.priority_ready = config.ready == "priority"
+        self.work_steal = config.dispatch == "work_steal"
+        self.worker_array = NI[_WORKER]
+        self.start_array = NF[_START]
+        self.end_array = NF[_END]
+        self.issue_seq_array = NI[_ISEQ]
+        self.stream_of_array = NI[_SOF]
+        self.lane_array = NI[_LANE]
+        self.issued_t_array = NF[_ISSUED_T]
+        self.deps_t_array = NF[_DEPS_T]
+        self.cost_array = costs
+        self.order = order
+        self.busy = busy.tolist()
+        self.tasks_run = trun_list = tasks_run.tolist()
+        self.tasks_run = trun_list
+        self.steals = int(S[_STEALS])
+        self.created = int(S[_CREATED])
+        self.completed = int(S[_COMPLETED])
+        self.live = 0
+        self.gen_t = 0.0
+        self.stalls = dict.fromkeys(STALL_CAUSES, 0.0)
+        for cause, value in zip(
+            ("dependencies", "stream_order", "pipeline_depth", "issue"), stalls
+        ):
+            self.stalls[cause] = float(value)
+        self._spans = spans
+        self._spans_list: list | None = None
+        self._lists: dict[str, list] = {}
+        self._specs: list[Any] = []
+        self.processes: list = []
+        self.progress = None
+
+    def _list(self, name: str) -> list:
+        out = self._lists.get(name)
+        if out is None:
+            out = self._lists[name] = getattr(self, name + "_array").tolist()
+        return out
+
+    worker = property(lambda self: self._list("worker"))
+    start = property(lambda self: self._list("start"))
+    end = property(lambda self: self._list("end"))
+    issue_seq = property(lambda self: self._list("issue_seq"))
+    stream_of = property(lambda self: self._list("stream_of"))
+    lane = property(lambda self: self._list("lane"))
+    issued_t = property(lambda self: self._list("issued_t"))
+    deps_t = property(lambda self: self._list("deps_t"))
+    cost = property(lambda self: self._list("cost"))
+
+    @property
+    def created_t(self) -> list[float]:
+        return [0.0] * len(self.end_array)
+
+    @property
+    def stall_spans(self) -> list[tuple[str, str, float, float]]:
+        if self._spans_list is None:
+            tids, t0, t1 = (a.tolist() for a in self._spans)
+            self._spans_list = [(_SPAN_CAUSE, f"task {g}", a, b) for g, a, b in zip(tids, t0, t1)]
+        return self._spans_list
+
+    def _scope(self, tid: int) -> int:
+        """The pipeline_depth scope of a task (the engine's ``_scope``)."""
+        scope = self.cfg.depth_scope
+        if scope == "per_stream":
+            return self.lane[tid] if self.cfg.streams else self.stream_of[tid]
+        if scope == "per_pool":
+            return int(self.task_graph.pool[tid])
+        return 0
+
+    def _spec(self, kid: int) -> Any:
+        from pto_wsp.runtime.kernels import KernelSpec
+
+        specs = self._specs
+        while len(specs) <= kid:
+            specs.append(None)
+        spec = specs[kid]
+        if spec is None:
+            name = self.task_graph.kernels[kid]
+            spec = self.kernels.get(name)
+            if spec is None:
+                spec = KernelSpec(name, [], [], origin="unknown")
+            specs[kid] = spec
+        return spec
+
+    def _run_body(self, tid: int) -> None:
+        """Run one task's body as ``Simulator._run_body`` does (threads.py calls this)."""
+        from pto_wsp.runtime.kernels import numpy_view
+
+        tg = self.task_graph
+        spec = self._spec(int(tg.kernel[tid]))
+        body = spec.body
+        if body is None:
+            return
+        try:
+            views = [numpy_view(self.arrays[r.tensor], r) for r in tg.regions[tid]]
+            body(*spec.arguments(tg.args[tid], views))
+        except Exception as error:
+            raise self._error(tid, spec, error) from error
+
+    def _error(self, tid: int, spec: Any, error: Exception) -> Exception:
+        """The ExecutionError of a failing body (or of a tensor it needs that is not bound)."""
+        from pto_wsp.runtime.errors import ExecutionError
+
+        tg = self.task_graph
+        for r in tg.regions[tid]:
+            if self.arrays.get(r.tensor) is None:
+                error = ExecutionError(
+                    tid,
+                    spec.name,
+                    tg.coords[tid],
+                    f"tensor '{r.tensor}' is not bound (the functional mode runs "
+                    f"@{spec.name}'s body on it: bind({r.tensor}=array))",
+                )
+                error.__suppress_context__ = True
+                return error
+        return ExecutionError(tid, spec.name, tg.coords[tid], error)
+
+    def run_bodies(self) -> None:
+        """The functional mode: call the bodies in dispatch order (the engine calls each when
+        its task starts), with the engine's views and errors."""
+        from pto_wsp.runtime.kernels import numpy_view
+
+        tg = self.task_graph
+        kernel = tg.kernel.tolist()
+        regions = tg.regions
+        args = tg.args
+        arrays = self.arrays
+        specs = [self._spec(k) for k in range(len(tg.kernels))]
+        bodies = [s.body for s in specs]
+        # Kernels whose scalars all come before their tensors take (*args, *views).
+        simple = [s._layout == sorted(s._layout) for s in specs]
+        for tid in self.order.tolist():
+            kid = kernel[tid]
+            body = bodies[kid]
+            if body is None:
+                continue
+            try:
+                views = [numpy_view(arrays[r.tensor], r) for r in regions[tid]]
+                if simple[kid]:
+                    body(*args[tid], *views)
+                else:
+                    body(*specs[kid].arguments(args[tid], views))
+            except Exception as error:
+                raise self._error(tid, specs[kid], error) from error

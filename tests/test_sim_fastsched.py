@@ -1,0 +1,316 @@
+"""The compiled scheduler (runtime/fastsched.py) gives exactly the general engine's run.
+
+Every program runs twice — ``fast=True`` (the default) and ``fast=False`` (always
+runtime/engine.py's Simulator) — and the two runs must agree on everything: per node the
+worker, start, end, issue number, stream and lane; the statistics; the stall spans; the order
+the functional mode calls the bodies in, and the results. Features the fast path does not
+port (pipelines, gen_cost, task_window, out-of-range costs or priorities) must make it
+decline, and the result is still the engine's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pto_wsp import (
+    Channel,
+    DenseDyn,
+    DispatchPolicy,
+    ExecutionError,
+    In,
+    InOut,
+    IssuePolicy,
+    Out,
+    Tensor,
+    TimingPolicy,
+    combine,
+    connect,
+    consume,
+    f32,
+    for_each,
+    kernel,
+    parallel_for,
+    process,
+    send,
+    sequential,
+    sym,
+    task,
+)
+from pto_wsp.runtime.fastsched import FastRun
+from pto_wsp.runtime.trace import chrome_trace
+
+
+@kernel(cost=lambda i: 10 + 7 * (i % 3))
+def produce(i, x: In[f32[4]], h: Out[f32[4]]):
+    h[...] = x * 2
+
+
+@kernel(cost=lambda i: 20 + 5 * (i % 4))
+def consume_k(i, h: In[f32[4]], y: Out[f32[4]]):
+    y[...] = h + 1
+
+
+@kernel(cost=15, exec_unit="cube")
+def accumulate(i, y: In[f32[4]], a: InOut[f32[4]]):
+    a += y
+
+
+@kernel(cost=lambda i: 6 * (i % 2))
+def touch(i, y: In[f32[4]], z: Out[f32[4]]):
+    z[...] = y
+
+
+X = Tensor("X", [None, 4], f32)
+H = Tensor("H", [None, 4], f32)
+Y = Tensor("Y", [None, 4], f32)
+Z = Tensor("Z", [None, 4], f32)
+A = Tensor("A", [1, 4], f32)
+n = sym("n")
+
+
+def _stages(group):
+    return group(
+        parallel_for(DenseDyn(n), lambda i: task(produce, [i], [X[i], H[i]])),
+        parallel_for(DenseDyn(n), lambda i: task(consume_k, [i], [H[i], Y[i]])),
+        for_each(DenseDyn(n), lambda i: task(accumulate, [i], [Y[i], A[0]])),
+        parallel_for(DenseDyn(n), lambda i: task(touch, [i], [Y[i], Z[i]])),
+    )
+
+
+WORKLOADS = [
+    _stages(combine).named("fast_combine"),  # data edges only
+    _stages(sequential).named("fast_sequential"),  # barriers between the stages
+]
+
+
+def _logged(log):
+    """Kernel bodies that record the order they are called in."""
+
+    def wrap(k):
+        def body(i, *views):
+            log.append((k.name, i))
+            k.fn(i, *views)
+
+        return body
+
+    return {k.name: wrap(k) for k in (produce, consume_k, accumulate, touch)}
+
+
+def _arrays(size):
+    x = np.arange(size * 4, dtype=np.float32).reshape(size, 4)
+    return {
+        "X": x,
+        "H": np.zeros_like(x),
+        "Y": np.zeros_like(x),
+        "Z": np.zeros_like(x),
+        "A": np.zeros((1, 4), np.float32),
+    }
+
+
+def both(target, size, **options):
+    """Run ``target`` on both paths; return (fast program, general program, logs, arrays)."""
+    out = []
+    for fast in (True, False):
+        log: list = []
+        prog = target.compile(target="cpu_sim", fast=fast, kernels=_logged(log), **options)
+        arrays = _arrays(size)
+        prog.bind(n=size, **arrays).execute()
+        out.append((prog, log, arrays))
+    (pf, lf, af), (pg, lg, ag) = out
+    return pf, pg, (lf, lg), (af, ag)
+
+
+_PER_NODE = ("worker", "start", "end", "issue_seq", "stream_of", "lane", "issued_t", "deps_t")
+
+
+def assert_same(pf, pg, logs=None, arrays=None, fast=True):
+    sf, sg = pf._last(), pg._last()
+    assert isinstance(sf, FastRun) == fast, pf.fast_declined
+    assert not isinstance(sg, FastRun)
+    for name in _PER_NODE:
+        assert getattr(sf, name) == getattr(sg, name), name
+    df, dg = pf.stats().as_dict(), pg.stats().as_dict()
+    for d in (df, dg):
+        d.pop("execute_time_ms")
+        d.pop("compile_time_ms")
+    assert df == dg
+    assert sf.stall_spans == sg.stall_spans
+    assert pf.schedule_of() == pg.schedule_of()
+    assert pf.graph().edge_set() == pg.graph().edge_set()
+    if logs is not None:
+        assert logs[0] == logs[1]
+    if arrays is not None:
+        for name in arrays[0]:
+            np.testing.assert_array_equal(arrays[0][name], arrays[1][name])
+
+
+DISPATCH = st.sampled_from(
+    [
+        None,
+        DispatchPolicy.round_robin(3),
+        DispatchPolicy.work_steal(),
+        DispatchPolicy.affinity("i"),
+        DispatchPolicy.hash(lambda i: i),
+        DispatchPolicy.range("i", 2),
+        DispatchPolicy.dispatch_by(lambda i: i % 2),
+    ]
+)
+TIMING = st.sampled_from(
+    [
+        None,
+        TimingPolicy.immediate(),
+        TimingPolicy.batched(3),
+        TimingPolicy.interleaved(2),
+        TimingPolicy.interleaved(5),
+        TimingPolicy.rate_limit(50000),
+    ]
+)
+
+
+@st.composite
+def cases(draw):
+    s = draw(st.sampled_from(WORKLOADS)).schedule()
+    dispatch = draw(DISPATCH)
+    if dispatch is not None:
+        s = s.dispatch(dispatch)
+    streams = draw(st.sampled_from([0, 1, 2, 3]))
+    if streams:
+        s = s.streams(streams)
+        if draw(st.booleans()):
+            s = s.stream_by(lambda i: i % 3)
+    if draw(st.booleans()):
+        s = s.issue(IssuePolicy.priority(lambda i: 100 - i % 5))
+    timing = draw(TIMING)
+    if timing is not None:
+        s = s.timing(timing)
+    depth = draw(st.sampled_from([0, 0, 1, 2, 3]))
+    if depth:
+        s = s.pipeline_depth(depth, draw(st.sampled_from(["global", "per_stream", "per_pool"])))
+    batch = draw(st.sampled_from([0, 2, 4]))
+    if batch:
+        s = s.batch_deps(batch)
+    if draw(st.integers(0, 4)) == 0:
+        s = s.dispatch_threshold(4, lambda i: i % 7, below="vector", above="cube")
+    if draw(st.integers(0, 9)) == 0:  # declined: the engine runs both
+        s = s.task_window(draw(st.sampled_from([2, 5])))
+    options = {"workers": draw(st.integers(1, 4))}
+    if draw(st.booleans()):
+        options = {"vector_workers": draw(st.integers(1, 2)), "cube_workers": 1}
+    options["mode"] = draw(st.sampled_from(["functional", "cycles"]))
+    return s, options
+
+
+@settings(max_examples=40, deadline=None)
+@given(cases(), st.integers(1, 9))
+def test_random_schedules_give_the_engines_run(case, size):
+    schedule, options = case
+    pf, pg, logs, arrays = both(schedule, size, **options)
+    fast = "task_window" not in str(schedule.module())
+    assert_same(pf, pg, logs, arrays, fast=fast)
+    if options["mode"] == "functional":
+        x = arrays[0]["X"]
+        np.testing.assert_array_equal(arrays[0]["Z"], 2 * x + 1)
+        np.testing.assert_array_equal(arrays[0]["A"][0], (2 * x + 1).sum(axis=0))
+
+
+def test_bench_workload_sizes_agree():
+    """A larger graph (three stages of 2 x 40 tiles, 4 workers) in both modes."""
+    for mode in ("functional", "cycles"):
+        pf, pg, logs, arrays = both(WORKLOADS[0], 80, mode=mode, workers=4)
+        assert_same(pf, pg, logs, arrays)
+        assert pf.stats().num_tasks == 320
+
+
+def test_zero_cost_tasks_complete_during_generation():
+    # touch(i) costs 0 for even i: its completion at t = 0 is handled before the next
+    # creation, so a later task's edge from it does not count (it is already done).
+    pf, pg, logs, arrays = both(WORKLOADS[1], 6, mode="cycles", workers=2)
+    assert_same(pf, pg, logs, arrays)
+
+
+def test_trace_threads_and_progress_on_the_fast_path():
+    pf, pg, _, _ = both(WORKLOADS[0], 7, workers=3)
+    assert chrome_trace(pf) == chrome_trace(pg)
+    calls = []
+    pf.execute(progress=lambda created, completed: calls.append((created, completed)))
+    assert calls and calls[-1] == (28, 28)
+    threaded = WORKLOADS[0].compile(target="cpu_sim", threads=2, workers=3)
+    arrays = _arrays(7)
+    threaded.bind(n=7, **arrays).execute()
+    assert isinstance(threaded._last(), FastRun)
+    np.testing.assert_array_equal(arrays["A"][0], (2 * arrays["X"] + 1).sum(axis=0))
+    assert threaded.schedule_of() == pg.schedule_of()
+
+
+def test_execution_error_names_the_same_task():
+    @kernel(cost=3)
+    def boom(i, x: In[f32[4]], y: Out[f32[4]]):
+        if i == 3:
+            raise ValueError("bad tile")
+
+    w = parallel_for(DenseDyn(n), lambda i: task(boom, [i], [X[i], Y[i]])).named("boom_all")
+    messages = []
+    for fast in (True, False):
+        prog = w.compile(target="cpu_sim", fast=fast, workers=2)
+        x = np.zeros((6, 4), np.float32)
+        with pytest.raises(ExecutionError) as info:
+            prog.bind(n=6, X=x, Y=np.zeros_like(x)).execute()
+        messages.append(str(info.value))
+        assert prog.fast_declined == (None if fast else "fast=False")
+    assert messages[0] == messages[1]
+    assert "bad tile" in messages[0]
+
+
+@pytest.mark.parametrize(
+    "options, schedule, reason",
+    [
+        ({"gen_cost": 3}, None, "gen_cost"),
+        ({}, lambda s: s.task_window(2), "task_window"),
+        ({}, lambda s: s.task_window(64, overflow="abort"), "task_window"),
+        ({}, lambda s: s.issue(IssuePolicy.priority(lambda i: i * 2**60)), "the graph"),
+    ],
+)
+def test_declined_features_run_on_the_engine(options, schedule, reason):
+    s = WORKLOADS[0].schedule()
+    if schedule is not None:
+        s = schedule(s)
+    pf, pg, logs, arrays = both(s, 5, workers=2, **options)
+    assert pf.fast_declined is not None and reason in pf.fast_declined
+    assert_same(pf, pg, logs, arrays, fast=False)
+
+
+def test_negative_cost_declines():
+    @kernel(cost=lambda i: 4 - 5 * (i % 3))
+    def odd(i, x: In[f32[4]], y: Out[f32[4]]):
+        pass
+
+    w = parallel_for(DenseDyn(n), lambda i: task(odd, [i], [X[i], Y[i]])).named("odd_all")
+    runs = []
+    for fast in (True, False):
+        prog = w.compile(target="cpu_sim", mode="cycles", fast=fast)
+        prog.bind(n=4).execute()
+        runs.append(prog)
+    assert "cost" in runs[0].fast_declined
+    assert runs[0].schedule_of() == runs[1].schedule_of()
+
+
+def test_pipelines_decline():
+    ch = Channel("tiles", capacity=2)
+    producer = (
+        process("producer")
+        .produces(ch)
+        .body(for_each(DenseDyn(n), lambda i: send(ch, task(produce, [i], [X[i], H[i]]))))
+    )
+    consumer = (
+        process("consumer")
+        .consumes(ch)
+        .body(consume(ch, lambda t: task(consume_k, [t], [H[t], Y[t]])))
+    )
+    pipe = connect([producer, consumer], [ch]).named("pipe")
+    prog = pipe.compile(target="cpu_sim", mode="cycles", workers=2)
+    prog.bind(n=3).execute()
+    assert "pipeline" in prog.fast_declined
+    assert prog.stats().num_tasks == 6
