@@ -10,7 +10,11 @@ T row tiles of 64x64 (float32), three stages per tile —
     mlp    (b, t)  H[b, t], W2 -> Y[b, t]          Y = H @ W2   (read-after-write on H)
     accum  (b, t)  Y[b, t]     -> A[b]  (inout)    a for_each over t: a chain per sequence
 
-— so 3 B T tasks with 2 B T + B (T - 1) data edges. Figures:
+— so 3 B T tasks with 2 B T + B (T - 1) data edges. The functional and cycles figures are
+given for both execution paths side by side: ``fast`` (the default: the graph is built, then
+scheduled by the compiled scheduler of runtime/fastsched.py) and ``general`` (``fast=False``:
+runtime/engine.py's Simulator builds and schedules task by task); both give the same
+schedule, so the cycles line checks that their makespans are equal. Figures:
 
 - **functional, no-op kernels** (bodies that return at once): tasks per ms of wall time for
   the whole ``execute()`` (generation, dependency inference, scheduling, calling the bodies).
@@ -131,16 +135,21 @@ CPU = [0.0]
 def bench_functional(size: str, workers: int, repeat: int) -> None:
     B, T = SIZES[size]
     noop = {"proj": _noop, "mlp": _noop, "accum": _noop}
-    prog = workload().compile(target="cpu_sim", workers=workers, kernels=noop)
-    prog.bind(B=B, T=T, **arrays(B, T))
-    seconds = best(prog.execute, repeat)
-    stats = prog.stats()
-    rate = stats.num_tasks / (seconds * 1e3)
+    parts = []
+    for fast in (True, False):
+        prog = workload().compile(target="cpu_sim", workers=workers, kernels=noop, fast=fast)
+        prog.bind(B=B, T=T, **arrays(B, T))
+        seconds = best(prog.execute, repeat)
+        stats = prog.stats()
+        rate = stats.num_tasks / (seconds * 1e3)
+        parts.append(
+            f"{'fast' if fast else 'general'} {seconds * 1e3:8.1f} ms = {rate:8,.1f} tasks/ms, "
+            f"CPU {stats.num_tasks / (CPU[0] * 1e3):8,.1f} ({rate / FUNCTIONAL_ANCHOR:.1%} of "
+            f"{FUNCTIONAL_ANCHOR:,.0f})"
+        )
     line = (
-        f"functional no-op  {size:>5}: {stats.num_tasks:>7,} tasks {stats.num_edges:>7,} edges "
-        f"{seconds * 1e3:9.1f} ms = {rate:8,.1f} tasks/ms, CPU "
-        f"{stats.num_tasks / (CPU[0] * 1e3):8,.1f} ({rate / FUNCTIONAL_ANCHOR:.1%} of "
-        f"{FUNCTIONAL_ANCHOR:,.0f})"
+        f"functional no-op  {size:>5}: {stats.num_tasks:>7,} tasks {stats.num_edges:>7,} edges | "
+        + " | ".join(parts)
     )
     dask_rate = _dask(prog, workers, repeat) if stats.num_tasks <= 60000 else None
     if dask_rate is not None:
@@ -166,16 +175,25 @@ def _dask(prog, workers: int, repeat: int) -> tuple[float, float] | None:
 
 def bench_cycles(size: str, workers: int, repeat: int) -> None:
     B, T = SIZES[size]
-    prog = workload().compile(target="cpu_sim", mode="cycles", workers=workers)
-    prog.bind(B=B, T=T)
-    seconds = best(prog.execute, repeat)
-    stats = prog.stats()
-    rate = stats.num_tasks / (seconds * 1e3)
+    parts = []
+    makespans = []
+    for fast in (True, False):
+        prog = workload().compile(target="cpu_sim", mode="cycles", workers=workers, fast=fast)
+        prog.bind(B=B, T=T)
+        seconds = best(prog.execute, repeat)
+        stats = prog.stats()
+        rate = stats.num_tasks / (seconds * 1e3)
+        makespans.append(stats.makespan_cycles)
+        parts.append(
+            f"{'fast' if fast else 'general'} {seconds * 1e3:8.1f} ms = {rate:8,.1f} tasks/ms, "
+            f"CPU {stats.num_tasks / (CPU[0] * 1e3):8,.1f} ({rate / CYCLES_ANCHOR:.1%} of "
+            f"{CYCLES_ANCHOR:,.0f})"
+        )
+    same = "same" if makespans[0] == makespans[1] else f"DIFFERENT from {makespans[0]:,.0f}"
     line = (
-        f"cycles            {size:>5}: {stats.num_tasks:>7,} tasks {seconds * 1e3:9.1f} ms = "
-        f"{rate:8,.1f} tasks/ms, CPU {stats.num_tasks / (CPU[0] * 1e3):8,.1f} "
-        f"({rate / CYCLES_ANCHOR:.1%} of {CYCLES_ANCHOR:,.0f}), "
-        f"makespan {stats.makespan_cycles:,.0f}"
+        f"cycles            {size:>5}: {stats.num_tasks:>7,} tasks | "
+        + " | ".join(parts)
+        + f" | makespan {stats.makespan_cycles:,.0f} ({same})"
     )
     simpy = _simpy(prog, workers, repeat) if stats.num_tasks <= 60000 else None
     if simpy is not None:
@@ -185,6 +203,24 @@ def bench_cycles(size: str, workers: int, repeat: int) -> None:
     print(line, flush=True)
 
 
+def first_call() -> None:
+    """The first fast-path run of a process loads the compiled scheduler from numba's cache
+    (it compiles it once per machine, when the cache is empty or stale)."""
+    prog = workload().compile(target="cpu_sim", mode="cycles", workers=2)
+    prog.bind(B=1, T=2)
+    start = time.perf_counter()
+    prog.execute()
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    prog.execute()
+    again = time.perf_counter() - start
+    print(
+        f"# fast path: first run in this process {first * 1e3:,.0f} ms (numba cache load, or "
+        f"compile when the cache is cold), next {again * 1e3:,.1f} ms",
+        flush=True,
+    )
+
+
 def _simpy(prog, workers: int, repeat: int) -> tuple[float, float, float] | None:
     try:
         import simpy
@@ -192,7 +228,7 @@ def _simpy(prog, workers: int, repeat: int) -> tuple[float, float, float] | None
         return None
     graph = prog.graph()
     sim = prog._last()
-    costs = sim.cost
+    costs = list(sim.cost)
     preds = [graph.predecessors(i).tolist() for i in range(graph.num_nodes)]
     barrier = (graph.kind == 1).tolist()
     result = {}
@@ -269,6 +305,7 @@ def main() -> None:
         f"best of {args.repeat}"
     )
     only = args.only.split(",")
+    first_call()
     for size in args.sizes.split(","):
         if "functional" in only:
             bench_functional(size, args.workers, args.repeat)
