@@ -53,18 +53,28 @@ struct View {
     return v;
   }
 
-  // memref.subview: entry i addresses this value's i-th kept root dimension, dims[i].
+  // memref.subview: entry i addresses this value's i-th kept root dimension, dims[i]. Field
+  // by field: a block copy of the view followed by narrower updates stalls store forwarding.
   template <int N>
   View sub(const int (&dims)[N], const int64_t (&o)[N], const int64_t (&s)[N],
            const int64_t (&st)[N], uint32_t new_kept) const {
-    View v = *this;
+    View v;
+    v.t = t;
+    v.kept = new_kept;
+    uint32_t set = 0;
     for (int i = 0; i < N; ++i) {
       const int d = dims[i];
-      v.off[d] += o[i] * stride[d];
+      v.off[d] = off[d] + o[i] * stride[d];
       v.size[d] = s[i];
       v.stride[d] = stride[d] * st[i];
+      set |= 1u << d;
     }
-    v.kept = new_kept;
+    for (int d = 0; d < kMaxRank; ++d) {
+      if (set & (1u << d)) continue;
+      v.off[d] = off[d];
+      v.size[d] = size[d];
+      v.stride[d] = stride[d];
+    }
     return v;
   }
 
