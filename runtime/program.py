@@ -331,7 +331,8 @@ class Program:
         if progress is not None:
             progress(run.created, run.completed)
         if config.functional:
-            run.run_bodies()
+            with gc_paused():
+                run.run_bodies()
         return run
 
     def _costs(self, graph: TaskGraph) -> np.ndarray | None:
