@@ -38,7 +38,14 @@ import numpy as np
 
 from pto_wsp.runtime.graph import KIND_BARRIER, POOL_ANY, POOL_CUBE, POOL_VECTOR, GraphBuilder
 
-__all__ = ["FastRun", "RecordingBuilder", "available", "decline_reason", "schedule_graph"]
+__all__ = [
+    "FastRun",
+    "OrderRecordingBuilder",
+    "RecordingBuilder",
+    "available",
+    "decline_reason",
+    "schedule_graph",
+]
 
 try:  # numba is a dependency; without it the general engine runs everything.
     import numba
@@ -61,15 +68,20 @@ def available() -> bool:
 
 
 class RecordingBuilder(GraphBuilder):
-    """A GraphBuilder that also records, per ordering point, how many tasks preceded it
-    (batch_deps flushes its buffer there). It takes GraphBuilder's batch path
-    (``add_tasks``): everything after the build reads the TaskGraph, not the node lists."""
+    """The GraphBuilder of the fast path. It takes GraphBuilder's batch path (``add_tasks``):
+    everything after the build reads the TaskGraph, not the node lists. ``order_points``
+    lists, per ordering point, how many tasks preceded it (batch_deps flushes its buffer
+    there); only ``OrderRecordingBuilder`` fills it."""
 
     batches = True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.order_points: list[int] = []
+
+
+class OrderRecordingBuilder(RecordingBuilder):
+    """A RecordingBuilder that records its ordering points (for batch_deps)."""
 
     def order_point(self) -> None:
         super().order_point()
@@ -866,6 +878,10 @@ def schedule_graph(
     depth = int(config.pipeline_depth)
     op_after = np.zeros(n_tasks + 1, np.bool_)
     if config.batch_deps:
+        if not isinstance(builder, OrderRecordingBuilder):
+            raise TypeError(
+                "batch_deps needs the ordering points: build on an OrderRecordingBuilder"
+            )
         points = [p for p in builder.order_points if 0 < p <= n_tasks]
         op_after[points] = True
     # Predecessors grouped by destination (every edge goes from a smaller id to a larger).

@@ -22,7 +22,13 @@ from typing import Any
 import numpy as np
 
 from pto_wsp.runtime.engine import STALL_CAUSES, SimConfig, Simulator
-from pto_wsp.runtime.fastsched import FastRun, RecordingBuilder, decline_reason, schedule_graph
+from pto_wsp.runtime.fastsched import (
+    FastRun,
+    OrderRecordingBuilder,
+    RecordingBuilder,
+    decline_reason,
+    schedule_graph,
+)
 from pto_wsp.runtime.graph import EDGE_KINDS, TaskGraph, gc_paused
 from pto_wsp.runtime.kernels import KernelSpec
 from pto_wsp.runtime.threads import run_bodies_threaded
@@ -316,7 +322,8 @@ class Program:
     ) -> FastRun | None:
         """The fast path (runtime/fastsched.py): build the whole graph, then schedule it with
         the compiled scheduler; None when the graph needs the general engine."""
-        builder = RecordingBuilder(shapes, infer_data_deps=config.infer_data_deps)
+        cls = OrderRecordingBuilder if config.batch_deps else RecordingBuilder
+        builder = cls(shapes, infer_data_deps=config.infer_data_deps)
         with gc_paused():
             self.code.compiled.function(builder, *args)
             graph = builder.build()
