@@ -72,6 +72,9 @@ struct RunError : std::runtime_error {
 
 enum NodeKind : uint8_t { kTask = 0, kBarrier = 1 };
 enum EdgeKind : uint8_t { kStructural = 0, kRaw = 1, kWaw = 2, kWar = 3 };
+inline uint64_t pack(uint32_t node, EdgeKind kind) {
+  return static_cast<uint64_t>(node) | (static_cast<uint64_t>(kind) << 32);
+}
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -248,7 +251,9 @@ struct Builder::Impl {
   std::vector<uint32_t> held;
   int64_t batch = 0;
   std::vector<uint32_t> raw, waw, war;
-  std::vector<std::pair<uint32_t, uint8_t>> preds;
+  // A predecessor and the reason of its edge, packed (node | kind << 32): built in registers
+  // (a pair goes through memory and stalls store forwarding on every push).
+  std::vector<uint64_t> preds;
   std::vector<std::pair<uint32_t, uint32_t>> seen;  // (predecessor, task) of submit's set
 
   // Queues: one per worker (targeted tasks), then vector, cube, any.
@@ -304,7 +309,7 @@ struct Builder::Impl {
   void wait_until(const std::function<bool()>& ready);
   void flush();
   void release(uint32_t id);
-  int32_t link(const std::vector<std::pair<uint32_t, uint8_t>>& ps, uint32_t id);
+  int32_t link(const std::vector<uint64_t>& ps, uint32_t id);
   uint32_t barrier(const std::vector<uint32_t>& preds);
   void push_ready(uint32_t id);
   void complete(uint32_t id);
@@ -480,18 +485,19 @@ uint32_t Builder::Impl::alloc_node(uint8_t kind) {
   return static_cast<uint32_t>(n);
 }
 
-int32_t Builder::Impl::link(const std::vector<std::pair<uint32_t, uint8_t>>& ps, uint32_t id) {
+int32_t Builder::Impl::link(const std::vector<uint64_t>& ps, uint32_t id) {
   Slot& me = slot(id);
   int32_t fanin = 0, nwired = 0;
   for (const auto& pk : ps) {
-    const uint32_t p = pk.first;
+    const uint32_t p = static_cast<uint32_t>(pk);
+    const uint8_t kind = static_cast<uint8_t>(pk >> 32);
     ++edges;
-    ++edge_kinds[pk.second & 3];
+    ++edge_kinds[kind & 3];
     ++fanin;
     if (record) {
       rec.edge_src.push_back(p);
       rec.edge_dst.push_back(id);
-      rec.edge_kind.push_back(pk.second);
+      rec.edge_kind.push_back(kind);
     }
     // Long completed (its slot holds a newer node), or completed: nothing to wire.
     if (slot_node[p & mask] != p || slot_done[p & mask].load(std::memory_order_acquire) == p)
@@ -512,9 +518,9 @@ int32_t Builder::Impl::link(const std::vector<std::pair<uint32_t, uint8_t>>& ps,
 
 uint32_t Builder::Impl::barrier(const std::vector<uint32_t>& preds) {
   const uint32_t b = alloc_node(kBarrier);
-  std::vector<std::pair<uint32_t, uint8_t>> ps;
+  std::vector<uint64_t> ps;
   ps.reserve(preds.size());
-  for (uint32_t p : preds) ps.push_back({p, kStructural});
+  for (uint32_t p : preds) ps.push_back(pack(p, kStructural));
   if (record) record_node(b);
   link(ps, b);
   release(b);
@@ -815,19 +821,20 @@ void Builder::submit(TaskBuilder& t) {
   m.war.clear();
   for (int i = 0; i < s.pod.num_io; ++i)
     m.tmap.access(s.pod.io[i].region, s.pod.io[i].access, id, m.raw, m.waw, m.war);
-  std::vector<std::pair<uint32_t, uint8_t>>& ps = m.preds;
+  std::vector<uint64_t>& ps = m.preds;
   ps.clear();
-  for (uint32_t f : *scope.frontier) ps.push_back({f, kStructural});
-  for (uint32_t p : m.raw) ps.push_back({p, kRaw});
-  for (uint32_t p : m.waw) ps.push_back({p, kWaw});
-  for (uint32_t p : m.war) ps.push_back({p, kWar});
+  for (uint32_t f : *scope.frontier) ps.push_back(pack(f, kStructural));
+  for (uint32_t p : m.raw) ps.push_back(pack(p, kRaw));
+  for (uint32_t p : m.waw) ps.push_back(pack(p, kWaw));
+  for (uint32_t p : m.war) ps.push_back(pack(p, kWar));
   // Each predecessor once, with its first reason; never the task itself.
   if (ps.size() <= 8) {
     size_t out = 0;
     for (size_t i = 0; i < ps.size(); ++i) {
-      if (ps[i].first == id) continue;
+      const uint32_t p = static_cast<uint32_t>(ps[i]);
+      if (p == id) continue;
       bool seen = false;
-      for (size_t j = 0; j < out && !seen; ++j) seen = ps[j].first == ps[i].first;
+      for (size_t j = 0; j < out && !seen; ++j) seen = static_cast<uint32_t>(ps[j]) == p;
       if (!seen) ps[out++] = ps[i];
     }
     ps.resize(out);
@@ -839,7 +846,7 @@ void Builder::submit(TaskBuilder& t) {
     const size_t mask = m.seen.size() - 1;
     size_t out = 0;
     for (size_t i = 0; i < ps.size(); ++i) {
-      const uint32_t p = ps[i].first;
+      const uint32_t p = static_cast<uint32_t>(ps[i]);
       if (p == id) continue;
       size_t h = (p * 0x9E3779B1u) & mask;
       bool seen = false;
