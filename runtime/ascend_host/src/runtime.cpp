@@ -126,21 +126,22 @@ class ReadyQueue {
     if (priority_) return;
     cells_.reset(new Cell[capacity]);
     mask_ = capacity - 1;
-    for (uint64_t i = 0; i < capacity; ++i) cells_[i].seq.store(i, std::memory_order_relaxed);
+    for (uint64_t i = 0; i < capacity; ++i)
+      cells_[i].seq.store(static_cast<uint32_t>(i), std::memory_order_relaxed);
   }
-  // Returns the queue's approximate length after the push.
-  int64_t push(uint32_t id, int64_t prio) {
+  void push(uint32_t id, int64_t prio) {
     if (priority_) {
       std::lock_guard<std::mutex> g(m_);
       heap_.push({prio, id});
-      return size_.fetch_add(1, std::memory_order_release) + 1;
+      size_.fetch_add(1, std::memory_order_release);
+      return;
     }
-    uint64_t pos = head_.load(std::memory_order_relaxed);
+    uint32_t pos = head_.load(std::memory_order_relaxed);
     Cell* c;
     while (true) {
       c = &cells_[pos & mask_];
-      const uint64_t seq = c->seq.load(std::memory_order_acquire);
-      const int64_t diff = static_cast<int64_t>(seq - pos);
+      const uint32_t seq = c->seq.load(std::memory_order_acquire);
+      const int32_t diff = static_cast<int32_t>(seq - pos);
       if (diff == 0) {
         if (head_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) break;
       } else if (diff < 0) {
@@ -152,7 +153,13 @@ class ReadyQueue {
     }
     c->id = id;
     c->seq.store(pos + 1, std::memory_order_release);
-    return static_cast<int64_t>(pos + 1 - tail_.load(std::memory_order_relaxed));
+  }
+  // The queue's approximate length (reads the consumers' position: a cache miss, so only
+  // when a worker sleeps).
+  int64_t approx_size() const {
+    if (priority_) return size_.load(std::memory_order_relaxed);
+    return static_cast<int32_t>(head_.load(std::memory_order_relaxed) -
+                                tail_.load(std::memory_order_relaxed));
   }
   bool pop(uint32_t& id) {
     if (priority_) {
@@ -164,12 +171,12 @@ class ReadyQueue {
       size_.fetch_sub(1, std::memory_order_relaxed);
       return true;
     }
-    uint64_t pos = tail_.load(std::memory_order_relaxed);
+    uint32_t pos = tail_.load(std::memory_order_relaxed);
     Cell* c;
     while (true) {
       c = &cells_[pos & mask_];
-      const uint64_t seq = c->seq.load(std::memory_order_acquire);
-      const int64_t diff = static_cast<int64_t>(seq - (pos + 1));
+      const uint32_t seq = c->seq.load(std::memory_order_acquire);
+      const int32_t diff = static_cast<int32_t>(seq - (pos + 1));
       if (diff == 0) {
         if (tail_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) break;
       } else if (diff < 0) {
@@ -179,26 +186,26 @@ class ReadyQueue {
       }
     }
     id = c->id;
-    c->seq.store(pos + mask_ + 1, std::memory_order_release);
+    c->seq.store(pos + static_cast<uint32_t>(mask_) + 1, std::memory_order_release);
     return true;
   }
   bool empty() const {
     if (priority_) return size_.load(std::memory_order_acquire) == 0;
-    const uint64_t pos = tail_.load(std::memory_order_acquire);
+    const uint32_t pos = tail_.load(std::memory_order_acquire);
     return cells_[pos & mask_].seq.load(std::memory_order_acquire) != pos + 1;
   }
 
  private:
-  struct Cell {
-    std::atomic<uint64_t> seq;
+  struct Cell {  // 8 bytes: positions wrap at 2^32 (compared as differences)
+    std::atomic<uint32_t> seq;
     uint32_t id;
   };
   using Item = std::pair<int64_t, uint32_t>;
   bool priority_ = false;
   std::unique_ptr<Cell[]> cells_;
   uint64_t mask_ = 0;
-  alignas(64) std::atomic<uint64_t> head_{0};
-  alignas(64) std::atomic<uint64_t> tail_{0};
+  alignas(64) std::atomic<uint32_t> head_{0};
+  alignas(64) std::atomic<uint32_t> tail_{0};
   alignas(64) std::mutex m_;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap_;
   std::atomic<int64_t> size_{0};
@@ -583,12 +590,14 @@ void Builder::Impl::flush() {
 
 void Builder::Impl::push_ready(uint32_t id) {
   Slot& s = slot(id);
-  const int64_t queued = queues[s.queue].push(id, s.pod.priority);
+  ReadyQueue& q = queues[s.queue];
+  q.push(id, s.pod.priority);
   // Waking a sleeping worker is a system call (and a context switch): wake when a queue
   // becomes non-empty and when work piles up (every 64 tasks). The orchestrator, which pushes
   // again soon, wakes at most every 50 us while it builds; a worker's push (a successor made
   // ready by a completion) always wakes, or the next task would wait for a sleeper's timeout.
   if (sleepers.load(std::memory_order_seq_cst) == 0) return;
+  const int64_t queued = q.approx_size();
   bool wake = (queued & 63) == 0 || (queued == 1 && host::on_worker);
   if (!wake && queued == 1) {
     const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
