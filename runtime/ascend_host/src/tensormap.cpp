@@ -221,10 +221,15 @@ void TensorMap::declare(uint64_t base, int rank, const int64_t* shape) {
   for (int d = 0; d < kMaxRank; ++d) st.shape[d] = d < rank ? shape[d] : 1;
 }
 
-TensorState& TensorMap::state_of(const TensorRegion& r) {
+inline TensorState& TensorMap::state_of(const TensorRegion& r) {
   const size_t i = r.tensor;
   if (i < by_arg_.size() && by_arg_[i].first == r.base && by_arg_[i].second != nullptr)
     return *by_arg_[i].second;
+  return state_slow(r);
+}
+
+TensorState& TensorMap::state_slow(const TensorRegion& r) {
+  const size_t i = r.tensor;
   TensorState& st = state(r.base);
   if (r.tensor != 0xFFFF) {
     if (i >= by_arg_.size()) by_arg_.resize(i + 1, {0, nullptr});
@@ -244,7 +249,7 @@ TensorState& TensorMap::state(uint64_t base) {
 
 int32_t TensorMap::new_entry(const Geom& g, bool unit) { return new_entry_at(g.off, unit); }
 
-int32_t TensorMap::new_entry_at(const int64_t* off, bool unit) {
+inline int32_t TensorMap::new_entry_at(const int64_t* off, bool unit) {
   int32_t e;
   if (!free_.empty()) {
     e = free_.back();
@@ -270,13 +275,19 @@ int32_t TensorMap::new_entry_at(const int64_t* off, bool unit) {
   return e;
 }
 
-void TensorMap::add_reader(Entry& en, uint32_t task) {
+inline void TensorMap::add_reader(Entry& en, uint32_t task) {
   if (en.spill < 0) {
     if (en.nreaders > 0 && en.inl[en.nreaders - 1] == task) return;
     if (en.nreaders < static_cast<uint32_t>(kInlineReaders)) {
       en.inl[en.nreaders++] = task;
       return;
     }
+  }
+  add_reader_slow(en, task);
+}
+
+void TensorMap::add_reader_slow(Entry& en, uint32_t task) {
+  if (en.spill < 0) {
     int32_t sp;
     if (!free_spills_.empty()) {
       sp = free_spills_.back();
@@ -298,7 +309,7 @@ void TensorMap::add_reader(Entry& en, uint32_t task) {
   ++en.nreaders;
 }
 
-void TensorMap::append_readers(const Entry& en, std::vector<uint32_t>& out) const {
+inline void TensorMap::append_readers(const Entry& en, std::vector<uint32_t>& out) const {
   if (en.nreaders == 0) return;
   const uint32_t* r = readers(en);
   out.insert(out.end(), r, r + en.nreaders);

@@ -197,6 +197,7 @@ class TensorMap {
   bool fast_cell(const TensorState& st, const TensorRegion& r, int64_t& lin) const;
   TensorState& state(uint64_t base);
   TensorState& state_of(const TensorRegion& r);
+  TensorState& state_slow(const TensorRegion& r);
   int32_t classify(TensorState& st, const Geom& g, int64_t* width, int64_t* residue);
   int32_t cell_get(const Grid& grid, const Cell& c) const;
   int32_t find_exact(TensorState& st, const Geom& g, int32_t grid, const int64_t* width);
@@ -216,6 +217,7 @@ class TensorMap {
   bool contained_in(const TensorState& st, const Entry& en, const Geom& g) const;
   // Readers.
   void add_reader(Entry& en, uint32_t task);
+  void add_reader_slow(Entry& en, uint32_t task);
   void append_readers(const Entry& en, std::vector<uint32_t>& out) const;
   void clear_readers(Entry& en) {
     en.nreaders = 0;
