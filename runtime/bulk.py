@@ -566,24 +566,29 @@ class BulkDeps:
             g, p = g[first], p[first]
             coords = coords[:, first]
         m = len(g)
-        idx = np.arange(m)
         seg = np.ones(m, dtype=bool)
         seg[1:] = g[1:] != g[:-1]
-        starts = np.flatnonzero(seg)
-        seg_id = np.cumsum(seg) - 1
-        seg_start = starts[seg_id]
-        seg_end = np.append(starts[1:], m)[seg_id]
-        acc = np.maximum.accumulate(np.where(W, idx, -1))
-        pw = np.empty(m, dtype=np.int64)
-        pw[0] = -1
-        pw[1:] = acc[:-1]
-        has_pw = pw >= seg_start
-        big = m + 1
-        nxt = np.minimum.accumulate(np.where(W, idx, big)[::-1])[::-1]
-        nw = np.empty(m, dtype=np.int64)
-        nw[-1] = big
-        nw[:-1] = nxt[1:]
-        has_nw = nw < seg_end
+        if seg.all():
+            # Each cell is touched by one task of the batch: no order inside it.
+            pw = nw = np.zeros(m, dtype=np.int64)
+            has_pw = has_nw = np.zeros(m, dtype=bool)
+        else:
+            idx = np.arange(m)
+            starts = np.flatnonzero(seg)
+            seg_id = np.cumsum(seg) - 1
+            seg_start = starts[seg_id]
+            seg_end = np.append(starts[1:], m)[seg_id]
+            acc = np.maximum.accumulate(np.where(W, idx, -1))
+            pw = np.empty(m, dtype=np.int64)
+            pw[0] = -1
+            pw[1:] = acc[:-1]
+            has_pw = pw >= seg_start
+            big = m + 1
+            nxt = np.minimum.accumulate(np.where(W, idx, big)[::-1])[::-1]
+            nw = np.empty(m, dtype=np.int64)
+            nw[-1] = big
+            nw[:-1] = nxt[1:]
+            has_nw = nw < seg_end
         kind_w = np.where(Rpre, 1, 2).astype(np.uint8)  # raw if the task reads first
         kind_c = np.where(R, 1, 2).astype(np.uint8)  # for coarser tilings' writers
         t = p + tid0

@@ -387,7 +387,7 @@ class GraphBuilder:
             dst = np.concatenate([x[1] for x in parts])
             kind = np.concatenate([x[2] for x in parts]).astype(np.int64)
             key = ((dst - tid0) * total + src) * 4 + kind
-            key.sort()
+            key.sort(kind="stable")  # timsort: the parts come in sorted runs
             pair = key >> 2
             first = np.ones(len(key), dtype=bool)
             first[1:] = pair[1:] != pair[:-1]

@@ -453,3 +453,24 @@ def test_tiled_stages_take_the_array_path_and_stay_exact():
         out.append(g.build())
     assert_same_graph(*out)
     assert out[0].edge_counts()["raw"] > 0 and out[0].edge_counts()["war"] > 0
+
+
+def test_called_programs_address_the_callers_tensors():
+    """With tg.call kept, a callee's tensor arguments are the caller's tensors: its regions
+    name those (as the task-by-task generator of pygen does), batched or not."""
+    from pto_wsp.lowering.cpu.pygen import compile_program_plain
+
+    ctx = _context()
+    module = Parser(ctx, (EXAMPLES / "transformer_layer.mlir").read_text()).parse_module()
+    WspToTgPass(calls="nested").apply(ctx, module)
+    program = next(
+        op
+        for op in module.ops
+        if isinstance(op, ProgramOp) and op.sym_name.data == "transformer_layer"
+    )
+    g = compare_program(module, program, {"n": 3})
+    plain = compile_program_plain(program, module)
+    args = plain.bind({"n": 3})
+    # pygen's regions have no kept dimensions; everything else is the same.
+    assert g.to_text() == _run(plain.function, args, _shapes(args)).to_text()
+    assert {r.tensor for r in g.regions[3]} == {"x_norm", "attn"}

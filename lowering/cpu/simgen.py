@@ -616,10 +616,17 @@ def _namespace() -> dict[str, Any]:
     }
 
 
-def _generator(program: tg.ProgramOp, batch: bool | None = None) -> _SimGenerator:
-    """A generator that knows the program's tensor arguments by name (for folded views)."""
+def _generator(
+    program: tg.ProgramOp, batch: bool | None = None, fold: bool = True
+) -> _SimGenerator:
+    """A generator that knows the program's tensor arguments by name (for folded views).
+
+    ``fold=False`` for a ``tg.call`` callee: its tensor arguments are the caller's tensors,
+    whose names are known only when it runs, so its views stay runtime View objects."""
     gen = _SimGenerator()
     gen.batch = BATCH_LOOPS if batch is None else batch
+    if not fold:
+        return gen
     for arg, name in zip(program.body.block.args, program.arg_names):
         if isinstance(arg.type, MemRefType):
             gen.tensor_args[arg] = name.data
@@ -631,12 +638,13 @@ def _compile_function(
     module: ModuleOp | None,
     seen: dict[str, CompiledProgram],
     batch: bool | None = None,
+    callee: bool = False,
 ) -> CompiledProgram:
     """A plain (non-pipeline) program, with its tg.call callees."""
     name = program.sym_name.data
     if name in seen:
         return seen[name]
-    gen = _generator(program, batch)
+    gen = _generator(program, batch, fold=not callee)
     params = [gen.name(a) for a in program.body.block.args]
     gen.block(program.body.block)
     header = f"def _program(_b{''.join(', ' + p for p in params)}):"
@@ -645,7 +653,7 @@ def _compile_function(
     callees: dict[str, CompiledProgram] = {}
     for callee in sorted(gen.calls):
         target = _find_program(module, callee, program)
-        callees[callee] = _compile_function(target, module, seen, batch)
+        callees[callee] = _compile_function(target, module, seen, batch, callee=True)
         namespace[f"_call_{callee}"] = callees[callee].function
     exec(compile(source, f"<tg.program @{name}>", "exec"), namespace)
     compiled = CompiledProgram(
@@ -706,7 +714,9 @@ def compile_sim_program(
         sources.append(source)
         for callee in sorted(gen.calls):
             target = _find_program(module, callee, program)
-            namespace[f"_call_{callee}"] = _compile_function(target, module, seen, batch).function
+            namespace[f"_call_{callee}"] = _compile_function(
+                target, module, seen, batch, callee=True
+            ).function
         exec(compile(source, f"<tg.process @{name}::{process.sym_name.data}>", "exec"), namespace)
         processes.append(
             ProcessCode(
