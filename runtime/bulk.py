@@ -325,6 +325,14 @@ class _Tiling:
         return (first - other.residues[:, None]) // other.widths[:, None]
 
 
+def _cells_lin(t: _Tiling, cells: list, m: int) -> np.ndarray:
+    """Linear indices in ``t``'s box of per-dimension cell indices (ints or arrays of m)."""
+    lin = np.zeros(m, dtype=np.int64)
+    for d, c in enumerate(cells):
+        lin = lin * int(t.shape[d]) + (c - int(t.lo[d]))
+    return lin
+
+
 def _join(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """All index pairs (i, j) with a[i] == b[j]."""
     if not len(a) or not len(b):
@@ -362,9 +370,13 @@ class BulkDeps:
         """Classify a batch's accesses per tensor; None when the array rule is not exact for
         it (the caller takes the per-task path)."""
         per: dict[Any, list] = {}
+        # Per (offset array, tile width): its cells, their range, and whether one residue.
+        seen: dict[tuple[int, int], tuple] = {}
         for group in groups:
             pos = group[1]
             m = group_count(group, n)
+            if not m:
+                continue
             for ri, r in enumerate(group[3]):
                 sizes, strides = _uniform(r.sizes), _uniform(r.strides)
                 if sizes is None or strides is None:
@@ -373,30 +385,37 @@ class BulkDeps:
                     continue  # an empty region: no access (TensorMap.access)
                 if min(strides, default=1) < 1:
                     return None
-                widths = [a * b for a, b in zip(sizes, strides)]
-                offs = r.offsets
-                res, cells = [], []
-                for o, w in zip(offs, widths):
+                res, cells, lo, hi = [], [], [], []
+                for o, a, b in zip(r.offsets, sizes, strides):
+                    w = a * b
                     if o.__class__ is np.ndarray:
-                        q, rm = np.divmod(o, w)
-                        if len(rm) and (rm != rm[0]).any():
-                            return None
-                        res.append(int(rm[0]) if len(rm) else 0)
-                        cells.append(q)
+                        hit = seen.get((id(o), w))
+                        if hit is None:
+                            if w == 1:
+                                q, rm = o, 0
+                            else:
+                                q, rm0 = np.divmod(o, w)
+                                rm = int(rm0[0])
+                                if (rm0 != rm).any():
+                                    return None
+                            hit = seen[(id(o), w)] = (q, rm, int(q.min()), int(q.max()))
+                        q, rm, qlo, qhi = hit
                     else:
                         q, rm = divmod(o, w)
-                        res.append(rm)
-                        cells.append(q)
+                        qlo = qhi = q
+                    res.append(rm)
+                    cells.append(q)
+                    lo.append(qlo)
+                    hi.append(qhi)
                 key = (tuple(sizes), tuple(strides), tuple(res))
-                if m:
-                    per.setdefault(r.tensor, []).append((key, pos, m, cells, r.access, ri))
+                per.setdefault(r.tensor, []).append((key, pos, m, cells, r.access, ri, lo, hi))
         for tensor, accesses in per.items():
             key = accesses[0][0]
             if any(a[0] != key for a in accesses):
                 return None
             rank = len(key[0])
-            lo = [min(int(np.min(a[3][d])) for a in accesses) for d in range(rank)]
-            hi = [max(int(np.max(a[3][d])) for a in accesses) for d in range(rank)]
+            lo = [min(a[6][d] for a in accesses) for d in range(rank)]
+            hi = [max(a[7][d] for a in accesses) for d in range(rank)]
             boxes = [(lo, hi)]
             mine = self.tensors.get(tensor, {}).get(key)
             if mine is not None and mine.writer.size:
@@ -511,6 +530,36 @@ class BulkDeps:
             out.extend(self._tensor(tensor, tid0, n, accesses))
         return out
 
+    def _single(self, own: _Tiling, tid0: int, n: int, access: tuple) -> list[tuple] | None:
+        """One region per task on the tensor's only tiling, each cell touched by one task:
+        no order inside the batch. None if some cell is touched twice (the general pass)."""
+        _key, pos, m, cells, mode, _ri, lo, hi = access
+        if not own.fit(np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64), MAX_CELLS):
+            raise RuntimeError("internal: tiling box too large")
+        g = _cells_lin(own, cells, m)
+        t = np.arange(tid0, tid0 + n, dtype=np.int64) if pos is None else pos + tid0
+        owner = np.full(own.writer.size, -1, dtype=np.int64)
+        owner[g] = t
+        if m > 1 and np.count_nonzero(owner >= 0) != m:
+            return None
+        reads, writes = mode != "out", mode != "in"
+        w0 = own.writer[g]
+        ok = w0 >= 0
+        src, dst, kind = [w0[ok]], [t[ok]], [np.full(int(ok.sum()), 1 if reads else 2, np.uint8)]
+        if writes:
+            d = owner[own.r_cell]
+            hit = d >= 0
+            if hit.any():
+                src.append(own.r_task[hit])
+                dst.append(d[hit])
+                kind.append(np.full(int(hit.sum()), 3, np.uint8))
+                own.r_cell, own.r_task = own.r_cell[~hit], own.r_task[~hit]
+            own.writer[g] = t
+        else:
+            own.r_cell = np.concatenate([own.r_cell, g])
+            own.r_task = np.concatenate([own.r_task, t])
+        return [(np.concatenate(src), np.concatenate(dst), np.concatenate(kind))]
+
     def _tensor(self, tensor, tid0: int, n: int, accesses: list) -> list[tuple]:
         key = accesses[0][0]
         rank = len(key[0])
@@ -519,9 +568,15 @@ class BulkDeps:
         own = tilings.get(key)
         if own is None:
             own = tilings[key] = _Tiling(key)
+        for okey in [k for k, o in tilings.items() if o is not own and not o.live]:
+            del tilings[okey]  # nothing left there: no constraint on later tilings
+        if len(accesses) == 1 and len(tilings) == 1:
+            fast = self._single(own, tid0, n, accesses[0])
+            if fast is not None:
+                return fast
         # The accesses: local task position, cell coordinates, reads, writes.
         ps, cs, rs, ws, ris = [], [], [], [], []
-        for _key, pos, m, cells, access, ri in accesses:
+        for _key, pos, m, cells, access, ri, _lo, _hi in accesses:
             p = np.arange(n, dtype=np.int64) if pos is None else pos.astype(np.int64)
             ps.append(p)
             cs.append(

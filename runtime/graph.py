@@ -370,22 +370,18 @@ class GraphBuilder:
         if scope is not self._root:
             scope.group.extend(range(tid0, tid0 + n))
         parts = self._bulk.apply(tid0, n, plan, self.tensormap) if plan else []
-        if frontier:
-            parts.append(
-                (np.full(n, frontier[0], dtype=np.int64), ids, np.zeros(n, dtype=np.uint8))
-            )
-        if not parts:
-            src = dst = np.zeros(0, dtype=np.int64)
-            ekind = np.zeros(0, dtype=np.uint8)
-        elif len(parts) == 1 and not plan:
-            src, dst, ekind = parts[0]
-        else:
-            # One edge per (source, destination), the smallest kind (structural, raw, waw,
-            # war: the per-task path's first reason), never a self-edge; by destination.
+        chunks = []
+        if parts:
+            # One edge per (source, destination), the smallest kind (raw, waw, war: the
+            # per-task path's first reason), never a self-edge; by destination then source.
             total = tid0 + n
             src = np.concatenate([x[0] for x in parts])
             dst = np.concatenate([x[1] for x in parts])
             kind = np.concatenate([x[2] for x in parts]).astype(np.int64)
+            if frontier:
+                # The structural edge from the frontier's node comes first (kind 0).
+                keep = src != frontier[0]
+                src, dst, kind = src[keep], dst[keep], kind[keep]
             key = ((dst - tid0) * total + src) * 4 + kind
             key.sort(kind="stable")  # timsort: the parts come in sorted runs
             pair = key >> 2
@@ -395,8 +391,22 @@ class GraphBuilder:
             src = pair % total
             dst = pair // total + tid0
             keep = src != dst
-            src, dst = src[keep], dst[keep]
-            ekind = (key[keep] & 3).astype(np.uint8)
+            chunks.append((src[keep], dst[keep], (key[keep] & 3).astype(np.uint8)))
+        if frontier:
+            # No other chunk has this source, so each source's edges stay in increasing
+            # destination order (what build() relies on).
+            chunks.append(
+                (np.full(n, frontier[0], dtype=np.int64), ids, np.zeros(n, dtype=np.uint8))
+            )
+        if not chunks:
+            src = dst = np.zeros(0, dtype=np.int64)
+            ekind = np.zeros(0, dtype=np.uint8)
+        elif len(chunks) == 1:
+            src, dst, ekind = chunks[0]
+        else:
+            src = np.concatenate([c[0] for c in chunks])
+            dst = np.concatenate([c[1] for c in chunks])
+            ekind = np.concatenate([c[2] for c in chunks])
         self._segs.append(
             _Segment(
                 tid0,
