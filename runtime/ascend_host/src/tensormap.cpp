@@ -205,7 +205,7 @@ void block_give(void* p, size_t bytes, size_t keep) {
 
 namespace {
 constexpr size_t kChunkBytes = sizeof(Entry) << 14;
-constexpr size_t kKeepChunks = 48;  // about 60 MB of entries at rank 4
+constexpr size_t kKeepChunks = 32;  // 42 MB of entries at rank 4 (a 200k-task run needs ~22)
 }  // namespace
 
 TensorMap::TensorMap() = default;
