@@ -1,8 +1,9 @@
 """Ascend host benchmark: graph build + execution of the *emitted* program with no-op kernels,
 on the LLaMA-7B-layer-shaped workload of bench/bench_graph_build.py, next to the 5,000
-tasks/ms anchor.
+tasks/ms anchor and to the CPU simulator running the same module in the same run.
 
     python3 bench/bench_ascend_host.py [--repeat N] [--sizes 1k,13k,51k,200k] [--workers 1,2]
+                                       [--sim-sizes 1k,13k]
 
 The workload is written as a wsp workload (the ten stages of one layer, each a parallel_for of
 tasks with the same regions as bench_graph_build.py: row tiles, per-(b, h) slices, head
@@ -11,10 +12,16 @@ with wsp-to-tg, emitted by lowering/ascend with stub (empty) kernels, built with
 by runtime/ascend_host: the emitted orchestration creates every task through the builder API
 (TensorMap dependency inference, fanin/fanout), and worker threads run the no-op kernels as
 their dependencies complete — build and execution overlap, as on the AICPU. The rate is
-tasks / (orchestration start to the last task's completion), measured inside the runtime;
-the CPU time of the orchestrating thread and of the workers is printed beside it (the
-machine may be shared: the CPU figures are the steadier ones). Tensors are bound as
-``Unbacked`` shapes (no memory: the kernels are empty).
+tasks / (orchestration start to the last task's completion), measured inside the runtime,
+best of ``--repeat``. Beside it: the tasks per ms of the orchestrating thread's CPU time (the
+build alone) and of all threads' CPU time (idle workers poll before they sleep, so theirs
+includes waiting), and the machine's load average before and after (the machine may be
+shared: the CPU figures are the steadier ones). Tensors are bound as ``Unbacked`` shapes (no
+memory: the kernels are empty).
+
+The simulator column: the same module compiled with ``target="cpu_sim"`` (functional mode,
+no-op Python kernels, ``np.empty`` arrays never touched), best of ``--repeat`` after a warm-up
+run, at ``--sim-sizes``; the benchmark prints whether it found the same edges.
 """
 
 from __future__ import annotations
