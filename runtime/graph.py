@@ -331,14 +331,15 @@ class GraphBuilder:
             return range(0)
         plan = None
         cls = type(self)
-        exact = n >= BATCH_MIN and (cls is GraphBuilder or cls.__dict__.get("batches") is True)
+        exact = n >= BATCH_MIN and (cls is GraphBuilder or getattr(cls, "batches", False) is True)
         if exact and self.infer_data_deps:
             if self._bulk is None:
                 self._bulk = BulkDeps()
             plan = self._bulk.plan(n, groups, self.tensormap)
             exact = plan is not None
         if not exact:
-            # The per-task path. Subclasses take it unless they set ``batches = True``: a
+            # The per-task path. Subclasses take it unless they (or a base) set
+            # ``batches = True``: a
             # batch's nodes are not in the per-node lists (``_kind``, ``_args``, ...) that a
             # subclass may read; they are in the built TaskGraph.
             tids = [self.add_task(*row) for row in iter_batch(n, groups)]
