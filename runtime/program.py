@@ -324,21 +324,20 @@ class Program:
         the compiled scheduler; None when the graph needs the general engine."""
         cls = OrderRecordingBuilder if config.batch_deps else RecordingBuilder
         builder = cls(shapes, infer_data_deps=config.infer_data_deps)
-        with gc_paused():
+        with gc_paused():  # as the engine's run: a few objects per task, no cycles
             self.code.compiled.function(builder, *args)
             graph = builder.build()
             costs = self._costs(graph)
-        if costs is None:
-            self.fast_declined = "a cost is not an integer in [0, 2^53)"
-            return None
-        run = schedule_graph(builder, graph, costs, config, self.kernels, arrays)
-        if run is None:
-            self.fast_declined = "the graph (pools, priorities or heap sizes out of range)"
-            return None
-        if progress is not None:
-            progress(run.created, run.completed)
-        if config.functional:
-            with gc_paused():
+            if costs is None:
+                self.fast_declined = "a cost is not an integer in [0, 2^53)"
+                return None
+            run = schedule_graph(builder, graph, costs, config, self.kernels, arrays)
+            if run is None:
+                self.fast_declined = "the graph (pools, priorities or heap sizes out of range)"
+                return None
+            if progress is not None:
+                progress(run.created, run.completed)
+            if config.functional:
                 run.run_bodies()
         return run
 
