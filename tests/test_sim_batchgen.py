@@ -474,3 +474,45 @@ def test_called_programs_address_the_callers_tensors():
     # pygen's regions have no kept dimensions; everything else is the same.
     assert g.to_text() == _run(plain.function, args, _shapes(args)).to_text()
     assert {r.tensor for r in g.regions[3]} == {"x_norm", "attn"}
+
+
+@st.composite
+def _nested_step(draw):
+    """Batches and single tasks on one tensor, all on tilings that nest (rows of 1, 2 or 4,
+    columns of 2, 4 or 12): the array path with finer and coarser tilings, adoption of
+    TensorMap entries and release back to it."""
+    if draw(st.integers(0, 4)) == 0:
+        rows, cols = draw(st.sampled_from([1, 2, 4])), draw(st.sampled_from([2, 4, 12]))
+        offs = (rows * draw(st.integers(0, 2)), cols * draw(st.integers(0, 12 // cols - 1)))
+        access = draw(st.sampled_from(["in", "out", "inout"]))
+        return ("task", TensorRegion("A", offs, (rows, cols), None, access))
+    ops = []
+    # Mostly one tiling per batch (what the array path takes), sometimes several.
+    one = draw(st.integers(0, 3)) > 0
+    tiling = draw(st.sampled_from([1, 2, 4])), draw(st.sampled_from([2, 4, 12]))
+    for _ in range(draw(st.integers(1, 2))):
+        regions = []
+        for _ in range(draw(st.integers(1, 2))):
+            rows, cols = (
+                tiling
+                if one
+                else (draw(st.sampled_from([1, 2, 4])), draw(st.sampled_from([2, 4, 12])))
+            )
+            dims = [
+                (draw(st.sampled_from([None, 0])), rows, rows * draw(st.integers(0, 1))),
+                (
+                    draw(st.sampled_from([None, 1])) if cols < 12 else None,
+                    cols,
+                    0 if cols == 12 else cols * draw(st.integers(0, 1)),
+                ),
+            ]
+            access = draw(st.sampled_from(["in", "out", "inout"]))
+            regions.append(("A", dims, (rows, cols), (1, 1), access))
+        ops.append(regions)
+    return ("batch", (draw(st.integers(1, 3)), draw(st.integers(1, 2))), ops)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_nested_step(), min_size=1, max_size=8))
+def test_nested_tilings_give_the_per_task_edges(steps):
+    assert_same_graph(_play(steps, True), _play(steps, False))
