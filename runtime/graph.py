@@ -357,7 +357,10 @@ class GraphBuilder:
         target = np.empty(n, dtype=np.int64)
         stream = np.empty(n, dtype=np.int64)
         priority = np.empty(n, dtype=np.int64)
-        for group in groups:
+        # Kernel ids in order of first use, as task by task: groups by their first task.
+        for group in sorted(groups, key=lambda g: 0 if g[1] is None else _first(g[1])):
+            if group[1] is not None and not len(group[1]):
+                continue
             at = slice(None) if group[1] is None else group[1]
             kernel[at] = self.kernel_id(group[0])
             p = group[5]
@@ -574,6 +577,10 @@ class GraphBuilder:
             regions=_NodeSeq(segs, 1),
             coords=_NodeSeq(segs, 2),
         )
+
+
+def _first(positions: np.ndarray) -> int:
+    return int(positions[0]) if len(positions) else 1 << 62
 
 
 #: Batches of fewer tasks take the per-task path (numpy's fixed costs exceed the gain).

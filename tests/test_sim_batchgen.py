@@ -90,6 +90,8 @@ def _snapshot(g: TaskGraph) -> tuple:
 def assert_same_graph(batched: TaskGraph, reference: TaskGraph) -> None:
     a, b = _snapshot(batched), _snapshot(reference)
     assert len(a[0]) == len(b[0]), "node counts differ"
+    assert batched.kernels == reference.kernels
+    assert (batched.kernel == reference.kernel).all()
     for i, (x, y) in enumerate(zip(a[0], b[0])):
         assert x == y, f"node {i}: {x} != {y}"
     assert set(a[1]) == set(b[1]), f"edges differ: {sorted(set(a[1]) ^ set(b[1]))[:10]}"
@@ -516,3 +518,33 @@ def _nested_step(draw):
 @given(st.lists(_nested_step(), min_size=1, max_size=8))
 def test_nested_tilings_give_the_per_task_edges(steps):
     assert_same_graph(_play(steps, True), _play(steps, False))
+
+
+EMPTY_INNER = """
+wsp.kernel @k(i: index, j: index, x: out memref<4xf32>) unit(vector)
+wsp.kernel @k2(i: index, y: out memref<4xf32>) unit(vector)
+wsp.workload @w(%n: index, %m: index, %X: memref<?x?x4xf32>, %Y: memref<?x4xf32>) {
+  %a = wsp.dense_dyn %n
+  %b = wsp.dense_dyn %m
+  wsp.parallel_for %i in %a named("i") : !wsp.dense_dyn {
+    wsp.parallel_for %j in %b named("j") : !wsp.dense_dyn {
+      %x = wsp.view %X[%i, %j] : memref<?x?x4xf32> -> memref<4xf32>
+      wsp.task @k(%i, %j : index, index) resources(%x : memref<4xf32>)
+    }
+    %y = wsp.view %Y[%i] : memref<?x4xf32> -> memref<4xf32>
+    wsp.task @k2(%i : index) resources(%y : memref<4xf32>)
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("n, m", [(3, 0), (0, 2), (2, 3)])
+def test_empty_loops_create_nothing_and_keep_the_kernel_table(n, m):
+    ctx = _context()
+    module = Parser(ctx, EMPTY_INNER).parse_module()
+    WspToTgPass().apply(ctx, module)
+    (program,) = [op for op in module.ops if isinstance(op, ProgramOp)]
+    assert "add_tasks" in compile_sim_program(program, module).source
+    g = compare_program(module, program, {"n": n, "m": m})
+    assert g.num_tasks == n * (m + 1)
+    assert g.kernels == (["k", "k2"] if m else ["k2"])[: 2 if n else 0]
