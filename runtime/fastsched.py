@@ -1107,9 +1107,13 @@ class FastRun:
         its task starts), with the engine's views and errors."""
         tg = self.task_graph
         kernel = tg.kernel.tolist()
-        regions = list(tg.regions)
-        args = list(tg.args)
         arrays = self.arrays
+        prepared = _batch_inputs(tg, arrays)
+        if prepared is None:
+            args, views = list(tg.args), [None] * tg.num_nodes
+        else:
+            args, views = prepared
+        regions = tg.regions
         specs = [self._spec(k) for k in range(len(tg.kernels))]
         bodies = [s.body for s in specs]
         # Kernels whose scalars all come before their tensors take (*args, *views).
@@ -1120,13 +1124,103 @@ class FastRun:
             if body is None:
                 continue
             try:
-                views = [_view(arrays[r.tensor], r) for r in regions[tid]]
+                v = views[tid]
+                if v is None:
+                    v = [_view(arrays[r.tensor], r) for r in regions[tid]]
                 if simple[kid]:
-                    body(*args[tid], *views)
+                    body(*args[tid], *v)
                 else:
-                    body(*specs[kid].arguments(args[tid], views))
+                    body(*specs[kid].arguments(args[tid], v))
             except Exception as error:
                 raise self._error(tid, specs[kid], error) from error
+
+
+def _batch_inputs(tg: Any, arrays: Mapping[str, np.ndarray]) -> tuple[list, list] | None:
+    """Per node, the args and (where they can be made in bulk) the views of the tasks that
+    GraphBuilder's batch path created, straight from the batch's arrays instead of one region
+    object per task: a region keeping whole trailing dimensions of a C-contiguous array is
+    ``array.reshape(-1, *trailing)[flat index]`` — the view ``numpy_view`` gives. Views that
+    are not made here (None) are made per task when the task starts (so an unbound tensor or
+    an index out of range fails at the same task as in the engine). None: the TaskGraph is
+    not made of segments (the caller takes every task's fields one by one)."""
+    try:
+        from pto_wsp.runtime.bulk import BatchRegion, _column, _rows, group_count
+        from pto_wsp.runtime.graph import _BatchFields
+
+        segs = tg.args._segs
+    except (ImportError, AttributeError):
+        return None
+    n = tg.num_nodes
+    args: list = [()] * n
+    views: list = [None] * n
+    for seg in segs:
+        fields = seg.fields
+        if not isinstance(fields, _BatchFields):
+            args[seg.base : seg.base + seg.n] = fields[0]
+            continue
+        for group in fields.groups:
+            params, regions = group[2], group[3]
+            pos = group[1]
+            m = group_count(group, fields.n)
+            ids = (
+                range(seg.base, seg.base + m)
+                if pos is None
+                else (np.asarray(pos, dtype=np.int64) + seg.base).tolist()
+            )
+            rows = _rows([_column(p, m) for p in params], m)
+            for i, row in zip(ids, rows):
+                args[i] = row
+            columns = []
+            for r in regions:
+                column = _bulk_views(r, m, arrays, BatchRegion)
+                if column is None:
+                    break
+                columns.append(column)
+            else:
+                for i, row in zip(ids, _rows(columns, m)):
+                    views[i] = row
+    return args, views
+
+
+def _bulk_views(r: Any, m: int, arrays: Mapping[str, np.ndarray], batch_cls: type) -> list | None:
+    """The m views of one region column of a batch group, or None (made per task)."""
+    array = arrays.get(r.tensor)
+    if array is None:
+        return None
+    if r.__class__ is not batch_cls:  # one region shared by the group's tasks
+        if not hasattr(r, "kept"):
+            return None
+        try:
+            return [_view(array, r)] * m
+        except Exception:
+            return None
+    kept = r.kept
+    nd = array.ndim
+    if not kept or len(r.offsets) != nd:
+        return None
+    k0 = kept[0]
+    if kept != tuple(range(k0, nd)) or not all(
+        s.__class__ is int and s == 1 for s in (r.strides[d] for d in kept)
+    ):
+        return None
+    shape = array.shape
+    for d in kept:
+        o, size = r.offsets[d], r.sizes[d]
+        if o.__class__ is not int or o != 0 or size.__class__ is not int or size != shape[d]:
+            return None
+    if k0 == 0:
+        return [array[()]] * m
+    if not array.flags.c_contiguous:
+        return None
+    index = []
+    for d in range(k0):
+        o = np.broadcast_to(np.asarray(r.offsets[d], dtype=np.int64), (m,))
+        if m and (int(o.min()) < 0 or int(o.max()) >= shape[d]):
+            return None  # out of range or wrapping: numpy's own indexing, per task
+        index.append(o)
+    lead = array.reshape((-1, *shape[k0:]))
+    flat = np.ravel_multi_index(tuple(index), shape[:k0]) if m else np.zeros(0, np.int64)
+    return [lead[i] for i in flat.tolist()]
 
 
 def _view(array: np.ndarray, r: Any) -> np.ndarray:
