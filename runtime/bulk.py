@@ -254,7 +254,19 @@ class _Tiling:
     """One tiling of a tensor in array form: the last writer of each cell of a box of cells,
     and the (cell, task) pairs read since those writes, in creation order."""
 
-    __slots__ = ("key", "widths", "residues", "unit", "lo", "shape", "writer", "r_cell", "r_task")
+    __slots__ = (
+        "key",
+        "widths",
+        "residues",
+        "unit",
+        "lo",
+        "shape",
+        "writer",
+        "r_cell",
+        "r_task",
+        "_lo",
+        "_hi",
+    )
 
     def __init__(self, key: tuple) -> None:
         sizes, strides, residues = key
@@ -267,6 +279,8 @@ class _Tiling:
         self.writer = np.zeros(0, dtype=np.int64)
         self.r_cell = np.zeros(0, dtype=np.int64)
         self.r_task = np.zeros(0, dtype=np.int64)
+        self._lo: list[int] = []
+        self._hi: list[int] = []
 
     @property
     def live(self) -> bool:
@@ -274,6 +288,10 @@ class _Tiling:
 
     def fit(self, lo: np.ndarray, hi: np.ndarray, limit: int) -> bool:
         """Grow the box to hold cells lo..hi (inclusive); False if it would exceed ``limit``."""
+        if self.writer.size and all(
+            a >= b and c <= d for a, b, c, d in zip(lo.tolist(), self._lo, hi.tolist(), self._hi)
+        ):
+            return True  # already inside
         if self.writer.size:
             new_lo = np.minimum(self.lo, lo)
             new_hi = np.maximum(self.lo + self.shape - 1, hi)
@@ -290,6 +308,8 @@ class _Tiling:
             writer[self._lin(old, new_lo, new_shape)] = self.writer
             self.r_cell = self._lin(self.coords(self.r_cell), new_lo, new_shape)
         self.lo, self.shape, self.writer = new_lo, new_shape, writer
+        self._lo = new_lo.tolist()
+        self._hi = (new_lo + new_shape - 1).tolist()
         return True
 
     @staticmethod
