@@ -339,9 +339,8 @@ class GraphBuilder:
             exact = plan is not None
         if not exact:
             # The per-task path. Subclasses take it unless they (or a base) set
-            # ``batches = True``: a
-            # batch's nodes are not in the per-node lists (``_kind``, ``_args``, ...) that a
-            # subclass may read; they are in the built TaskGraph.
+            # ``batches = True``: a batch's nodes are not in the per-node lists (``_kind``,
+            # ``_args``, ...) that a subclass may read; they are in the built TaskGraph.
             tids = [self.add_task(*row) for row in iter_batch(n, groups)]
             return range(tids[0], tids[0] + n)
         scope = self._scopes[-1]
