@@ -548,3 +548,30 @@ def test_empty_loops_create_nothing_and_keep_the_kernel_table(n, m):
     g = compare_program(module, program, {"n": n, "m": m})
     assert g.num_tasks == n * (m + 1)
     assert g.kernels == (["k", "k2"] if m else ["k2"])[: 2 if n else 0]
+
+
+UNBOUND = """
+wsp.kernel @k(i: index, x: in memref<?xf32>) unit(vector)
+wsp.workload @w(%n: index, %X: memref<?x?xf32>) {
+  %a = wsp.dense_dyn %n
+  wsp.parallel_for %i in %a named("i") : !wsp.dense_dyn {
+    %x = wsp.view %X[%i] : memref<?x?xf32> -> memref<?xf32>
+    wsp.task @k(%i : index) resources(%x : memref<?xf32>)
+  }
+}
+"""
+
+
+def test_an_unbound_extent_is_read_only_where_tasks_are_created():
+    ctx = _context()
+    module = Parser(ctx, UNBOUND).parse_module()
+    WspToTgPass().apply(ctx, module)
+    (program,) = [op for op in module.ops if isinstance(op, ProgramOp)]
+    assert ".dim(" in compile_sim_program(program, module).source
+    assert compare_program(module, program, {"n": 0}).num_nodes == 0
+    for batch in (True, False):
+        compiled = compile_sim_program(program, module, batch=batch).compiled
+        with pytest.raises(KeyError):
+            _run(compiled.function, compiled.bind({"n": 3}), {})
+    g = compare_program(module, program, {"n": 3, "X": np.zeros((3, 5), np.float32)})
+    assert [r.sizes for r in g.regions[2]] == [(1, 5)]

@@ -179,12 +179,21 @@ class _SimGenerator(_Generator):
         # loops) and the number of axes.
         self._vnames: set[str] = set()
         self._vtasks: list | None = None
+        self._vguard: list[str] = []  # the trip counts of the loops being emitted
         self._rank = 0
         self._loops = 0
 
     def op(self, op: Operation) -> None:
-        if self._vtasks is not None and self._vector_op(op):
-            return
+        if self._vtasks is not None:
+            if self._vector_op(op):
+                return
+            if isinstance(op, memref.DimOp) and self._vguard:
+                # Evaluated only if its loops run (as task by task: an unbound extent is an
+                # error only where the loop would have read it).
+                src, idx = self.name(op.source), self.name(op.index)
+                runs = " and ".join(self._vguard)
+                self.line(f"{self.name(op.result)} = {src}.dim({idx}) if {runs} else 0")
+                return
         if isinstance(op, tg.SendOp):
             self.send(op)
         elif isinstance(op, tg.ConsumeOp):
@@ -332,6 +341,7 @@ class _SimGenerator(_Generator):
         lb, ub, step = (self.name(v) for v in (op.lb, op.ub, op.step))
         n, i, c = f"_n{uid}", f"_i{uid}", f"_c{uid}"
         self.line(f"{n} = len(range({lb}, {ub}, {step}))")
+        self._vguard.append(n)
         self.line(f"{i} = _axis({n}, {axis}, {self._rank})")
         iv = self.name(op.body.block.args[0])
         self.line(f"{iv} = {lb} + {i} * {step}")
@@ -349,6 +359,7 @@ class _SimGenerator(_Generator):
             else:
                 self.op(o)
         self.line(f"{c} = {' + '.join(counts) or '0'}")
+        self._vguard.pop()
         return n, c
 
     def _vector_op(self, op: Operation) -> bool:
