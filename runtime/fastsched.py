@@ -1102,9 +1102,10 @@ class FastRun:
                 return error
         return ExecutionError(tid, spec.name, tg.coords[tid], error)
 
-    def run_bodies(self) -> None:
+    def run_bodies(self, progress: Any = None) -> None:
         """The functional mode: call the bodies in dispatch order (the engine calls each when
-        its task starts), with the engine's views and errors."""
+        its task starts), with the engine's views and errors; ``progress(created, ran)`` every
+        8192 bodies."""
         tg = self.task_graph
         kernel = tg.kernel.tolist()
         arrays = self.arrays
@@ -1118,21 +1119,26 @@ class FastRun:
         bodies = [s.body for s in specs]
         # Kernels whose scalars all come before their tensors take (*args, *views).
         simple = [s._layout == sorted(s._layout) for s in specs]
-        for tid in self.order.tolist():
-            kid = kernel[tid]
-            body = bodies[kid]
-            if body is None:
-                continue
-            try:
-                v = views[tid]
-                if v is None:
-                    v = [_view(arrays[r.tensor], r) for r in regions[tid]]
-                if simple[kid]:
-                    body(*args[tid], *v)
-                else:
-                    body(*specs[kid].arguments(args[tid], v))
-            except Exception as error:
-                raise self._error(tid, specs[kid], error) from error
+        order = self.order.tolist()
+        chunk = 8192 if progress is not None else max(len(order), 1)
+        for begin in range(0, len(order), chunk):
+            for tid in order[begin : begin + chunk]:
+                kid = kernel[tid]
+                body = bodies[kid]
+                if body is None:
+                    continue
+                try:
+                    v = views[tid]
+                    if v is None:
+                        v = [_view(arrays[r.tensor], r) for r in regions[tid]]
+                    if simple[kid]:
+                        body(*args[tid], *v)
+                    else:
+                        body(*specs[kid].arguments(args[tid], v))
+                except Exception as error:
+                    raise self._error(tid, specs[kid], error) from error
+            if progress is not None:
+                progress(self.created, min(begin + chunk, len(order)))
 
 
 def _batch_inputs(tg: Any, arrays: Mapping[str, np.ndarray]) -> tuple[list, list] | None:

@@ -336,9 +336,9 @@ class Program:
                 self.fast_declined = "the graph (pools, priorities or heap sizes out of range)"
                 return None
             if progress is not None:
-                progress(run.created, run.completed)
+                progress(run.created, 0 if config.functional else run.completed)
             if config.functional:
-                run.run_bodies()
+                run.run_bodies(progress)
         return run
 
     def _costs(self, graph: TaskGraph) -> np.ndarray | None:
