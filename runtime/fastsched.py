@@ -462,7 +462,7 @@ def dispatch_idle(
 @_bare
 def complete_node(
     NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, sbegin,
-    succ, stack, nid,
+    succ, stack, predone, nid,
 ):
     now = T[_NOW]
     ncreated = S[_NCREATED]
@@ -476,8 +476,9 @@ def complete_node(
             NF[_END, n] = now
         for e in range(sbegin[n], sbegin[n + 1]):
             s = succ[e]
-            if s >= ncreated:
-                break
+            if s >= ncreated:  # created later: this edge will not count
+                predone[s] += 1
+                continue
             left = NI[_DEPS, s] - 1
             NI[_DEPS, s] = left
             if left == 0:
@@ -495,7 +496,7 @@ def complete_node(
 @_bare
 def complete_task(
     NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, sbegin,
-    succ, stack, infl, ghead, gtail, is_idle, sp_tid, sp_t0, sp_t1, w, tid,
+    succ, stack, predone, infl, ghead, gtail, is_idle, sp_tid, sp_t0, sp_t1, w, tid,
 ):
     now = T[_NOW]
     NF[_END, tid] = now
@@ -527,7 +528,7 @@ def complete_task(
                 g = nxt
     S[_LASTC] = w
     complete_node(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff,
-                  hsize, sbegin, succ, stack, tid)
+                  hsize, sbegin, succ, stack, predone, tid)
     S[_LASTC] = -1
 
 
@@ -614,7 +615,7 @@ def flush_batch(
 
 @_njit
 def schedule(
-    NS, pbegin, pred, sbegin, succ, task_ids, op_after, C, interval, cand, ncand, incand,
+    NS, fanin, sbegin, succ, task_ids, op_after, C, interval, cand, ncand, incand,
     serves, hoff, hcap_total, n_scopes, n_lanes, span_cap,
 ):
     n = NS.shape[1]
@@ -655,6 +656,7 @@ def schedule(
     scratch = np.zeros((3, max(n_tasks, 1)), np.int64)
     kbuf = np.zeros(2 * max(C[_STREAMS], 1) + 2, np.int64)
     stack = np.zeros(max(n, 1), np.int64)
+    predone = np.zeros(max(n, 1), np.int64)
     sp_tid = np.zeros(span_cap, np.int64)
     sp_t0 = np.zeros(span_cap, np.float64)
     sp_t1 = np.zeros(span_cap, np.float64)
@@ -677,7 +679,7 @@ def schedule(
                     seq = epop(evt, evs, S)
                     if ekind[seq] == _EV_COMPLETE:
                         complete_task(NS, NI, NF, C, S, T, stalls, cand, ncand, incand,
-                                      tid_of, hst, hoff, hsize, sbegin, succ, stack, infl,
+                                      tid_of, hst, hoff, hsize, sbegin, succ, stack, predone, infl,
                                       ghead, gtail, is_idle, sp_tid, sp_t0, sp_t1,
                                       ea[seq], eb[seq])
                     else:
@@ -691,11 +693,8 @@ def schedule(
             tid = task_ids[k]
             S[_NCREATED] = tid + 1
             for d in range(prev, tid + 1):
-                cnt = 0
-                for e in range(pbegin[d], pbegin[d + 1]):
-                    if NI[_DONE, pred[e]] == 0:
-                        cnt += 1
-                NI[_DEPS, d] = cnt
+                # predecessors already done when d is created do not count
+                NI[_DEPS, d] = fanin[d] - predone[d]
             for d in range(prev, tid):  # barriers
                 NI[_BLK, d] = NI[_DEPS, d]
             NI[_BLK, tid] = NI[_DEPS, tid] + 1
@@ -704,7 +703,7 @@ def schedule(
             for d in range(prev, tid):
                 if NI[_DEPS, d] == 0:
                     complete_node(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of,
-                                  hst, hoff, hsize, sbegin, succ, stack, d)
+                                  hst, hoff, hsize, sbegin, succ, stack, predone, d)
             prev = tid + 1
             # _release
             if batch:
@@ -755,7 +754,7 @@ def schedule(
             seq = epop(evt, evs, S)
             if ekind[seq] == _EV_COMPLETE:
                 complete_task(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of,
-                              hst, hoff, hsize, sbegin, succ, stack, infl, ghead, gtail,
+                              hst, hoff, hsize, sbegin, succ, stack, predone, infl, ghead, gtail,
                               is_idle, sp_tid, sp_t0, sp_t1, ea[seq], eb[seq])
             else:
                 issue(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff,
@@ -884,13 +883,10 @@ def schedule_graph(
             )
         points = [p for p in builder.order_points if 0 < p <= n_tasks]
         op_after[points] = True
-    # Predecessors grouped by destination (every edge goes from a smaller id to a larger).
+    # Successors in CSR rows (ascending); fanin counts every node's predecessors.
     begin = graph.fanout_begin.astype(np.int64)
     succ = graph.fanout_edges.astype(np.int64)
-    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(begin))
-    pred = src[np.argsort(succ, kind="stable")]
-    pbegin = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(succ, minlength=n), out=pbegin[1:])
+    fanin = graph.fanin.astype(np.int64)
     NS = (
         np.stack([kind, target, pidx, gstream, priority, costs, sdense])
         if n
@@ -915,7 +911,7 @@ def schedule_graph(
     )
     span_cap = 2 * n_tasks + 16 if depth else 0
     NI, NF, S, stalls, busy, trun, order, sp_tid, sp_t0, sp_t1 = schedule(
-        NS, pbegin, pred, begin, succ, task_ids, op_after, C, float(interval), cand, ncand,
+        NS, fanin, begin, succ, task_ids, op_after, C, float(interval), cand, ncand,
         incand, serves, hoff, total, n_scopes, n_lanes, span_cap,
     )  # fmt: skip
     if S[_COMPLETED] != S[_CREATED]:

@@ -116,7 +116,8 @@ def both(target, size, **options):
     for fast in (True, False):
         log: list = []
         prog = target.compile(target="cpu_sim", fast=fast, kernels=_logged(log), **options)
-        arrays = _arrays(size)
+        names = {a.name for a in prog.args}
+        arrays = {k: v for k, v in _arrays(size).items() if k in names}
         prog.bind(n=size, **arrays).execute()
         out.append((prog, log, arrays))
     (pf, lf, af), (pg, lg, ag) = out
@@ -230,6 +231,26 @@ def test_zero_cost_tasks_complete_during_generation():
     # creation, so a later task's edge from it does not count (it is already done).
     pf, pg, logs, arrays = both(WORKLOADS[1], 6, mode="cycles", workers=2)
     assert_same(pf, pg, logs, arrays)
+
+
+@kernel(cost=0)
+def free(i, x: In[f32[4]], h: Out[f32[4]]):
+    h[...] = x
+
+
+def test_barrier_of_completed_tasks_completes_at_once():
+    # Four workers take the free tasks as they are created; each completes at t = 0 before
+    # the next creation, so the barrier before the second stage has every predecessor done
+    # when it is made (it completes at once, and its edges to later tasks do not count).
+    w = sequential(
+        parallel_for(DenseDyn(n), lambda i: task(free, [i], [X[i], H[i]])),
+        parallel_for(DenseDyn(n), lambda i: task(consume_k, [i], [H[i], Y[i]])),
+        for_each(DenseDyn(n), lambda i: task(free, [i], [Y[i], Z[i]])),
+    ).named("fast_free")
+    for mode in ("functional", "cycles"):
+        pf, pg, logs, arrays = both(w, 4, mode=mode, workers=4)
+        assert_same(pf, pg, logs, arrays)
+        assert pf.stats().num_barriers == 2
 
 
 def test_trace_threads_and_progress_on_the_fast_path():
