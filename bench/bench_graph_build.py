@@ -355,7 +355,9 @@ def build_compiled(prog, B: int, nt: int) -> TaskGraph:
     # The tensors' extents only (zero-stride arrays: no memory); the kernels never run.
     zero = np.zeros((), np.float32)
     tensors = {n: np.broadcast_to(zero, shape) for n, shape in extents.items()}
-    args, _arrays, shapes = prog.bind(B=B, NT=nt, **tensors)._arguments()
+    compiled = prog.code.compiled
+    args = compiled.bind({"B": B, "NT": nt, **tensors})
+    shapes = {a.name: a.shape for a in args if hasattr(a, "shape") and hasattr(a, "name")}
     g = GraphBuilder(shapes)
     prog.code.compiled.function(g, *args)
     return g.build()
