@@ -3,8 +3,10 @@
 ``compile(..., target="cpu_sim")`` returns one. ``bind(**values)`` gives the program's
 arguments by name — tensors as numpy arrays (written in place by the functional mode),
 symbols as ints, lengths and CSR arrays as integer arrays; bindings accumulate and can be
-replaced at any time without recompiling. ``execute()`` runs the program once on a fresh
-simulator (runtime/engine.py); ``execute_async()`` runs it on a background thread and
+replaced at any time without recompiling. ``execute()`` runs the program once: on the fast
+path (runtime/fastsched.py: the graph built first, then scheduled by the compiled port of the
+engine — the same result) when the program allows it, else on a fresh simulator
+(runtime/engine.py); ``execute_async()`` runs it on a background thread and
 ``synchronize()`` waits for it (and raises its error). ``stats()``, ``trace()``,
 ``write_trace(path)`` and ``write_gantt(path)`` describe the last run.
 """
