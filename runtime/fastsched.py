@@ -4,9 +4,10 @@
 the scheduler that runs what it builds, one Python call chain per task. For a *main program*
 (not a pipeline) whose generator costs no virtual time and no task window stalls it, every
 task is created at virtual time 0, so the whole graph can be built first (``RecordingBuilder``,
-a GraphBuilder that also remembers where the ordering points were) and the scheduling replayed
-afterwards over the graph's arrays by ``_schedule`` — a numba port of the engine's state
-machine that reproduces the engine exactly: the same start, end and worker for every task, the
+a GraphBuilder on the batch path; ``OrderRecordingBuilder`` also remembers where the ordering
+points were, for batch_deps) and the scheduling replayed afterwards over the graph's arrays by
+``schedule`` — a numba port of the engine's state machine (one function per engine method, no
+reference counting, nothing allocated per task) that reproduces the engine exactly: the same start, end and worker for every task, the
 same issue numbers, streams, lanes, steals, stalls (summed in the same order) and stall spans,
 and the order the functional mode calls the bodies in (dispatch order).
 
