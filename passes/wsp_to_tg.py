@@ -488,7 +488,7 @@ class _Lowering:
 
     @staticmethod
     def _dim(emit: _Emitter, source: SSAValue, dim: int) -> SSAValue:
-        return emit.value(memref.DimOp.from_source_and_index(source, emit.const(dim)))
+        return emit.value(memref.DimOp(source, emit.const(dim)))
 
     # --- loops -----------------------------------------------------------------------------
 
