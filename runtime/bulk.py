@@ -43,6 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from pto_wsp.runtime.bulk_kernels import map_cells
+
 # runtime/graph.py's edge kinds (graph.py imports this module).
 EDGE_RAW, EDGE_WAW, EDGE_WAR = 1, 2, 3
 
@@ -594,34 +596,31 @@ class BulkDeps:
             fast = self._single(own, tid0, n, accesses[0])
             if fast is not None:
                 return fast
-        # The accesses: local task position, cell coordinates, reads, writes.
-        ps, cs, rs, ws, ris = [], [], [], [], []
+        # The accesses: local task position, cell (linear in our box), reads, writes.
+        lo = [min(a[6][d] for a in accesses) for d in range(rank)]
+        hi = [max(a[7][d] for a in accesses) for d in range(rank)]
+        if not own.fit(np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64), MAX_CELLS):
+            raise RuntimeError("internal: tiling box too large")
+        ps, gs, rs, ws, ris = [], [], [], [], []
         for _key, pos, m, cells, access, ri, _lo, _hi in accesses:
-            p = np.arange(n, dtype=np.int64) if pos is None else pos.astype(np.int64)
-            ps.append(p)
-            cs.append(
-                np.array([np.broadcast_to(c, (m,)) for c in cells], dtype=np.int64).reshape(rank, m)
-            )
+            ps.append(np.arange(n, dtype=np.int64) if pos is None else pos.astype(np.int64))
+            gs.append(np.broadcast_to(_cells_lin(own, cells, m), (m,)))
             rs.append(np.full(m, access != "out"))
             ws.append(np.full(m, access != "in"))
             ris.append(np.full(m, ri))
         p = np.concatenate(ps)
-        coords = np.concatenate(cs, axis=1)
+        g = np.concatenate(gs)
         R = np.concatenate(rs)
         W = np.concatenate(ws)
         ri = np.concatenate(ris)
         if not len(p):
             return []
-        if not own.fit(coords.min(axis=1), coords.max(axis=1), MAX_CELLS):
-            raise RuntimeError("internal: tiling box too large")
-        g = own.lin(coords)
         # Merge the accesses of one task to one cell, sorted by (cell, task).
         k = g * n + p
         if len(k) > 1 and (k[1:] < k[:-1]).any():
             order = np.argsort(k, kind="stable")
             k = k[order]
             g, p, R, W, ri = g[order], p[order], R[order], W[order], ri[order]
-            coords = coords[:, order]
         first = np.ones(len(k), dtype=bool)
         first[1:] = k[1:] != k[:-1]
         # Rpre: the task reads the cell at or before its first write there (in its regions'
@@ -639,7 +638,6 @@ class BulkDeps:
             R = np.bincount(grp, weights=R).astype(bool)
             W = np.bincount(grp, weights=W).astype(bool)
             g, p = g[first], p[first]
-            coords = coords[:, first]
         m = len(g)
         seg = np.ones(m, dtype=bool)
         seg[1:] = g[1:] != g[:-1]
@@ -690,7 +688,6 @@ class BulkDeps:
         # The cells the batch writes, as a mask over our box (-1: outside it).
         written = np.zeros(own.writer.size + 1, dtype=bool)
         written[g[W]] = True
-        gcoords = coords
         for okey, other in list(tilings.items()):
             if other is own or not other.live:
                 continue
@@ -698,16 +695,10 @@ class BulkDeps:
             if rel == "finer":
                 # Cells of ``other`` inside ours: seen until our cell's first write, then gone.
                 live = np.flatnonzero(other.writer >= 0)
-                lc = other.convert(other.coords(live), own)
-                inside = own.inside(lc)
-                glin = np.full(len(live), -1, dtype=np.int64)
-                glin[inside] = own.lin(lc[:, inside])
+                glin = map_cells(live, other, own)
                 ia, ib = _join(g[pre], glin)
                 emit(other.writer[live[ib]], t[pre][ia], kind_w[pre][ia])
-                rc = other.convert(other.coords(other.r_cell), own)
-                rin = own.inside(rc)
-                rlin = np.full(len(other.r_cell), -1, dtype=np.int64)
-                rlin[rin] = own.lin(rc[:, rin])
+                rlin = map_cells(other.r_cell, other, own)
                 ia, ib = _join(g[fw], rlin)
                 emit(other.r_task[ib], t[fw][ia], 3)
                 # Our writes contain those cells: they leave the map.
@@ -717,10 +708,8 @@ class BulkDeps:
                 other.r_cell, other.r_task = other.r_cell[keep], other.r_task[keep]
             else:
                 # A cell of ``other`` contains ours: seen by every access, never removed.
-                oc = own.convert(gcoords, other)
-                inside = other.inside(oc)
-                olin = np.full(m, -1, dtype=np.int64)
-                olin[inside] = other.lin(oc[:, inside])
+                olin = map_cells(g, own, other)
+                inside = olin >= 0
                 wr = np.full(m, -1, dtype=np.int64)
                 wr[inside] = other.writer[olin[inside]]
                 ok = wr >= 0

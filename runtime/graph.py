@@ -377,24 +377,12 @@ class GraphBuilder:
         if parts:
             # One edge per (source, destination), the smallest kind (raw, waw, war: the
             # per-task path's first reason), never a self-edge; by destination then source.
-            total = tid0 + n
-            src = np.concatenate([x[0] for x in parts])
-            dst = np.concatenate([x[1] for x in parts])
-            kind = np.concatenate([x[2] for x in parts]).astype(np.int64)
-            if frontier:
-                # The structural edge from the frontier's node comes first (kind 0).
-                keep = src != frontier[0]
-                src, dst, kind = src[keep], dst[keep], kind[keep]
-            key = ((dst - tid0) * total + src) * 4 + kind
-            key.sort(kind="stable")  # timsort: the parts come in sorted runs
-            pair = key >> 2
-            first = np.ones(len(key), dtype=bool)
-            first[1:] = pair[1:] != pair[:-1]
-            key, pair = key[first], pair[first]
-            src = pair % total
-            dst = pair // total + tid0
-            keep = src != dst
-            chunks.append((src[keep], dst[keep], (key[keep] & 3).astype(np.uint8)))
+            # The structural edge from the frontier's node comes first (kind 0).
+            src = parts[0][0] if len(parts) == 1 else np.concatenate([x[0] for x in parts])
+            dst = parts[0][1] if len(parts) == 1 else np.concatenate([x[1] for x in parts])
+            kind = parts[0][2] if len(parts) == 1 else np.concatenate([x[2] for x in parts])
+            skip = frontier[0] if frontier else -1
+            chunks.append(merge_edges(src, dst, kind, tid0, n, skip))
         if frontier:
             # No other chunk has this source, so each source's edges stay in increasing
             # destination order (what build() relies on).
@@ -552,13 +540,9 @@ class GraphBuilder:
         n = self._base
         cat = np.concatenate
         src = cat([s.src for s in segs])
-        dst = cat([s.dst for s in segs]).astype(np.int32)
+        dst = cat([s.dst for s in segs])
         ekind = cat([s.ekind for s in segs])
-        order = np.argsort(src, kind="stable")
-        counts = np.bincount(src, minlength=n)
-        begin = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=begin[1:])
-        fanin = np.bincount(dst, minlength=n).astype(np.int32)
+        begin, edges, kinds, fanin = csr(src, dst, ekind, n)
         return TaskGraph(
             kind=cat([s.kind for s in segs]),
             kernel=cat([s.kernel for s in segs]),
@@ -569,8 +553,8 @@ class GraphBuilder:
             priority=cat([s.priority for s in segs]),
             fanin=fanin,
             fanout_begin=begin,
-            fanout_edges=dst[order],
-            edge_kind=ekind[order],
+            fanout_edges=edges,
+            edge_kind=kinds,
             kernels=list(self.kernels),
             args=_NodeSeq(segs, 0),
             regions=_NodeSeq(segs, 1),
@@ -819,3 +803,4 @@ class TaskGraph:
 
 
 from pto_wsp.runtime.bulk import BulkDeps, group_fields, iter_batch  # noqa: E402
+from pto_wsp.runtime.bulk_kernels import csr, merge_edges  # noqa: E402

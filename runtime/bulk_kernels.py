@@ -1,0 +1,231 @@
+"""Compiled kernels of the batch path (``runtime/bulk.py``, ``GraphBuilder.add_tasks`` and
+``build()``), each with a numpy twin giving the same result.
+
+numba compiles them on first use and caches the machine code beside this file (``cache=True``,
+as runtime/fastsched.py), so only the first process on a machine pays the compilation. Without
+numba — or with ``COMPILED`` set to False (tests run both) — the numpy versions run:
+
+- ``merge_edges``: a batch's data edges, one per (source, destination) with the smallest kind,
+  without self-edges and without edges from ``skip`` (the structural source), ordered by
+  destination then source — a counting sort by destination and a small sort per destination
+  instead of a stable sort of every edge;
+- ``csr``: the fanout CSR of all edges (rows by source, each row in the edges' order) and the
+  fan-in, by counting sort instead of a stable argsort;
+- ``map_cells``: the cells of one tiling (linear indices in its box) -> the linear indices in
+  another tiling's box of the cells holding their first point (-1 outside that box), one loop
+  instead of unravel, multiply, divide, bounds check and ravel passes;
+- ``single_pass``: one region per task on a tensor's only tiling: the previous writers, the
+  write-after-read edges from earlier readers, and the new state, in two loops.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:  # numba is a dependency; without it the numpy versions run.
+    import numba
+
+    _njit = numba.njit(cache=True, nogil=True)
+except ImportError:  # pragma: no cover - exercised only without numba
+    numba = None
+
+    def _njit(function: Any) -> Any:
+        return function
+
+
+#: Use the compiled kernels (when numba imports). Tests switch it off to run the numpy twins.
+COMPILED = numba is not None
+
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+# ----------------------------------------------------------------------------- merge_edges
+
+
+@_njit
+def _merge_nb(src, dst, kind, tid0, n, skip):  # pragma: no cover - compiled
+    e_all = len(src)
+    cnt = np.zeros(n + 1, np.int64)
+    for e in range(e_all):
+        s = src[e]
+        d = dst[e]
+        if s == skip or s == d:
+            continue
+        cnt[d - tid0 + 1] += 1
+    for i in range(n):
+        cnt[i + 1] += cnt[i]
+    total = cnt[n]
+    key = np.empty(total, np.int64)
+    cur = cnt[:n].copy()
+    for e in range(e_all):
+        s = src[e]
+        d = dst[e]
+        if s == skip or s == d:
+            continue
+        j = cur[d - tid0]
+        key[j] = s * 4 + kind[e]
+        cur[d - tid0] = j + 1
+    out_s = np.empty(total, np.int64)
+    out_d = np.empty(total, np.int64)
+    out_k = np.empty(total, np.uint8)
+    m = 0
+    for i in range(n):
+        a = cnt[i]
+        b = cnt[i + 1]
+        if b - a > 24:
+            key[a:b] = np.sort(key[a:b])
+        else:
+            for x in range(a + 1, b):  # insertion sort: a few edges per task
+                v = key[x]
+                y = x - 1
+                while y >= a and key[y] > v:
+                    key[y + 1] = key[y]
+                    y -= 1
+                key[y + 1] = v
+        last = -1
+        for x in range(a, b):
+            s = key[x] >> 2
+            if s != last:
+                out_s[m] = s
+                out_d[m] = i + tid0
+                out_k[m] = key[x] & 3
+                m += 1
+                last = s
+    return out_s[:m], out_d[:m], out_k[:m]
+
+
+def _merge_np(src, dst, kind, tid0, n, skip):
+    keep = (src != skip) & (src != dst)
+    src, dst, kind = src[keep], dst[keep], kind[keep].astype(np.int64)
+    total = tid0 + n
+    key = ((dst - tid0) * total + src) * 4 + kind
+    key.sort(kind="stable")
+    pair = key >> 2
+    first = np.ones(len(key), dtype=bool)
+    first[1:] = pair[1:] != pair[:-1]
+    key, pair = key[first], pair[first]
+    return pair % total, pair // total + tid0, (key & 3).astype(np.uint8)
+
+
+def merge_edges(
+    src: np.ndarray, dst: np.ndarray, kind: np.ndarray, tid0: int, n: int, skip: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edges into tasks tid0..tid0+n-1, one per (source, destination) with the smallest
+    kind, no self-edge, none from ``skip``; ordered by destination then source."""
+    if COMPILED:
+        return _merge_nb(
+            src.astype(np.int64, copy=False),
+            dst.astype(np.int64, copy=False),
+            kind.astype(np.uint8, copy=False),
+            tid0,
+            n,
+            skip,
+        )
+    return _merge_np(src, dst, kind, tid0, n, skip)
+
+
+# ----------------------------------------------------------------------------- csr
+
+
+@_njit
+def _csr_nb(src, dst, ekind, n):  # pragma: no cover - compiled
+    e_all = len(src)
+    begin = np.zeros(n + 1, np.int64)
+    fanin = np.zeros(n, np.int32)
+    for e in range(e_all):
+        begin[src[e] + 1] += 1
+        fanin[dst[e]] += 1
+    for i in range(n):
+        begin[i + 1] += begin[i]
+    cur = begin[:n].copy()
+    edges = np.empty(e_all, np.int32)
+    kinds = np.empty(e_all, np.uint8)
+    for e in range(e_all):
+        s = src[e]
+        j = cur[s]
+        edges[j] = dst[e]
+        kinds[j] = ekind[e]
+        cur[s] = j + 1
+    return begin, edges, kinds, fanin
+
+
+def _csr_np(src, dst, ekind, n):
+    dst = dst.astype(np.int32)
+    order = np.argsort(src, kind="stable")
+    counts = np.bincount(src, minlength=n) if n else np.zeros(0, dtype=np.int64)
+    begin = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=begin[1:])
+    fanin = np.bincount(dst, minlength=n).astype(np.int32) if n else np.zeros(0, np.int32)
+    return begin, dst[order], ekind[order], fanin
+
+
+def csr(
+    src: np.ndarray, dst: np.ndarray, ekind: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(fanout_begin, fanout_edges int32, edge_kind, fanin int32) of n nodes' edges; each row
+    keeps the edges' order."""
+    if COMPILED:
+        return _csr_nb(
+            src.astype(np.int64, copy=False),
+            dst.astype(np.int64, copy=False),
+            ekind.astype(np.uint8, copy=False),
+            n,
+        )
+    return _csr_np(src, dst, ekind, n)
+
+
+# ----------------------------------------------------------------------------- map_cells
+
+
+@_njit
+def _map_nb(lin, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb):  # pragma: no cover - compiled
+    rank = len(shape_a)
+    m = len(lin)
+    out = np.empty(m, np.int64)
+    coord = np.empty(rank, np.int64)
+    for i in range(m):
+        x = lin[i]
+        for d in range(rank - 1, -1, -1):
+            coord[d] = x % shape_a[d] + lo_a[d]
+            x //= shape_a[d]
+        o = 0
+        ok = True
+        for d in range(rank):
+            c = (coord[d] * wa[d] + ra[d] - rb[d]) // wb[d] - lo_b[d]
+            if c < 0 or c >= shape_b[d]:
+                ok = False
+                break
+            o = o * shape_b[d] + c
+        out[i] = o if ok else -1
+    return out
+
+
+def _map_np(lin, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb):
+    rank = len(shape_a)
+    if not rank:
+        return np.zeros(len(lin), dtype=np.int64)
+    coords = (
+        np.array(np.unravel_index(lin, tuple(shape_a.tolist())), dtype=np.int64).reshape(rank, -1)
+        + lo_a[:, None]
+    )
+    first = coords * wa[:, None] + ra[:, None]
+    rel = (first - rb[:, None]) // wb[:, None] - lo_b[:, None]
+    inside = ((rel >= 0) & (rel < shape_b[:, None])).all(axis=0)
+    out = np.zeros(len(lin), dtype=np.int64)
+    for d in range(rank):
+        out = out * shape_b[d] + rel[d]
+    out[~inside] = -1
+    return out
+
+
+def map_cells(lin: np.ndarray, a: Any, b: Any) -> np.ndarray:
+    """Cells of tiling ``a`` (linear indices in its box) -> linear indices in ``b``'s box of
+    the cells holding their first points, -1 outside ``b``'s box (``bulk._Tiling``s)."""
+    if not len(lin):
+        return _EMPTY
+    args = (a.lo, a.shape, a.widths, a.residues, b.lo, b.shape, b.widths, b.residues)
+    if COMPILED:
+        return _map_nb(lin.astype(np.int64, copy=False), *args)
+    return _map_np(lin, *args)
