@@ -74,7 +74,7 @@ def _merge_nb(src, dst, kind, tid0, n, skip):  # pragma: no cover - compiled
     for i in range(n):
         a = cnt[i]
         b = cnt[i + 1]
-        if b - a > 24:
+        if b - a > 256:
             key[a:b] = np.sort(key[a:b])
         else:
             for x in range(a + 1, b):  # insertion sort: a few edges per task
@@ -202,6 +202,44 @@ def _map_nb(lin, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb):  # pragma: no co
     return out
 
 
+@_njit
+def _table_nb(lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb):  # pragma: no cover - compiled
+    # The map of every cell of a's box, dimension by dimension (no division per cell).
+    rank = len(shape_a)
+    off = np.zeros(rank + 1, np.int64)
+    for d in range(rank):
+        off[d + 1] = off[d] + shape_a[d]
+    tab = np.empty(off[rank], np.int64)
+    stride = np.ones(rank, np.int64)
+    for d in range(rank - 2, -1, -1):
+        stride[d] = stride[d + 1] * shape_b[d + 1]
+    size = 1
+    for d in range(rank):
+        size *= shape_a[d]
+        for c in range(shape_a[d]):
+            v = ((c + lo_a[d]) * wa[d] + ra[d] - rb[d]) // wb[d] - lo_b[d]
+            tab[off[d] + c] = v * stride[d] if 0 <= v < shape_b[d] else -1
+    out = np.empty(size, np.int64)
+    idx = np.zeros(rank, np.int64)
+    for i in range(size):
+        o = 0
+        for d in range(rank):
+            v = tab[off[d] + idx[d]]
+            if v < 0:
+                o = -1
+                break
+            o += v
+        out[i] = o
+        d = rank - 1
+        while d >= 0:
+            idx[d] += 1
+            if idx[d] < shape_a[d]:
+                break
+            idx[d] = 0
+            d -= 1
+    return out
+
+
 def _map_np(lin, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb):
     rank = len(shape_a)
     if not rank:
@@ -227,5 +265,7 @@ def map_cells(lin: np.ndarray, a: Any, b: Any) -> np.ndarray:
         return _EMPTY
     args = (a.lo, a.shape, a.widths, a.residues, b.lo, b.shape, b.widths, b.residues)
     if COMPILED:
+        if a.writer.size <= 4 * len(lin) + 4096:
+            return _table_nb(*args)[lin]  # a's box is not much larger than the cells
         return _map_nb(lin.astype(np.int64, copy=False), *args)
     return _map_np(lin, *args)
