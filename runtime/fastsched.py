@@ -887,6 +887,14 @@ def schedule_graph(
     # Successors in CSR rows (ascending); fanin counts every node's predecessors.
     begin = graph.fanout_begin.astype(np.int64)
     succ = graph.fanout_edges.astype(np.int64)
+    if len(succ) > 1:  # the engine releases successors in creation order: rows ascending
+        step = np.diff(succ)
+        inside = np.ones(len(step), np.bool_)
+        ends = begin[1:-1] - 1
+        inside[ends[(ends >= 0) & (ends < len(step))]] = False
+        if np.any(step[inside] <= 0):
+            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(begin))
+            succ = succ[np.lexsort((succ, rows))]
     fanin = graph.fanin.astype(np.int64)
     NS = (
         np.stack([kind, target, pidx, gstream, priority, costs, sdense])
