@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from pto_wsp.runtime.bulk_kernels import map_cells
+from pto_wsp.runtime.bulk_kernels import _join, map_cells, own_pass
 
 # runtime/graph.py's edge kinds (graph.py imports this module).
 EDGE_RAW, EDGE_WAW, EDGE_WAR = 1, 2, 3
@@ -355,23 +355,6 @@ def _cells_lin(t: _Tiling, cells: list, m: int) -> np.ndarray:
     return lin
 
 
-def _join(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All index pairs (i, j) with a[i] == b[j]."""
-    if not len(a) or not len(b):
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty
-    order = np.argsort(b, kind="stable")
-    sb = b[order]
-    lo = np.searchsorted(sb, a, "left")
-    hi = np.searchsorted(sb, a, "right")
-    cnt = hi - lo
-    total = int(cnt.sum())
-    ia = np.repeat(np.arange(len(a)), cnt)
-    start = np.repeat(lo - (np.cumsum(cnt) - cnt), cnt)
-    ib = order[start + np.arange(total)]
-    return ia, ib
-
-
 #: A tiling's box of cells holds at most this many cells (else the batch takes the per-task
 #: path).
 MAX_CELLS = 1 << 24
@@ -615,57 +598,17 @@ class BulkDeps:
         ri = np.concatenate(ris)
         if not len(p):
             return []
-        # Merge the accesses of one task to one cell, sorted by (cell, task).
+        # Sorted by (cell, task), then the rule on our tiling (bulk_kernels.own_pass).
         k = g * n + p
         if len(k) > 1 and (k[1:] < k[:-1]).any():
             order = np.argsort(k, kind="stable")
-            k = k[order]
             g, p, R, W, ri = g[order], p[order], R[order], W[order], ri[order]
-        first = np.ones(len(k), dtype=bool)
-        first[1:] = k[1:] != k[:-1]
-        # Rpre: the task reads the cell at or before its first write there (in its regions'
-        # order): the previous writer is then a raw predecessor, else a waw one (a read after
-        # its own write sees the task itself), except for coarser tilings' entries, which its
-        # write leaves in place (there any read makes it raw).
-        Rpre = R
-        if not first.all():
-            grp = np.cumsum(first) - 1
-            starts = np.flatnonzero(first)
-            wri = np.where(W, ri, np.iinfo(np.int64).max)
-            first_w = np.minimum.reduceat(wri, starts)
-            Rpre = np.bincount(grp, weights=R & (ri <= first_w[grp]), minlength=len(starts))
-            Rpre = Rpre.astype(bool)
-            R = np.bincount(grp, weights=R).astype(bool)
-            W = np.bincount(grp, weights=W).astype(bool)
-            g, p = g[first], p[first]
+        (es, ed, ek, g, t, kind_w, kind_c, pre, fw, R, W, written, rc, rt) = own_pass(
+            g, p, R, W, ri, n, tid0, own.writer, own.r_cell, own.r_task
+        )
+        own.r_cell, own.r_task = rc, rt
         m = len(g)
-        seg = np.ones(m, dtype=bool)
-        seg[1:] = g[1:] != g[:-1]
-        if seg.all():
-            # Each cell is touched by one task of the batch: no order inside it.
-            pw = nw = np.zeros(m, dtype=np.int64)
-            has_pw = has_nw = np.zeros(m, dtype=bool)
-        else:
-            idx = np.arange(m)
-            starts = np.flatnonzero(seg)
-            seg_id = np.cumsum(seg) - 1
-            seg_start = starts[seg_id]
-            seg_end = np.append(starts[1:], m)[seg_id]
-            acc = np.maximum.accumulate(np.where(W, idx, -1))
-            pw = np.empty(m, dtype=np.int64)
-            pw[0] = -1
-            pw[1:] = acc[:-1]
-            has_pw = pw >= seg_start
-            big = m + 1
-            nxt = np.minimum.accumulate(np.where(W, idx, big)[::-1])[::-1]
-            nw = np.empty(m, dtype=np.int64)
-            nw[-1] = big
-            nw[:-1] = nxt[1:]
-            has_nw = nw < seg_end
-        kind_w = np.where(Rpre, 1, 2).astype(np.uint8)  # raw if the task reads first
-        kind_c = np.where(R, 1, 2).astype(np.uint8)  # for coarser tilings' writers
-        t = p + tid0
-        src, dst, kind = [], [], []
+        src, dst, kind = [es], [ed], [ek]
 
         def emit(s, d, k) -> None:
             if len(s):
@@ -673,21 +616,6 @@ class BulkDeps:
                 dst.append(np.asarray(d, dtype=np.int64))
                 kind.append(np.broadcast_to(np.asarray(k, dtype=np.uint8), (len(s),)))
 
-        # In-batch: the previous writer of the cell, and readers before the next writer.
-        emit(t[pw[has_pw]], t[has_pw], kind_w[has_pw])
-        rd = R & ~W & has_nw
-        emit(t[rd], t[nw[rd]], 3)
-        # The state before the batch, seen by accesses before the cell's first write.
-        pre = ~has_pw
-        w0 = own.writer[g[pre]]
-        ok = w0 >= 0
-        emit(w0[ok], t[pre][ok], kind_w[pre][ok])
-        fw = pre & W  # first writer of each written cell
-        ia, ib = _join(g[fw], own.r_cell)
-        emit(own.r_task[ib], t[fw][ia], 3)
-        # The cells the batch writes, as a mask over our box (-1: outside it).
-        written = np.zeros(own.writer.size + 1, dtype=bool)
-        written[g[W]] = True
         for okey, other in list(tilings.items()):
             if other is own or not other.live:
                 continue
@@ -719,15 +647,8 @@ class BulkDeps:
                 emit(other.r_task[ib], t[sel][ia], 3)
             if not other.live:
                 del tilings[okey]
-        # The new state of our tiling.
-        lastw = W & ~has_nw
-        own.writer[g[lastw]] = t[lastw]
-        keep = ~written[own.r_cell]
-        newr = R & ~W & ~has_nw
-        own.r_cell = np.concatenate([own.r_cell[keep], g[newr]])
-        own.r_task = np.concatenate([own.r_task[keep], t[newr]])
-        if not src:
-            return []
+        if len(src) == 1:
+            return [(es, ed, ek)] if len(es) else []
         return [(np.concatenate(src), np.concatenate(dst), np.concatenate(kind))]
 
 

@@ -269,3 +269,269 @@ def map_cells(lin: np.ndarray, a: Any, b: Any) -> np.ndarray:
             return _table_nb(*args)[lin]  # a's box is not much larger than the cells
         return _map_nb(lin.astype(np.int64, copy=False), *args)
     return _map_np(lin, *args)
+
+
+# ----------------------------------------------------------------------------- own_pass
+
+
+@_njit
+def _own_nb(g, p, R, W, ri, n, tid0, writer, r_cell, r_task):  # pragma: no cover - compiled
+    m0 = len(g)
+    # Merge the accesses of one task to one cell (sorted by cell, then task).
+    mg = np.empty(m0, np.int64)
+    mt = np.empty(m0, np.int64)
+    mR = np.zeros(m0, np.bool_)
+    mW = np.zeros(m0, np.bool_)
+    mRpre = np.zeros(m0, np.bool_)
+    m = 0
+    i = 0
+    while i < m0:
+        j = i
+        first_w = np.iinfo(np.int64).max
+        while j < m0 and g[j] == g[i] and p[j] == p[i]:
+            if W[j] and ri[j] < first_w:
+                first_w = ri[j]
+            j += 1
+        r = False
+        w = False
+        rpre = False
+        for x in range(i, j):
+            r = r or R[x]
+            w = w or W[x]
+            rpre = rpre or (R[x] and ri[x] <= first_w)
+        mg[m] = g[i]
+        mt[m] = p[i] + tid0
+        mR[m] = r
+        mW[m] = w
+        mRpre[m] = rpre
+        m += 1
+        i = j
+    kind_w = np.empty(m, np.uint8)
+    kind_c = np.empty(m, np.uint8)
+    pre = np.zeros(m, np.bool_)
+    fw = np.zeros(m, np.bool_)
+    has_nw = np.zeros(m, np.bool_)
+    cap = 3 * m + len(r_cell)
+    es = np.empty(cap, np.int64)
+    ed = np.empty(cap, np.int64)
+    ek = np.empty(cap, np.uint8)
+    e = 0
+    box = len(writer)
+    written = np.zeros(box + 1, np.bool_)
+    # The first writer (access index) of each cell, when there are earlier readers to join.
+    mark = np.full(box if len(r_cell) else 0, -1, np.int32)
+    s = 0
+    while s < m:
+        end = s
+        while end < m and mg[end] == mg[s]:
+            end += 1
+        c = mg[s]
+        # Forward: the previous writer of the cell inside the batch, or the state before it.
+        last = -1
+        for x in range(s, end):
+            kind_w[x] = 1 if mRpre[x] else 2  # raw if the task reads first
+            kind_c[x] = 1 if mR[x] else 2  # for coarser tilings' writers
+            if last >= 0:
+                es[e] = mt[last]
+                ed[e] = mt[x]
+                ek[e] = kind_w[x]
+                e += 1
+            else:
+                pre[x] = True
+                w0 = writer[c]
+                if w0 >= 0:
+                    es[e] = w0
+                    ed[e] = mt[x]
+                    ek[e] = kind_w[x]
+                    e += 1
+                if mW[x]:
+                    fw[x] = True
+                    if len(mark):
+                        mark[c] = x
+            if mW[x]:
+                last = x
+                written[c] = True
+        # Backward: readers before the next writer.
+        nxt = -1
+        for x in range(end - 1, s - 1, -1):
+            if nxt >= 0:
+                has_nw[x] = True
+                if mR[x] and not mW[x]:
+                    es[e] = mt[x]
+                    ed[e] = mt[nxt]
+                    ek[e] = 3
+                    e += 1
+            if mW[x]:
+                nxt = x
+        s = end
+    # Earlier readers of a cell the batch writes: write-after-read into its first writer.
+    keep = 0
+    for j in range(len(r_cell)):
+        c = r_cell[j]
+        x = mark[c]
+        if x >= 0:
+            es[e] = r_task[j]
+            ed[e] = mt[x]
+            ek[e] = 3
+            e += 1
+        if not written[c]:
+            keep += 1
+    # The new state of the tiling.
+    newr = 0
+    for x in range(m):
+        if mW[x] and not has_nw[x]:
+            writer[mg[x]] = mt[x]
+        if mR[x] and not mW[x] and not has_nw[x]:
+            newr += 1
+    rc = np.empty(keep + newr, np.int64)
+    rt = np.empty(keep + newr, np.int64)
+    y = 0
+    for j in range(len(r_cell)):
+        if not written[r_cell[j]]:
+            rc[y] = r_cell[j]
+            rt[y] = r_task[j]
+            y += 1
+    for x in range(m):
+        if mR[x] and not mW[x] and not has_nw[x]:
+            rc[y] = mg[x]
+            rt[y] = mt[x]
+            y += 1
+    return (
+        es[:e],
+        ed[:e],
+        ek[:e],
+        mg[:m],
+        mt[:m],
+        kind_w,
+        kind_c,
+        pre,
+        fw,
+        mR[:m],
+        mW[:m],
+        written,
+        rc,
+        rt,
+    )
+
+
+def _own_np(g, p, R, W, ri, n, tid0, writer, r_cell, r_task):
+    k = g * n + p
+    first = np.ones(len(k), dtype=bool)
+    first[1:] = k[1:] != k[:-1]
+    # Rpre: the task reads the cell at or before its first write there (in its regions'
+    # order): the previous writer is then a raw predecessor, else a waw one (a read after
+    # its own write sees the task itself), except for coarser tilings' entries, which its
+    # write leaves in place (there any read makes it raw).
+    Rpre = R
+    if not first.all():
+        grp = np.cumsum(first) - 1
+        starts = np.flatnonzero(first)
+        wri = np.where(W, ri, np.iinfo(np.int64).max)
+        first_w = np.minimum.reduceat(wri, starts)
+        Rpre = np.bincount(grp, weights=R & (ri <= first_w[grp]), minlength=len(starts))
+        Rpre = Rpre.astype(bool)
+        R = np.bincount(grp, weights=R).astype(bool)
+        W = np.bincount(grp, weights=W).astype(bool)
+        g, p = g[first], p[first]
+    m = len(g)
+    seg = np.ones(m, dtype=bool)
+    seg[1:] = g[1:] != g[:-1]
+    if seg.all():
+        # Each cell is touched by one task of the batch: no order inside it.
+        pw = nw = np.zeros(m, dtype=np.int64)
+        has_pw = has_nw = np.zeros(m, dtype=bool)
+    else:
+        idx = np.arange(m)
+        starts = np.flatnonzero(seg)
+        seg_id = np.cumsum(seg) - 1
+        seg_start = starts[seg_id]
+        seg_end = np.append(starts[1:], m)[seg_id]
+        acc = np.maximum.accumulate(np.where(W, idx, -1))
+        pw = np.empty(m, dtype=np.int64)
+        pw[0] = -1
+        pw[1:] = acc[:-1]
+        has_pw = pw >= seg_start
+        big = m + 1
+        nxt = np.minimum.accumulate(np.where(W, idx, big)[::-1])[::-1]
+        nw = np.empty(m, dtype=np.int64)
+        nw[-1] = big
+        nw[:-1] = nxt[1:]
+        has_nw = nw < seg_end
+    kind_w = np.where(Rpre, 1, 2).astype(np.uint8)  # raw if the task reads first
+    kind_c = np.where(R, 1, 2).astype(np.uint8)  # for coarser tilings' writers
+    t = p + tid0
+    src, dst, kind = [], [], []
+
+    def emit(s, d, k) -> None:
+        if len(s):
+            src.append(np.asarray(s, dtype=np.int64))
+            dst.append(np.asarray(d, dtype=np.int64))
+            kind.append(np.broadcast_to(np.asarray(k, dtype=np.uint8), (len(s),)))
+
+    # In-batch: the previous writer of the cell, and readers before the next writer.
+    emit(t[pw[has_pw]], t[has_pw], kind_w[has_pw])
+    rd = R & ~W & has_nw
+    emit(t[rd], t[nw[rd]], 3)
+    # The state before the batch, seen by accesses before the cell's first write.
+    pre = ~has_pw
+    w0 = writer[g[pre]]
+    ok = w0 >= 0
+    emit(w0[ok], t[pre][ok], kind_w[pre][ok])
+    fw = pre & W  # first writer of each written cell
+    ia, ib = _join(g[fw], r_cell)
+    emit(r_task[ib], t[fw][ia], 3)
+    # The cells the batch writes, as a mask over the box (index -1: outside it).
+    written = np.zeros(writer.size + 1, dtype=bool)
+    written[g[W]] = True
+    # The new state of the tiling.
+    lastw = W & ~has_nw
+    writer[g[lastw]] = t[lastw]
+    keep = ~written[r_cell]
+    newr = R & ~W & ~has_nw
+    rc = np.concatenate([r_cell[keep], g[newr]])
+    rt = np.concatenate([r_task[keep], t[newr]])
+    if src:
+        es, ed, ek = np.concatenate(src), np.concatenate(dst), np.concatenate(kind)
+    else:
+        es = ed = _EMPTY
+        ek = np.zeros(0, dtype=np.uint8)
+    return es, ed, ek, g, t, kind_w, kind_c, pre, fw, R, W, written, rc, rt
+
+
+def own_pass(
+    g: np.ndarray,
+    p: np.ndarray,
+    R: np.ndarray,
+    W: np.ndarray,
+    ri: np.ndarray,
+    n: int,
+    tid0: int,
+    writer: np.ndarray,
+    r_cell: np.ndarray,
+    r_task: np.ndarray,
+) -> tuple:
+    """The batch rule on the batch's own tiling. Its accesses (cell g, task position p, reads
+    R, writes W, region index ri) come sorted by (cell, task); ``writer`` (last writer per
+    cell of the box) is updated in place. Returns the edges (src, dst, kind), the accesses
+    merged per (cell, task) (g, task id t, kind_w, kind_c, pre: before the cell's first write
+    in the batch, fw: its first writer, R, W), ``written`` (a mask over the box, one more
+    entry for index -1) and the readers since (r_cell, r_task)."""
+    if COMPILED:
+        return _own_nb(g, p, R, W, ri, n, tid0, writer, r_cell, r_task)
+    return _own_np(g, p, R, W, ri, n, tid0, writer, r_cell, r_task)
+
+
+def _join(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All index pairs (i, j) with a[i] == b[j]."""
+    if not len(a) or not len(b):
+        return _EMPTY, _EMPTY
+    order = np.argsort(b, kind="stable")
+    sb = b[order]
+    lo = np.searchsorted(sb, a, "left")
+    hi = np.searchsorted(sb, a, "right")
+    cnt = hi - lo
+    total = int(cnt.sum())
+    ia = np.repeat(np.arange(len(a)), cnt)
+    start = np.repeat(lo - (np.cumsum(cnt) - cnt), cnt)
+    ib = order[start + np.arange(total)]
+    return ia, ib
