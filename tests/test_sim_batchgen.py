@@ -30,6 +30,7 @@ from pto_wsp.lowering.cpu import backend
 from pto_wsp.lowering.cpu.pygen import WHOLE
 from pto_wsp.lowering.cpu.simgen import compile_sim_program
 from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
+from pto_wsp.runtime import bulk_kernels
 from pto_wsp.runtime import graph as graph_module
 from pto_wsp.runtime.bulk import BatchRegion, iter_batch
 from pto_wsp.runtime.graph import GraphBuilder, TaskGraph
@@ -421,9 +422,11 @@ def test_random_regular_nests_give_the_per_task_edges(steps):
     assert_same_graph(_play(steps, True), _play(steps, False))
 
 
-def test_tiled_stages_take_the_array_path_and_stay_exact():
+@pytest.mark.parametrize("compiled", [True, False])
+def test_tiled_stages_take_the_array_path_and_stay_exact(monkeypatch, compiled):
     """Row tiles written, whole rows read, column blocks written: nested tilings in array
     form (no fallback), edges equal to the per-task path."""
+    monkeypatch.setattr(bulk_kernels, "COMPILED", compiled and bulk_kernels.numba is not None)
     B, T = 3, 4
     b_ = np.repeat(np.arange(B), T)
     t_ = np.tile(np.arange(T), B)
@@ -518,6 +521,31 @@ def _nested_step(draw):
 @given(st.lists(_nested_step(), min_size=1, max_size=8))
 def test_nested_tilings_give_the_per_task_edges(steps):
     assert_same_graph(_play(steps, True), _play(steps, False))
+
+
+@contextlib.contextmanager
+def _numpy_twins():
+    """runtime/bulk_kernels.py's numpy versions instead of the compiled ones."""
+    saved = bulk_kernels.COMPILED
+    bulk_kernels.COMPILED = False
+    try:
+        yield
+    finally:
+        bulk_kernels.COMPILED = saved
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_step(), min_size=1, max_size=8))
+def test_random_regular_nests_with_the_numpy_twins(steps):
+    with _numpy_twins():
+        assert_same_graph(_play(steps, True), _play(steps, False))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_nested_step(), min_size=1, max_size=8))
+def test_nested_tilings_with_the_numpy_twins(steps):
+    with _numpy_twins():
+        assert_same_graph(_play(steps, True), _play(steps, False))
 
 
 EMPTY_INNER = """

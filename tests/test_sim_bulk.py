@@ -71,3 +71,56 @@ def test_conflicting_stages_are_refused():
         bulk.add_stage(2, [("A", "out", np.array([[0], [0]]))])
     with pytest.raises(ValueError, match="reads a tile of 'A' another writes"):
         bulk.add_stage(2, [("A", "out", np.array([[0], [1]])), ("A", "in", np.array([[2], [0]]))])
+
+
+# --------------------------------------------------------------- runtime/bulk_kernels.py
+
+
+def _compiled_and_numpy(fn, *args):
+    """``fn(*args)`` with the compiled kernels and with their numpy twins."""
+    from pto_wsp.runtime import bulk_kernels
+
+    saved = bulk_kernels.COMPILED
+    try:
+        bulk_kernels.COMPILED = True
+        a = fn(*args)
+        bulk_kernels.COMPILED = False
+        b = fn(*args)
+    finally:
+        bulk_kernels.COMPILED = saved
+    return a, b
+
+
+@pytest.mark.skipif(
+    __import__("pto_wsp.runtime.bulk_kernels").runtime.bulk_kernels.numba is None,
+    reason="numba is not installed",
+)
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_kernels_equal_their_numpy_twins(seed):
+    from pto_wsp.runtime import bulk_kernels
+    from pto_wsp.runtime.bulk import _Tiling
+
+    rng = np.random.default_rng(seed)
+    tid0, n = int(rng.integers(0, 50)), int(rng.integers(1, 40))
+    e = int(rng.integers(0, 400))
+    dst = rng.integers(tid0, tid0 + n, size=e)
+    src = rng.integers(0, tid0 + n, size=e)
+    kind = rng.integers(1, 4, size=e).astype(np.uint8)
+    skip = int(src[0]) if e and seed % 2 else -1
+    a, b = _compiled_and_numpy(bulk_kernels.merge_edges, src, dst, kind, tid0, n, skip)
+    for x, y in zip(a, b):
+        assert x.tolist() == y.tolist()
+    assert (a[0] != a[1]).all()  # never a self-edge
+    nodes = tid0 + n
+    a, b = _compiled_and_numpy(bulk_kernels.csr, src, dst, kind, nodes)
+    for x, y in zip(a, b):
+        assert x.tolist() == y.tolist()
+    # Cells of one tiling mapped into a nested one, some outside its box.
+    fine, coarse = _Tiling(((1, 2), (1, 1), (0, 1))), _Tiling(((2, 4), (1, 1), (0, 1)))
+    fine.fit(np.array([0, 0]), np.array([5, 7]), 1 << 20)
+    coarse.fit(np.array([1, 0]), np.array([2, 2]), 1 << 20)
+    for a_t, b_t in ((fine, coarse), (coarse, fine)):
+        lin = rng.integers(0, a_t.writer.size, size=int(rng.integers(1, 30)))
+        x, y = _compiled_and_numpy(bulk_kernels.map_cells, lin, a_t, b_t)
+        assert x.tolist() == y.tolist()
+        assert (x == -1).any() or a_t is coarse
