@@ -271,8 +271,13 @@ struct Builder::Impl {
 
   // Cache lines apart: what the workers write on every completion, what the orchestrator
   // writes once, and the sleep/wake handshake.
-  alignas(64) std::atomic<uint64_t> completed_nodes{0};
-  std::atomic<int64_t> completed_tasks{0};
+  // Completed nodes (high 32 bits) and tasks (low 32 bits) in one word: one atomic add per
+  // completion (node ids stay below 2^32).
+  alignas(64) std::atomic<uint64_t> completed{0};
+  uint64_t completed_nodes() const { return completed.load(std::memory_order_acquire) >> 32; }
+  int64_t completed_tasks() const {
+    return static_cast<int64_t>(completed.load(std::memory_order_acquire) & 0xFFFFFFFFu);
+  }
   alignas(64) std::atomic<uint64_t> total_nodes{~0ull};
   std::atomic<bool> build_done{false};
   std::atomic<bool> aborted{false};
@@ -323,7 +328,7 @@ struct Builder::Impl {
   bool take(int w, uint32_t& id);
   bool finished() const {
     return build_done.load(std::memory_order_acquire) &&
-           completed_nodes.load(std::memory_order_acquire) ==
+           completed_nodes() ==
                total_nodes.load(std::memory_order_acquire);
   }
   void worker(int w);
@@ -439,7 +444,7 @@ uint32_t Builder::Impl::alloc_node(uint8_t kind) {
   const uint64_t n = allocated;
   if (n >= 0xFFFFFFF0ull) throw RunError("more than 2^32 tasks", 2);
   if (kind == kTask && cfg.task_window > 0 &&
-      ntasks - completed_tasks.load(std::memory_order_acquire) >= cfg.task_window) {
+      ntasks - completed_tasks() >= cfg.task_window) {
     if (cfg.window_overflow == Overflow::Abort)
       throw RunError("task window of " + std::to_string(cfg.task_window) +
                          " tasks overflowed at task " + std::to_string(n) +
@@ -447,7 +452,7 @@ uint32_t Builder::Impl::alloc_node(uint8_t kind) {
                      2);
     ++window_stalls;
     wait_until([&] {
-      return ntasks - completed_tasks.load(std::memory_order_acquire) < cfg.task_window;
+      return ntasks - completed_tasks() < cfg.task_window;
     });
     tmap.gc_before(static_cast<uint32_t>(n > static_cast<uint64_t>(cfg.task_window)
                                              ? n - static_cast<uint64_t>(cfg.task_window)
@@ -494,32 +499,39 @@ uint32_t Builder::Impl::alloc_node(uint8_t kind) {
 
 int32_t Builder::Impl::link(const std::vector<uint64_t>& ps, uint32_t id) {
   Slot& me = slot(id);
-  int32_t fanin = 0, nwired = 0;
-  for (const auto& pk : ps) {
-    const uint32_t p = static_cast<uint32_t>(pk);
-    const uint8_t kind = static_cast<uint8_t>(pk >> 32);
-    ++edges;
-    ++edge_kinds[kind & 3];
-    ++fanin;
-    if (record) {
-      rec.edge_src.push_back(p);
+  const size_t n = ps.size();
+  const uint64_t* __restrict pk = ps.data();
+  if (record) {
+    for (size_t i = 0; i < n; ++i) {
+      rec.edge_src.push_back(static_cast<uint32_t>(pk[i]));
       rec.edge_dst.push_back(id);
-      rec.edge_kind.push_back(kind);
+      rec.edge_kind.push_back(static_cast<uint8_t>(pk[i] >> 32));
     }
+  }
+  // Counted in registers (the members would be reloaded after every store through a
+  // pointer): edges by kind, then the wiring of predecessors not completed yet.
+  int64_t kinds[4] = {0, 0, 0, 0};
+  int32_t nwired = 0;
+  const uint32_t* __restrict nodes = slot_node.get();
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t p = static_cast<uint32_t>(pk[i]);
+    ++kinds[(pk[i] >> 32) & 3];
     // Long completed (its slot holds a newer node), or completed: nothing to wire.
-    if (slot_node[p & mask] != p || slot_done[p & mask].load(std::memory_order_acquire) == p)
+    if (nodes[p & mask] != p || slot_done[p & mask].load(std::memory_order_acquire) == p)
       continue;
     Slot& ps_ = slot(p);
     ps_.lock.lock();
     if (slot_done[p & mask].load(std::memory_order_relaxed) != p) {
       me.pending.fetch_add(1, std::memory_order_relaxed);
       ps_.fanout.push_back(id);
-      ++wired;
       ++nwired;
     }
     ps_.lock.unlock();
   }
-  me.pod.fanin = fanin;
+  edges += static_cast<int64_t>(n);
+  for (int k = 0; k < 4; ++k) edge_kinds[k] += kinds[k];
+  wired += nwired;
+  me.pod.fanin = static_cast<int32_t>(n);
   return nwired;
 }
 
@@ -634,8 +646,9 @@ void Builder::Impl::complete(uint32_t first) {
     s.fanout.clear();
     const bool task = s.kind == kTask;
     slot_free[n & mask].store(n, std::memory_order_release);
-    if (task) completed_tasks.fetch_add(1, std::memory_order_acq_rel);
-    const uint64_t done = completed_nodes.fetch_add(1, std::memory_order_acq_rel) + 1;
+    const uint64_t done =
+        (completed.fetch_add((uint64_t(1) << 32) | (task ? 1u : 0u), std::memory_order_acq_rel) >>
+         32) + 1;
     if (orch_waiting.load(std::memory_order_seq_cst) > 0 ||
         (build_done.load(std::memory_order_acquire) &&
          done == total_nodes.load(std::memory_order_acquire))) {
@@ -779,7 +792,7 @@ TaskBuilder Builder::alloc_task(KernelId kernel, ExecDomain domain, ExecPool poo
   // In flight: reading the workers' counter costs a cache miss, so it is read every 16th
   // task (and at every task under a task window, which reads it anyway).
   if (m.cfg.task_window > 0 || (m.ntasks & 15) == 1)
-    m.completed_seen = m.completed_tasks.load(std::memory_order_relaxed);
+    m.completed_seen = m.completed_tasks();
   const int64_t live = m.ntasks - m.completed_seen;
   if (live > m.max_live) m.max_live = live;
   Slot& s = m.slot(id);

@@ -465,6 +465,7 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
     int64_t total = 1;
     for (int d = g.rank - 1; d >= 0; --d) {
       gr.lo[d] = floordiv_w(-residue[d], width[d]);
+      gr.start[d] = gr.lo[d] * width[d] + residue[d];
       const int64_t hi = floordiv_w(st.shape[d] - 1 - residue[d], width[d]);
       gr.n[d] = hi >= gr.lo[d] ? hi - gr.lo[d] + 1 : 1;
       gr.mult[d] = total;
@@ -579,8 +580,16 @@ void TensorMap::find_in_grid(const TensorState& st, const Grid& grid, const Geom
   Cell k0{}, k1{};
   bool single = true;
   for (int d = 0; d < rank; ++d) {
-    k0.k[d] = floordiv_w(g.off[d] - grid.residue[d], grid.width[d]);
     const int64_t last = g.off[d] + (g.size[d] - 1) * g.stride[d];
+    if (grid.dense && grid.n[d] == 1) {
+      // One cell along d: a region inside it needs no division.
+      const int64_t start = grid.lo[d] * grid.width[d] + grid.residue[d];
+      if (g.off[d] >= start && last < start + grid.width[d]) {
+        k0.k[d] = k1.k[d] = grid.lo[d];
+        continue;
+      }
+    }
+    k0.k[d] = floordiv_w(g.off[d] - grid.residue[d], grid.width[d]);
     k1.k[d] = floordiv_w(last - grid.residue[d], grid.width[d]);
     single = single && k0.k[d] == k1.k[d];
   }
@@ -661,26 +670,23 @@ inline bool TensorMap::fast_cell(const TensorState& st, const TensorRegion& r,
                                  int64_t& lin) const {
   if (st.last_grid < 0) return false;
   const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
-  if (!gr.dense || gr.rank != r.rank) return false;
+  const int rank = gr.rank;
+  if (!gr.dense || rank != r.rank) return false;
   lin = 0;
-  for (int d = 0; d < gr.rank; ++d) {
+  for (int d = 0; d < rank; ++d) {
     if (r.sizes[d] != gr.size[d] || r.strides[d] != gr.stride[d]) return false;
-    const int64_t off = r.offsets[d], w = gr.width[d];
-    int64_t k, rem;
+    // Relative to the first cell's start: a tile starts at a multiple of the width from it
+    // (floor semantics for shifts and, below, an exact quotient or a remainder).
+    const int64_t rel = r.offsets[d] - gr.start[d];
+    int64_t k;
     if (gr.shift[d] >= 0) {
-      k = off >> gr.shift[d];
-      rem = off & (w - 1);
+      if (rel & (gr.width[d] - 1)) return false;
+      k = rel >> gr.shift[d];
     } else {
-      k = off / w;
-      rem = off - k * w;
-      if (rem < 0) {
-        rem += w;
-        --k;
-      }
+      k = rel / gr.width[d];
+      if (k * gr.width[d] != rel) return false;
     }
-    if (rem != gr.residue[d]) return false;
-    k -= gr.lo[d];
-    if (k < 0 || k >= gr.n[d]) return false;
+    if (static_cast<uint64_t>(k) >= static_cast<uint64_t>(gr.n[d])) return false;
     lin += k * gr.mult[d];
   }
   return true;

@@ -151,6 +151,7 @@ struct Grid {
   int64_t residue[kMaxRank];
   int8_t shift[kMaxRank];  // log2(width), or -1 when the width is not a power of two
   int64_t lo[kMaxRank];    // dense: the first cell index per dimension
+  int64_t start[kMaxRank];  // dense: where the first cell starts (lo * width + residue)
   int64_t n[kMaxRank];     // dense: cells per dimension
   int64_t mult[kMaxRank];  // dense: row-major multipliers
   std::vector<int32_t> cells;  // dense: entry per cell, -1 empty
