@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from pto_wsp.runtime.bulk_kernels import _join, map_cells, own_pass
+from pto_wsp.runtime.bulk_kernels import _join, map_cells, own_pass, single_pass
 
 # runtime/graph.py's edge kinds (graph.py imports this module).
 EDGE_RAW, EDGE_WAW, EDGE_WAR = 1, 2, 3
@@ -349,9 +349,23 @@ class _Tiling:
 
 def _cells_lin(t: _Tiling, cells: list, m: int) -> np.ndarray:
     """Linear indices in ``t``'s box of per-dimension cell indices (ints or arrays of m)."""
-    lin = np.zeros(m, dtype=np.int64)
-    for d, c in enumerate(cells):
-        lin = lin * int(t.shape[d]) + (c - int(t.lo[d]))
+    const = 0
+    lin = None
+    stride = 1
+    shape, lo = t.shape.tolist(), t.lo.tolist()
+    for d in range(len(cells) - 1, -1, -1):
+        c = cells[d]
+        const -= lo[d] * stride
+        if c.__class__ is np.ndarray:
+            c = c.astype(np.int64, copy=False)
+            term = c * stride if stride != 1 else c
+            lin = term if lin is None else lin + term
+        else:
+            const += int(c) * stride
+        stride *= shape[d]
+    if lin is None:
+        return np.full(m, const, dtype=np.int64)
+    lin = lin + const if const else lin.astype(np.int64, copy=True)
     return lin
 
 
@@ -542,28 +556,16 @@ class BulkDeps:
         if not own.fit(np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64), MAX_CELLS):
             raise RuntimeError("internal: tiling box too large")
         g = _cells_lin(own, cells, m)
-        t = np.arange(tid0, tid0 + n, dtype=np.int64) if pos is None else pos + tid0
-        owner = np.full(own.writer.size, -1, dtype=np.int64)
-        owner[g] = t
-        if m > 1 and np.count_nonzero(owner >= 0) != m:
-            return None
-        reads, writes = mode != "out", mode != "in"
-        w0 = own.writer[g]
-        ok = w0 >= 0
-        src, dst, kind = [w0[ok]], [t[ok]], [np.full(int(ok.sum()), 1 if reads else 2, np.uint8)]
-        if writes:
-            d = owner[own.r_cell]
-            hit = d >= 0
-            if hit.any():
-                src.append(own.r_task[hit])
-                dst.append(d[hit])
-                kind.append(np.full(int(hit.sum()), 3, np.uint8))
-                own.r_cell, own.r_task = own.r_cell[~hit], own.r_task[~hit]
-            own.writer[g] = t
+        if pos is None:
+            t = np.arange(tid0, tid0 + n, dtype=np.int64)
         else:
-            own.r_cell = np.concatenate([own.r_cell, g])
-            own.r_task = np.concatenate([own.r_task, t])
-        return [(np.concatenate(src), np.concatenate(dst), np.concatenate(kind))]
+            t = pos.astype(np.int64) + tid0
+        done, src, dst, kind, own.r_cell, own.r_task = single_pass(
+            g, t, mode != "out", mode != "in", own.writer, own.r_cell, own.r_task
+        )
+        if not done:
+            return None
+        return [(src, dst, kind)] if len(src) else []
 
     def _tensor(self, tensor, tid0: int, n: int, accesses: list) -> list[tuple]:
         key = accesses[0][0]

@@ -39,6 +39,7 @@ except ImportError:  # pragma: no cover - exercised only without numba
 COMPILED = numba is not None
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+_BIG = 1 << 62
 
 
 # ----------------------------------------------------------------------------- merge_edges
@@ -74,7 +75,14 @@ def _merge_nb(src, dst, kind, tid0, n, skip):  # pragma: no cover - compiled
     for i in range(n):
         a = cnt[i]
         b = cnt[i + 1]
-        if b - a > 256:
+        ordered = True
+        for x in range(a + 1, b):
+            if key[x] < key[x - 1]:
+                ordered = False
+                break
+        if ordered:
+            pass
+        elif b - a > 32:
             key[a:b] = np.sort(key[a:b])
         else:
             for x in range(a + 1, b):  # insertion sort: a few edges per task
@@ -287,7 +295,7 @@ def _own_nb(g, p, R, W, ri, n, tid0, writer, r_cell, r_task):  # pragma: no cove
     i = 0
     while i < m0:
         j = i
-        first_w = np.iinfo(np.int64).max
+        first_w = _BIG
         while j < m0 and g[j] == g[i] and p[j] == p[i]:
             if W[j] and ri[j] < first_w:
                 first_w = ri[j]
@@ -535,3 +543,99 @@ def _join(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     start = np.repeat(lo - (np.cumsum(cnt) - cnt), cnt)
     ib = order[start + np.arange(total)]
     return ia, ib
+
+
+# ----------------------------------------------------------------------------- single_pass
+
+
+@_njit
+def _single_nb(g, t, reads, writes, writer, r_cell, r_task):  # pragma: no cover - compiled
+    m = len(g)
+    owner = np.full(len(writer), -1, np.int64)
+    for i in range(m):
+        if owner[g[i]] >= 0:
+            return False, _EMPTY, _EMPTY, np.zeros(0, np.uint8), r_cell, r_task
+        owner[g[i]] = t[i]
+    cap = m + (len(r_cell) if writes else 0)
+    es = np.empty(cap, np.int64)
+    ed = np.empty(cap, np.int64)
+    ek = np.empty(cap, np.uint8)
+    e = 0
+    k = 1 if reads else 2
+    for i in range(m):
+        w0 = writer[g[i]]
+        if w0 >= 0:
+            es[e] = w0
+            ed[e] = t[i]
+            ek[e] = k
+            e += 1
+    if not writes:
+        rc = np.empty(len(r_cell) + m, np.int64)
+        rt = np.empty(len(r_cell) + m, np.int64)
+        rc[: len(r_cell)] = r_cell
+        rt[: len(r_cell)] = r_task
+        rc[len(r_cell) :] = g
+        rt[len(r_cell) :] = t
+        return True, es[:e], ed[:e], ek[:e], rc, rt
+    keep = 0
+    for j in range(len(r_cell)):
+        d = owner[r_cell[j]]
+        if d >= 0:
+            es[e] = r_task[j]
+            ed[e] = d
+            ek[e] = 3
+            e += 1
+        else:
+            keep += 1
+    rc = np.empty(keep, np.int64)
+    rt = np.empty(keep, np.int64)
+    y = 0
+    for j in range(len(r_cell)):
+        if owner[r_cell[j]] < 0:
+            rc[y] = r_cell[j]
+            rt[y] = r_task[j]
+            y += 1
+    for i in range(m):
+        writer[g[i]] = t[i]
+    return True, es[:e], ed[:e], ek[:e], rc, rt
+
+
+def _single_np(g, t, reads, writes, writer, r_cell, r_task):
+    m = len(g)
+    owner = np.full(writer.size, -1, dtype=np.int64)
+    owner[g] = t
+    if m > 1 and np.count_nonzero(owner >= 0) != m:
+        return False, _EMPTY, _EMPTY, np.zeros(0, np.uint8), r_cell, r_task
+    w0 = writer[g]
+    ok = w0 >= 0
+    src, dst, kind = [w0[ok]], [t[ok]], [np.full(int(ok.sum()), 1 if reads else 2, np.uint8)]
+    if writes:
+        d = owner[r_cell]
+        hit = d >= 0
+        if hit.any():
+            src.append(r_task[hit])
+            dst.append(d[hit])
+            kind.append(np.full(int(hit.sum()), 3, np.uint8))
+            r_cell, r_task = r_cell[~hit], r_task[~hit]
+        writer[g] = t
+    else:
+        r_cell = np.concatenate([r_cell, g])
+        r_task = np.concatenate([r_task, t])
+    return True, np.concatenate(src), np.concatenate(dst), np.concatenate(kind), r_cell, r_task
+
+
+def single_pass(
+    g: np.ndarray,
+    t: np.ndarray,
+    reads: bool,
+    writes: bool,
+    writer: np.ndarray,
+    r_cell: np.ndarray,
+    r_task: np.ndarray,
+) -> tuple:
+    """One access per task (cells g, task ids t) on a tensor's only tiling: (done, src, dst,
+    kind, r_cell, r_task), ``writer`` updated in place; done is False (and nothing changed)
+    when two tasks touch one cell (the general pass then decides)."""
+    if COMPILED:
+        return _single_nb(g, t, reads, writes, writer, r_cell, r_task)
+    return _single_np(g, t, reads, writes, writer, r_cell, r_task)
