@@ -228,6 +228,24 @@ struct Records {
   std::vector<uint8_t> edge_kind;
 };
 
+// Task rings kept from one run to the next with their slots still constructed (each slot's
+// fanout vector keeps its capacity): a run's first lap then neither constructs slots nor
+// zeroes descriptors, nor allocates fanout arrays again. At most kKeepRings are kept.
+struct KeptRing {
+  Slot* ring;
+  uint64_t cap;
+  uint64_t constructed;
+};
+constexpr size_t kKeepRings = 2;
+std::mutex g_rings_m;
+std::vector<KeptRing> g_rings;
+
+void destroy_ring(Slot* ring, uint64_t cap, uint64_t constructed) {
+  const uint64_t n = std::min<uint64_t>(constructed, cap);
+  for (uint64_t i = 0; i < n; ++i) ring[i].~Slot();
+  host::block_give(ring, cap * sizeof(Slot), 2);
+}
+
 }  // namespace host
 
 using namespace host;
@@ -240,7 +258,8 @@ struct Builder::Impl {
   bool record = false;
   uint64_t cap = 0, mask = 0;
   Slot* ring = nullptr;
-  uint64_t constructed = 0;
+  uint64_t constructed = 0;  // slots constructed (first lap)
+  uint64_t reused = 0;       // slots already constructed by an earlier run (a kept ring)
   // Compact per-slot state for wiring (16 KB at 4,096 slots: cache-resident, unlike the
   // slots): the node in each slot (orchestrator-written) and the last node completed in it
   // (worker-written), so a predecessor that is done costs no access to its slot.
@@ -348,10 +367,25 @@ Builder::Impl::Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t rin
   mask = cap - 1;
   // Zeroed pages, touched only as slots come into use.
   // Raw memory (slots are constructed on the ring's first lap), kept for the next run.
-  try {
-    ring = static_cast<Slot*>(host::block_take(cap * sizeof(Slot)));
-  } catch (const std::bad_alloc&) {
-    throw RunError("cannot allocate the task ring", 2);
+  {
+    std::lock_guard<std::mutex> g(g_rings_m);
+    for (size_t i = 0; i < g_rings.size(); ++i) {
+      if (g_rings[i].cap == cap) {
+        ring = g_rings[i].ring;
+        reused = g_rings[i].constructed;
+        g_rings[i] = g_rings.back();
+        g_rings.pop_back();
+        break;
+      }
+    }
+  }
+  constructed = reused;
+  if (ring == nullptr) {
+    try {
+      ring = static_cast<Slot*>(host::block_take(cap * sizeof(Slot)));
+    } catch (const std::bad_alloc&) {
+      throw RunError("cannot allocate the task ring", 2);
+    }
   }
   scopes.push_back(Scope{std::make_shared<std::vector<uint32_t>>(), {}, false});
   batch = cfg.batch_deps > 0 ? cfg.batch_deps : 0;
@@ -391,9 +425,14 @@ Builder::Impl::Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t rin
 }
 
 Builder::Impl::~Impl() {
-  const uint64_t n = std::min<uint64_t>(constructed, cap);
-  for (uint64_t i = 0; i < n; ++i) ring[i].~Slot();
-  host::block_give(ring, cap * sizeof(Slot), 2);
+  {
+    std::lock_guard<std::mutex> g(g_rings_m);
+    if (g_rings.size() < kKeepRings) {
+      g_rings.push_back({ring, cap, std::min<uint64_t>(constructed, cap)});
+      return;
+    }
+  }
+  destroy_ring(ring, cap, constructed);
 }
 
 void Builder::Impl::set_error(const std::string& what, int code) {
@@ -460,10 +499,17 @@ uint32_t Builder::Impl::alloc_node(uint8_t kind) {
   }
   Slot* s = &ring[n & mask];
   if (n < cap) {
-    // First lap of the ring: the slot's memory is still raw.
-    new (s) Slot();
-    memset(static_cast<void*>(&s->pod), 0, sizeof(TaskNodePod));
-    constructed = n + 1;
+    if (n >= reused) {
+      // First lap of a new ring: the slot's memory is still raw.
+      new (s) Slot();
+      memset(static_cast<void*>(&s->pod), 0, sizeof(TaskNodePod));
+      constructed = n + 1;
+    } else {
+      // First lap of a ring kept from an earlier run: whatever that run left (a fanout not
+      // processed after an error, a lock an exception left held) is reset.
+      s->fanout.clear();
+      s->lock.unlock();
+    }
   } else {
     std::atomic<uint32_t>& prev = slot_free[n & mask];
     const uint32_t want = static_cast<uint32_t>(n - cap);
