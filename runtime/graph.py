@@ -345,9 +345,9 @@ class GraphBuilder:
             return range(tids[0], tids[0] + n)
         scope = self._scopes[-1]
         frontier = scope.frontier
-        if len(frontier) > 1:
-            frontier[:] = [self._barrier(list(frontier))]
         self._seal()
+        if len(frontier) > 1:
+            frontier[:] = [self._barrier_segment(frontier)]
         tid0 = self._base
         ids = np.arange(tid0, tid0 + n, dtype=np.int64)
         kernel = np.empty(n, dtype=np.int32)
@@ -417,6 +417,32 @@ class GraphBuilder:
         )
         self._base += n
         return range(tid0, tid0 + n)
+
+    def _barrier_segment(self, preds: list[int]) -> int:
+        """``_barrier`` for the batch path (the per-node lists are sealed): the barrier node
+        and its edges as a segment of arrays."""
+        bid = self._base
+        m = len(preds)
+        one = np.zeros(1, dtype=np.int64)
+        self._segs.append(
+            _Segment(
+                bid,
+                1,
+                np.full(1, KIND_BARRIER, dtype=np.uint8),
+                np.full(1, -1, dtype=np.int32),
+                np.full(1, POOL_ANY, dtype=np.int64),
+                one,
+                np.full(1, -1, dtype=np.int64),
+                one,
+                one,
+                ([()], [()], [()]),
+                np.fromiter(preds, dtype=np.int64, count=m),
+                np.full(m, bid, dtype=np.int64),
+                np.zeros(m, dtype=np.uint8),
+            )
+        )
+        self._base += 1
+        return bid
 
     def _seal(self) -> None:
         """Move the nodes and edges of the per-node lists into a segment."""
