@@ -589,7 +589,7 @@ class BulkDeps:
         ps, gs, rs, ws, ris = [], [], [], [], []
         for _key, pos, m, cells, access, ri, _lo, _hi in accesses:
             ps.append(np.arange(n, dtype=np.int64) if pos is None else pos.astype(np.int64))
-            gs.append(np.broadcast_to(_cells_lin(own, cells, m), (m,)))
+            gs.append(_cells_lin(own, cells, m))
             rs.append(np.full(m, access != "out"))
             ws.append(np.full(m, access != "in"))
             ris.append(np.full(m, ri))

@@ -283,9 +283,9 @@ def map_cells(lin: np.ndarray, a: Any, b: Any) -> np.ndarray:
 
 
 @_njit
-def _own_nb(g, p, R, W, ri, n, tid0, writer, r_cell, r_task):  # pragma: no cover - compiled
-    m0 = len(g)
+def _merge_accesses(g, p, R, W, ri, tid0):  # pragma: no cover - compiled
     # Merge the accesses of one task to one cell (sorted by cell, then task).
+    m0 = len(g)
     mg = np.empty(m0, np.int64)
     mt = np.empty(m0, np.int64)
     mR = np.zeros(m0, np.bool_)
@@ -314,6 +314,26 @@ def _own_nb(g, p, R, W, ri, n, tid0, writer, r_cell, r_task):  # pragma: no cove
         mRpre[m] = rpre
         m += 1
         i = j
+    return mg, mt, mR, mW, mRpre, m
+
+
+@_njit
+def _own_nb(g, p, R, W, ri, n, tid0, writer, r_cell, r_task):  # pragma: no cover - compiled
+    m0 = len(g)
+    dup = False
+    for i in range(1, m0):
+        if g[i] == g[i - 1] and p[i] == p[i - 1]:
+            dup = True
+            break
+    if not dup:
+        m = m0
+        mg = g
+        mt = p + tid0
+        mR = R
+        mW = W
+        mRpre = R
+    else:
+        mg, mt, mR, mW, mRpre, m = _merge_accesses(g, p, R, W, ri, tid0)
     kind_w = np.empty(m, np.uint8)
     kind_c = np.empty(m, np.uint8)
     pre = np.zeros(m, np.bool_)
@@ -525,7 +545,18 @@ def own_pass(
     in the batch, fw: its first writer, R, W), ``written`` (a mask over the box, one more
     entry for index -1) and the readers since (r_cell, r_task)."""
     if COMPILED:
-        return _own_nb(g, p, R, W, ri, n, tid0, writer, r_cell, r_task)
+        return _own_nb(
+            g.astype(np.int64, copy=False),
+            p.astype(np.int64, copy=False),
+            R.astype(np.bool_, copy=False),
+            W.astype(np.bool_, copy=False),
+            ri.astype(np.int64, copy=False),
+            n,
+            tid0,
+            writer,
+            r_cell,
+            r_task,
+        )
     return _own_np(g, p, R, W, ri, n, tid0, writer, r_cell, r_task)
 
 
@@ -554,7 +585,8 @@ def _single_nb(g, t, reads, writes, writer, r_cell, r_task):  # pragma: no cover
     owner = np.full(len(writer), -1, np.int64)
     for i in range(m):
         if owner[g[i]] >= 0:
-            return False, _EMPTY, _EMPTY, np.zeros(0, np.uint8), r_cell, r_task
+            empty = np.zeros(0, np.int64)
+            return False, empty, empty, np.zeros(0, np.uint8), r_cell, r_task
         owner[g[i]] = t[i]
     cap = m + (len(r_cell) if writes else 0)
     es = np.empty(cap, np.int64)
