@@ -256,6 +256,23 @@ def test_region_outside_the_tensor(programs):
         )
 
 
+def test_runs_after_a_failed_run(programs, lowered):
+    """Task rings are kept between runs with their slots constructed: after a run that failed
+    part way (tasks never run, fanouts never processed), the next runs on the same ring build
+    tg-materialize's graph and compute the same results."""
+    program = programs["three_stage"]
+    rows = np.zeros((2, 256), dtype=np.float32)
+    inp = np.arange(3 * 256, dtype=np.float32).reshape(3, 256)
+    for _ in range(3):
+        with pytest.raises(ExecutionError, match="a task region is outside its tensor"):
+            program.execute(input=rows, work=rows.copy(), output=rows.copy(), batch_size=3)
+        out = np.zeros_like(inp)
+        bindings = dict(input=inp, work=np.zeros_like(inp), output=out, batch_size=3)
+        program.execute(**bindings)
+        np.testing.assert_array_equal(out, 2 * inp + 1)
+        check_graph(program, lowered, bindings)
+
+
 def test_index_out_of_bound_data(programs):
     """A load outside the bound data fails the run (as tg-materialize does), naming it."""
     X = np.zeros((2, 32768, 64), dtype=np.float32)
