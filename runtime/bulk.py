@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from pto_wsp.runtime.bulk_kernels import _join, map_cells, own_pass, single_pass
+from pto_wsp.runtime.bulk_kernels import _join, cells_of, map_cells, own_pass, single_pass
 
 # runtime/graph.py's edge kinds (graph.py imports this module).
 EDGE_RAW, EDGE_WAW, EDGE_WAR = 1, 2, 3
@@ -410,14 +410,9 @@ class BulkDeps:
                     if o.__class__ is np.ndarray:
                         hit = seen.get((id(o), w))
                         if hit is None:
-                            if w == 1:
-                                q, rm = o, 0
-                            else:
-                                q, rm0 = np.divmod(o, w)
-                                rm = int(rm0[0])
-                                if (rm0 != rm).any():
-                                    return None
-                            hit = seen[(id(o), w)] = (q, rm, int(q.min()), int(q.max()))
+                            hit = seen[(id(o), w)] = cells_of(o, w)
+                            if hit is None:
+                                return None
                         q, rm, qlo, qhi = hit
                     else:
                         q, rm = divmod(o, w)

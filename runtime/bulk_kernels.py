@@ -671,3 +671,57 @@ def single_pass(
     if COMPILED:
         return _single_nb(g, t, reads, writes, writer, r_cell, r_task)
     return _single_np(g, t, reads, writes, writer, r_cell, r_task)
+
+
+# ----------------------------------------------------------------------------- cells
+
+
+@_njit
+def _cells_nb(o, w):  # pragma: no cover - compiled
+    m = len(o)
+    q = np.empty(m, np.int64)
+    rm = o[0] % w
+    lo = o[0] // w
+    hi = lo
+    for i in range(m):
+        x = o[i]
+        c = x // w
+        if x - c * w != rm:
+            return q, -1, 0, 0
+        q[i] = c
+        if c < lo:
+            lo = c
+        elif c > hi:
+            hi = c
+    return q, rm, lo, hi
+
+
+@_njit
+def _range_nb(o):  # pragma: no cover - compiled
+    lo = o[0]
+    hi = lo
+    for i in range(len(o)):
+        c = o[i]
+        if c < lo:
+            lo = c
+        elif c > hi:
+            hi = c
+    return lo, hi
+
+
+def cells_of(o: np.ndarray, w: int) -> tuple[np.ndarray, int, int, int] | None:
+    """Offsets (a non-empty int array) on a tiling of width ``w``: (cells, residue, lowest
+    cell, highest cell), or None when the offsets have several residues modulo ``w``."""
+    if COMPILED and o.dtype == np.int64:
+        if w == 1:
+            lo, hi = _range_nb(o)
+            return o, 0, int(lo), int(hi)
+        q, rm, lo, hi = _cells_nb(o, w)
+        return None if rm < 0 else (q, int(rm), int(lo), int(hi))
+    if w == 1:
+        return o, 0, int(o.min()), int(o.max())
+    q, rm0 = np.divmod(o, w)
+    rm = int(rm0[0])
+    if (rm0 != rm).any():
+        return None
+    return q, rm, int(q.min()), int(q.max())

@@ -124,3 +124,10 @@ def test_compiled_kernels_equal_their_numpy_twins(seed):
         x, y = _compiled_and_numpy(bulk_kernels.map_cells, lin, a_t, b_t)
         assert x.tolist() == y.tolist()
         assert (x == -1).any() or a_t is coarse
+    # Offsets -> cells of a tiling (one residue, or None).
+    for w in (1, 3, 4):
+        o = rng.integers(-5, 40, size=int(rng.integers(1, 20))) * (4 if w == 4 else 1) + 1
+        x, y = _compiled_and_numpy(bulk_kernels.cells_of, o, w)
+        assert (x is None) == (y is None)
+        if x is not None:
+            assert x[0].tolist() == y[0].tolist() and x[1:] == y[1:]
