@@ -48,6 +48,19 @@ _BIG = 1 << 62
 @_njit
 def _merge_nb(src, dst, kind, tid0, n, skip):  # pragma: no cover - compiled
     e_all = len(src)
+    # Already by destination then source, once each, nothing to drop: as it is.
+    ordered = True
+    for e in range(e_all):
+        s = src[e]
+        d = dst[e]
+        if s == skip or s == d:
+            ordered = False
+            break
+        if e and (d < dst[e - 1] or (d == dst[e - 1] and s <= src[e - 1])):
+            ordered = False
+            break
+    if ordered:
+        return src, dst, kind
     cnt = np.zeros(n + 1, np.int64)
     for e in range(e_all):
         s = src[e]
