@@ -2,8 +2,10 @@
 ``build()``), each with a numpy twin giving the same result.
 
 numba compiles them on first use and caches the machine code beside this file (``cache=True``,
-as runtime/fastsched.py), so only the first process on a machine pays the compilation. Without
-numba — or with ``COMPILED`` set to False (tests run both) — the numpy versions run:
+as runtime/fastsched.py), so only the first process on a machine pays the compilation; numba is
+imported and the kernels loaded only when a batch first has ``LOAD_MIN`` entries (or ``load()``
+is called): small programs never pay for it. Until then, without numba, or with ``COMPILED``
+set to False (tests run both), the numpy versions run:
 
 - ``merge_edges``: a batch's data edges, one per (source, destination) with the smallest kind,
   without self-edges and without edges from ``skip`` (the structural source), ordered by
@@ -24,19 +26,52 @@ from typing import Any
 
 import numpy as np
 
-try:  # numba is a dependency; without it the numpy versions run.
-    import numba
-
-    _njit = numba.njit(cache=True, nogil=True)
-except ImportError:  # pragma: no cover - exercised only without numba
-    numba = None
-
-    def _njit(function: Any) -> Any:
-        return function
-
-
 #: Use the compiled kernels (when numba imports). Tests switch it off to run the numpy twins.
-COMPILED = numba is not None
+COMPILED = True
+
+#: Arrays of at least this many entries load the compiled kernels (importing numba and
+#: loading its cache costs a few hundred ms per process); smaller ones use the numpy twins
+#: until then. Once loaded, the kernels run for every size.
+LOAD_MIN = 4096
+
+_KERNELS = (
+    "_merge_nb",
+    "_csr_nb",
+    "_map_nb",
+    "_table_nb",
+    "_merge_accesses",
+    "_own_nb",
+    "_single_nb",
+    "_cells_nb",
+    "_range_nb",
+)
+_loaded: bool | None = None  # None: not tried yet
+
+
+def load() -> bool:
+    """Compile (or load from numba's cache) the kernels now; False without numba."""
+    global _loaded
+    if _loaded is None:
+        try:  # numba is a dependency; without it the numpy versions run.
+            import numba
+        except ImportError:  # pragma: no cover - exercised only without numba
+            _loaded = False
+            return False
+        njit = numba.njit(cache=True, nogil=True)
+        for name in _KERNELS:
+            globals()[name] = njit(globals()[name])
+        _loaded = True
+    return _loaded
+
+
+def _use(size: int) -> bool:
+    """Whether to run the compiled kernel on an input of ``size`` entries."""
+    if not COMPILED:
+        return False
+    if _loaded is None and size >= LOAD_MIN:
+        return load()
+    return bool(_loaded)
+
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 _BIG = 1 << 62
@@ -45,7 +80,6 @@ _BIG = 1 << 62
 # ----------------------------------------------------------------------------- merge_edges
 
 
-@_njit
 def _merge_nb(src, dst, kind, tid0, n, skip):  # pragma: no cover - compiled
     e_all = len(src)
     # Already by destination then source, once each, nothing to drop: as it is.
@@ -135,7 +169,7 @@ def merge_edges(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The edges into tasks tid0..tid0+n-1, one per (source, destination) with the smallest
     kind, no self-edge, none from ``skip``; ordered by destination then source."""
-    if COMPILED:
+    if _use(len(src)):
         return _merge_nb(
             src.astype(np.int64, copy=False),
             dst.astype(np.int64, copy=False),
@@ -150,7 +184,6 @@ def merge_edges(
 # ----------------------------------------------------------------------------- csr
 
 
-@_njit
 def _csr_nb(src, dst, ekind, n):  # pragma: no cover - compiled
     e_all = len(src)
     begin = np.zeros(n + 1, np.int64)
@@ -187,7 +220,7 @@ def csr(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(fanout_begin, fanout_edges int32, edge_kind, fanin int32) of n nodes' edges; each row
     keeps the edges' order."""
-    if COMPILED:
+    if _use(len(src)):
         return _csr_nb(
             src.astype(np.int64, copy=False),
             dst.astype(np.int64, copy=False),
@@ -200,7 +233,6 @@ def csr(
 # ----------------------------------------------------------------------------- map_cells
 
 
-@_njit
 def _map_nb(lin, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb):  # pragma: no cover - compiled
     rank = len(shape_a)
     m = len(lin)
@@ -223,7 +255,6 @@ def _map_nb(lin, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb):  # pragma: no co
     return out
 
 
-@_njit
 def _table_nb(lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb):  # pragma: no cover - compiled
     # The map of every cell of a's box, dimension by dimension (no division per cell).
     rank = len(shape_a)
@@ -285,7 +316,7 @@ def map_cells(lin: np.ndarray, a: Any, b: Any) -> np.ndarray:
     if not len(lin):
         return _EMPTY
     args = (a.lo, a.shape, a.widths, a.residues, b.lo, b.shape, b.widths, b.residues)
-    if COMPILED:
+    if _use(len(lin)):
         if a.writer.size <= 4 * len(lin) + 4096:
             return _table_nb(*args)[lin]  # a's box is not much larger than the cells
         return _map_nb(lin.astype(np.int64, copy=False), *args)
@@ -295,7 +326,6 @@ def map_cells(lin: np.ndarray, a: Any, b: Any) -> np.ndarray:
 # ----------------------------------------------------------------------------- own_pass
 
 
-@_njit
 def _merge_accesses(g, p, R, W, ri, tid0):  # pragma: no cover - compiled
     # Merge the accesses of one task to one cell (sorted by cell, then task).
     m0 = len(g)
@@ -330,7 +360,6 @@ def _merge_accesses(g, p, R, W, ri, tid0):  # pragma: no cover - compiled
     return mg, mt, mR, mW, mRpre, m
 
 
-@_njit
 def _own_nb(g, p, R, W, ri, n, tid0, writer, r_cell, r_task):  # pragma: no cover - compiled
     m0 = len(g)
     dup = False
@@ -557,7 +586,7 @@ def own_pass(
     merged per (cell, task) (g, task id t, kind_w, kind_c, pre: before the cell's first write
     in the batch, fw: its first writer, R, W), ``written`` (a mask over the box, one more
     entry for index -1) and the readers since (r_cell, r_task)."""
-    if COMPILED:
+    if _use(len(g)):
         return _own_nb(
             g.astype(np.int64, copy=False),
             p.astype(np.int64, copy=False),
@@ -592,7 +621,6 @@ def _join(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 # ----------------------------------------------------------------------------- single_pass
 
 
-@_njit
 def _single_nb(g, t, reads, writes, writer, r_cell, r_task):  # pragma: no cover - compiled
     m = len(g)
     owner = np.full(len(writer), -1, np.int64)
@@ -681,7 +709,7 @@ def single_pass(
     """One access per task (cells g, task ids t) on a tensor's only tiling: (done, src, dst,
     kind, r_cell, r_task), ``writer`` updated in place; done is False (and nothing changed)
     when two tasks touch one cell (the general pass then decides)."""
-    if COMPILED:
+    if _use(len(g)):
         return _single_nb(g, t, reads, writes, writer, r_cell, r_task)
     return _single_np(g, t, reads, writes, writer, r_cell, r_task)
 
@@ -689,7 +717,6 @@ def single_pass(
 # ----------------------------------------------------------------------------- cells
 
 
-@_njit
 def _cells_nb(o, w):  # pragma: no cover - compiled
     m = len(o)
     q = np.empty(m, np.int64)
@@ -709,7 +736,6 @@ def _cells_nb(o, w):  # pragma: no cover - compiled
     return q, rm, lo, hi
 
 
-@_njit
 def _range_nb(o):  # pragma: no cover - compiled
     lo = o[0]
     hi = lo
@@ -725,7 +751,8 @@ def _range_nb(o):  # pragma: no cover - compiled
 def cells_of(o: np.ndarray, w: int) -> tuple[np.ndarray, int, int, int] | None:
     """Offsets (a non-empty int array) on a tiling of width ``w``: (cells, residue, lowest
     cell, highest cell), or None when the offsets have several residues modulo ``w``."""
-    if COMPILED and o.dtype == np.int64:
+    if o.dtype == np.int64 and _use(len(o)):
+        o = np.ascontiguousarray(o)
         if w == 1:
             lo, hi = _range_nb(o)
             return o, 0, int(lo), int(hi)

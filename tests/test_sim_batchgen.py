@@ -42,8 +42,10 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 @pytest.fixture(autouse=True)
 def every_batch(monkeypatch):
-    """Batches of any size take the array path (the default leaves tiny ones per task)."""
+    """Batches of any size take the array path (the default leaves tiny ones per task), with
+    the compiled kernels (loaded at once, not only for large arrays)."""
     monkeypatch.setattr(graph_module, "BATCH_MIN", 1)
+    bulk_kernels.load()
 
 
 def _context() -> Context:
@@ -426,7 +428,7 @@ def test_random_regular_nests_give_the_per_task_edges(steps):
 def test_tiled_stages_take_the_array_path_and_stay_exact(monkeypatch, compiled):
     """Row tiles written, whole rows read, column blocks written: nested tilings in array
     form (no fallback), edges equal to the per-task path."""
-    monkeypatch.setattr(bulk_kernels, "COMPILED", compiled and bulk_kernels.numba is not None)
+    monkeypatch.setattr(bulk_kernels, "COMPILED", compiled)
     B, T = 3, 4
     b_ = np.repeat(np.arange(B), T)
     t_ = np.tile(np.arange(T), B)

@@ -91,14 +91,13 @@ def _compiled_and_numpy(fn, *args):
     return a, b
 
 
-@pytest.mark.skipif(
-    __import__("pto_wsp.runtime.bulk_kernels").runtime.bulk_kernels.numba is None,
-    reason="numba is not installed",
-)
 @pytest.mark.parametrize("seed", range(6))
 def test_compiled_kernels_equal_their_numpy_twins(seed):
     from pto_wsp.runtime import bulk_kernels
     from pto_wsp.runtime.bulk import _Tiling
+
+    if not bulk_kernels.load():
+        pytest.skip("numba is not installed")
 
     rng = np.random.default_rng(seed)
     tid0, n = int(rng.integers(0, 50)), int(rng.integers(1, 40))
@@ -131,3 +130,24 @@ def test_compiled_kernels_equal_their_numpy_twins(seed):
         assert (x is None) == (y is None)
         if x is not None:
             assert x[0].tolist() == y[0].tolist() and x[1:] == y[1:]
+
+
+def test_small_batches_do_not_load_numba():
+    """The compiled kernels are loaded for large arrays only: a small program's process
+    never imports numba (its import and cache load cost a few hundred ms)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np\n"
+        "from pto_wsp.runtime.graph import GraphBuilder\n"
+        "from pto_wsp.runtime.bulk import BatchRegion\n"
+        "g = GraphBuilder({'X': (64, 4)})\n"
+        "for k in ('w', 'r'):\n"
+        "    r = BatchRegion('X', (np.arange(64), 0), (1, 4), (1, 1), 'out' if k == 'w' else 'in',"
+        " (1,), True)\n"
+        "    g.add_tasks(64, [(k, None, (), (r,), (), 'vector', -1, 0, 0, 'host_cpu')])\n"
+        "assert g.build().num_edges == 64\n"
+        "assert 'numba' not in sys.modules, 'numba imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
