@@ -434,6 +434,12 @@ def main(argv: list[str] | None = None) -> None:
         default="1k,13k",
         help="sizes at which the batch graph is compared with the per-task graphs",
     )
+    ap.add_argument(
+        "--kernels",
+        default="compiled",
+        help="compiled (runtime/bulk_kernels.py with numba, loaded before timing) or numpy "
+        "(their numpy twins)",
+    )
     args = ap.parse_args(argv)
     paths = args.path.split(",")
 
@@ -470,6 +476,19 @@ def main(argv: list[str] | None = None) -> None:
                     wall, cpu, g = measure(B, nt, structure, args.repeat, mode == "paused")
                     row("per-task", structure, mode, name, g, wall, cpu)
     if "batch" in paths:
+        from pto_wsp.runtime import bulk_kernels
+
+        if args.kernels == "numpy":
+            bulk_kernels.COMPILED = False
+            print("# batch: numpy twins of the compiled kernels")
+        else:
+            t0 = time.perf_counter()
+            ok = bulk_kernels.load()
+            print(
+                f"# batch: compiled kernels {'loaded' if ok else 'UNAVAILABLE (no numba)'} in "
+                f"{(time.perf_counter() - t0) * 1e3:.0f} ms (numba import + compile or cache "
+                "load; not counted)"
+            )
         checks = set(args.check.split(","))
         for structure in args.structure.split(","):
             prog, seconds = compiled_layer(structure, True)

@@ -60,8 +60,27 @@ def load() -> bool:
         njit = numba.njit(cache=True, nogil=True)
         for name in _KERNELS:
             globals()[name] = njit(globals()[name])
+        _warm()
         _loaded = True
     return _loaded
+
+
+def _warm() -> None:
+    """Call every kernel once with the argument types the batch path uses: numba compiles
+    them (or loads them from its cache) now rather than inside a timed batch."""
+    i = np.array([0, 0], dtype=np.int64)
+    k = np.array([1, 2], dtype=np.uint8)
+    b = np.array([True, False])
+    one = np.ones(1, dtype=np.int64)
+    _merge_nb(i, i + 1, k, 1, 1, -1)
+    _merge_nb(i[::-1] + 1, i + 1, k, 1, 1, -1)
+    _csr_nb(i, i + 1, k, 2)
+    _map_nb(i, one * 0, one, one, one * 0, one * 0, one, one, one * 0)
+    _table_nb(one * 0, one, one, one * 0, one * 0, one, one, one * 0)
+    _own_nb(i, i, b, b, i, 1, 0, i.copy(), i, i)
+    _single_nb(one * 0, one, True, True, i.copy(), i, i)
+    _cells_nb(i, 2)
+    _range_nb(i)
 
 
 def _use(size: int) -> bool:
