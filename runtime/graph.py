@@ -119,7 +119,8 @@ def gc_paused() -> Iterator[None]:
 
 class _Scope:
     """One ordered scope: its frontier (a list shared with the nested scopes that inherited
-    it, so a barrier made for one is seen by all) and its current group."""
+    it, so a barrier made for one is seen by all) and its current group. Both hold node ids
+    and, for a batch's tasks, one ``range`` (expanded where a barrier is made)."""
 
     __slots__ = ("frontier", "group", "own")
 
@@ -239,10 +240,11 @@ class GraphBuilder:
         """
         scope = self._scopes[-1]
         frontier = scope.frontier
-        if len(frontier) > 1:
+        if len(frontier) > 1 or (frontier and frontier[0].__class__ is range):
             # First task after an ordering point with several tasks before it: one barrier,
             # shared by every later task of the scope (and of nested scopes holding the list).
-            frontier[:] = [self._barrier(list(frontier))]
+            nodes = _expand(frontier)
+            frontier[:] = [self._barrier(nodes)] if len(nodes) > 1 else nodes
         tid = self._base + len(self._kind)
         kid = self._kernel_ids.get(kernel)
         if kid is None:
@@ -346,8 +348,9 @@ class GraphBuilder:
         scope = self._scopes[-1]
         frontier = scope.frontier
         self._seal()
-        if len(frontier) > 1:
-            frontier[:] = [self._barrier_segment(frontier)]
+        if len(frontier) > 1 or (frontier and frontier[0].__class__ is range):
+            preds = _expand_array(frontier)
+            frontier[:] = [self._barrier_segment(preds)] if len(preds) > 1 else preds.tolist()
         tid0 = self._base
         ids = np.arange(tid0, tid0 + n, dtype=np.int64)
         kernel = np.empty(n, dtype=np.int32)
@@ -371,7 +374,7 @@ class GraphBuilder:
             domain[at] = DOMAINS[d] if d.__class__ is str else d
         self._num_tasks += n
         if scope is not self._root:
-            scope.group.extend(range(tid0, tid0 + n))
+            scope.group.append(range(tid0, tid0 + n))  # a run of nodes (``_expand``)
         parts = self._bulk.apply(tid0, n, plan, self.tensormap) if plan else []
         chunks = []
         if parts:
@@ -418,7 +421,7 @@ class GraphBuilder:
         self._base += n
         return range(tid0, tid0 + n)
 
-    def _barrier_segment(self, preds: list[int]) -> int:
+    def _barrier_segment(self, preds: np.ndarray) -> int:
         """``_barrier`` for the batch path (the per-node lists are sealed): the barrier node
         and its edges as a segment of arrays."""
         bid = self._base
@@ -436,7 +439,7 @@ class GraphBuilder:
                 one,
                 one,
                 ([()], [()], [()]),
-                np.fromiter(preds, dtype=np.int64, count=m),
+                preds,
                 np.full(m, bid, dtype=np.int64),
                 np.zeros(m, dtype=np.uint8),
             )
@@ -586,6 +589,33 @@ class GraphBuilder:
             regions=_NodeSeq(segs, 1),
             coords=_NodeSeq(segs, 2),
         )
+
+
+def _expand(nodes: list) -> list[int]:
+    """A frontier or group as node ids: batches add their tasks as one ``range``."""
+    out: list[int] = []
+    for x in nodes:
+        if x.__class__ is range:
+            out.extend(x)
+        else:
+            out.append(x)
+    return out
+
+
+def _expand_array(nodes: list) -> np.ndarray:
+    """``_expand`` as an int64 array."""
+    parts, ints = [], []
+    for x in nodes:
+        if x.__class__ is range:
+            if ints:
+                parts.append(np.array(ints, dtype=np.int64))
+                ints = []
+            parts.append(np.arange(x.start, x.stop, dtype=np.int64))
+        else:
+            ints.append(x)
+    if ints:
+        parts.append(np.array(ints, dtype=np.int64))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _first(positions: np.ndarray) -> int:
