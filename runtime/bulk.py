@@ -288,12 +288,16 @@ class _Tiling:
     def live(self) -> bool:
         return bool(len(self.r_cell)) or bool((self.writer >= 0).any())
 
-    def fit(self, lo: np.ndarray, hi: np.ndarray, limit: int) -> bool:
-        """Grow the box to hold cells lo..hi (inclusive); False if it would exceed ``limit``."""
+    def fit(self, lo: np.ndarray | list, hi: np.ndarray | list, limit: int) -> bool:
+        """Grow the box to hold cells lo..hi (inclusive, arrays or lists); False if it would
+        exceed ``limit``."""
+        lo_l = lo if lo.__class__ is list else lo.tolist()
+        hi_l = hi if hi.__class__ is list else hi.tolist()
         if self.writer.size and all(
-            a >= b and c <= d for a, b, c, d in zip(lo.tolist(), self._lo, hi.tolist(), self._hi)
+            a >= b and c <= d for a, b, c, d in zip(lo_l, self._lo, hi_l, self._hi)
         ):
             return True  # already inside
+        lo, hi = np.array(lo_l, dtype=np.int64), np.array(hi_l, dtype=np.int64)
         if self.writer.size:
             new_lo = np.minimum(self.lo, lo)
             new_hi = np.maximum(self.lo + self.shape - 1, hi)
@@ -548,7 +552,7 @@ class BulkDeps:
         """One region per task on the tensor's only tiling, each cell touched by one task:
         no order inside the batch. None if some cell is touched twice (the general pass)."""
         _key, pos, m, cells, mode, _ri, lo, hi = access
-        if not own.fit(np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64), MAX_CELLS):
+        if not own.fit(lo, hi, MAX_CELLS):
             raise RuntimeError("internal: tiling box too large")
         g = _cells_lin(own, cells, m)
         if pos is None:
@@ -579,7 +583,7 @@ class BulkDeps:
         # The accesses: local task position, cell (linear in our box), reads, writes.
         lo = [min(a[6][d] for a in accesses) for d in range(rank)]
         hi = [max(a[7][d] for a in accesses) for d in range(rank)]
-        if not own.fit(np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64), MAX_CELLS):
+        if not own.fit(lo, hi, MAX_CELLS):
             raise RuntimeError("internal: tiling box too large")
         ps, gs, rs, ws, ris = [], [], [], [], []
         for _key, pos, m, cells, access, ri, _lo, _hi in accesses:
@@ -595,11 +599,7 @@ class BulkDeps:
         ri = np.concatenate(ris)
         if not len(p):
             return []
-        # Sorted by (cell, task), then the rule on our tiling (bulk_kernels.own_pass).
-        k = g * n + p
-        if len(k) > 1 and (k[1:] < k[:-1]).any():
-            order = np.argsort(k, kind="stable")
-            g, p, R, W, ri = g[order], p[order], R[order], W[order], ri[order]
+        # The rule on our tiling (bulk_kernels.own_pass; it sorts by (cell, task)).
         (es, ed, ek, g, t, kind_w, kind_c, pre, fw, R, W, written, rc, rt) = own_pass(
             g, p, R, W, ri, n, tid0, own.writer, own.r_cell, own.r_task
         )

@@ -381,6 +381,11 @@ def _merge_accesses(g, p, R, W, ri, tid0):  # pragma: no cover - compiled
 
 def _own_nb(g, p, R, W, ri, n, tid0, writer, r_cell, r_task):  # pragma: no cover - compiled
     m0 = len(g)
+    for i in range(1, m0):
+        if g[i] < g[i - 1] or (g[i] == g[i - 1] and p[i] < p[i - 1]):
+            order = np.argsort(g * n + p, kind="mergesort")
+            g, p, R, W, ri = g[order], p[order], R[order], W[order], ri[order]
+            break
     dup = False
     for i in range(1, m0):
         if g[i] == g[i - 1] and p[i] == p[i - 1]:
@@ -505,6 +510,10 @@ def _own_nb(g, p, R, W, ri, n, tid0, writer, r_cell, r_task):  # pragma: no cove
 
 def _own_np(g, p, R, W, ri, n, tid0, writer, r_cell, r_task):
     k = g * n + p
+    if len(k) > 1 and (k[1:] < k[:-1]).any():
+        order = np.argsort(k, kind="stable")
+        k = k[order]
+        g, p, R, W, ri = g[order], p[order], R[order], W[order], ri[order]
     first = np.ones(len(k), dtype=bool)
     first[1:] = k[1:] != k[:-1]
     # Rpre: the task reads the cell at or before its first write there (in its regions'
@@ -600,7 +609,7 @@ def own_pass(
     r_task: np.ndarray,
 ) -> tuple:
     """The batch rule on the batch's own tiling. Its accesses (cell g, task position p, reads
-    R, writes W, region index ri) come sorted by (cell, task); ``writer`` (last writer per
+    R, writes W, region index ri; sorted here by cell then task, stably); ``writer`` (last writer per
     cell of the box) is updated in place. Returns the edges (src, dst, kind), the accesses
     merged per (cell, task) (g, task id t, kind_w, kind_c, pre: before the cell's first write
     in the batch, fw: its first writer, R, W), ``written`` (a mask over the box, one more
