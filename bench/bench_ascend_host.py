@@ -3,7 +3,7 @@ on the LLaMA-7B-layer-shaped workload of bench/bench_graph_build.py, next to the
 tasks/ms anchor and to the CPU simulator running the same module in the same run.
 
     python3 bench/bench_ascend_host.py [--repeat N] [--sizes 1k,13k,51k,200k] [--workers 1,2]
-                                       [--sim-sizes 1k,13k]
+                                       [--sim-sizes 1k,13k] [--cpus 0]
 
 The workload is written as a wsp workload (the ten stages of one layer, each a parallel_for of
 tasks with the same regions as bench_graph_build.py: row tiles, per-(b, h) slices, head
@@ -18,6 +18,11 @@ build alone) and of all threads' CPU time (idle workers poll before they sleep, 
 includes waiting), and the machine's load average before and after (the machine may be
 shared: the CPU figures are the steadier ones). Tensors are bound as ``Unbacked`` shapes (no
 memory: the kernels are empty).
+
+``--cpus`` runs the whole benchmark on the given CPUs (like ``taskset``; Linux): on a VM whose
+vCPUs slow each other down when both are busy (this one: a compute loop runs ~1.7x slower
+while another runs on the other vCPU), the orchestrator and its worker sharing one vCPU give
+the steadier figures — the worker then runs while the orchestrator waits for a ring slot.
 
 The simulator column: the same module compiled with ``target="cpu_sim"`` (functional mode,
 no-op Python kernels, ``np.empty`` arrays never touched), best of ``--repeat`` after a warm-up
@@ -266,7 +271,15 @@ def main(argv: list[str] | None = None) -> int:
         default="1k,13k",
         help="sizes also run on the CPU simulator, beside the host runtime ('' for none)",
     )
+    parser.add_argument(
+        "--cpus", default="", help="run on these CPUs only, comma-separated (like taskset)"
+    )
     args = parser.parse_args(argv)
+    if args.cpus:
+        try:
+            os.sched_setaffinity(0, {int(c) for c in args.cpus.split(",")})
+        except (AttributeError, OSError, ValueError) as e:
+            parser.error(f"--cpus {args.cpus}: {e}")
     import warnings
 
     warnings.simplefilter("ignore")
@@ -281,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} "
         f"{platform.release()}, Python {platform.python_version()}; load average {load_average()}"
+        + (f"; pinned to CPUs {args.cpus}" if args.cpus else "")
     )
     print(f"emit + g++ (or cache): {compile_s:.1f} s; library {program.library.name}")
     print(
