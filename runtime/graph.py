@@ -38,10 +38,13 @@ one tiling, and the tensor's earlier entries on tilings nested with it; the tens
 lives in arrays (last writer per cell, readers since) until a task-by-task access to it moves
 it back into the TensorMap. Anything else — and batches of fewer than ``BATCH_MIN`` tasks, and
 subclasses that do not set ``batches = True`` — takes the per-task path, one ``add_task`` per
-task. Either way the graph is the same: same ids, fields and edges with the same kinds. A
-batch's nodes are kept as arrays (segments); the built TaskGraph makes a task's args, regions
-and coords when first asked for. (The TensorMap's ``gc_before`` and ``lookup`` do not see
-tensors in array form: the simulator's engine, which uses them, creates tasks one by one.)
+task. A batch of ordered chains (``for_each`` over t with one task per iteration, in parallel
+loops or bare: ``add_tasks(..., chains=...)``) has its structural edges and scope state from
+``runtime/batch_order.py``. Either way the graph is the same: same ids, fields and edges with
+the same kinds. A batch's nodes are kept as arrays (segments); the built TaskGraph makes a
+task's args, regions and coords when first asked for. (The TensorMap's ``gc_before`` and
+``lookup`` do not see tensors in array form: the simulator's engine, which uses them, creates
+tasks one by one.)
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ from typing import Any
 
 import numpy as np
 
+from pto_wsp.runtime import batch_order
 from pto_wsp.runtime.regions import TensorRegion
 from pto_wsp.runtime.tensormap import TensorMap
 
@@ -317,7 +321,9 @@ class GraphBuilder:
             ekind.append(EDGE_STRUCTURAL)
         return tid
 
-    def add_tasks(self, n: int, groups: Sequence[Sequence]) -> range:
+    def add_tasks(
+        self, n: int, groups: Sequence[Sequence], chains: tuple[int, int, bool] | None = None
+    ) -> range:
         """Create the ``n`` tasks of a batch (a regular loop nest's, in creation order) and
         their incoming edges; return their node ids. See the module doc, "Batches".
 
@@ -326,7 +332,8 @@ class GraphBuilder:
         places in the batch (an int array, or None: the group is the whole batch in order),
         every value is an int (or name) shared by the group's tasks or an array with one entry
         per task, ``regions`` are ``BatchRegion``s or regions shared by every task, and
-        ``coords`` are (name, value) pairs.
+        ``coords`` are (name, value) pairs. ``chains`` (count, length, scoped): the batch is
+        ordered chains, structured as ``runtime/batch_order.py`` says.
         """
         n = int(n)
         if n <= 0:
@@ -343,6 +350,10 @@ class GraphBuilder:
             # The per-task path. Subclasses take it unless they (or a base) set
             # ``batches = True``: a batch's nodes are not in the per-node lists (``_kind``,
             # ``_args``, ...) that a subclass may read; they are in the built TaskGraph.
+            if chains is not None:
+                batch_order.per_task(self, *chains, groups)
+                end = self._base + len(self._kind)
+                return range(end - n, end)
             tids = [self.add_task(*row) for row in iter_batch(n, groups)]
             return range(tids[0], tids[0] + n)
         scope = self._scopes[-1]
@@ -373,7 +384,9 @@ class GraphBuilder:
             d = group[9]
             domain[at] = DOMAINS[d] if d.__class__ is str else d
         self._num_tasks += n
-        if scope is not self._root:
+        if chains is not None:
+            batch_order.scope_after(self, scope, chains, tid0, n)
+        elif scope is not self._root:
             scope.group.append(range(tid0, tid0 + n))  # a run of nodes (``_expand``)
         parts = self._bulk.apply(tid0, n, plan, self.tensormap) if plan else []
         chunks = []
@@ -384,9 +397,13 @@ class GraphBuilder:
             src = parts[0][0] if len(parts) == 1 else np.concatenate([x[0] for x in parts])
             dst = parts[0][1] if len(parts) == 1 else np.concatenate([x[1] for x in parts])
             kind = parts[0][2] if len(parts) == 1 else np.concatenate([x[2] for x in parts])
-            skip = frontier[0] if frontier else -1
+            skip = frontier[0] if frontier and chains is None else -1
             chunks.append(merge_edges(src, dst, kind, tid0, n, skip))
-        if frontier:
+        if chains is not None:
+            head = frontier[0] if frontier else -1
+            edges = batch_order.structure(chains, tid0, n, head)
+            chunks = [batch_order.merge(edges, chunks[0] if chunks else None, chains, tid0, head)]
+        elif frontier:
             # No other chunk has this source, so each source's edges stay in increasing
             # destination order (what build() relies on).
             chunks.append(

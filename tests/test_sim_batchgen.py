@@ -286,8 +286,8 @@ def test_a_regular_nest_becomes_one_add_tasks_call():
     assert vector.count("_b.add_tasks(") == 1
     assert "_b.add_task(" not in vector
     assert "_axis(" in vector
-    # The for_each has ordering points: task by task.
-    assert "_b.add_task(" in ordered and "add_tasks" not in ordered
+    # The for_each is one chain (docs/batchgen.md "Ordered chains").
+    assert "_chains(_b, 1, " in ordered and "_b.add_task(" not in ordered
     plain = compile_sim_program(program, module, batch=False).source
     assert "add_tasks" not in plain
     g = compare_program(module, program, {"n": 4})

@@ -41,6 +41,7 @@ from pto_wsp.lowering.cpu.pygen import (
     _remsi,
 )
 from pto_wsp.passes.diagnostics import location_of
+from pto_wsp.runtime.batch_order import add_chains
 from pto_wsp.runtime.bulk import BatchRegion
 from pto_wsp.runtime.kernels import ViewRegion
 
@@ -225,9 +226,58 @@ class _SimGenerator(_Generator):
             if rank:
                 self._vector_nest(op, rank)
                 return
+            shape = self._chain_shape(op)
+            if shape is not None:
+                rank = self._regular(op, chain=True)
+                if rank:
+                    self._vector_nest(op, rank, chain=shape)
+                    return
         super().for_loop(op)
 
-    def _regular(self, root: scf.ForOp) -> int:
+    @staticmethod
+    def _chain_shape(root: scf.ForOp) -> tuple[int, bool] | None:
+        """(index of the chain's loop in the nest, scoped) when the nest at ``root`` is
+        parallel loops around ``tg.ordered { scf.for %t { ...; one tg.task; tg.order_point } }``
+        (scoped) or is the ``scf.for %t`` itself (bare) — docs/batchgen.md "Ordered chains";
+        else None. Only the shape: ``_regular(..., chain=True)`` checks the ops."""
+
+        def chain_loop(loop: scf.ForOp) -> bool:
+            ops = [o for o in loop.body.block.ops if not isinstance(o, scf.YieldOp)]
+            if not ops or not isinstance(ops[-1], tg.OrderPointOp):
+                return False
+            if any(isinstance(o, scf.ForOp | tg.OrderedOp | tg.OrderPointOp) for o in ops[:-1]):
+                return False
+            return sum(isinstance(o, tg.TaskOp) for o in ops) == 1
+
+        if chain_loop(root):
+            return 0, False
+        depth = 0
+        loop = root
+        while True:
+            depth += 1
+            inner = [
+                o
+                for o in loop.body.block.ops
+                if isinstance(o, scf.ForOp | tg.TaskOp | tg.OrderedOp)
+            ]
+            if len(inner) != 1 or any(isinstance(o, tg.OrderPointOp) for o in loop.body.block.ops):
+                return None
+            (o,) = inner
+            if isinstance(o, scf.ForOp):
+                loop = o
+                continue
+            if not isinstance(o, tg.OrderedOp):
+                return None
+            body = [
+                x
+                for x in o.body.block.ops
+                if isinstance(x, scf.ForOp | tg.TaskOp | tg.OrderPointOp | tg.OrderedOp)
+            ]
+            if len(body) != 1 or not isinstance(body[0], scf.ForOp) or not chain_loop(body[0]):
+                return None
+            return depth, True
+
+    def _regular(self, root: scf.ForOp, chain: bool = False) -> int:
         """The number of loops of the nest at ``root`` if it is regular (docs/batchgen.md),
         else 0: loops with invariant bounds and constant positive steps, index arithmetic,
         subviews folded onto tensor arguments and tg.task ops — nothing else."""
@@ -255,6 +305,12 @@ class _SimGenerator(_Generator):
                     continue
                 if isinstance(o, scf.YieldOp):
                     if o.operands:
+                        return False
+                    continue
+                if chain and isinstance(o, tg.OrderPointOp | tg.YieldOp):
+                    continue  # the chain's shape is _chain_shape's
+                if chain and isinstance(o, tg.OrderedOp):
+                    if not walk(o.body.block):
                         return False
                     continue
                 if isinstance(o, arith.ConstantOp):
@@ -312,9 +368,12 @@ class _SimGenerator(_Generator):
             return 0
         return loops
 
-    def _vector_nest(self, root: scf.ForOp, rank: int) -> None:
+    def _vector_nest(
+        self, root: scf.ForOp, rank: int, chain: tuple[int, bool] | None = None
+    ) -> None:
         """The nest as arrays: per loop its index along an axis of its own, arith elementwise,
-        and one ``_b.add_tasks`` call holding every task of the nest in creation order."""
+        and one ``_b.add_tasks`` call holding every task of the nest in creation order.
+        ``chain`` (from ``_chain_shape``): ordered chains, one ``_chains`` call instead."""
         self.line(f"# a regular loop nest: {rank} loop(s) as numpy arrays")
         self._vtasks = []
         self._vnames = set()
@@ -326,7 +385,13 @@ class _SimGenerator(_Generator):
             groups = []
             for op, path in tasks:
                 groups.append(self._vector_task(op, path, single=len(tasks) == 1))
-            self.line(f"_b.add_tasks({n} * {c}, [")
+            if chain is not None:
+                depth, scoped = chain
+                count = " * ".join(f"_n{u}" for u in range(depth)) or "1"
+                self.line(f"# ordered chains: loop {depth} is a for_each (docs/batchgen.md)")
+                self.line(f"_chains(_b, {count}, _n{depth}, {scoped}, [")
+            else:
+                self.line(f"_b.add_tasks({n} * {c}, [")
             for g in groups:
                 self.line(f"    {g},")
             self.line("])")
@@ -347,7 +412,9 @@ class _SimGenerator(_Generator):
         self.line(f"{iv} = {lb} + {i} * {step}")
         self._vnames.add(iv)
         counts: list[str] = []
-        for o in op.body.block.ops:
+        ops = list(op.body.block.ops)
+        while ops:
+            o = ops.pop(0)
             offset = " + ".join(counts) or "0"
             here = [*path, (uid, offset)]
             if isinstance(o, scf.ForOp):
@@ -356,6 +423,10 @@ class _SimGenerator(_Generator):
             elif isinstance(o, tg.TaskOp):
                 self._vtasks.append((o, here))
                 counts.append("1")
+            elif isinstance(o, tg.OrderedOp):
+                ops[:0] = list(o.body.block.ops)  # a chain's scope: _chains makes it
+            elif isinstance(o, tg.OrderPointOp):
+                pass  # a chain's ordering point: _chains makes it
             else:
                 self.op(o)
         self.line(f"{c} = {' + '.join(counts) or '0'}")
@@ -624,6 +695,7 @@ def _namespace() -> dict[str, Any]:
         "_axis": _axis,
         "_flat": _flat,
         "_BR": BatchRegion,
+        "_chains": add_chains,
     }
 
 
