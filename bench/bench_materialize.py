@@ -85,6 +85,15 @@ def main() -> None:
         f"lowering wsp-to-tg: {lower_s * 1000:.1f} ms for a program of {len(sizes)} op kinds "
         "(independent of the task count: the IR has no per-task op)"
     )
+    from pto_wsp.runtime import bulk_kernels
+
+    start = time.perf_counter()
+    bulk_kernels.load()
+    print(
+        f"compiled kernels of the batch path (runtime/bulk_kernels.py) loaded in "
+        f"{(time.perf_counter() - start) * 1000:.0f} ms (numba import + compile or cache load; "
+        "once per process, not counted below)"
+    )
     graphs = {}
     for batches in (False, True):
         simgen.BATCH_LOOPS = batches

@@ -3,9 +3,9 @@
 
 numba compiles them on first use and caches the machine code beside this file (``cache=True``,
 as runtime/fastsched.py), so only the first process on a machine pays the compilation; numba is
-imported and the kernels loaded only when a batch first has ``LOAD_MIN`` entries (or ``load()``
-is called): small programs never pay for it. Until then, without numba, or with ``COMPILED``
-set to False (tests run both), the numpy versions run:
+imported and the kernels loaded only after ``LOAD_AFTER`` entries went through the numpy
+versions (or on ``load()``): short programs never pay for it. Until then, without numba, or
+with ``COMPILED`` set to False (tests run both), the numpy versions run:
 
 - ``merge_edges``: a batch's data edges, one per (source, destination) with the smallest kind,
   without self-edges and without edges from ``skip`` (the structural source), ordered by
@@ -29,10 +29,12 @@ import numpy as np
 #: Use the compiled kernels (when numba imports). Tests switch it off to run the numpy twins.
 COMPILED = True
 
-#: Arrays of at least this many entries load the compiled kernels (importing numba and
-#: loading its cache costs a few hundred ms per process); smaller ones use the numpy twins
-#: until then. Once loaded, the kernels run for every size.
-LOAD_MIN = 4096
+#: The kernels are loaded (numba imported, the kernels compiled or loaded from its cache: about
+#: 0.6 s per process here, ~10 s the first time on a machine) once the numpy twins have been
+#: given this many entries in all, about as much numpy time as the loading costs: a short
+#: program never pays it, a long one at most about twice its break-even. ``load()`` loads them
+#: at once (benchmarks, tests).
+LOAD_AFTER = 1 << 23
 
 _KERNELS = (
     "_merge_nb",
@@ -46,6 +48,7 @@ _KERNELS = (
     "_range_nb",
 )
 _loaded: bool | None = None  # None: not tried yet
+_given = 0  # entries given to the numpy twins while not loaded
 
 
 def load() -> bool:
@@ -85,11 +88,13 @@ def _warm() -> None:
 
 def _use(size: int) -> bool:
     """Whether to run the compiled kernel on an input of ``size`` entries."""
+    global _given
     if not COMPILED:
         return False
-    if _loaded is None and size >= LOAD_MIN:
-        return load()
-    return bool(_loaded)
+    if _loaded is None:
+        _given += size
+        return _given >= LOAD_AFTER and load()
+    return _loaded
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)

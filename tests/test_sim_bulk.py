@@ -133,8 +133,9 @@ def test_compiled_kernels_equal_their_numpy_twins(seed):
 
 
 def test_small_batches_do_not_load_numba():
-    """The compiled kernels are loaded for large arrays only: a small program's process
-    never imports numba (its import and cache load cost a few hundred ms)."""
+    """The compiled kernels are loaded only after LOAD_AFTER entries went through the numpy
+    twins: a small program's process never imports numba (its import and cache load cost
+    about 0.6 s)."""
     import subprocess
     import sys
 
