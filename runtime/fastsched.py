@@ -1114,16 +1114,18 @@ class FastRun:
         tg = self.task_graph
         kernel = tg.kernel.tolist()
         arrays = self.arrays
-        prepared = _batch_inputs(tg, arrays)
-        if prepared is None:
-            args, views = list(tg.args), [None] * tg.num_nodes
-        else:
-            args, views = prepared
-        regions = tg.regions
         specs = [self._spec(k) for k in range(len(tg.kernels))]
         bodies = [s.body for s in specs]
-        # Kernels whose scalars all come before their tensors take (*args, *views).
+        # Kernels whose scalars all come before their tensors take (*args, *views): for the
+        # batch tasks whose views were made in bulk, one tuple of both (``full``).
         simple = [s._layout == sorted(s._layout) for s in specs]
+        joined = all(simple)
+        prepared = _batch_inputs(tg, arrays, joined)
+        if prepared is None:
+            args, views, full = list(tg.args), [None] * tg.num_nodes, None
+        else:
+            args, views, full = prepared
+        regions = tg.regions
         order = self.order.tolist()
         chunk = 8192 if progress is not None else max(len(order), 1)
         for begin in range(0, len(order), chunk):
@@ -1133,6 +1135,11 @@ class FastRun:
                 if body is None:
                     continue
                 try:
+                    if full is not None:
+                        f = full[tid]
+                        if f is not None:
+                            body(*f)
+                            continue
                     v = views[tid]
                     if v is None:
                         v = [_view(arrays[r.tensor], r) for r in regions[tid]]
@@ -1146,14 +1153,19 @@ class FastRun:
                 progress(self.created, min(begin + chunk, len(order)))
 
 
-def _batch_inputs(tg: Any, arrays: Mapping[str, np.ndarray]) -> tuple[list, list] | None:
+def _batch_inputs(
+    tg: Any, arrays: Mapping[str, np.ndarray], joined: bool = False
+) -> tuple[list, list, list | None] | None:
     """Per node, the args and (where they can be made in bulk) the views of the tasks that
     GraphBuilder's batch path created, straight from the batch's arrays instead of one region
     object per task: a region keeping whole trailing dimensions of a C-contiguous array is
     ``array.reshape(-1, *trailing)[flat index]`` — the view ``numpy_view`` gives. Views that
     are not made here (None) are made per task when the task starts (so an unbound tensor or
     an index out of range fails at the same task as in the engine). None: the TaskGraph is
-    not made of segments (the caller takes every task's fields one by one)."""
+    not made of segments (the caller takes every task's fields one by one). ``joined``: the
+    tasks whose views are all made here get args + views as one tuple in a third list (their
+    entries in the first two are left empty), else None there; the third is None unless
+    ``joined``."""
     try:
         from pto_wsp.runtime.bulk import BatchRegion, _column, _rows, group_count
         from pto_wsp.runtime.graph import _BatchFields
@@ -1164,6 +1176,7 @@ def _batch_inputs(tg: Any, arrays: Mapping[str, np.ndarray]) -> tuple[list, list
     n = tg.num_nodes
     args: list = [()] * n
     views: list = [None] * n
+    full: list | None = [None] * n if joined else None
     for seg in segs:
         fields = seg.fields
         if not isinstance(fields, _BatchFields):
@@ -1173,14 +1186,8 @@ def _batch_inputs(tg: Any, arrays: Mapping[str, np.ndarray]) -> tuple[list, list
             params, regions = group[2], group[3]
             pos = group[1]
             m = group_count(group, fields.n)
-            ids = (
-                range(seg.base, seg.base + m)
-                if pos is None
-                else (np.asarray(pos, dtype=np.int64) + seg.base).tolist()
-            )
-            rows = _rows([_column(p, m) for p in params], m)
-            for i, row in zip(ids, rows):
-                args[i] = row
+            ids = None if pos is None else (np.asarray(pos, dtype=np.int64) + seg.base).tolist()
+            pcols = [_column(p, m) for p in params]
             columns = []
             for r in regions:
                 column = _bulk_views(r, m, arrays, BatchRegion)
@@ -1188,9 +1195,24 @@ def _batch_inputs(tg: Any, arrays: Mapping[str, np.ndarray]) -> tuple[list, list
                     break
                 columns.append(column)
             else:
-                for i, row in zip(ids, _rows(columns, m)):
-                    views[i] = row
-    return args, views
+                if full is not None:
+                    target, rows = full, list(zip(*pcols, *columns)) if pcols or columns else None
+                else:
+                    target, rows = views, _rows(columns, m)
+                    _put(args, seg.base, ids, _rows(pcols, m))
+                _put(target, seg.base, ids, rows if rows is not None else [()] * m)
+                continue
+            _put(args, seg.base, ids, _rows(pcols, m))
+    return args, views, full
+
+
+def _put(out: list, base: int, ids: list | None, rows: list) -> None:
+    """``out[ids[j]] = rows[j]`` (ids None: the rows from ``base`` on)."""
+    if ids is None:
+        out[base : base + len(rows)] = rows
+    else:
+        for i, row in zip(ids, rows):
+            out[i] = row
 
 
 def _bulk_views(r: Any, m: int, arrays: Mapping[str, np.ndarray], batch_cls: type) -> list | None:
@@ -1230,7 +1252,15 @@ def _bulk_views(r: Any, m: int, arrays: Mapping[str, np.ndarray], batch_cls: typ
             return None  # out of range or wrapping: numpy's own indexing, per task
         index.append(o)
     lead = array.reshape((-1, *shape[k0:]))
-    flat = np.ravel_multi_index(tuple(index), shape[:k0]) if m else np.zeros(0, np.int64)
+    if not m:
+        return []
+    flat = np.ravel_multi_index(tuple(index), shape[:k0])
+    lo = int(flat[0])
+    if int(flat[-1]) == lo + m - 1 and (m == 1 or bool((np.diff(flat) == 1).all())):
+        return list(lead[lo : lo + m])  # a run of rows: iterating makes the views
+    if len(lead) <= 2 * m:
+        rows = list(lead)  # each row's view once, shared by the tasks that use it
+        return [rows[i] for i in flat.tolist()]
     return [lead[i] for i in flat.tolist()]
 
 

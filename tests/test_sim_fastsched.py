@@ -351,3 +351,74 @@ def test_pipelines_decline():
     prog.bind(n=3).execute()
     assert "pipeline" in prog.fast_declined
     assert prog.stats().num_tasks == 6
+
+
+@kernel(cost=3)
+def late(y: In[f32[4]], i, z: Out[f32[4]]):
+    z[...] = y + i
+
+
+def test_bulk_views_are_the_engines_views():
+    """The views a body receives on the fast path — made in bulk from a batch's arrays: runs
+    of rows, rows shared by several tasks, scattered rows; joined with the scalars in one
+    tuple, or not when a kernel takes a scalar after a tensor — are the engine's: same
+    shape, strides and memory, for every task."""
+
+    def record(log, name):
+        def body(*xs):
+            log.append(
+                (
+                    name,
+                    tuple(
+                        (x.shape, x.strides, x.__array_interface__["data"][0])
+                        if isinstance(x, np.ndarray)
+                        else int(x)
+                        for x in xs
+                    ),
+                )
+            )
+
+        return body
+
+    m = 24
+    w_simple = combine(
+        parallel_for(DenseDyn(n), lambda i: task(produce, [i], [X[i], H[i]])),
+        parallel_for(DenseDyn(n), lambda i: task(consume_k, [i], [H[n - 1 - i], Y[i % 3]])),
+        for_each(DenseDyn(n), lambda i: task(accumulate, [i], [Y[i], A[0]])),
+    ).named("views_simple")
+    w_late = combine(
+        parallel_for(DenseDyn(n), lambda i: task(late, [i], [X[i], Z[i // 2]])),
+    ).named("views_late")
+    for w in (w_simple, w_late):
+        logs = []
+        for fast in (True, False):
+            log: list = []
+            names = ("produce", "consume_k", "accumulate", "late")
+            prog = w.compile(
+                target="cpu_sim", fast=fast, kernels={k: record(log, k) for k in names}
+            )
+            arrays = {k: v for k, v in _arrays(m).items() if k in {a.name for a in prog.args}}
+            prog.bind(n=m, **arrays).execute()
+            assert (prog.fast_declined is None) == fast
+            logs.append([_where(e, arrays) for e in log])
+        assert logs[0] == logs[1] and logs[0]
+    # Scalars after a tensor: the bodies got them in their places.
+    assert any(e[0] == "late" and e[1][1] == 5 for e in logs[0])
+
+
+def _where(entry, arrays):
+    """A recorded call with each view as (tensor, byte offset, shape, strides)."""
+    name, xs = entry
+    out = []
+    for x in xs:
+        if isinstance(x, tuple):
+            shape, strides, ptr = x
+            (owner,) = [
+                (k, ptr - v.__array_interface__["data"][0])
+                for k, v in arrays.items()
+                if 0 <= ptr - v.__array_interface__["data"][0] < v.nbytes
+            ]
+            out.append((*owner, shape, strides))
+        else:
+            out.append(x)
+    return name, tuple(out)
