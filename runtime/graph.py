@@ -36,7 +36,9 @@ task of the batch follows the current frontier). Data edges are inferred in arra
 (``runtime/bulk.py`` ``BulkDeps``) when that is exact: per tensor, every access of the batch on
 one tiling, and the tensor's earlier entries on tilings nested with it; the tensor's state then
 lives in arrays (last writer per cell, readers since) until a task-by-task access to it moves
-it back into the TensorMap. Anything else — and batches of fewer than ``BATCH_MIN`` tasks, and
+it back into the TensorMap. The per-cell passes, the edge merge and ``build()``'s CSR run in
+``runtime/bulk_kernels.py`` (numba, loaded once enough work went through their numpy twins).
+Anything else — and batches of fewer than ``BATCH_MIN`` tasks, and
 subclasses that do not set ``batches = True`` — takes the per-task path, one ``add_task`` per
 task. A batch of ordered chains (``for_each`` over t with one task per iteration, in parallel
 loops or bare: ``add_tasks(..., chains=...)``) has its structural edges and scope state from
