@@ -19,18 +19,25 @@ Graph construction, independent of any IR (pure Python + numpy):
   domain, target, stream, priority, fanin), CSR fanout (``fanout_begin``, ``fanout_edges``,
   ``edge_kind``), the kernel table, args, regions and coords per node, and ``successors``,
   ``predecessors``, ``reachable``, ``to_dot``, ``to_text`` (``tg.node`` lines).
-  ``gc_paused()`` wraps a bulk build (docs/PERFORMANCE.md).
+  ``gc_paused()`` wraps a bulk build (docs/PERFORMANCE.md). ``add_tasks(n, groups,
+  chains=None)`` creates a regular loop nest's tasks at once, as arrays, with exactly the
+  edges ``add_task`` one by one would give (docs/batchgen.md).
+- ``bulk``: ``BulkDeps``, the data edges of a batch from per-tiling arrays (the TensorMap's
+  rules on grid cells); ``iter_batch`` gives a batch back task by task. ``TileGraphBuilder``
+  is the first prototype of the idea (bench/bench_sim_bulk.py).
+- ``bulk_kernels``: the batch path's hot loops compiled with numba, each with a numpy twin.
+- ``batch_order``: the structural edges of ``for_each`` chains created as one batch.
 
 Execution (docs/simulator.md):
 
 - ``engine``: ``Simulator(config, kernels, arrays, shapes)``, the virtual-time scheduler that is
   also the builder a compiled program drives; ``SimConfig`` (workers, pools, the schedule's
   runtime config); pipelines' processes, queues and deadlock detection.
+- ``fastsched``: the fast path — the same scheduling, compiled with numba, over a graph built
+  first (main programs without gen_cost or task_window); exactly the engine's run.
 - ``kernels``: ``KernelSpec`` (signature, cost model, CPU body), ``ViewRegion``, ``numpy_view``.
 - ``program``: ``Program`` (bind / execute / execute_async / synchronize / stats ...), ``Stats``.
 - ``trace``: ``chrome_trace`` (Perfetto JSON) and ``write_gantt`` (PNG).
 - ``errors``: ``ExecutionError``, ``ResourceError``, ``ChannelClosed``, ``Deadlock``.
 - ``threads``: the functional mode's bodies on a thread pool (``threads=N``).
-- ``bulk``: ``TileGraphBuilder``, a prototype of vectorised dependency inference for regular
-  stages of tasks (docs/PERFORMANCE.md).
 """
