@@ -23,8 +23,7 @@ Graph construction, independent of any IR (pure Python + numpy):
   chains=None)`` creates a regular loop nest's tasks at once, as arrays, with exactly the
   edges ``add_task`` one by one would give (docs/batchgen.md).
 - ``bulk``: ``BulkDeps``, the data edges of a batch from per-tiling arrays (the TensorMap's
-  rules on grid cells); ``iter_batch`` gives a batch back task by task. ``TileGraphBuilder``
-  is the first prototype of the idea (bench/bench_sim_bulk.py).
+  rules on grid cells); ``iter_batch`` gives a batch back task by task.
 - ``bulk_kernels``: the batch path's hot loops compiled with numba, each with a numpy twin.
 - ``batch_order``: the structural edges of ``for_each`` chains created as one batch.
 

@@ -1,79 +1,11 @@
-"""The vectorised dependency inference (runtime/bulk.py) gives GraphBuilder's edges exactly."""
+"""The batch path's compiled kernels (runtime/bulk_kernels.py) equal their numpy twins, and
+small programs never load numba. The graphs themselves are compared with the per-task path in
+tests/test_sim_batchgen.py and tests/test_sim_batchchain.py."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from pto_wsp.runtime.bulk import TileGraphBuilder
-from pto_wsp.runtime.graph import GraphBuilder
-from pto_wsp.runtime.regions import TensorRegion
-
-TILES = 12
-
-
-def _random_stage(rng, n):
-    """n tasks: each writes or updates tiles no other task of the stage touches, and reads
-    tiles no task of the stage writes (a conflict-free stage)."""
-    accesses = []
-    perm = {t: rng.permutation(TILES) for t in ("A", "B", "C")}
-    used = dict.fromkeys(perm, 0)
-    for tensor in rng.choice(["A", "B", "C"], size=rng.integers(1, 4), replace=False):
-        mode = rng.choice(["in", "out", "inout"])
-        k = int(rng.integers(1, 3))
-        if mode == "in":
-            accesses.append((tensor, mode, k))
-        else:
-            if used[tensor] + n * k > TILES:
-                continue
-            tiles = perm[tensor][used[tensor] : used[tensor] + n * k].reshape(n, k)
-            used[tensor] += n * k
-            accesses.append((tensor, mode, tiles))
-    written = {t: set(perm[t][: used[t]].tolist()) for t in perm}
-    resolved = []
-    for tensor, mode, tiles in accesses:
-        if mode == "in":
-            free = [x for x in range(TILES) if x not in written[tensor]]
-            if not free:
-                continue
-            tiles = rng.choice(free, size=(n, tiles))
-        resolved.append((tensor, mode, tiles))
-    return resolved
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_bulk_edges_equal_graph_builder_edges(seed):
-    rng = np.random.default_rng(seed)
-    bulk = TileGraphBuilder(dict.fromkeys(("A", "B", "C"), TILES))
-    reference = GraphBuilder()
-    for _ in range(6):
-        n = int(rng.integers(1, 4))
-        stage = _random_stage(rng, n)
-        bulk.add_stage(n, stage)
-        for j in range(n):
-            regions = [
-                TensorRegion(tensor, (int(tile),), (1,), None, mode)
-                for tensor, mode, tiles in stage
-                for tile in np.asarray(tiles)[j]
-            ]
-            reference.add_task("k", (), regions)
-    graph = reference.build()
-    src, dst = graph.edges()
-    expected = set(zip(src.tolist(), dst.tolist(), graph.edge_kind.tolist()))
-    s, d, k = bulk.edges()
-    assert set(zip(s.tolist(), d.tolist(), k.tolist())) == expected
-    assert len(s) == len(expected)
-
-
-def test_conflicting_stages_are_refused():
-    bulk = TileGraphBuilder({"A": 4})
-    with pytest.raises(ValueError, match="write the same tile"):
-        bulk.add_stage(2, [("A", "out", np.array([[0], [0]]))])
-    with pytest.raises(ValueError, match="reads a tile of 'A' another writes"):
-        bulk.add_stage(2, [("A", "out", np.array([[0], [1]])), ("A", "in", np.array([[2], [0]]))])
-
-
-# --------------------------------------------------------------- runtime/bulk_kernels.py
 
 
 def _compiled_and_numpy(fn, *args):
