@@ -54,6 +54,9 @@ try:  # numba is a dependency; without it the general engine runs everything.
     _njit = numba.njit(cache=True, nogil=True)
     # The state machine allocates nothing: without reference counting its calls are cheap.
     _bare = numba.njit(cache=True, nogil=True, _nrt=False)
+    # The per-task steps, inlined into their callers: numba passes every array as ~7 scalar
+    # arguments, so a call taking 30 arrays cost more than the step itself.
+    _inl = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 except ImportError:  # pragma: no cover - exercised only without numba
     numba = None
 
@@ -61,6 +64,7 @@ except ImportError:  # pragma: no cover - exercised only without numba
         return function
 
     _bare = _njit
+    _inl = _njit
 
 
 def available() -> bool:
@@ -165,7 +169,7 @@ _SERVES_IDX = {0: (0, 2), 1: (1, 2), 2: (0, 1, 2)}
 
 
 # fmt: off
-@_bare
+@_inl
 def hpush(hst, hoff, hsize, h, key):
     base = hoff[h]
     i = hsize[h]
@@ -181,7 +185,7 @@ def hpush(hst, hoff, hsize, h, key):
     hst[base + i] = key
 
 
-@_bare
+@_inl
 def hpop(hst, hoff, hsize, h):
     base = hoff[h]
     top = hst[base]
@@ -205,7 +209,7 @@ def hpop(hst, hoff, hsize, h):
     return top
 
 
-@_bare
+@_inl
 def epush(evt, evs, ekind, ea, eb, S, t, kind, a, b):
     seq = S[_ESEQ] + 1
     S[_ESEQ] = seq
@@ -227,7 +231,7 @@ def epush(evt, evs, ekind, ea, eb, S, t, kind, a, b):
     evs[i] = seq
 
 
-@_bare
+@_inl
 def epop(evt, evs, S):
     seq = evs[0]
     n = S[_EVN] - 1
@@ -257,7 +261,7 @@ def epop(evt, evs, S):
     return seq
 
 
-@_bare
+@_inl
 def stream_key(NS, C, S, tid):
     streams = C[_STREAMS]
     if streams == 0:
@@ -267,7 +271,7 @@ def stream_key(NS, C, S, tid):
     return S[_ISSUED] % streams
 
 
-@_bare
+@_inl
 def scope_of(NS, NI, C, tid):
     sc = C[_SCOPE]
     if sc == _S_STREAM:
@@ -279,7 +283,7 @@ def scope_of(NS, NI, C, tid):
     return 0
 
 
-@_bare
+@_inl
 def enqueue(NS, NI, C, S, cand, ncand, incand, tid_of, hst, hoff, hsize, tid):
     target = NS[_TARGET, tid]
     p = NS[_PIDX, tid]
@@ -303,7 +307,7 @@ def enqueue(NS, NI, C, S, cand, ncand, incand, tid_of, hst, hoff, hsize, tid):
     hpush(hst, hoff, hsize, h, key)
 
 
-@_bare
+@_inl
 def ready(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, tid):
     now = T[_NOW]
     deps_t = NF[_DEPS_T, tid]
@@ -316,7 +320,7 @@ def ready(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, h
     enqueue(NS, NI, C, S, cand, ncand, incand, tid_of, hst, hoff, hsize, tid)
 
 
-@_bare
+@_inl
 def dec(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, tid):
     b = NI[_BLK, tid] - 1
     NI[_BLK, tid] = b
@@ -324,7 +328,7 @@ def dec(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsi
         ready(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, tid)
 
 
-@_bare
+@_inl
 def issue(
     NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, lhead,
     ltail, tid,
@@ -359,7 +363,7 @@ def issue(
     dec(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, tid)
 
 
-@_bare
+@_inl
 def pick(NS, C, S, serves, tid_of, hst, hoff, hsize, w):
     W = C[_W]
     best = -1
@@ -396,7 +400,7 @@ def pick(NS, C, S, serves, tid_of, hst, hoff, hsize, w):
     return -1
 
 
-@_bare
+@_inl
 def dispatch(
     NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst, hoff, hsize,
     lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order, evt, evs, ekind, ea, eb, w,
@@ -460,7 +464,7 @@ def dispatch_idle(
                 progress = True
 
 
-@_bare
+@_inl
 def complete_node(
     NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, sbegin,
     succ, stack, predone, nid,
@@ -494,7 +498,7 @@ def complete_node(
                     hsize, s)
 
 
-@_bare
+@_inl
 def complete_task(
     NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, sbegin,
     succ, stack, predone, infl, ghead, gtail, is_idle, sp_tid, sp_t0, sp_t1, w, tid,
@@ -573,7 +577,7 @@ def flush_timing(
               lhead, ltail, scratch[0, i])
 
 
-@_bare
+@_inl
 def time_release(
     NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize, lhead,
     ltail, tb, scratch, kbuf, evt, evs, ekind, ea, eb, interval, tid,
@@ -614,66 +618,26 @@ def flush_batch(
                      bd[i])
 
 
-@_njit
-def schedule(
-    NS, fanin, sbegin, succ, task_ids, op_after, C, interval, cand, ncand, incand,
-    serves, hoff, hcap_total, n_scopes, n_lanes, span_cap,
+@_bare
+def run(
+    NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst, hoff, hsize,
+    lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order, evt, evs, ekind, ea, eb, bd,
+    tb, scratch, kbuf, stack, predone, sp_tid, sp_t0, sp_t1, fanin, sbegin, succ, task_ids,
+    op_after, interval, k0,
 ):
-    n = NS.shape[1]
+    # The state machine from task k0 on (k0 = n_tasks + 1: the drain); returns where to
+    # resume when the stall spans need more room (schedule grows them), -1 when done.
     n_tasks = task_ids.shape[0]
-    W = C[_W]
-    NI = np.zeros((9, n), np.int64)
-    NI[_WORKER, :] = -1
-    NI[_ISEQ, :] = -1
-    NF = np.zeros((5, n), np.float64)
-    NF[_START, :] = -1.0
-    NF[_END, :] = -1.0
-    NF[_ISSUED_T, :] = -1.0
-    S = np.zeros(15, np.int64)
-    S[_LASTC] = -1
-    S[_NIDLE] = W
-    T = np.zeros(2, np.float64)
-    stalls = np.zeros(4, np.float64)
-    tid_of = np.zeros(max(n_tasks, 1), np.int64)
-    hst = np.zeros(max(hcap_total, 1), np.int64)
-    hsize = np.zeros(W + 3, np.int64)
-    lhead = np.full(max(n_lanes, 1), -1, np.int64)
-    ltail = np.full(max(n_lanes, 1), -1, np.int64)
-    infl = np.zeros(max(n_scopes, 1), np.int64)
-    ghead = np.full(max(n_scopes, 1), -1, np.int64)
-    gtail = np.full(max(n_scopes, 1), -1, np.int64)
-    is_idle = np.ones(W, np.bool_)
-    busy = np.zeros(W, np.float64)
-    trun = np.zeros(W, np.int64)
-    order = np.zeros(max(n_tasks, 1), np.int64)
-    ecap = 2 * n_tasks + 2
-    evt = np.zeros(ecap, np.float64)
-    evs = np.zeros(ecap, np.int64)
-    ekind = np.zeros(ecap, np.int64)
-    ea = np.zeros(ecap, np.int64)
-    eb = np.zeros(ecap, np.int64)
-    bd = np.zeros(max(n_tasks, 1), np.int64)
-    tb = np.zeros(max(n_tasks, 1), np.int64)
-    scratch = np.zeros((3, max(n_tasks, 1)), np.int64)
-    kbuf = np.zeros(2 * max(C[_STREAMS], 1) + 2, np.int64)
-    stack = np.zeros(max(n, 1), np.int64)
-    predone = np.zeros(max(n, 1), np.int64)
-    sp_tid = np.zeros(span_cap, np.int64)
-    sp_t0 = np.zeros(span_cap, np.float64)
-    sp_t1 = np.zeros(span_cap, np.float64)
     depth = C[_DEPTH]
     batch = C[_BATCH]
 
-    prev = 0
-    for k in range(n_tasks + 1):
+    prev = task_ids[k0 - 1] + 1 if 0 < k0 <= n_tasks else 0
+    for k in range(k0, n_tasks + 1):
         if k < n_tasks:
             # _generator_wait: the events due at the generator's time (0) first
             while S[_EVN] > 0 and evt[0] <= 0.0:
                 if depth and sp_tid.shape[0] - S[_SPANN] < n_tasks:
-                    cap = 2 * sp_tid.shape[0] + n_tasks
-                    sp_tid = np.concatenate((sp_tid, np.zeros(cap, np.int64)))
-                    sp_t0 = np.concatenate((sp_t0, np.zeros(cap, np.float64)))
-                    sp_t1 = np.concatenate((sp_t1, np.zeros(cap, np.float64)))
+                    return k  # the caller grows the span arrays and resumes here
                 t = evt[0]
                 T[_NOW] = t
                 while S[_EVN] > 0 and evt[0] == t:
@@ -731,24 +695,22 @@ def schedule(
                           hst, hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy,
                           trun, order, evt, evs, ekind, ea, eb)
     # end of generation: _flush_all, then _drain
-    if S[_BDN] > 0:
+    if k0 <= n_tasks and S[_BDN] > 0:
         flush_batch(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff,
                     hsize, lhead, ltail, tb, scratch, kbuf, evt, evs, ekind, ea, eb, interval,
                     bd)
-    if S[_TBN] > 0:
+    if k0 <= n_tasks and S[_TBN] > 0:
         flush_timing(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff,
                      hsize, lhead, ltail, tb, scratch, kbuf)
-    dispatch_idle(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst,
-                  hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order,
-                  evt, evs, ekind, ea, eb)
+    if k0 <= n_tasks:
+        dispatch_idle(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst,
+                      hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy, trun,
+                      order, evt, evs, ekind, ea, eb)
     if T[_NOW] < 0.0:
         T[_NOW] = 0.0
     while S[_EVN] > 0:
         if depth and sp_tid.shape[0] - S[_SPANN] < n_tasks:
-            cap = 2 * sp_tid.shape[0] + n_tasks
-            sp_tid = np.concatenate((sp_tid, np.zeros(cap, np.int64)))
-            sp_t0 = np.concatenate((sp_t0, np.zeros(cap, np.float64)))
-            sp_t1 = np.concatenate((sp_t1, np.zeros(cap, np.float64)))
+            return n_tasks + 1
         t = evt[0]
         T[_NOW] = t
         while S[_EVN] > 0 and evt[0] == t:
@@ -763,6 +725,70 @@ def schedule(
         dispatch_idle(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst,
                       hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy, trun,
                       order, evt, evs, ekind, ea, eb)
+    return -1
+
+
+@_njit
+def schedule(
+    NS, fanin, sbegin, succ, task_ids, op_after, C, interval, cand, ncand, incand,
+    serves, hoff, hcap_total, n_scopes, n_lanes, span_cap,
+):
+    n = NS.shape[1]
+    n_tasks = task_ids.shape[0]
+    W = C[_W]
+    NI = np.zeros((9, n), np.int64)
+    NI[_WORKER, :] = -1
+    NI[_ISEQ, :] = -1
+    NF = np.zeros((5, n), np.float64)
+    NF[_START, :] = -1.0
+    NF[_END, :] = -1.0
+    NF[_ISSUED_T, :] = -1.0
+    S = np.zeros(15, np.int64)
+    S[_LASTC] = -1
+    S[_NIDLE] = W
+    T = np.zeros(2, np.float64)
+    stalls = np.zeros(4, np.float64)
+    tid_of = np.zeros(max(n_tasks, 1), np.int64)
+    hst = np.zeros(max(hcap_total, 1), np.int64)
+    hsize = np.zeros(W + 3, np.int64)
+    lhead = np.full(max(n_lanes, 1), -1, np.int64)
+    ltail = np.full(max(n_lanes, 1), -1, np.int64)
+    infl = np.zeros(max(n_scopes, 1), np.int64)
+    ghead = np.full(max(n_scopes, 1), -1, np.int64)
+    gtail = np.full(max(n_scopes, 1), -1, np.int64)
+    is_idle = np.ones(W, np.bool_)
+    busy = np.zeros(W, np.float64)
+    trun = np.zeros(W, np.int64)
+    order = np.zeros(max(n_tasks, 1), np.int64)
+    ecap = 2 * n_tasks + 2
+    evt = np.zeros(ecap, np.float64)
+    evs = np.zeros(ecap, np.int64)
+    ekind = np.zeros(ecap, np.int64)
+    ea = np.zeros(ecap, np.int64)
+    eb = np.zeros(ecap, np.int64)
+    bd = np.zeros(max(n_tasks, 1), np.int64)
+    tb = np.zeros(max(n_tasks, 1), np.int64)
+    scratch = np.zeros((3, max(n_tasks, 1)), np.int64)
+    kbuf = np.zeros(2 * max(C[_STREAMS], 1) + 2, np.int64)
+    stack = np.zeros(max(n, 1), np.int64)
+    predone = np.zeros(max(n, 1), np.int64)
+    sp_tid = np.zeros(span_cap, np.int64)
+    sp_t0 = np.zeros(span_cap, np.float64)
+    sp_t1 = np.zeros(span_cap, np.float64)
+    k = 0
+    while True:
+        k = run(
+            NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst, hoff, hsize,
+            lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order, evt, evs, ekind, ea, eb, bd,
+            tb, scratch, kbuf, stack, predone, sp_tid, sp_t0, sp_t1, fanin, sbegin, succ, task_ids,
+            op_after, interval, k,
+        )
+        if k < 0:
+            break
+        cap = 2 * sp_tid.shape[0] + n_tasks  # room for the spans of the next events
+        sp_tid = np.concatenate((sp_tid, np.zeros(cap, np.int64)))
+        sp_t0 = np.concatenate((sp_t0, np.zeros(cap, np.float64)))
+        sp_t1 = np.concatenate((sp_t1, np.zeros(cap, np.float64)))
     nspan = S[_SPANN]
     return (NI, NF, S, stalls, busy, trun, order[: S[_ORDN]], sp_tid[:nspan],
             sp_t0[:nspan], sp_t1[:nspan])
