@@ -446,7 +446,7 @@ def dispatch(
         return True
 
 
-@_bare
+@_inl
 def dispatch_idle(
     NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst, hoff, hsize,
     lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order, evt, evs, ekind, ea, eb,
@@ -462,6 +462,19 @@ def dispatch_idle(
                 evt, evs, ekind, ea, eb, w,
             ):
                 progress = True
+
+
+@_bare
+def dispatch_some(
+    NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst, hoff, hsize,
+    lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order, evt, evs, ekind, ea, eb,
+):
+    # dispatch_idle where it is seldom needed: a call (only when a worker is idle) instead of
+    # one more inlined copy (each copy costs compile time).
+    if S[_NIDLE] > 0:
+        dispatch_idle(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst,
+                      hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy, trun,
+                      order, evt, evs, ekind, ea, eb)
 
 
 @_inl
@@ -650,7 +663,7 @@ def run(
                     else:
                         issue(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of,
                               hst, hoff, hsize, lhead, ltail, eb[seq])
-                dispatch_idle(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves,
+                dispatch_some(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves,
                               tid_of, hst, hoff, hsize, lhead, ltail, infl, ghead, gtail,
                               is_idle, busy, trun, order, evt, evs, ekind, ea, eb)
             T[_NOW] = 0.0
@@ -683,15 +696,16 @@ def run(
                 time_release(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst,
                              hoff, hsize, lhead, ltail, tb, scratch, kbuf, evt, evs, ekind, ea,
                              eb, interval, tid)
-            dispatch_idle(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of,
-                          hst, hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy,
-                          trun, order, evt, evs, ekind, ea, eb)
+            if S[_NIDLE] > 0:  # (no call while every worker is busy)
+                dispatch_some(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves,
+                              tid_of, hst, hoff, hsize, lhead, ltail, infl, ghead, gtail,
+                              is_idle, busy, trun, order, evt, evs, ekind, ea, eb)
         # ordering points after k + 1 tasks (before the first task: nothing buffered)
         if k < n_tasks and op_after[k + 1] and S[_BDN] > 0:
             flush_batch(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst,
                         hoff, hsize, lhead, ltail, tb, scratch, kbuf, evt, evs, ekind, ea, eb,
                         interval, bd)
-            dispatch_idle(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of,
+            dispatch_some(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of,
                           hst, hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy,
                           trun, order, evt, evs, ekind, ea, eb)
     # end of generation: _flush_all, then _drain
@@ -703,7 +717,7 @@ def run(
         flush_timing(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff,
                      hsize, lhead, ltail, tb, scratch, kbuf)
     if k0 <= n_tasks:
-        dispatch_idle(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst,
+        dispatch_some(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst,
                       hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy, trun,
                       order, evt, evs, ekind, ea, eb)
     if T[_NOW] < 0.0:
