@@ -762,8 +762,8 @@ def schedule(
     S[_NIDLE] = W
     T = np.zeros(2, np.float64)
     stalls = np.zeros(4, np.float64)
-    tid_of = np.zeros(max(n_tasks, 1), np.int64)
-    hst = np.zeros(max(hcap_total, 1), np.int64)
+    tid_of = np.empty(max(n_tasks, 1), np.int64)
+    hst = np.empty(max(hcap_total, 1), np.int64)
     hsize = np.zeros(W + 3, np.int64)
     lhead = np.full(max(n_lanes, 1), -1, np.int64)
     ltail = np.full(max(n_lanes, 1), -1, np.int64)
@@ -773,18 +773,22 @@ def schedule(
     is_idle = np.ones(W, np.bool_)
     busy = np.zeros(W, np.float64)
     trun = np.zeros(W, np.int64)
-    order = np.zeros(max(n_tasks, 1), np.int64)
+    order = np.empty(max(n_tasks, 1), np.int64)
     ecap = 2 * n_tasks + 2
-    evt = np.zeros(ecap, np.float64)
-    evs = np.zeros(ecap, np.int64)
-    ekind = np.zeros(ecap, np.int64)
-    ea = np.zeros(ecap, np.int64)
-    eb = np.zeros(ecap, np.int64)
-    bd = np.zeros(max(n_tasks, 1), np.int64)
-    tb = np.zeros(max(n_tasks, 1), np.int64)
-    scratch = np.zeros((3, max(n_tasks, 1)), np.int64)
+    evt = np.empty(ecap, np.float64)
+    evs = np.empty(ecap, np.int64)
+    ekind = np.empty(ecap, np.int64)
+    ea = np.empty(ecap, np.int64)
+    eb = np.empty(ecap, np.int64)
+    # Buffers written before they are read (np.empty: untouched pages cost nothing), sized
+    # for the features the configuration uses.
+    nbd = n_tasks if C[_BATCH] else 1
+    ntb = n_tasks if C[_TIMING] >= _T_BATCHED and C[_TIMING_N] > 0 else 1
+    bd = np.empty(max(nbd, 1), np.int64)
+    tb = np.empty(max(ntb, 1), np.int64)
+    scratch = np.empty((3, max(ntb, 1)), np.int64)
     kbuf = np.zeros(2 * max(C[_STREAMS], 1) + 2, np.int64)
-    stack = np.zeros(max(n, 1), np.int64)
+    stack = np.empty(max(n, 1), np.int64)
     predone = np.zeros(max(n, 1), np.int64)
     sp_tid = np.zeros(span_cap, np.int64)
     sp_t0 = np.zeros(span_cap, np.float64)
