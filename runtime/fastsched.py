@@ -813,6 +813,16 @@ def schedule(
 # fmt: on
 
 
+@_bare
+def rows_ascending(begin, succ):
+    # Whether every CSR row of succ is strictly ascending.
+    for r in range(begin.shape[0] - 1):
+        for e in range(begin[r] + 1, begin[r + 1]):
+            if succ[e] <= succ[e - 1]:
+                return False
+    return True
+
+
 # ----------------------------------------------------------------------------- Python side
 
 _SPAN_CAUSE = "pipeline_depth"
@@ -834,13 +844,17 @@ def schedule_graph(
     if numba is None:
         return None
     n = graph.num_nodes
-    kind = graph.kind.astype(np.int64)
+    # The per-node static fields, written straight into their rows (no astype copies).
+    NS = np.empty((7, n), np.int64)
+    kind = NS[_KIND]
+    kind[:] = graph.kind
     task_ids = np.flatnonzero(kind == 0).astype(np.int64)
     n_tasks = len(task_ids)
     if n and kind[-1] != 0:
         return None  # a barrier no task follows: not something add_task creates
-    pool = graph.pool.astype(np.int64)
-    pidx = np.full(n, -1, np.int64)
+    pool = graph.pool
+    pidx = NS[_PIDX]
+    pidx[:] = -1
     for raw, index in _POOL_INDEX.items():
         pidx[pool == raw] = index
     if n and pidx.min() < 0:
@@ -850,8 +864,10 @@ def schedule_graph(
         n and (int(costs.min()) < 0 or int(costs.max()) >= 1 << 53)
     ):
         return None
-    costs = costs.astype(np.int64)
-    priority = graph.priority.astype(np.int64)
+    NS[_COST] = costs
+    costs = NS[_COST]
+    priority = NS[_PRIO]
+    priority[:] = graph.priority
     prio_ready = config.ready == "priority"
     nkey = max(n_tasks, 1)
     pmin = 0
@@ -878,7 +894,8 @@ def schedule_graph(
         ncand[q] = len(ws)
         incand[q, ws] = True
     work_steal = config.dispatch == "work_steal"
-    target = graph.target.astype(np.int64)
+    target = NS[_TARGET]
+    target[:] = graph.target
     # Heap capacities: a task sits in one heap at a time, always the same one but with
     # work_steal (any local heap of its pool's workers).
     tt = target[task_ids]
@@ -903,16 +920,18 @@ def schedule_graph(
     # Streams, scopes, timing.
     streams = int(config.streams)
     n_lanes = streams * (W + 1) if streams else 1
-    gstream = graph.stream.astype(np.int64)
+    NS[_GSTREAM] = graph.stream
+    gstream = NS[_GSTREAM]
     scope = {"per_stream": 1, "per_pool": 2}.get(config.depth_scope, 0)
-    sdense = np.zeros(n, np.int64)
+    sdense = NS[_SDENSE]
+    sdense[:] = 0
     n_scopes = 1
     if scope == 1:
         if streams:
             n_scopes = n_lanes
         elif n:
             uniq, inverse = np.unique(gstream, return_inverse=True)
-            sdense = inverse.astype(np.int64).reshape(-1)
+            sdense[:] = inverse.reshape(-1)
             n_scopes = len(uniq)
     elif scope == 2:
         n_scopes = 3
@@ -931,20 +950,11 @@ def schedule_graph(
     # Successors in CSR rows (ascending); fanin counts every node's predecessors.
     begin = graph.fanout_begin.astype(np.int64)
     succ = graph.fanout_edges.astype(np.int64)
-    if len(succ) > 1:  # the engine releases successors in creation order: rows ascending
-        step = np.diff(succ)
-        inside = np.ones(len(step), np.bool_)
-        ends = begin[1:-1] - 1
-        inside[ends[(ends >= 0) & (ends < len(step))]] = False
-        if np.any(step[inside] <= 0):
-            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(begin))
-            succ = succ[np.lexsort((succ, rows))]
+    # the engine releases successors in creation order: rows ascending
+    if len(succ) > 1 and not rows_ascending(begin, succ):
+        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(begin))
+        succ = succ[np.lexsort((succ, rows))]
     fanin = graph.fanin.astype(np.int64)
-    NS = (
-        np.stack([kind, target, pidx, gstream, priority, costs, sdense])
-        if n
-        else np.zeros((7, 0), np.int64)
-    )
     C = np.array(
         [
             W,
