@@ -169,7 +169,7 @@ _SERVES_IDX = {0: (0, 2), 1: (1, 2), 2: (0, 1, 2)}
 
 
 # fmt: off
-@_inl
+@_bare
 def hpush(hst, hoff, hsize, h, key):
     base = hoff[h]
     i = hsize[h]
@@ -185,7 +185,7 @@ def hpush(hst, hoff, hsize, h, key):
     hst[base + i] = key
 
 
-@_inl
+@_bare
 def hpop(hst, hoff, hsize, h):
     base = hoff[h]
     top = hst[base]
@@ -209,7 +209,7 @@ def hpop(hst, hoff, hsize, h):
     return top
 
 
-@_inl
+@_bare
 def epush(evt, evs, ekind, ea, eb, S, t, kind, a, b):
     seq = S[_ESEQ] + 1
     S[_ESEQ] = seq
@@ -231,7 +231,7 @@ def epush(evt, evs, ekind, ea, eb, S, t, kind, a, b):
     evs[i] = seq
 
 
-@_inl
+@_bare
 def epop(evt, evs, S):
     seq = evs[0]
     n = S[_EVN] - 1
@@ -261,7 +261,7 @@ def epop(evt, evs, S):
     return seq
 
 
-@_inl
+@_bare
 def stream_key(NS, C, S, tid):
     streams = C[_STREAMS]
     if streams == 0:
@@ -271,7 +271,7 @@ def stream_key(NS, C, S, tid):
     return S[_ISSUED] % streams
 
 
-@_inl
+@_bare
 def scope_of(NS, NI, C, tid):
     sc = C[_SCOPE]
     if sc == _S_STREAM:
