@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from pto_wsp.runtime import fastsched
 from pto_wsp.runtime.engine import STALL_CAUSES, SimConfig, Simulator
 from pto_wsp.runtime.fastsched import (
     FastRun,
@@ -329,6 +330,13 @@ class Program:
         with gc_paused():  # as the engine's run: a few objects per task, no cycles
             self.code.compiled.function(builder, *args)
             graph = builder.build()
+            if graph.num_tasks < fastsched.FAST_MIN_TASKS and not fastsched.loaded():
+                self.fast_declined = (
+                    f"{graph.num_tasks} tasks, fewer than fastsched.FAST_MIN_TASKS "
+                    f"({fastsched.FAST_MIN_TASKS}): the general engine is cheaper than loading "
+                    "the compiled scheduler"
+                )
+                return None
             costs = self._costs(graph)
             if costs is None:
                 self.fast_declined = "a cost is not an integer in [0, 2^53)"

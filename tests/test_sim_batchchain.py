@@ -40,6 +40,15 @@ HEADER = (
 )
 
 
+@pytest.fixture(autouse=True)
+def _fast_path_for_small_graphs(monkeypatch):
+    """These tests run small graphs through the fast path (below FAST_MIN_TASKS a process
+    that has not loaded the compiled scheduler takes the general engine)."""
+    from pto_wsp.runtime import fastsched
+
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
+
+
 @pytest.fixture(params=[1, None], ids=["every-batch", "default-min"])
 def batch_min(request, monkeypatch):
     """Batches of any size take the array path (or the default minimum: small ones per task)."""

@@ -43,6 +43,15 @@ from pto_wsp.runtime.fastsched import FastRun
 from pto_wsp.runtime.trace import chrome_trace
 
 
+@pytest.fixture(autouse=True)
+def _fast_path_for_small_graphs(monkeypatch):
+    """These tests run small graphs through the fast path (below FAST_MIN_TASKS a process
+    that has not loaded the compiled scheduler takes the general engine)."""
+    from pto_wsp.runtime import fastsched
+
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
+
+
 @kernel(cost=lambda i: 10 + 7 * (i % 3))
 def produce(i, x: In[f32[4]], h: Out[f32[4]]):
     h[...] = x * 2
@@ -422,3 +431,20 @@ def _where(entry, arrays):
         else:
             out.append(x)
     return name, tuple(out)
+
+
+def test_small_graphs_take_the_general_engine_until_the_scheduler_is_loaded(monkeypatch):
+    """Below FAST_MIN_TASKS the compiled scheduler is not loaded for one run (0.3-0.5 s, or
+    its one-time compile); once loaded, every run takes it. The results are the same."""
+    from pto_wsp.runtime import fastsched
+
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 10**9)
+    monkeypatch.setattr(fastsched, "loaded", lambda: False)
+    small, general, logs, arrays = both(WORKLOADS[0], 8, mode="cycles", workers=2)
+    assert "FAST_MIN_TASKS" in small.fast_declined
+    assert not isinstance(small._last(), FastRun)
+    monkeypatch.setattr(fastsched, "loaded", lambda: True)
+    fast, general, logs, arrays = both(WORKLOADS[0], 8, mode="cycles", workers=2)
+    assert fast.fast_declined is None and isinstance(fast._last(), FastRun)
+    assert fast.schedule_of() == small.schedule_of() == general.schedule_of()
+    assert fastsched.load() and fastsched.schedule.signatures
