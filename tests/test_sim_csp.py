@@ -158,7 +158,8 @@ def work(b, h, q: In[f32[8]], o: Out[f32[8]]):
     o[...] = q * (h + 1)
 
 
-def test_replicated_workers_take_tasks_from_a_shared_queue():
+def _work_queue(name: str, replicas: int):
+    """A generator sending one work task per (b, h) to ``replicas`` workers on one queue."""
     batch = sym("batch")
     Q = Tensor("Q", [None, 4, 8], f32)
     O = Tensor("O", [None, 4, 8], f32)  # noqa: E741
@@ -176,7 +177,11 @@ def test_replicated_workers_take_tasks_from_a_shared_queue():
         )
     )
     worker = process("worker").consumes(queue).body(consume(queue))
-    pipeline = connect([gen, replicate(worker, 4)], [queue]).named("work_steal")
+    return connect([gen, replicate(worker, replicas)], [queue]).named(name)
+
+
+def test_replicated_workers_take_tasks_from_a_shared_queue():
+    pipeline = _work_queue("work_steal", 4)
     s = pipeline.schedule().dispatch(DispatchPolicy.dispatch_by(lambda replica: replica))
     prog = s.compile(target="cpu_sim", workers=4)
     q = np.random.default_rng(1).standard_normal((3, 4, 8)).astype(np.float32)
@@ -234,24 +239,7 @@ def test_synchronize_on_an_event_nobody_records_any_more_is_channel_closed():
 def test_dispatch_threshold_over_replica_is_evaluated_at_receipt(capsys):
     """The sender cannot compute a pool keyed on the receiver's replica (csp-to-tg warns);
     the simulator computes it when the replica issues the message's tasks."""
-    batch = sym("batch")
-    Q = Tensor("Q", [None, 4, 8], f32)
-    O = Tensor("O", [None, 4, 8], f32)  # noqa: E741
-    queue = Channel("work_queue", capacity=16)
-    gen = (
-        process("generator")
-        .produces(queue)
-        .body(
-            for_each(
-                DenseDyn(batch),
-                lambda b: for_each(
-                    Dense[4], lambda h: send(queue, task(work, [b, h], [Q[b, h], O[b, h]]))
-                ),
-            )
-        )
-    )
-    worker = process("worker").consumes(queue).body(consume(queue))
-    pipeline = connect([gen, replicate(worker, 2)], [queue]).named("pools_by_replica")
+    pipeline = _work_queue("pools_by_replica", 2)
     s = pipeline.schedule().dispatch_threshold(1, lambda replica: replica, below="vector")
     prog = s.compile(target="cpu_sim", vector_workers=1, cube_workers=1)
     assert "replica" in capsys.readouterr().err  # the sender-side warning
