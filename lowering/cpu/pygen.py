@@ -15,7 +15,7 @@ arrays bound to the program's arguments.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -312,27 +312,45 @@ class _Generator:
             f"{self.name(op.result)} = {base}.sub({offsets}, {sizes}, {strides}, {tuple(mask)})"
         )
 
-    def task(self, op: tg.TaskOp) -> None:
-        kernel = op.kernel.root_reference.data
-        params = "".join(self.name(p) + ", " for p in op.params)
-        regions = "".join(
-            f"_view({self.name(r)}).region({a.data!r}), " for r, a in zip(op.resources, op.access)
-        )
-        coords = "".join(
-            f"({n.data!r}, {self.name(v)}), " for n, v in zip(op.coord_names, op.coords)
+    def _region_expr(self, value: SSAValue, access: str) -> str:
+        """The source of a task's region of ``value`` (a View of its root tensor)."""
+        return f"_view({self.name(value)}).region({access!r})"
+
+    def task_args(
+        self,
+        op: tg.TaskOp,
+        value: Callable[[str], str] | None = None,
+        region: Callable[[SSAValue, str], str] | None = None,
+    ) -> list[str]:
+        """The source of a tg.task's builder arguments after its kernel: params, regions,
+        coordinates, pool, target, stream, priority, domain. ``value`` maps each value's
+        name (the batch path flattens loop values), ``region`` makes a region's source
+        (default ``_region_expr``)."""
+        value = value or (lambda name: name)
+        region = region or self._region_expr
+        params = _tup(value(self.name(p)) for p in op.params)
+        regions = _tup(region(r, a.data) for r, a in zip(op.resources, op.access))
+        coords = _tup(
+            f"({n.data!r}, {value(self.name(v))})" for n, v in zip(op.coord_names, op.coords)
         )
         pool = (
-            self.name(op.dynamic_pool)
+            value(self.name(op.dynamic_pool))
             if op.dynamic_pool
             else repr(op.pool.data if op.pool else "any")
         )
-        target = self.name(op.target) if op.target else "-1"
-        stream = self.name(op.stream) if op.stream else "0"
-        priority = self.name(op.priority) if op.priority else "0"
-        self.line(
-            f"_b.add_task({kernel!r}, ({params}), ({regions}), ({coords}), {pool}, "
-            f"{target}, {stream}, {priority}, {op.domain.data!r})"
-        )
+        target = value(self.name(op.target)) if op.target else "-1"
+        stream = value(self.name(op.stream)) if op.stream else "0"
+        priority = value(self.name(op.priority)) if op.priority else "0"
+        return [params, regions, coords, pool, target, stream, priority, repr(op.domain.data)]
+
+    def task(self, op: tg.TaskOp) -> None:
+        kernel = op.kernel.root_reference.data
+        self.line(f"_b.add_task({kernel!r}, {', '.join(self.task_args(op))})")
+
+
+def _tup(items: Iterable[str]) -> str:
+    """The source of a tuple of these expressions (with a trailing comma: also for one)."""
+    return "(" + "".join(x + ", " for x in items) + ")"
 
 
 def _view(value: Any) -> View:

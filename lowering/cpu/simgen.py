@@ -39,6 +39,7 @@ from pto_wsp.lowering.cpu.pygen import (
     _Generator,
     _rank_reduction_mask,
     _remsi,
+    _tup,
 )
 from pto_wsp.passes.diagnostics import location_of
 from pto_wsp.runtime.batch_order import add_chains
@@ -475,44 +476,26 @@ class _SimGenerator(_Generator):
                 self.line(f"{name} = _flat({expr}, {sh})")
             return name
 
-        def tup(xs) -> str:
-            return "(" + "".join(x + ", " for x in xs) + ")"
-
         if single:
             pos = "None"
         else:
             terms = " + ".join(f"_i{uid} * _c{uid} + ({off})" for uid, off in path)
             pos = f"_flat(_np.asarray({terms}), {sh})"
         kernel = op.kernel.root_reference.data
-        params = tup(val(self.name(p)) for p in op.params)
-        regions = []
-        for r, a in zip(op.resources, op.access):
+
+        def region(r: SSAValue, access: str) -> str:
             sym = self.symviews.get(r)
             parts = [] if sym is None else [*sym.offsets, *sym.sizes, *sym.strides]
             if sym is not None and "?" not in sym.sizes and any(x in vn for x in parts):
                 unit = all(x == "1" for x in sym.strides)
-                regions.append(
-                    f"_BR({sym.tensor!r}, {tup(val(x) for x in sym.offsets)}, "
-                    f"{tup(val(x) for x in sym.sizes)}, {tup(val(x) for x in sym.strides)}, "
-                    f"{a.data!r}, {sym.kept!r}, {unit})"
+                return (
+                    f"_BR({sym.tensor!r}, {_tup(val(x) for x in sym.offsets)}, "
+                    f"{_tup(val(x) for x in sym.sizes)}, {_tup(val(x) for x in sym.strides)}, "
+                    f"{access!r}, {sym.kept!r}, {unit})"
                 )
-            else:
-                regions.append(self._region_expr(r, a.data))
-        coords = tup(
-            f"({n.data!r}, {val(self.name(v))})" for n, v in zip(op.coord_names, op.coords)
-        )
-        pool = (
-            val(self.name(op.dynamic_pool))
-            if op.dynamic_pool
-            else repr(op.pool.data if op.pool else "any")
-        )
-        target = val(self.name(op.target)) if op.target else "-1"
-        stream = val(self.name(op.stream)) if op.stream else "0"
-        priority = val(self.name(op.priority)) if op.priority else "0"
-        return (
-            f"({kernel!r}, {pos}, {params}, {tup(regions)}, {coords}, {pool}, {target}, "
-            f"{stream}, {priority}, {op.domain.data!r})"
-        )
+            return self._region_expr(r, access)
+
+        return f"({kernel!r}, {pos}, {', '.join(self.task_args(op, val, region))})"
 
     # --- folded views ----------------------------------------------------------------------
 
@@ -543,10 +526,9 @@ class _SimGenerator(_Generator):
         if sym is None or sym.materialized:
             return
         sym.materialized = True
-        tup = lambda xs: "(" + "".join(x + ", " for x in xs) + ")"  # noqa: E731
         self.line(
-            f"{self.name(value)} = _View({sym.tensor!r}, {tup(sym.offsets)}, {tup(sym.sizes)}, "
-            f"{tup(sym.strides)}, {sym.kept!r})"
+            f"{self.name(value)} = _View({sym.tensor!r}, {_tup(sym.offsets)}, {_tup(sym.sizes)}, "
+            f"{_tup(sym.strides)}, {sym.kept!r})"
         )
 
     def subview(self, op) -> None:
@@ -588,10 +570,9 @@ class _SimGenerator(_Generator):
         if sym is None or "?" in sym.sizes:
             self._materialize(value)
             return f"_region({self.name(value)}, {access!r})"
-        tup = lambda xs: "(" + "".join(x + ", " for x in xs) + ")"  # noqa: E731
         unit = all(x == "1" for x in sym.strides)
         return (
-            f"_R({sym.tensor!r}, {tup(sym.offsets)}, {tup(sym.sizes)}, {tup(sym.strides)}, "
+            f"_R({sym.tensor!r}, {_tup(sym.offsets)}, {_tup(sym.sizes)}, {_tup(sym.strides)}, "
             f"{access!r}, {sym.kept!r}, {unit})"
         )
 
@@ -630,28 +611,6 @@ class _SimGenerator(_Generator):
         self.block(op.body.block)
         self.line("yield ('wait',)")
         self.indent -= 1
-
-    def task(self, op: tg.TaskOp) -> None:
-        kernel = op.kernel.root_reference.data
-        params = "".join(self.name(p) + ", " for p in op.params)
-        regions = "".join(
-            self._region_expr(r, a.data) + ", " for r, a in zip(op.resources, op.access)
-        )
-        coords = "".join(
-            f"({n.data!r}, {self.name(v)}), " for n, v in zip(op.coord_names, op.coords)
-        )
-        pool = (
-            self.name(op.dynamic_pool)
-            if op.dynamic_pool
-            else repr(op.pool.data if op.pool else "any")
-        )
-        target = self.name(op.target) if op.target else "-1"
-        stream = self.name(op.stream) if op.stream else "0"
-        priority = self.name(op.priority) if op.priority else "0"
-        self.line(
-            f"_b.add_task({kernel!r}, ({params}), ({regions}), ({coords}), {pool}, "
-            f"{target}, {stream}, {priority}, {op.domain.data!r})"
-        )
 
 
 @dataclass
