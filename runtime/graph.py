@@ -678,16 +678,19 @@ class _BatchFields:
     def __getitem__(self, k: int) -> list:
         lst = self._lists[k]
         if lst is None:
-            lst = [None] * self.n
+            # One pass per group makes all three fields (group_fields builds them together).
+            lists: list[list] = [[None] * self.n for _ in range(3)]
             for group in self.groups:
-                values = group_fields(group, self.n)[k]
                 pos = group[1]
-                if pos is None:
-                    lst = values
-                else:
-                    for p, v in zip(pos.tolist(), values):
-                        lst[p] = v
-            self._lists[k] = lst
+                for j, values in enumerate(group_fields(group, self.n)):
+                    if pos is None:
+                        lists[j] = values
+                    else:
+                        target = lists[j]
+                        for p, v in zip(pos.tolist(), values):
+                            target[p] = v
+            self._lists = lists
+            lst = lists[k]
         return lst
 
 
