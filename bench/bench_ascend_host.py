@@ -37,6 +37,7 @@ import platform
 import sys
 import time
 
+from bench_graph_build import layer_shapes  # the same tensors (run from bench/ or its parent)
 from xdsl.context import Context
 
 from pto_wsp.lowering.ascend import Unbacked, compile_module
@@ -168,26 +169,7 @@ wsp.workload @llama_layer(%X: memref<?x?x4096xf32>, %Xn: memref<?x?x4096xf32>, %
 
 
 def bindings(B: int, nt: int) -> dict:
-    S = nt * TILE
-    shapes = {
-        "X": (B, S, HIDDEN),
-        "Xn": (B, S, HIDDEN),
-        "Q": (B, HEADS, S, HEAD_DIM),
-        "K": (B, HEADS, S, HEAD_DIM),
-        "V": (B, HEADS, S, HEAD_DIM),
-        "O": (B, S, HIDDEN),
-        "Y": (B, S, HIDDEN),
-        "X1": (B, S, HIDDEN),
-        "Xn2": (B, S, HIDDEN),
-        "G": (B, S, FFN),
-        "Y2": (B, S, HIDDEN),
-        "X2": (B, S, HIDDEN),
-        "Wqkv": (HEADS, 3 * HEAD_DIM, HIDDEN),
-        "Wo": (HIDDEN, HIDDEN),
-        "Wgu": (FFN_TILES, 2 * FFN_COLS, HIDDEN),
-        "Wd": (FFN, HIDDEN),
-    }
-    values: dict = {name: Unbacked(shape) for name, shape in shapes.items()}
+    values: dict = {name: Unbacked(shape) for name, shape in layer_shapes(B, nt).items()}
     values.update(nb=B, nt=nt)
     return values
 

@@ -116,10 +116,10 @@ def gate_up(b, t, f, x: In[_ROW], w: In[f32[2 * FFN_COLS, HIDDEN]],
 def down(b, t, g: In[f32[TILE, FFN]], w: In[f32[FFN, HIDDEN]], y: Out[_ROW]): ...
 
 
-def llama_layer(B: int, nt: int, structure: str) -> GraphBuilder:
-    """Generate one layer's tasks into a GraphBuilder (as a materializer would)."""
+def layer_shapes(B: int, nt: int) -> dict[str, tuple[int, ...]]:
+    """The shape of every tensor of a layer of B sequences of nt row tiles."""
     S = nt * TILE
-    shapes = {
+    return {
         "X": (B, S, HIDDEN),
         "Xn": (B, S, HIDDEN),
         "Q": (B, HEADS, S, HEAD_DIM),
@@ -137,7 +137,12 @@ def llama_layer(B: int, nt: int, structure: str) -> GraphBuilder:
         "Wgu": (FFN_TILES, 2 * FFN_COLS, HIDDEN),
         "Wd": (FFN, HIDDEN),
     }
-    g = GraphBuilder(shapes)
+
+
+def llama_layer(B: int, nt: int, structure: str) -> GraphBuilder:
+    """Generate one layer's tasks into a GraphBuilder (as a materializer would)."""
+    S = nt * TILE
+    g = GraphBuilder(layer_shapes(B, nt))
     add = g.add_task
     R = TensorRegion
     IN, OUT, INOUT = "in", "out", "inout"
