@@ -723,18 +723,8 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
         add_reader(en, task);
       return;
     }
-    if (e >= 0 && E(e).alone) {
-      // The same region again, and nothing else on this tensor overlaps it.
-      Entry& en = E(e);
-      if (writes) {
-        if (en.writer != kNoTask) (reads ? raw : waw).push_back(en.writer);
-        append_readers(en, war);
-        en.writer = task;
-        clear_readers(en);
-      } else {
-        if (en.writer != kNoTask) raw.push_back(en.writer);
-        add_reader(en, task);
-      }
+    if (e >= 0 && E(e).alone) {  // the same region again, nothing else overlapping it
+      access_alone(E(e), reads, writes, task, raw, waw, war);
       return;
     }
   }
@@ -774,18 +764,8 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
     grid = classify(st, g, width, residue);
     entry = find_exact(st, g, grid, width);
   }
-  if (entry >= 0 && E(entry).alone) {
-    // The same region again, and nothing else on this tensor overlaps it.
-    Entry& en = E(entry);
-    if (writes) {
-      if (en.writer != kNoTask) (reads ? raw : waw).push_back(en.writer);
-      append_readers(en, war);
-      en.writer = task;
-      clear_readers(en);
-    } else {
-      if (en.writer != kNoTask) raw.push_back(en.writer);
-      add_reader(en, task);
-    }
+  if (entry >= 0 && E(entry).alone) {  // the same region again, nothing else overlapping it
+    access_alone(E(entry), reads, writes, task, raw, waw, war);
     return;
   }
   const bool unit = is_unit(g);

@@ -227,6 +227,21 @@ class TensorMap {
   const uint32_t* readers(const Entry& en) const {
     return en.spill < 0 ? en.inl : spills_[static_cast<size_t>(en.spill)].data();
   }
+  // An access to exactly an entry's region that nothing else on the tensor overlaps: its
+  // writer and readers are the only dependencies, and the access replaces or joins them.
+  void access_alone(Entry& en, bool reads, bool writes, uint32_t task,
+                    std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
+                    std::vector<uint32_t>& war) {
+    if (writes) {
+      if (en.writer != kNoTask) (reads ? raw : waw).push_back(en.writer);
+      append_readers(en, war);
+      en.writer = task;
+      clear_readers(en);
+    } else {
+      if (en.writer != kNoTask) raw.push_back(en.writer);
+      add_reader(en, task);
+    }
+  }
 
   std::unordered_map<uint64_t, std::unique_ptr<TensorState>> tensors_;
   // By program argument (TensorRegion::tensor): the state and its base, checked on use.
