@@ -32,6 +32,8 @@ costs that are not integers in [0, 2^53), priorities whose range does not fit th
 
 from __future__ import annotations
 
+import operator
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
@@ -1193,62 +1195,118 @@ class FastRun:
     def run_bodies(self, progress: Any = None) -> None:
         """The functional mode: call the bodies in dispatch order (the engine calls each when
         its task starts), with the engine's views and errors; ``progress(created, ran)`` every
-        8192 bodies."""
+        8192 bodies.
+
+        Where a batch's views were made in bulk (``_batch_inputs``) and the kernel takes its
+        scalars before its tensors, a stretch of the dispatch order running one kernel is one
+        ``map(body, *columns)`` drained in C: no per-task tuple, no Python loop; the rest is
+        called task by task."""
         tg = self.task_graph
-        kernel = tg.kernel.tolist()
         arrays = self.arrays
         specs = [self._spec(k) for k in range(len(tg.kernels))]
         bodies = [s.body for s in specs]
-        # Kernels whose scalars all come before their tensors take (*args, *views): for the
-        # batch tasks whose views were made in bulk, one tuple of both (``full``).
         simple = [s._layout == sorted(s._layout) for s in specs]
-        joined = all(simple)
-        prepared = _batch_inputs(tg, arrays, joined)
+        prepared = _batch_inputs(tg, arrays, simple)
         if prepared is None:
-            args, views, full = list(tg.args), [None] * tg.num_nodes, None
+            args, views, cover = list(tg.args), [None] * tg.num_nodes, None
         else:
-            args, views, full = prepared
-        regions = tg.regions
-        order = self.order.tolist()
+            args, views, cover = prepared
+        order = self.order
         chunk = 8192 if progress is not None else max(len(order), 1)
-        for begin in range(0, len(order), chunk):
-            for tid in order[begin : begin + chunk]:
-                kid = kernel[tid]
-                body = bodies[kid]
-                if body is None:
-                    continue
-                try:
-                    if full is not None:
-                        f = full[tid]
-                        if f is not None:
-                            body(*f)
-                            continue
-                    v = views[tid]
-                    if v is None:
-                        v = [_view(arrays[r.tensor], r) for r in regions[tid]]
-                    if simple[kid]:
-                        body(*args[tid], *v)
-                    else:
-                        body(*specs[kid].arguments(args[tid], v))
-                except Exception as error:
-                    raise self._error(tid, specs[kid], error) from error
-            if progress is not None:
-                progress(self.created, min(begin + chunk, len(order)))
+        for a, b, columns in _stretches(order, tg.kernel, bodies, cover, chunk):
+            if columns is not None:
+                self._run_columns(bodies[int(tg.kernel[order[a]])], columns, order, a)
+            else:
+                self._run_tasks(order[a:b].tolist(), bodies, specs, simple, args, views)
+            if progress is not None and (b % chunk == 0 or b == len(order)):
+                progress(self.created, b)
+
+    def _run_columns(self, body: Any, columns: list, order: np.ndarray, a: int) -> None:
+        """``body`` over the stretch of the dispatch order from ``a`` whose arguments are
+        ``columns`` (one list per parameter, in that order); a raising body is named."""
+        first = iter(columns[0])
+        try:
+            deque(map(body, first, *columns[1:]), 0)
+        except Exception as error:
+            tid = int(order[a + len(columns[0]) - operator.length_hint(first) - 1])
+            kid = int(self.task_graph.kernel[tid])
+            raise self._error(tid, self._spec(kid), error) from error
+
+    def _run_tasks(
+        self, tids: list, bodies: list, specs: list, simple: list, args: list, views: list
+    ) -> None:
+        """The bodies of ``tids`` one by one (views made per task where none was made)."""
+        kernel = self.task_graph.kernel
+        regions = self.task_graph.regions
+        arrays = self.arrays
+        for tid in tids:
+            kid = int(kernel[tid])
+            body = bodies[kid]
+            if body is None:
+                continue
+            try:
+                v = views[tid]
+                if v is None:
+                    v = [_view(arrays[r.tensor], r) for r in regions[tid]]
+                if simple[kid]:
+                    body(*args[tid], *v)
+                else:
+                    body(*specs[kid].arguments(args[tid], v))
+            except Exception as error:
+                raise self._error(tid, specs[kid], error) from error
+
+
+def _stretches(order: np.ndarray, kernel: np.ndarray, bodies: list, cover: Any, chunk: int) -> Any:
+    """The dispatch order cut into stretches ``(a, b, columns)``: ``columns`` (the arguments
+    of ``order[a:b]``, one list per parameter) where one kernel with a body runs every task
+    of the stretch and bulk columns cover them all, else None (task by task). Stretches also
+    end at multiples of ``chunk``."""
+    n = len(order)
+    if n == 0:
+        return
+    if cover is None:
+        for a in range(0, n, chunk):
+            yield a, min(a + chunk, n), None
+        return
+    kpos, kcols = cover
+    korder = kernel[order]
+    pos = kpos[order]
+    covered = pos >= 0
+    cut = np.flatnonzero((korder[1:] != korder[:-1]) | (covered[1:] != covered[:-1])) + 1
+    cuts = np.union1d(cut, np.arange(chunk, n, chunk)).tolist()
+    bounds = [0, *cuts, n]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        kid = int(korder[a])
+        if not covered[a] or bodies[kid] is None or kid not in kcols:
+            yield a, b, None
+            continue
+        cols = kcols[kid]
+        p = pos[a:b]
+        lo = int(p[0])
+        if int(p[-1]) - lo == b - a - 1 and (b - a == 1 or bool((np.diff(p) == 1).all())):
+            yield a, b, [c[lo : lo + b - a] for c in cols]
+        else:
+            get = operator.itemgetter(*p.tolist())
+            yield a, b, ([get(c) for c in cols] if b - a > 1 else [(get(c),) for c in cols])
 
 
 def _batch_inputs(
-    tg: Any, arrays: Mapping[str, np.ndarray], joined: bool = False
-) -> tuple[list, list, list | None] | None:
+    tg: Any, arrays: Mapping[str, np.ndarray], simple: list[bool]
+) -> tuple[list, list, Any] | None:
     """Per node, the args and (where they can be made in bulk) the views of the tasks that
     GraphBuilder's batch path created, straight from the batch's arrays instead of one region
     object per task: a region keeping whole trailing dimensions of a C-contiguous array is
-    ``array.reshape(-1, *trailing)[flat index]`` — the view ``numpy_view`` gives. Views that
-    are not made here (None) are made per task when the task starts (so an unbound tensor or
-    an index out of range fails at the same task as in the engine). None: the TaskGraph is
-    not made of segments (the caller takes every task's fields one by one). ``joined``: the
-    tasks whose views are all made here get args + views as one tuple in a third list (their
-    entries in the first two are left empty), else None there; the third is None unless
-    ``joined``."""
+    ``array.reshape(-1, *trailing)[flat index]`` — the view ``numpy_view`` gives, made once
+    per row and shared by every task of the run whose region is that row. Views that are
+    not made here (None) are made per task when the task starts (so an unbound tensor or an
+    index out of range fails at the same task as in the engine).
+
+    The third result ``(kpos, kcols)`` covers the tasks of ``simple`` kernels (scalars before
+    tensors) whose views are all made here: ``kcols[kid]`` holds kernel kid's arguments as
+    columns (one list per parameter, its covered tasks in creation order), ``kpos[node]`` a
+    task's place in them (-1: not covered; its args and views are then in the first two).
+    None: the TaskGraph is not made of segments (the caller takes every task's fields one by
+    one)."""
     try:
         from pto_wsp.runtime.bulk import BatchRegion, _column, _rows, group_count
         from pto_wsp.runtime.graph import _BatchFields
@@ -1259,7 +1317,10 @@ def _batch_inputs(
     n = tg.num_nodes
     args: list = [()] * n
     views: list = [None] * n
-    full: list | None = [None] * n if joined else None
+    kpos = np.full(n, -1, np.int64)
+    kcols: dict[int, list[list]] = {}
+    kids = {name: k for k, name in enumerate(tg.kernels)}
+    shared: dict[str, list] = {}  # a tensor's row views, made once for the run
     for seg in segs:
         fields = seg.fields
         if not isinstance(fields, _BatchFields):
@@ -1269,37 +1330,52 @@ def _batch_inputs(
             params, regions = group[2], group[3]
             pos = group[1]
             m = group_count(group, fields.n)
-            ids = None if pos is None else (np.asarray(pos, dtype=np.int64) + seg.base).tolist()
+            ids = np.arange(seg.base, seg.base + m) if pos is None else np.asarray(pos) + seg.base
             pcols = [_column(p, m) for p in params]
             columns = []
             for r in regions:
-                column = _bulk_views(r, m, arrays, BatchRegion)
+                column = _bulk_views(r, m, arrays, BatchRegion, shared)
                 if column is None:
                     break
                 columns.append(column)
             else:
-                if full is not None:
-                    target, rows = full, list(zip(*pcols, *columns)) if pcols or columns else None
-                else:
-                    target, rows = views, _rows(columns, m)
-                    _put(args, seg.base, ids, _rows(pcols, m))
-                _put(target, seg.base, ids, rows if rows is not None else [()] * m)
-                continue
-            _put(args, seg.base, ids, _rows(pcols, m))
-    return args, views, full
+                kid = kids[group[0]]
+                if simple[kid] and (pcols or columns):
+                    cols = kcols.get(kid)
+                    if cols is None or len(cols) != len(pcols) + len(columns):
+                        if cols is not None:  # another arity: not a column of this kernel
+                            _put(args, ids, _rows(pcols, m))
+                            _put(views, ids, _rows(columns, m))
+                            continue
+                        cols = kcols[kid] = [[] for _ in range(len(pcols) + len(columns))]
+                    kpos[ids] = np.arange(len(cols[0]), len(cols[0]) + m)
+                    for c, values in zip(cols, (*pcols, *columns)):
+                        c.extend(values)
+                    continue
+                _put(views, ids, _rows(columns, m))
+            _put(args, ids, _rows(pcols, m))
+    return args, views, ((kpos, {k: c for k, c in kcols.items() if c}) if kcols else None)
 
 
-def _put(out: list, base: int, ids: list | None, rows: list) -> None:
-    """``out[ids[j]] = rows[j]`` (ids None: the rows from ``base`` on)."""
-    if ids is None:
-        out[base : base + len(rows)] = rows
+def _put(out: list, ids: np.ndarray, rows: list) -> None:
+    """``out[ids[j]] = rows[j]``."""
+    if not len(rows):
+        return
+    lo = int(ids[0])
+    if int(ids[-1]) == lo + len(rows) - 1 and bool((np.diff(ids) == 1).all()):
+        out[lo : lo + len(rows)] = rows
     else:
-        for i, row in zip(ids, rows):
+        for i, row in zip(ids.tolist(), rows):
             out[i] = row
 
 
-def _bulk_views(r: Any, m: int, arrays: Mapping[str, np.ndarray], batch_cls: type) -> list | None:
-    """The m views of one region column of a batch group, or None (made per task)."""
+def _bulk_views(
+    r: Any, m: int, arrays: Mapping[str, np.ndarray], batch_cls: type, shared: dict
+) -> list | None:
+    """The m views of one region column of a batch group, or None (made per task). A
+    tensor's row views, once made for a group using at least half of its rows, are kept in
+    ``shared`` and reused by every later group (a row written by one task and read by
+    another is one view object)."""
     array = arrays.get(r.tensor)
     if array is None:
         return None
@@ -1334,16 +1410,22 @@ def _bulk_views(r: Any, m: int, arrays: Mapping[str, np.ndarray], batch_cls: typ
         if m and (int(o.min()) < 0 or int(o.max()) >= shape[d]):
             return None  # out of range or wrapping: numpy's own indexing, per task
         index.append(o)
-    lead = array.reshape((-1, *shape[k0:]))
     if not m:
         return []
+    lead = array.reshape((-1, *shape[k0:]))
     flat = np.ravel_multi_index(tuple(index), shape[:k0])
     lo = int(flat[0])
-    if int(flat[-1]) == lo + m - 1 and (m == 1 or bool((np.diff(flat) == 1).all())):
-        return list(lead[lo : lo + m])  # a run of rows: iterating makes the views
-    if len(lead) <= 2 * m:
-        rows = list(lead)  # each row's view once, shared by the tasks that use it
+    run = int(flat[-1]) == lo + m - 1 and (m == 1 or bool((np.diff(flat) == 1).all()))
+    key = (r.tensor, k0)
+    rows = shared.get(key)
+    if rows is None and len(lead) <= 2 * m:
+        rows = shared[key] = list(lead)  # each row's view once (iterating makes them)
+    if rows is not None:
+        if run:
+            return rows[lo : lo + m]
         return [rows[i] for i in flat.tolist()]
+    if run:
+        return list(lead[lo : lo + m])
     return [lead[i] for i in flat.tolist()]
 
 

@@ -448,3 +448,81 @@ def test_small_graphs_take_the_general_engine_until_the_scheduler_is_loaded(monk
     assert fast.fast_declined is None and isinstance(fast._last(), FastRun)
     assert fast.schedule_of() == small.schedule_of() == general.schedule_of()
     assert fastsched.load() and fastsched.schedule.signatures
+
+
+@kernel(cost=lambda i, j: 5 + (i + j) % 3)
+def cell(i, j, x: In[f32[4]], y: InOut[f32[4]]):
+    y += x
+
+
+def _failing(bad):
+    def body(*xs):
+        if xs[:2] == bad:
+            raise ValueError(f"bad cell {bad}")
+
+    return body
+
+
+@pytest.mark.parametrize("bad", [(0, 17), (2, 5), (3, 19)])
+def test_error_in_a_bulk_stretch_names_the_same_task(bad):
+    """Batches of >= 16 tasks call their bodies by stretches of the dispatch order (one
+    ``map`` over columns per stretch): contiguous rows (the parallel nest), reordered rows
+    (the for_each chains, dispatched across chains). A raising body is named as the engine
+    names it, and no later body ran."""
+    X2 = Tensor("X2", [None, None, 4], f32)
+    Y2 = Tensor("Y2", [None, 4], f32)
+    w = combine(
+        parallel_for(
+            DenseDyn(n),
+            lambda i: for_each(DenseDyn(20), lambda j: task(cell, [i, j], [X2[i, j], Y2[i]])),
+        ),
+    ).named("cells")
+    messages, calls = [], []
+    for fast in (True, False):
+        log = []
+
+        def body(*xs, _log=log):
+            _log.append(xs[:2])
+            _failing(bad)(*xs)
+
+        prog = w.compile(target="cpu_sim", fast=fast, workers=3, kernels={"cell": body})
+        x = np.zeros((4, 20, 4), np.float32)
+        with pytest.raises(ExecutionError) as info:
+            prog.bind(n=4, X2=x, Y2=np.zeros((4, 4), np.float32)).execute()
+        assert prog.fast_declined == (None if fast else "fast=False")
+        messages.append(str(info.value))
+        calls.append(log)
+    assert messages[0] == messages[1] and f"bad cell {bad}" in messages[0]
+    assert calls[0] == calls[1] and calls[0][-1] == bad
+
+
+def test_bulk_stretches_call_the_engines_order_with_progress():
+    """Over 8,192 tasks the bodies run in stretches cut at each progress report: every body
+    is called once, in the engine's dispatch order, and the results equal numpy."""
+    X2 = Tensor("X2", [None, None, 4], f32)
+    Y2 = Tensor("Y2", [None, 4], f32)
+    w = combine(
+        parallel_for(
+            DenseDyn(n),
+            lambda i: for_each(DenseDyn(20), lambda j: task(cell, [i, j], [X2[i, j], Y2[i]])),
+        ),
+    ).named("cells_many")
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((450, 20, 4)).astype(np.float32)
+    logs, reports = [], []
+    for fast in (True, False):
+        log = []
+
+        def body(i, j, xv, yv, _log=log):
+            _log.append((i, j))
+            yv += xv
+
+        y = np.zeros((450, 4), np.float32)
+        prog = w.compile(target="cpu_sim", fast=fast, workers=4, kernels={"cell": body})
+        calls = []
+        prog.bind(n=450, X2=x, Y2=y).execute(progress=lambda c, r: calls.append((c, r)))
+        np.testing.assert_allclose(y, x.sum(axis=1), rtol=1e-5, atol=1e-5)
+        logs.append(log)
+        reports.append(calls)
+    assert len(logs[0]) == 9000 and logs[0] == logs[1]
+    assert reports[0][-1] == (9000, 9000) and (9000, 8192) in reports[0]
