@@ -17,16 +17,38 @@ batch's tasks as ``add_task`` arguments, in creation order.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from math import prod
 from typing import Any
 
 import numpy as np
 
-from pto_wsp.runtime.bulk_kernels import _join, cells_of, map_cells, own_pass, single_pass
+from pto_wsp.runtime.bulk_kernels import (
+    _EMPTY,
+    _join,
+    cells_of,
+    map_cells,
+    own_pass,
+    single_pass,
+)
 
 # runtime/graph.py's edge kinds (graph.py imports this module).
 EDGE_RAW, EDGE_WAW, EDGE_WAR = 1, 2, 3
 
-__all__ = ["BatchRegion", "BulkDeps", "iter_batch"]
+__all__ = ["BatchRegion", "BulkDeps", "Groups", "iter_batch"]
+
+
+class Groups(list):
+    """A batch's groups as kept by a batch site of the generated code (``simgen``), which
+    hands the same object to ``add_tasks`` every time its key matches: ``memo`` holds what
+    is derived from the groups alone (their accesses classified per tensor, the per-node
+    field arrays, the lazy per-task fields), computed on first use. Nothing may modify a
+    group's arrays."""
+
+    __slots__ = ("memo",)
+
+    def __init__(self, groups=()) -> None:
+        super().__init__(groups)
+        self.memo: dict = {}
 
 
 class BatchRegion:
@@ -115,6 +137,89 @@ def iter_batch(n: int, groups: Sequence[Sequence]) -> Iterator[tuple]:
     return iter(rows)
 
 
+class _TensorPlan:
+    """A batch's accesses to one tensor, all on one tiling (``key``): per access (key,
+    positions, count, per-dimension cells, access, region index, lowest and highest cells),
+    the batch's box of cells (lo, hi, size), and the accesses' cells linearised in a tiling
+    box, kept per box (``lin``)."""
+
+    __slots__ = ("key", "rank", "accesses", "lo", "hi", "size", "lin", "pos")
+
+    def __init__(self, key: tuple, accesses: list) -> None:
+        self.key = key
+        self.rank = rank = len(key[0])
+        self.accesses = accesses
+        self.lo = [min(a[6][d] for a in accesses) for d in range(rank)]
+        self.hi = [max(a[7][d] for a in accesses) for d in range(rank)]
+        size = 1.0
+        for d in range(rank):
+            size *= self.hi[d] - self.lo[d] + 1
+        self.size = size
+        self.lin: dict[tuple, list] = {}
+        self.pos: list | None = None
+
+
+_MISSING = object()
+#: Per tiling key: its widths and residues as arrays, whether unit-strided, and a zero box
+#: origin (shared by every _Tiling of that key, never modified).
+_KEY_ARRAYS: dict[tuple, tuple] = {}
+
+
+def classify(n: int, groups: Sequence[Sequence]) -> dict | None:
+    """A batch's accesses per tensor (``_TensorPlan``), from its groups alone; None when the
+    array rule cannot take them (sizes or strides varying per task, offsets off one tiling,
+    a tensor's accesses on several tilings)."""
+    per: dict[Any, list] = {}
+    # Per (offset array, tile width): its cells, their range, and whether one residue.
+    seen: dict[tuple[int, int], tuple] = {}
+    for group in groups:
+        pos = group[1]
+        m = group_count(group, n)
+        if not m:
+            continue
+        for ri, r in enumerate(group[3]):
+            sizes, strides = _uniform(r.sizes), _uniform(r.strides)
+            if sizes is None or strides is None:
+                return None
+            if 0 in sizes:
+                continue  # an empty region: no access (TensorMap.access)
+            if min(strides, default=1) < 1:
+                return None
+            res, cells, lo, hi = [], [], [], []
+            for o, a, b in zip(r.offsets, sizes, strides):
+                w = a * b
+                if o.__class__ is np.ndarray:
+                    hit = seen.get((id(o), w))
+                    if hit is None:
+                        hit = seen[(id(o), w)] = cells_of(o, w)
+                        if hit is None:
+                            return None
+                    q, rm, qlo, qhi = hit
+                else:
+                    q, rm = divmod(o, w)
+                    qlo = qhi = q
+                res.append(rm)
+                cells.append(q)
+                lo.append(qlo)
+                hi.append(qhi)
+            key = (tuple(sizes), tuple(strides), tuple(res))
+            per.setdefault(r.tensor, []).append((key, pos, m, cells, r.access, ri, lo, hi))
+    out = {}
+    for tensor, accesses in per.items():
+        key = accesses[0][0]
+        if any(a[0] != key for a in accesses):
+            return None
+        out[tensor] = _TensorPlan(key, accesses)
+    return out
+
+
+def _cells_box(cells: list, rank: int) -> tuple[list, list]:
+    return (
+        [min(c[d] for c in cells) for d in range(rank)],
+        [max(c[d] for c in cells) for d in range(rank)],
+    )
+
+
 class _Tiling:
     """One tiling of a tensor in array form: the last writer of each cell of a box of cells,
     and the (cell, task) pairs read since those writes, in creation order."""
@@ -131,21 +236,28 @@ class _Tiling:
         "r_task",
         "_lo",
         "_hi",
+        "_shape",
     )
 
     def __init__(self, key: tuple) -> None:
-        sizes, strides, residues = key
         self.key = key
-        self.widths = np.array([a * b for a, b in zip(sizes, strides)], dtype=np.int64)
-        self.residues = np.array(residues, dtype=np.int64)
-        self.unit = all(s == 1 for s in strides)
-        self.lo = np.zeros(len(sizes), dtype=np.int64)
-        self.shape = np.zeros(len(sizes), dtype=np.int64)
-        self.writer = np.zeros(0, dtype=np.int64)
-        self.r_cell = np.zeros(0, dtype=np.int64)
-        self.r_task = np.zeros(0, dtype=np.int64)
+        arrays = _KEY_ARRAYS.get(key)
+        if arrays is None:
+            sizes, strides, residues = key
+            widths = np.array([a * b for a, b in zip(sizes, strides)], dtype=np.int64)
+            arrays = _KEY_ARRAYS[key] = (
+                widths,
+                np.array(residues, dtype=np.int64),
+                all(s == 1 for s in strides),
+                np.zeros(len(sizes), dtype=np.int64),
+            )
+        # Shared per key and never modified (fit replaces lo and shape).
+        self.widths, self.residues, self.unit, self.lo = arrays
+        self.shape = self.lo
+        self.writer = self.r_cell = self.r_task = _EMPTY
         self._lo: list[int] = []
         self._hi: list[int] = []
+        self._shape: list[int] = []
 
     @property
     def live(self) -> bool:
@@ -156,29 +268,30 @@ class _Tiling:
         exceed ``limit``."""
         lo_l = lo if lo.__class__ is list else lo.tolist()
         hi_l = hi if hi.__class__ is list else hi.tolist()
-        if self.writer.size and all(
-            a >= b and c <= d for a, b, c, d in zip(lo_l, self._lo, hi_l, self._hi)
-        ):
-            return True  # already inside
-        lo, hi = np.array(lo_l, dtype=np.int64), np.array(hi_l, dtype=np.int64)
-        if self.writer.size:
-            new_lo = np.minimum(self.lo, lo)
-            new_hi = np.maximum(self.lo + self.shape - 1, hi)
-        else:
-            new_lo, new_hi = lo, hi
-        new_shape = new_hi - new_lo + 1
-        if self.writer.size and (new_lo == self.lo).all() and (new_shape == self.shape).all():
+        if not self.writer.size:
+            shape = [b - a + 1 for a, b in zip(lo_l, hi_l)]
+            size = prod(shape)
+            if size > limit:
+                return False
+            self.writer = np.full(size, -1, dtype=np.int64)
+            self.lo = np.array(lo_l, dtype=np.int64)
+            self.shape = np.array(shape, dtype=np.int64)
+            self._lo, self._hi, self._shape = list(lo_l), list(hi_l), shape
             return True
-        if int(np.prod(new_shape, dtype=np.float64)) > limit:
+        if all(a >= b and c <= d for a, b, c, d in zip(lo_l, self._lo, hi_l, self._hi)):
+            return True  # already inside
+        new_lo = [min(a, b) for a, b in zip(lo_l, self._lo)]
+        new_hi = [max(a, b) for a, b in zip(hi_l, self._hi)]
+        new_shape = [b - a + 1 for a, b in zip(new_lo, new_hi)]
+        if prod(float(x) for x in new_shape) > limit:
             return False
-        writer = np.full(int(np.prod(new_shape)), -1, dtype=np.int64)
-        if self.writer.size:
-            old = self.coords(np.arange(self.writer.size))
-            writer[self._lin(old, new_lo, new_shape)] = self.writer
-            self.r_cell = self._lin(self.coords(self.r_cell), new_lo, new_shape)
-        self.lo, self.shape, self.writer = new_lo, new_shape, writer
-        self._lo = new_lo.tolist()
-        self._hi = (new_lo + new_shape - 1).tolist()
+        lo_a, shape_a = np.array(new_lo, dtype=np.int64), np.array(new_shape, dtype=np.int64)
+        writer = np.full(prod(new_shape), -1, dtype=np.int64)
+        old = self.coords(np.arange(self.writer.size))
+        writer[self._lin(old, lo_a, shape_a)] = self.writer
+        self.r_cell = self._lin(self.coords(self.r_cell), lo_a, shape_a)
+        self.lo, self.shape, self.writer = lo_a, shape_a, writer
+        self._lo, self._hi, self._shape = new_lo, new_hi, new_shape
         return True
 
     @staticmethod
@@ -219,7 +332,7 @@ def _cells_lin(t: _Tiling, cells: list, m: int) -> np.ndarray:
     const = 0
     lin = None
     stride = 1
-    shape, lo = t.shape.tolist(), t.lo.tolist()
+    shape, lo = t._shape, t._lo
     for d in range(len(cells) - 1, -1, -1):
         c = cells[d]
         const -= lo[d] * stride
@@ -254,78 +367,50 @@ class BulkDeps:
 
     def plan(self, n: int, groups: Sequence[Sequence], tensormap: Any) -> dict | None:
         """Classify a batch's accesses per tensor; None when the array rule is not exact for
-        it (the caller takes the per-task path)."""
-        per: dict[Any, list] = {}
-        # Per (offset array, tile width): its cells, their range, and whether one residue.
-        seen: dict[tuple[int, int], tuple] = {}
-        for group in groups:
-            pos = group[1]
-            m = group_count(group, n)
-            if not m:
+        it (the caller takes the per-task path). The classification depends on the groups
+        alone (kept in ``Groups.memo``); the checks against the tensors' state run each time."""
+        memo = getattr(groups, "memo", None)
+        if memo is None:
+            per = classify(n, groups)
+        else:
+            per = memo.get("per", _MISSING)
+            if per is _MISSING:
+                per = memo["per"] = classify(n, groups)
+        if per is None:
+            return None
+        tensors = self.tensors
+        states = tensormap._tensors
+        for tensor, tp in per.items():
+            st = states.get(tensor)
+            tilings = tensors.get(tensor)
+            if st is None and tilings is None:
+                if tp.size > MAX_CELLS:
+                    return None
                 continue
-            for ri, r in enumerate(group[3]):
-                sizes, strides = _uniform(r.sizes), _uniform(r.strides)
-                if sizes is None or strides is None:
-                    return None
-                if 0 in sizes:
-                    continue  # an empty region: no access (TensorMap.access)
-                if min(strides, default=1) < 1:
-                    return None
-                res, cells, lo, hi = [], [], [], []
-                for o, a, b in zip(r.offsets, sizes, strides):
-                    w = a * b
-                    if o.__class__ is np.ndarray:
-                        hit = seen.get((id(o), w))
-                        if hit is None:
-                            hit = seen[(id(o), w)] = cells_of(o, w)
-                            if hit is None:
-                                return None
-                        q, rm, qlo, qhi = hit
-                    else:
-                        q, rm = divmod(o, w)
-                        qlo = qhi = q
-                    res.append(rm)
-                    cells.append(q)
-                    lo.append(qlo)
-                    hi.append(qhi)
-                key = (tuple(sizes), tuple(strides), tuple(res))
-                per.setdefault(r.tensor, []).append((key, pos, m, cells, r.access, ri, lo, hi))
-        for tensor, accesses in per.items():
-            key = accesses[0][0]
-            if any(a[0] != key for a in accesses):
-                return None
-            rank = len(key[0])
-            lo = [min(a[6][d] for a in accesses) for d in range(rank)]
-            hi = [max(a[7][d] for a in accesses) for d in range(rank)]
-            boxes = [(lo, hi)]
-            mine = self.tensors.get(tensor, {}).get(key)
-            if mine is not None and mine.writer.size:
-                boxes.append((mine.lo.tolist(), (mine.lo + mine.shape - 1).tolist()))
-            st = tensormap._tensors.get(tensor)
-            if st is not None and key in st.grids and st.grids[key].cells:
-                cells = list(st.grids[key].cells)
-                boxes.append(
-                    (
-                        [min(c[d] for c in cells) for d in range(rank)],
-                        [max(c[d] for c in cells) for d in range(rank)],
-                    )
-                )
-            size = 1.0
-            for d in range(rank):
-                size *= max(b[1][d] for b in boxes) - min(b[0][d] for b in boxes) + 1
-            if size > MAX_CELLS:
-                return None
+            key, rank = tp.key, tp.rank
             if self.ranks.get(tensor, rank) != rank:
                 return None
-            st = tensormap._tensors.get(tensor)
+            boxes = [(tp.lo, tp.hi)]
+            mine = None if tilings is None else tilings.get(key)
+            if mine is not None and mine.writer.size:
+                boxes.append((mine._lo, mine._hi))
+            if st is not None and key in st.grids and st.grids[key].cells:
+                boxes.append(_cells_box(list(st.grids[key].cells), rank))
+            if len(boxes) == 1:
+                size = tp.size
+            else:
+                size = 1.0
+                for d in range(rank):
+                    size *= max(b[1][d] for b in boxes) - min(b[0][d] for b in boxes) + 1
+            if size > MAX_CELLS:
+                return None
             if st is not None and st.exact:
                 if st.levels or st.rank != rank:
                     return None  # regions outside the grids: the per-task path decides
                 for grid in st.grids.values():
                     if grid.cells and _box(list(grid.cells)) > MAX_CELLS:
                         return None
-            tilings = self._existing(tensor, tensormap)
-            for other in tilings:
+            for other in self._existing(tensor, tensormap):
                 if other != key and _relation(key, other) is None:
                     return None
         return per
@@ -404,24 +489,37 @@ class BulkDeps:
     def apply(self, tid0: int, n: int, plan: dict, tensormap: Any) -> list[tuple]:
         """Record the batch's accesses; return its data edges as (src, dst, kind) arrays."""
         out = []
-        for tensor, accesses in plan.items():
-            st = tensormap._tensors.get(tensor)
-            if st is not None:
+        states = tensormap._tensors
+        for tensor, tp in plan.items():
+            if tensor in states:
                 self.adopt(tensor, tensormap)
-            out.extend(self._tensor(tensor, tid0, n, accesses))
+            out.extend(self._tensor(tensor, tid0, n, tp))
         return out
 
-    def _single(self, own: _Tiling, tid0: int, n: int, access: tuple) -> list[tuple] | None:
+    @staticmethod
+    def _lins(tp: _TensorPlan, own: _Tiling) -> list:
+        """The plan's accesses' cells linearised in ``own``'s box (kept per box), and their
+        concatenation (made when first asked for: the last entry)."""
+        bkey = (*own._lo, *own._shape)
+        lins = tp.lin.get(bkey)
+        if lins is None:
+            if len(tp.lin) >= 4:
+                tp.lin.clear()
+            lins = tp.lin[bkey] = [_cells_lin(own, a[3], a[2]) for a in tp.accesses]
+            lins.append(None)
+        return lins
+
+    def _single(self, own: _Tiling, tid0: int, n: int, tp: _TensorPlan) -> list[tuple] | None:
         """One region per task on the tensor's only tiling, each cell touched by one task:
         no order inside the batch. None if some cell is touched twice (the general pass)."""
-        _key, pos, m, cells, mode, _ri, lo, hi = access
+        _key, pos, m, cells, mode, _ri, lo, hi = tp.accesses[0]
         if not own.fit(lo, hi, MAX_CELLS):
             raise RuntimeError("internal: tiling box too large")
-        g = _cells_lin(own, cells, m)
+        g = self._lins(tp, own)[0]
         if pos is None:
             t = np.arange(tid0, tid0 + n, dtype=np.int64)
         else:
-            t = pos.astype(np.int64) + tid0
+            t = pos + tid0 if pos.dtype == np.int64 else pos.astype(np.int64) + tid0
         done, src, dst, kind, own.r_cell, own.r_task = single_pass(
             g, t, mode != "out", mode != "in", own.writer, own.r_cell, own.r_task
         )
@@ -429,37 +527,39 @@ class BulkDeps:
             return None
         return [(src, dst, kind)] if len(src) else []
 
-    def _tensor(self, tensor, tid0: int, n: int, accesses: list) -> list[tuple]:
-        key = accesses[0][0]
-        rank = len(key[0])
+    def _tensor(self, tensor, tid0: int, n: int, tp: _TensorPlan) -> list[tuple]:
+        key, rank, accesses = tp.key, tp.rank, tp.accesses
         self.ranks[tensor] = rank
-        tilings = self.tensors.setdefault(tensor, {})
+        tilings = self.tensors.get(tensor)
+        if tilings is None:
+            tilings = self.tensors[tensor] = {}
         own = tilings.get(key)
         if own is None:
             own = tilings[key] = _Tiling(key)
-        for okey in [k for k, o in tilings.items() if o is not own and not o.live]:
-            del tilings[okey]  # nothing left there: no constraint on later tilings
+        if len(tilings) > 1:
+            for okey in [k for k, o in tilings.items() if o is not own and not o.live]:
+                del tilings[okey]  # nothing left there: no constraint on later tilings
         if len(accesses) == 1 and len(tilings) == 1:
-            fast = self._single(own, tid0, n, accesses[0])
+            fast = self._single(own, tid0, n, tp)
             if fast is not None:
                 return fast
         # The accesses: local task position, cell (linear in our box), reads, writes.
-        lo = [min(a[6][d] for a in accesses) for d in range(rank)]
-        hi = [max(a[7][d] for a in accesses) for d in range(rank)]
-        if not own.fit(lo, hi, MAX_CELLS):
+        if not own.fit(tp.lo, tp.hi, MAX_CELLS):
             raise RuntimeError("internal: tiling box too large")
-        ps, gs, rs, ws, ris = [], [], [], [], []
-        for _key, pos, m, cells, access, ri, _lo, _hi in accesses:
-            ps.append(np.arange(n, dtype=np.int64) if pos is None else pos.astype(np.int64))
-            gs.append(_cells_lin(own, cells, m))
-            rs.append(np.full(m, access != "out"))
-            ws.append(np.full(m, access != "in"))
-            ris.append(np.full(m, ri))
-        p = np.concatenate(ps)
-        g = np.concatenate(gs)
-        R = np.concatenate(rs)
-        W = np.concatenate(ws)
-        ri = np.concatenate(ris)
+        if tp.pos is None:
+            ps, rs, ws, ris = [], [], [], []
+            for _key, pos, m, _cells, access, ri, _lo, _hi in accesses:
+                ps.append(np.arange(n, dtype=np.int64) if pos is None else pos.astype(np.int64))
+                rs.append(np.full(m, access != "out"))
+                ws.append(np.full(m, access != "in"))
+                ris.append(np.full(m, ri))
+            cat = np.concatenate
+            tp.pos = [cat(ps), cat(rs), cat(ws), cat(ris)]
+        p, R, W, ri = tp.pos
+        lins = self._lins(tp, own)
+        g = lins[-1]
+        if g is None:
+            g = lins[-1] = lins[0] if len(lins) == 2 else np.concatenate(lins[:-1])
         if not len(p):
             return []
         # The rule on our tiling (bulk_kernels.own_pass; it sorts by (cell, task)).
@@ -533,9 +633,22 @@ def _box(cells: list[tuple[int, ...]]) -> float:
     return size
 
 
+_RELATIONS: dict[tuple, str | None] = {}
+
+
 def _relation(key: tuple, other: tuple) -> str | None:
     """How tiling ``other`` sits against tiling ``key``: "finer" (each of its cells inside one
     of ours), "coarser" (each of ours inside one of its), or None (neither, or strided)."""
+    pair = (key, other)
+    rel = _RELATIONS.get(pair, _MISSING)
+    if rel is _MISSING:
+        if len(_RELATIONS) > 4096:
+            _RELATIONS.clear()
+        rel = _RELATIONS[pair] = _relation_of(key, other)
+    return rel
+
+
+def _relation_of(key: tuple, other: tuple) -> str | None:
     (s1, st1, r1), (s2, st2, r2) = key, other
     if len(s1) != len(s2) or any(x != 1 for x in st1) or any(x != 1 for x in st2):
         return None

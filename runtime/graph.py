@@ -365,26 +365,26 @@ class GraphBuilder:
             preds = _expand_array(frontier)
             frontier[:] = [self._barrier_segment(preds)] if len(preds) > 1 else preds.tolist()
         tid0 = self._base
-        ids = np.arange(tid0, tid0 + n, dtype=np.int64)
-        kernel = np.empty(n, dtype=np.int32)
-        pool = np.empty(n, dtype=np.int64)
-        domain = np.empty(n, dtype=np.int64)
-        target = np.empty(n, dtype=np.int64)
-        stream = np.empty(n, dtype=np.int64)
-        priority = np.empty(n, dtype=np.int64)
+        memo = getattr(groups, "memo", None)
+        fields = None if memo is None else memo.get("nodes")
+        if fields is None:
+            fields = _node_fields(n, groups)
+            if memo is not None:
+                memo["nodes"] = fields
+        names, at, pool, domain, target, stream, priority, kinds, lazy = fields
         # Kernel ids in order of first use, as task by task: groups by their first task.
-        for group in sorted(groups, key=lambda g: 0 if g[1] is None else _first(g[1])):
-            if group[1] is not None and not len(group[1]):
-                continue
-            at = slice(None) if group[1] is None else group[1]
-            kernel[at] = self.kernel_id(group[0])
-            p = group[5]
-            pool[at] = POOLS[p] if p.__class__ is str else p
-            target[at] = group[6]
-            stream[at] = group[7]
-            priority[at] = group[8]
-            d = group[9]
-            domain[at] = DOMAINS[d] if d.__class__ is str else d
+        kernel_id = self.kernel_id
+        kids = tuple([kernel_id(k) for k in names])
+        kernel = None if memo is None else memo.get(kids)
+        if kernel is None:
+            if len(kids) == 1:
+                kernel = np.full(n, kids[0], dtype=np.int32)
+            else:
+                kernel = np.empty(n, dtype=np.int32)
+                for k, where in zip(kids, at):
+                    kernel[where] = k
+            if memo is not None:
+                memo[kids] = kernel
         self._num_tasks += n
         if chains is not None:
             batch_order.scope_after(self, scope, chains, tid0, n)
@@ -409,7 +409,7 @@ class GraphBuilder:
             # No other chunk has this source, so each source's edges stay in increasing
             # destination order (what build() relies on).
             chunks.append(
-                (np.full(n, frontier[0], dtype=np.int64), ids, np.zeros(n, dtype=np.uint8))
+                (np.full(n, frontier[0], dtype=np.int64), np.arange(tid0, tid0 + n), kinds)
             )
         if not chunks:
             src = dst = np.zeros(0, dtype=np.int64)
@@ -424,14 +424,14 @@ class GraphBuilder:
             _Segment(
                 tid0,
                 n,
-                np.zeros(n, dtype=np.uint8),
+                kinds,
                 kernel,
                 pool,
                 domain,
                 target,
                 stream,
                 priority,
-                _BatchFields(n, groups),
+                lazy,
                 src,
                 dst,
                 ekind,
@@ -639,6 +639,34 @@ def _expand_array(nodes: list) -> np.ndarray:
 
 def _first(positions: np.ndarray) -> int:
     return int(positions[0]) if len(positions) else 1 << 62
+
+
+def _node_fields(n: int, groups: Sequence[Sequence]) -> tuple:
+    """A batch's per-node fields that depend on its groups alone: the kernels in order of
+    first use with each one's tasks (a slice or positions), the pool, domain, target, stream,
+    priority and kind arrays, and the lazy per-task fields (``Groups.memo`` keeps them; no
+    one modifies them: ``build()`` concatenates)."""
+    names, at = [], []
+    pool = np.empty(n, dtype=np.int64)
+    domain = np.empty(n, dtype=np.int64)
+    target = np.empty(n, dtype=np.int64)
+    stream = np.empty(n, dtype=np.int64)
+    priority = np.empty(n, dtype=np.int64)
+    for group in sorted(groups, key=lambda g: 0 if g[1] is None else _first(g[1])):
+        if group[1] is not None and not len(group[1]):
+            continue
+        where = slice(None) if group[1] is None else group[1]
+        names.append(group[0])
+        at.append(where)
+        p = group[5]
+        pool[where] = POOLS[p] if p.__class__ is str else p
+        target[where] = group[6]
+        stream[where] = group[7]
+        priority[where] = group[8]
+        d = group[9]
+        domain[where] = DOMAINS[d] if d.__class__ is str else d
+    kinds = np.zeros(n, dtype=np.uint8)
+    return names, at, pool, domain, target, stream, priority, kinds, _BatchFields(n, groups)
 
 
 #: Batches of fewer tasks take the per-task path (numpy's fixed costs exceed the gain).

@@ -287,7 +287,8 @@ def test_a_regular_nest_becomes_one_add_tasks_call():
     assert "_b.add_task(" not in vector
     assert "_axis(" in vector
     # The for_each is one chain (docs/batchgen.md "Ordered chains").
-    assert "_chains(_b, 1, " in ordered and "_b.add_task(" not in ordered
+    assert "_chains(_b, *_hit)" in ordered and "_b.add_task(" not in ordered
+    assert "_key, 1, _n0, False, [" in ordered  # count, length, scoped, groups
     plain = compile_sim_program(program, module, batch=False).source
     assert "add_tasks" not in plain
     g = compare_program(module, program, {"n": 4})

@@ -229,7 +229,14 @@ _ARRAYS = {
     "regions": (15, np.int64),
     "site": (16, np.int32),
     "worker_tasks": (17, np.int64),
+    "issue": (18, np.int64),
+    "stream_key": (19, np.int64),
+    "lane": (20, np.int64),
+    "start": (21, np.int64),
+    "worker": (22, np.int64),
 }
+#: Per-node schedule arrays (not part of the TaskGraph).
+_SCHEDULE = ("issue", "stream_key", "lane", "start", "worker")
 _ACCESS = ("in", "out", "inout")
 
 
@@ -491,13 +498,46 @@ class AscendProgram:
             worker_cpu_ms=raw.worker_cpu_ns / 1e6,
         )
 
+    def schedule_of(self) -> list[dict[str, Any]]:
+        """Per task of the last execution (needs ``record=True``), as the CPU simulator's
+        ``schedule_of`` where the names mean the same: id (node), kernel, worker, and ``stream``
+        (the stream key with ``streams n``, else the task's stream value); then the host's
+        order: ``issue`` (issue number: the order batch_deps and timing released tasks in),
+        ``lane`` (the stream lane with ``streams n``, else -1) and ``start`` (the order workers
+        started tasks in, over the whole run; real threads, so only the orders the schedule
+        forces are reproducible: within a lane, start order is issue order)."""
+        run = self._done()
+        if not self.record:
+            raise RuntimeError(
+                f"@{self.name}: schedule_of() needs the program built with record=True"
+            )
+        a = {name: run.array(name).tolist() for name in ("kind", "kernel", "stream") + _SCHEDULE}
+        kernels = list(self.tree.kernels)
+        out = []
+        for i, kind in enumerate(a["kind"]):
+            if kind != 0:
+                continue
+            key = a["stream_key"][i]
+            out.append(
+                {
+                    "id": i,
+                    "kernel": kernels[a["kernel"][i]],
+                    "worker": a["worker"][i],
+                    "stream": key if a["lane"][i] >= 0 else a["stream"][i],
+                    "issue": a["issue"][i],
+                    "lane": a["lane"][i],
+                    "start": a["start"][i],
+                }
+            )
+        return out
+
     def graph(self) -> TaskGraph:
         """The task graph the last execution created (needs ``record=True``), as a
         runtime/graph.py TaskGraph: kernels by name, regions by argument name."""
         run = self._done()
         if not self.record:
             raise RuntimeError(f"@{self.name}: graph() needs the program built with record=True")
-        a = {name: run.array(name) for name in _ARRAYS}
+        a = {name: run.array(name) for name in _ARRAYS if name not in _SCHEDULE}
         n = len(a["kind"])
         names = [arg.name for arg in self.program.args]
         regions_flat = a["regions"].tolist()

@@ -542,6 +542,11 @@ def _rank_reduction_mask(sizes: list[int], result: list[int]) -> list[bool]:
     return keep
 
 
+def _stream_keyed(program: tg.ProgramOp) -> bool:
+    """Whether the program's tasks carry a ``stream_by`` key (lowering/cpu/simgen.py's rule)."""
+    return any(isinstance(op, tg.TaskOp) and op.stream is not None for op in program.walk())
+
+
 def config_function(program: tg.ProgramOp, warnings: list[str]) -> str:
     """``<p>_config()``: the program's ``config`` as a RuntimeConfig."""
     lines = ["  pto::wsp::RuntimeConfig c;"]
@@ -562,11 +567,9 @@ def config_function(program: tg.ProgramOp, warnings: list[str]) -> str:
             lines.append(f"  // extensions not lowered (reported by wsp-to-tg): {names}")
         elif isinstance(value, DictionaryAttr):
             continue
-    if config.get("timing") == StringAttr("interleaved"):
-        warnings.append(
-            f"tg.program @{program.sym_name.data}: timing interleaved is carried in the "
-            "RuntimeConfig; the host runtime issues such tasks as soon as they are ready"
-        )
+    if _stream_keyed(program):
+        # Lane keys are the tasks' stream_by values (else issue numbers), as the simulator's.
+        lines.append("  c.stream_keyed = true;")
     lines.append("  return c;")
     cname = identifier(program.sym_name.data) + "_config"
     return f"static pto::wsp::RuntimeConfig {cname}() {{\n" + "\n".join(lines) + "\n}\n"

@@ -18,14 +18,24 @@ is extended here with what only the simulator runs:
 
 from __future__ import annotations
 
+import ast
+import builtins
 import re
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
 from xdsl.ir import Operation, SSAValue
 
 from pto_wsp.dialects import csp, tg
@@ -43,7 +53,7 @@ from pto_wsp.lowering.cpu.pygen import (
 )
 from pto_wsp.passes.diagnostics import location_of
 from pto_wsp.runtime.batch_order import add_chains
-from pto_wsp.runtime.bulk import BatchRegion
+from pto_wsp.runtime.bulk import BatchRegion, Groups
 from pto_wsp.runtime.kernels import ViewRegion
 
 __all__ = ["BATCH_LOOPS", "ProcessCode", "SimProgram", "compile_sim_program"]
@@ -51,6 +61,10 @@ __all__ = ["BATCH_LOOPS", "ProcessCode", "SimProgram", "compile_sim_program"]
 #: Emit regular loop nests as numpy batches (``_b.add_tasks``); False: task by task
 #: (the switch the tests compare both ways with). ``compile_sim_program(batch=...)`` overrides.
 BATCH_LOOPS = True
+
+#: Per batch site (one regular nest of the generated code), how many results it keeps, keyed
+#: by the values the nest reads from outside (docs/batchgen.md "Batch sites"); 0: no caching.
+SITE_ENTRIES = 8
 
 # Elementwise arith on index arrays, with the semantics of the per-task expressions.
 _VBINARY = {
@@ -100,6 +114,40 @@ def _flat(value, shape):
     if value.__class__ is np.ndarray:
         return np.broadcast_to(value, shape).ravel()
     return value
+
+
+class _NoKey:
+    """A value a batch site's key cannot hold (the result is then not kept)."""
+
+    __slots__ = ()
+
+
+_NOKEY = _NoKey()
+
+
+def _skey(value: Any) -> Any:
+    """A batch site's key part for a value that is not an index: a tensor argument by its name
+    and shape (all a nest reads of it: extents and whole-tensor regions), a View (frozen) as
+    itself, an integer as an int; anything else cannot be keyed."""
+    cls = value.__class__
+    if cls is int or cls is View or cls is bool:
+        return value
+    if cls is Tensor:
+        return (Tensor, value.name, value.shape)
+    if isinstance(value, np.integer):
+        return int(value)
+    return _NOKEY
+
+
+def _site_put(site: dict, key: tuple, *entry: Any) -> tuple:
+    """Keep a batch site's result (the add_tasks / _chains arguments, groups last) under
+    ``key``; at most ``SITE_ENTRIES`` per site (a full site starts again)."""
+    entry = (*entry[:-1], Groups(entry[-1]))
+    if SITE_ENTRIES > 0 and _NOKEY not in key:
+        if len(site) >= SITE_ENTRIES:
+            site.clear()
+        site[key] = entry
+    return entry
 
 
 def _const(value: SSAValue) -> int | None:
@@ -184,6 +232,10 @@ class _SimGenerator(_Generator):
         self._vguard: list[str] = []  # the trip counts of the loops being emitted
         self._rank = 0
         self._loops = 0
+        # Batch sites (their cache dicts' names) and whether the nest being emitted gave a
+        # Python name to a value defined outside it (the nest is then not cached).
+        self.sites: list[str] = []
+        self._voutside = False
 
     def op(self, op: Operation) -> None:
         if self._vtasks is not None:
@@ -374,12 +426,16 @@ class _SimGenerator(_Generator):
     ) -> None:
         """The nest as arrays: per loop its index along an axis of its own, arith elementwise,
         and one ``_b.add_tasks`` call holding every task of the nest in creation order.
-        ``chain`` (from ``_chain_shape``): ordered chains, one ``_chains`` call instead."""
+        ``chain`` (from ``_chain_shape``): ordered chains, one ``_chains`` call instead.
+        The nest's arrays depend only on the values it reads from outside: its result is kept
+        per site, keyed by those values (``_site_key``)."""
         self.line(f"# a regular loop nest: {rank} loop(s) as numpy arrays")
+        start = len(self.lines)
         self._vtasks = []
         self._vnames = set()
         self._rank = rank
         self._loops = 0
+        self._voutside = False
         try:
             n, c = self._vector_loop(root, [])
             tasks = self._vtasks
@@ -390,15 +446,65 @@ class _SimGenerator(_Generator):
                 depth, scoped = chain
                 count = " * ".join(f"_n{u}" for u in range(depth)) or "1"
                 self.line(f"# ordered chains: loop {depth} is a for_each (docs/batchgen.md)")
-                self.line(f"_chains(_b, {count}, _n{depth}, {scoped}, [")
+                call, args = "_chains(_b, ", f"{count}, _n{depth}, {scoped}"
             else:
-                self.line(f"_b.add_tasks({n} * {c}, [")
+                call, args = "_b.add_tasks(", f"{n} * {c}"
+            body = self.lines[start:]
+            key = None if self._voutside else self._site_key(body, groups)
+            if key is None:
+                self.line(f"{call}{args}, [")
+                for g in groups:
+                    self.line(f"    {g},")
+                self.line("])")
+                return
+            site = f"_site{len(self.sites)}"
+            self.sites.append(site)
+            del self.lines[start:]
+            self.line(f"_key = {key}")
+            self.line(f"_hit = {site}.get(_key)")
+            self.line("if _hit is None:")
+            self.lines.extend("    " + x for x in body)
+            self.line(f"    _hit = _site_put({site}, _key, {args}, [")
             for g in groups:
-                self.line(f"    {g},")
-            self.line("])")
+                self.line(f"        {g},")
+            self.line("    ])")
+            self.line(f"{call}*_hit)")
         finally:
             self._vtasks = None
             self._vnames = set()
+
+    def _site_key(self, body: list[str], groups: list[str]) -> str | None:
+        """The key of a batch site: a tuple of the names the nest's code reads but does not
+        assign (indices as they are, other values through ``_skey``); None when the code
+        cannot be analysed (then the nest is not cached)."""
+        text = textwrap.dedent("\n".join(body)) + "".join(f"\n_g = {g}" for g in groups)
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:  # pragma: no cover - the generator's own output
+            return None
+        stored, loaded = set(), []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Store):
+                    stored.add(node.id)
+                elif node.id not in loaded:
+                    loaded.append(node.id)
+        names = {v: k for k, v in self.names.items()}
+        glob = _namespace()
+        parts = []
+        for name in sorted(set(loaded) - stored):
+            if name in glob or hasattr(builtins, name):
+                continue
+            if name == "_b":
+                return None  # the builder: not a value of the nest
+            value = names.get(name)
+            if value is not None and _const(value) is not None:
+                continue  # a constant: the same every time the site runs
+            if value is not None and isinstance(value.type, IndexType | IntegerType):
+                parts.append(name)
+            else:
+                parts.append(f"_skey({name})")
+        return "(" + "".join(p + ", " for p in parts) + ")"
 
     def _vector_loop(self, op: scf.ForOp, path: list) -> tuple[str, str]:
         uid = self._loops
@@ -526,6 +632,8 @@ class _SimGenerator(_Generator):
         if sym is None or sym.materialized:
             return
         sym.materialized = True
+        if self._vtasks is not None:
+            self._voutside = True  # a name later code may read: not a cached nest
         self.line(
             f"{self.name(value)} = _View({sym.tensor!r}, {_tup(sym.offsets)}, {_tup(sym.sizes)}, "
             f"{_tup(sym.strides)}, {sym.kept!r})"
@@ -655,6 +763,8 @@ def _namespace() -> dict[str, Any]:
         "_flat": _flat,
         "_BR": BatchRegion,
         "_chains": add_chains,
+        "_skey": _skey,
+        "_site_put": _site_put,
     }
 
 
@@ -692,6 +802,7 @@ def _compile_function(
     header = f"def _program(_b{''.join(', ' + p for p in params)}):"
     source = "\n".join([header, "    pass", *gen.lines]) + "\n"
     namespace = _namespace()
+    namespace.update((site, {}) for site in gen.sites)
     callees: dict[str, CompiledProgram] = {}
     for callee in sorted(gen.calls):
         target = _find_program(module, callee, program)

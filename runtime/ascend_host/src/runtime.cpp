@@ -21,6 +21,10 @@
 // work_steal dispatch they take other workers' tasks too. Queues are FIFO, or by priority
 // (lower first) with issue = priority. pipeline_depth bounds the tasks running at once
 // (globally, per stream or per pool); rate_limit(n) paces submission to n tasks per ms.
+// Issue follows the simulator (docs/simulator.md): with streams n a task is linked behind the
+// last issued task of its lane (stream key + n * (placed worker + 1)) and held until that task
+// starts, i.e. a worker takes it; timing interleaved(n) issues n tasks at a time, round-robin
+// across stream keys. Without streams, interleave or record, submit skips all of it.
 // Barrier nodes run no kernel: they complete as soon as they are ready.
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +106,14 @@ class SpinLock {
 // their own cache line, touched by the orchestrator only to wire a successor to an unfinished
 // node. Whether the node completed and whether the slot is free are in Impl's compact arrays
 // (slot_done, slot_free), not here.
+// Stream lanes (streams n): a slot's lane_next is kLaneOpen until its task starts, when the
+// starting worker swaps in kLaneStarted; the orchestrator, issuing the next task of the lane,
+// swaps kLaneOpen for that task's id (one CAS). Whoever comes second knows the order: a
+// worker that finds an id lets that task go (pending - 1), an orchestrator that finds
+// kLaneStarted does not hold its task.
+constexpr uint32_t kLaneOpen = 0xFFFFFFFFu;
+constexpr uint32_t kLaneStarted = 0xFFFFFFFEu;
+
 struct Slot {
   TaskNodePod pod;
   std::atomic<int32_t> pending{0};  // predecessors not completed, + 1 while held
@@ -110,6 +122,8 @@ struct Slot {
   int32_t queue = -1;         // its ready queue
   int64_t target = -1;
   int64_t stream = 0;
+  int64_t lane = -1;  // its stream lane (streams n), set at issue
+  std::atomic<uint32_t> lane_next{kLaneOpen};  // see kLaneOpen
   const TaskSite* site = nullptr;
   int64_t coords[kMaxCoords];
   alignas(64) SpinLock lock;  // completion vs late wiring: guards fanout and slot_done
@@ -226,6 +240,9 @@ struct Records {
   std::vector<int64_t> args_begin{0}, args, coords_begin{0}, coords, regions_begin{0}, regions;
   std::vector<int64_t> edge_src, edge_dst;
   std::vector<uint8_t> edge_kind;
+  // The schedule, per node (-1 for barriers): issue number, stream key and lane (streams n),
+  // start number (the order workers took tasks in: a global counter) and worker.
+  std::vector<int64_t> issue, stream_key, lane, start, worker;
 };
 
 // Task rings kept from one run to the next with their slots still constructed (each slot's
@@ -276,6 +293,20 @@ struct Builder::Impl {
   int64_t building = -1;  // the task between alloc_task and submit
   std::vector<uint32_t> held;
   int64_t batch = 0;
+  // Issue (docs/simulator.md "Execution model" 2): a task is issued when batch_deps and
+  // timing release it; issue numbers count tasks in that order. With streams n, issue links
+  // it behind the last issued task of its lane (lane_tail); with timing interleaved(n), the
+  // released tasks wait in tbuf and are issued n at a time, round-robin across stream keys.
+  // slow_issue: any of these (or record) is on; otherwise submit takes the direct path.
+  bool slow_issue = false, lanes = false, interleave = false;
+  int64_t nstreams = 0;
+  uint64_t issued = 0;
+  std::vector<uint32_t> lane_tail;  // per lane: its last issued task (0xFFFFFFFF: none)
+  std::vector<uint32_t> tbuf;
+  std::vector<uint32_t> tkeys, torder;  // flush_timing's scratch
+  // record: each worker's starts (node, start number); the counter.
+  std::vector<std::vector<std::pair<uint32_t, uint64_t>>> starts;
+  alignas(64) std::atomic<uint64_t> start_count{0};
   std::vector<uint32_t> raw, waw, war;
   // A predecessor and the reason of its edge, packed (node | kind << 32): built in registers
   // (a pair goes through memory and stalls store forwarding on every push).
@@ -337,8 +368,14 @@ struct Builder::Impl {
   Slot& slot(uint64_t id) { return ring[id & mask]; }
   void set_error(const std::string& what, int code);
   uint32_t alloc_node(uint8_t kind);
-  void wait_until(const std::function<bool()>& ready);
+  void wait_until(const std::function<bool()>& ready, bool flush_all = true);
   void flush();
+  void flush_batch();
+  void flush_timing();
+  void time_release(uint32_t id);
+  void issue(uint32_t id);
+  int64_t stream_key(uint32_t id) const;
+  void started(int w, uint32_t id);
   void release(uint32_t id);
   int32_t link(const std::vector<uint64_t>& ps, uint32_t id);
   uint32_t barrier(const std::vector<uint32_t>& preds);
@@ -391,6 +428,21 @@ Builder::Impl::Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t rin
   batch = cfg.batch_deps > 0 ? cfg.batch_deps : 0;
   if (cfg.timing == Timing::Batched && cfg.timing_n > 0)
     batch = batch > 0 ? std::min(batch, cfg.timing_n) : cfg.timing_n;
+  lanes = cfg.streams > 0;
+  nstreams = cfg.streams > 0 ? cfg.streams : 1;
+  interleave = cfg.timing == Timing::Interleaved && cfg.timing_n > 0;
+  slow_issue = lanes || interleave || record;
+  if (lanes) {
+    // Lane key + streams * (placed worker + 1): the runtime-placed tasks share lanes
+    // 0..streams-1, each worker has its own (as the simulator).
+    const uint64_t nlanes = static_cast<uint64_t>(cfg.streams) * static_cast<uint64_t>(workers + 1);
+    if (nlanes > (uint64_t(1) << 26)) throw RunError("streams " + std::to_string(cfg.streams) +
+                                                         ": too many stream lanes",
+                                                     3);
+    lane_tail.assign(nlanes, 0xFFFFFFFFu);
+  }
+  if (interleave) tbuf.reserve(static_cast<size_t>(std::min<int64_t>(cfg.timing_n, 1 << 20)));
+  if (record) starts.resize(static_cast<size_t>(workers));
   slot_node.reset(new uint32_t[cap]);
   slot_done.reset(new std::atomic<uint32_t>[cap]);
   slot_free.reset(new std::atomic<uint32_t>[cap]);
@@ -461,8 +513,8 @@ std::string Builder::Impl::describe(uint32_t id) {
   return text + ")";
 }
 
-void Builder::Impl::wait_until(const std::function<bool()>& ready) {
-  flush();
+void Builder::Impl::wait_until(const std::function<bool()>& ready, bool flush_all) {
+  if (flush_all) flush();
   int spins = 0;
   while (!ready()) {
     if (++spins < 200) {
@@ -515,13 +567,19 @@ uint32_t Builder::Impl::alloc_node(uint8_t kind) {
     const uint32_t want = static_cast<uint32_t>(n - cap);
     if (prev.load(std::memory_order_acquire) != want) {
       ++ring_stalls;
-      wait_until([&prev, want] { return prev.load(std::memory_order_acquire) == want; });
+      // The awaited node, and every node before it, must be issued; the later ones buffered
+      // by timing interleaved may stay (a flush there would change the issue order).
+      flush_batch();
+      if (!tbuf.empty() && tbuf.front() <= want) flush_timing();
+      wait_until([&prev, want] { return prev.load(std::memory_order_acquire) == want; },
+                 false);
     }
   }
   s->kind = kind;
   s->id = static_cast<uint32_t>(n);
   slot_node[n & mask] = static_cast<uint32_t>(n);
   s->pending.store(1, std::memory_order_relaxed);
+  s->lane = -1;
   s->target = -1;
   s->site = nullptr;
   s->queue = -1;
@@ -613,6 +671,9 @@ void Builder::Impl::record_node(uint32_t id) {
     for (int i = 0; i < s.site->num_coords; ++i) rec.coords.push_back(s.coords[i]);
   }
   rec.site.push_back(site);
+  rec.issue.push_back(-1);
+  rec.stream_key.push_back(-1);
+  rec.lane.push_back(-1);
   if (task) {
     for (int i = 0; i < s.pod.num_u64_args; ++i)
       rec.args.push_back(static_cast<int64_t>(s.pod.u64_args[i]));
@@ -642,8 +703,107 @@ void Builder::Impl::release(uint32_t id) {
 }
 
 void Builder::Impl::flush() {
+  flush_batch();
+  if (!tbuf.empty()) flush_timing();
+}
+
+void Builder::Impl::flush_batch() {
+  if (held.empty()) return;
+  if (slow_issue) {
+    std::vector<uint32_t> batch_ids;
+    batch_ids.swap(held);
+    for (uint32_t id : batch_ids) time_release(id);
+    batch_ids.clear();
+    if (held.empty()) held.swap(batch_ids);  // keep the capacity
+    return;
+  }
   for (uint32_t id : held) release(id);
   held.clear();
+}
+
+void Builder::Impl::time_release(uint32_t id) {
+  if (!interleave) {
+    issue(id);
+    return;
+  }
+  tbuf.push_back(id);
+  if (static_cast<int64_t>(tbuf.size()) >= cfg.timing_n) flush_timing();
+}
+
+int64_t Builder::Impl::stream_key(uint32_t id) const {
+  // As the simulator's _stream_key: the task's stream_by key, else its issue number, mod n.
+  if (!cfg.stream_keyed) return static_cast<int64_t>(issued % static_cast<uint64_t>(nstreams));
+  const int64_t k = ring[id & mask].stream % nstreams;
+  return k < 0 ? k + nstreams : k;
+}
+
+void Builder::Impl::flush_timing() {
+  const size_t n = tbuf.size();
+  if (n > 1) {
+    // Round-robin across stream keys (ascending), each keeping its release order
+    // (runtime/fastsched.py flush_timing): group by key, then deal the r-th of each group.
+    // Keys are computed before any of these tasks is issued (unkeyed: one key for all).
+    const size_t nk = static_cast<size_t>(nstreams);
+    tkeys.assign(n, 0);
+    torder.clear();
+    std::vector<size_t> count(nk + 1, 0);
+    size_t most = 0;
+    for (size_t i = 0; i < n; ++i) {
+      tkeys[i] = static_cast<uint32_t>(stream_key(tbuf[i]));
+      most = std::max(most, ++count[tkeys[i] + 1]);
+    }
+    for (size_t j = 0; j < nk; ++j) count[j + 1] += count[j];
+    std::vector<size_t> fill(count.begin(), count.end() - 1);
+    std::vector<uint32_t> grouped(n);
+    for (size_t i = 0; i < n; ++i) grouped[fill[tkeys[i]]++] = tbuf[i];
+    for (size_t r = 0; r < most; ++r)
+      for (size_t j = 0; j < nk; ++j)
+        if (count[j] + r < count[j + 1]) torder.push_back(grouped[count[j] + r]);
+    tbuf.swap(torder);
+  }
+  // issue() never releases into tbuf: no reentry.
+  for (uint32_t id : tbuf) issue(id);
+  tbuf.clear();
+}
+
+void Builder::Impl::issue(uint32_t id) {
+  Slot& s = slot(id);
+  if (lanes) {
+    const int64_t key = stream_key(id);
+    const int64_t placed = s.target >= 0 ? s.queue : -1;
+    const int64_t lane = key + nstreams * (placed + 1);
+    s.lane = lane;
+    s.lane_next.store(kLaneOpen, std::memory_order_relaxed);  // no worker knows it yet
+    uint32_t& tail = lane_tail[static_cast<size_t>(lane)];
+    // The lane's last task, unless its slot holds a newer node (then it completed long ago).
+    if (tail != 0xFFFFFFFFu && slot_node[tail & mask] == tail) {
+      // Held by one more until that task starts: added before the task can see it.
+      s.pending.fetch_add(1, std::memory_order_relaxed);
+      uint32_t open = kLaneOpen;
+      if (!slot(tail).lane_next.compare_exchange_strong(open, id, std::memory_order_acq_rel))
+        s.pending.fetch_sub(1, std::memory_order_relaxed);  // it started: never 0 (held)
+    }
+    tail = id;
+    if (record) {
+      rec.stream_key[id] = key;
+      rec.lane[id] = lane;
+    }
+  }
+  if (record) rec.issue[id] = static_cast<int64_t>(issued);
+  ++issued;
+  release(id);
+}
+
+// A task starts (a worker took it and passed its pipeline_depth gate): the next task of its
+// lane may start too.
+void Builder::Impl::started(int w, uint32_t id) {
+  if (record)
+    starts[static_cast<size_t>(w)].emplace_back(
+        id, start_count.fetch_add(1, std::memory_order_acq_rel));
+  if (!lanes) return;
+  const uint32_t next = slot(id).lane_next.exchange(kLaneStarted, std::memory_order_acq_rel);
+  if (next != kLaneOpen && slot(next).pending.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    push_ready(next);
 }
 
 void Builder::Impl::push_ready(uint32_t id) {
@@ -714,8 +874,8 @@ void Builder::Impl::complete(uint32_t first) {
 std::atomic<int64_t>* Builder::Impl::gate(const Slot& s) {
   if (cfg.pipeline_depth <= 0) return nullptr;
   switch (cfg.depth_scope) {
-    case DepthScope::PerStream:
-      return &gates[1 + (static_cast<uint64_t>(s.stream) & 255)];
+    case DepthScope::PerStream:  // per lane with streams n (as the simulator)
+      return &gates[1 + (static_cast<uint64_t>(lanes ? s.lane : s.stream) & 255)];
     case DepthScope::PerPool:
       return &gates[257 + (s.pod.pool == ExecPool::Vector ? 0 : s.pod.pool == ExecPool::Cube ? 1 : 2)];
     case DepthScope::Global:
@@ -738,6 +898,7 @@ void Builder::Impl::run_task(int w, uint32_t id) {
         cur = g->load(std::memory_order_acquire);
       }
     }
+    if (slow_issue) started(w, id);
     try {
       pto_wsp_aicore_dispatch(reinterpret_cast<GM_ADDR>(&s.pod));
     } catch (const std::exception& e) {
@@ -746,6 +907,8 @@ void Builder::Impl::run_task(int w, uint32_t id) {
       set_error(describe(id) + ": the kernel threw", 1);
     }
     if (g != nullptr) g->fetch_sub(1, std::memory_order_acq_rel);
+  } else if (slow_issue) {
+    started(w, id);  // not run, but its lane goes on (the run ends with the error)
   }
   ++worker_tasks[static_cast<size_t>(w) * 8];
   complete(id);
@@ -936,7 +1099,9 @@ void Builder::submit(TaskBuilder& t) {
   m.building = -1;
   if (m.batch > 0) {
     m.held.push_back(id);
-    if (static_cast<int64_t>(m.held.size()) >= m.batch) m.flush();
+    if (static_cast<int64_t>(m.held.size()) >= m.batch) m.flush_batch();
+  } else if (m.slow_issue) {
+    m.time_release(id);
   } else if (nwired == 0) {
     // Nothing to wait for, and no worker knows this task yet: ready now, without an atomic
     // read-modify-write.
@@ -1192,6 +1357,15 @@ int32_t pto_wsp_run(void* run_handle, const char* program, const PtoWspHostArg* 
   for (int64_t c : worker_cpu) st.worker_cpu_ns += c;
   run.worker_tasks.clear();
   for (int w = 0; w < workers; ++w) run.worker_tasks.push_back(m.worker_tasks[static_cast<size_t>(w) * 8]);
+  if (m.record) {
+    m.rec.start.assign(m.allocated, -1);
+    m.rec.worker.assign(m.allocated, -1);
+    for (size_t w = 0; w < m.starts.size(); ++w)
+      for (const auto& e : m.starts[w]) {
+        m.rec.start[e.first] = static_cast<int64_t>(e.second);
+        m.rec.worker[e.first] = static_cast<int64_t>(w);
+      }
+  }
   run.rec = std::move(m.rec);
   run.sites = m.sites;
   if (!m.error.empty()) {
@@ -1208,7 +1382,8 @@ void pto_wsp_run_stats(void* run, PtoWspHostStats* out) {
 // The recorded arrays, by number: 0 kind u8, 1 kernel i32, 2 pool u8, 3 domain u8,
 // 4 target i64, 5 stream i64, 6 priority i64, 7 edge_src i64, 8 edge_dst i64, 9 edge_kind u8,
 // 10 args_begin i64, 11 args i64, 12 coords_begin i64, 13 coords i64, 14 regions_begin i64,
-// 15 regions i64, 16 site i32, 17 worker_tasks i64. Copies at most `capacity` elements into
+// 15 regions i64, 16 site i32, 17 worker_tasks i64, 18 issue i64, 19 stream_key i64, 20 lane
+// i64, 21 start i64, 22 worker i64 (per node; -1 for barriers and where not set). Copies at most `capacity` elements into
 // `out` (if not null) and returns the array's length.
 int64_t pto_wsp_run_array(void* run_handle, int32_t which, void* out, int64_t capacity) {
   PtoWspRun& run = *static_cast<PtoWspRun*>(run_handle);
@@ -1239,6 +1414,11 @@ int64_t pto_wsp_run_array(void* run_handle, int32_t which, void* out, int64_t ca
     case 15: pick(r.regions); break;
     case 16: pick(r.site); break;
     case 17: pick(run.worker_tasks); break;
+    case 18: pick(r.issue); break;
+    case 19: pick(r.stream_key); break;
+    case 20: pick(r.lane); break;
+    case 21: pick(r.start); break;
+    case 22: pick(r.worker); break;
     default: return -1;
   }
   if (out != nullptr && n > 0)

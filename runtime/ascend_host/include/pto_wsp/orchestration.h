@@ -126,7 +126,11 @@ enum class DepthScope : uint8_t { Global, PerStream, PerPool };
 struct RuntimeConfig {
   Dispatch dispatch = Dispatch::Default;
   int64_t workers = 0;  // 0: the runtime decides
-  int64_t streams = 1;
+  // streams n: each worker's tasks (and the runtime-placed ones) form n lanes; a task starts
+  // only after every earlier-issued task of its lane started (docs/simulator.md). 0: none.
+  int64_t streams = 0;
+  // The tasks carry a stream_by key (lane key = key mod streams); else issue number mod streams.
+  bool stream_keyed = false;
   ReadyPolicy ready = ReadyPolicy::Fifo;
   Timing timing = Timing::Immediate;
   int64_t timing_n = 0;

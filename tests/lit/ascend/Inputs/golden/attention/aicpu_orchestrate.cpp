@@ -56,6 +56,7 @@ static pto::wsp::RuntimeConfig attention_config() {
   c.dispatch = pto::wsp::Dispatch::Affinity;
   c.streams = 2;
   c.timing = pto::wsp::Timing::Immediate;
+  c.stream_keyed = true;
   return c;
 }
 
