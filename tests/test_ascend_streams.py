@@ -109,6 +109,17 @@ CASES = {
     "depth_stream": "  sched.streams 2\n"
     + KEY_I
     + "\n  sched.pipeline_depth 1 scope(per_stream)\n  sched.timing interleaved(3)",
+    "depth_pool": "  sched.dispatch round_robin(2)\n  sched.streams 2\n"
+    + KEY_I
+    + "\n  sched.pipeline_depth 2 scope(per_pool)\n  sched.batch_deps 4",
+    "prio": "  sched.streams 2\n"
+    + KEY_I
+    + """
+  sched.issue priority key(%i = "i") {
+    %c100 = arith.constant 100 : index
+    %p = arith.subi %c100, %i : index
+    sched.yield %p : index
+  }""",
     "window": "  sched.streams 2\n"
     + KEY_I
     + "\n  sched.task_window 3 overflow(stall)\n  sched.timing interleaved(2)",
@@ -204,6 +215,8 @@ def check_lanes(schedule: list[dict]) -> int:
         ("batched", 2),
         ("depth", 3),
         ("depth_stream", 3),
+        ("depth_pool", 3),
+        ("prio", 2),
     ],
 )
 def test_lane_order_and_issue_order_equal_the_simulator(program, module, name, workers):

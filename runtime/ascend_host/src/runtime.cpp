@@ -1281,6 +1281,9 @@ int32_t pto_wsp_run(void* run_handle, const char* program, const PtoWspHostArg* 
   try {
     impl.reset(new Builder::Impl(cfg, workers, opt != nullptr && opt->record != 0,
                                  opt != nullptr ? static_cast<uint64_t>(opt->ring_capacity) : 0));
+  } catch (const RunError& e) {
+    copy_error(err, errlen, e.what());
+    return e.code;
   } catch (const std::exception& e) {
     copy_error(err, errlen, e.what());
     return 2;
