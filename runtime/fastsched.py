@@ -45,6 +45,7 @@ __all__ = [
     "FastRun",
     "OrderRecordingBuilder",
     "RecordingBuilder",
+    "Workspace",
     "FAST_MIN_TASKS",
     "available",
     "decline_reason",
@@ -776,25 +777,27 @@ def run(
 @_njit
 def schedule(
     NS, fanin, sbegin, succ, task_ids, op_after, C, interval, cand, ncand, incand,
-    serves, hoff, hcap_total, n_scopes, n_lanes, span_cap,
+    serves, hoff, hcap_total, n_scopes, n_lanes, span_cap, NI, NF, tid_of, hst, order, ekind,
+    ea, eb, stack, predone,
 ):
-    n = NS.shape[1]
+    # NI (9, n), NF (5, n), tid_of, hst, order, ekind/ea/eb (2 n_tasks + 2), stack and
+    # predone (n) come from the caller's Workspace (memory reused from run to run):
+    # initialized here, where it is written.
     n_tasks = task_ids.shape[0]
     W = C[_W]
-    NI = np.zeros((9, n), np.int64)
+    NI[:, :] = 0
     NI[_WORKER, :] = -1
     NI[_ISEQ, :] = -1
-    NF = np.zeros((5, n), np.float64)
+    NF[:, :] = 0.0
     NF[_START, :] = -1.0
     NF[_END, :] = -1.0
     NF[_ISSUED_T, :] = -1.0
+    predone[:] = 0
     S = np.zeros(15, np.int64)
     S[_LASTC] = -1
     S[_NIDLE] = W
     T = np.zeros(2, np.float64)
     stalls = np.zeros(4, np.float64)
-    tid_of = np.empty(max(n_tasks, 1), np.int64)
-    hst = np.empty(max(hcap_total, 1), np.int64)
     hsize = np.zeros(W + 3, np.int64)
     lhead = np.full(max(n_lanes, 1), -1, np.int64)
     ltail = np.full(max(n_lanes, 1), -1, np.int64)
@@ -804,13 +807,9 @@ def schedule(
     is_idle = np.ones(W, np.bool_)
     busy = np.zeros(W, np.float64)
     trun = np.zeros(W, np.int64)
-    order = np.empty(max(n_tasks, 1), np.int64)
     ecap = 2 * n_tasks + 2
     evt = np.empty(ecap, np.float64)
     evs = np.empty(ecap, np.int64)
-    ekind = np.empty(ecap, np.int64)
-    ea = np.empty(ecap, np.int64)
-    eb = np.empty(ecap, np.int64)
     # Buffers written before they are read (np.empty: untouched pages cost nothing), sized
     # for the features the configuration uses.
     nbd = n_tasks if C[_BATCH] else 1
@@ -819,8 +818,6 @@ def schedule(
     tb = np.empty(max(ntb, 1), np.int64)
     scratch = np.empty((3, max(ntb, 1)), np.int64)
     kbuf = np.zeros(2 * max(C[_STREAMS], 1) + 2, np.int64)
-    stack = np.empty(max(n, 1), np.int64)
-    predone = np.zeros(max(n, 1), np.int64)
     sp_tid = np.zeros(span_cap, np.int64)
     sp_t0 = np.zeros(span_cap, np.float64)
     sp_t1 = np.zeros(span_cap, np.float64)
@@ -866,17 +863,21 @@ def schedule_graph(
     config: Any,
     kernels: Mapping[str, Any],
     arrays: Mapping[str, np.ndarray],
+    workspace: Workspace | None = None,
 ) -> FastRun | None:
     """Schedule the built ``graph`` as ``Simulator.run_main`` would have; None when the
     graph needs what the port does not do (the caller then runs the general engine).
 
     ``costs`` holds each node's cycles (0 for barriers); ``builder`` is the RecordingBuilder
-    the program ran on (its ordering points)."""
+    the program ran on (its ordering points); the per-node arrays live in ``workspace``
+    (a fresh one when None): the returned FastRun reads them until the workspace is used
+    again."""
     if numba is None:
         return None
+    space = workspace if workspace is not None else Workspace()
     n = graph.num_nodes
     # The per-node static fields, written straight into their rows (no astype copies).
-    NS = np.empty((7, n), np.int64)
+    NS = space.take("NS", (7, n), np.int64)
     kind = NS[_KIND]
     kind[:] = graph.kind
     task_ids = np.flatnonzero(kind == 0).astype(np.int64)
@@ -1004,9 +1005,15 @@ def schedule_graph(
         np.int64,
     )
     span_cap = 2 * n_tasks + 16 if depth else 0
+    m = max(n, 1)
+    ecap = 2 * n_tasks + 2
     NI, NF, S, stalls, busy, trun, order, sp_tid, sp_t0, sp_t1 = schedule(
         NS, fanin, begin, succ, task_ids, op_after, C, float(interval), cand, ncand,
         incand, serves, hoff, total, n_scopes, n_lanes, span_cap,
+        space.take("NI", (9, n), np.int64), space.take("NF", (5, n), np.float64),
+        space.take("tid_of", max(n_tasks, 1)), space.take("hst", max(total, 1)),
+        space.take("order", max(n_tasks, 1)), space.take("ekind", ecap), space.take("ea", ecap),
+        space.take("eb", ecap), space.take("stack", m), space.take("predone", m),
     )  # fmt: skip
     if S[_COMPLETED] != S[_CREATED]:
         raise RuntimeError(
@@ -1032,7 +1039,28 @@ def schedule_graph(
         order=order,
         spans=(sp_tid, sp_t0, sp_t1),
         costs=costs,
+        workspace=space,
     )
+
+
+class Workspace:
+    """The memory of the compiled scheduler's per-node arrays, kept from one run to the next.
+
+    Fresh memory costs a page fault per 4 KiB page on first touch — ~2 us each on a VM,
+    0.05-0.1 us per task, as much as the scheduling itself — so a Program keeps two
+    workspaces and alternates (the last run's FastRun keeps reading its own while the next
+    run writes the other). ``take`` hands out an uninitialized array of the shape asked for,
+    in a buffer that only grows."""
+
+    def __init__(self) -> None:
+        self._buffers: dict[str, np.ndarray] = {}
+
+    def take(self, name: str, shape: Any, dtype: Any = np.int64) -> np.ndarray:
+        size = int(np.prod(shape))
+        buf = self._buffers.get(name)
+        if buf is None or buf.size < size or buf.dtype != dtype:
+            buf = self._buffers[name] = np.empty(size + size // 4, dtype)
+        return buf[:size].reshape(shape)
 
 
 class FastRun:
@@ -1065,8 +1093,11 @@ class FastRun:
         order: np.ndarray,
         spans: tuple[np.ndarray, np.ndarray, np.ndarray],
         costs: np.ndarray,
+        workspace: Workspace | None = None,
     ) -> None:
         from pto_wsp.runtime.engine import STALL_CAUSES
+
+        self.workspace = workspace
 
         self.cfg = config
         self.graph = builder
@@ -1089,8 +1120,7 @@ class FastRun:
         self.cost_array = costs
         self.order = order
         self.busy = busy.tolist()
-        self.tasks_run = trun_list = tasks_run.tolist()
-        self.tasks_run = trun_list
+        self.tasks_run = tasks_run.tolist()
         self.steals = int(S[_STEALS])
         self.created = int(S[_CREATED])
         self.completed = int(S[_COMPLETED])

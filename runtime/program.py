@@ -29,6 +29,7 @@ from pto_wsp.runtime.fastsched import (
     FastRun,
     OrderRecordingBuilder,
     RecordingBuilder,
+    Workspace,
     decline_reason,
     schedule_graph,
 )
@@ -141,6 +142,7 @@ class Program:
         self.warnings = list(warnings or [])
         self._bindings: dict[str, Any] = {}
         self._sim: Simulator | FastRun | None = None
+        self._spare: Workspace | None = None  # the fast path's memory for the next run
         #: Why the last execution did not take the fast path (None: it did).
         self.fast_declined: str | None = None
         self._elapsed_ms = 0.0
@@ -210,8 +212,12 @@ class Program:
         self._complete = False
         self._error = None
         start = time.perf_counter()
+        previous = self._sim
         try:
             self._sim = self._run(progress)
+            # The fast path alternates two workspaces: the next run writes the one the
+            # run before this one used (this run's FastRun keeps reading its own).
+            self._spare = previous.workspace if isinstance(previous, FastRun) else None
         finally:
             self._elapsed_ms = (time.perf_counter() - start) * 1e3
         self._complete = True
@@ -341,7 +347,9 @@ class Program:
             if costs is None:
                 self.fast_declined = "a cost is not an integer in [0, 2^53)"
                 return None
-            run = schedule_graph(builder, graph, costs, config, self.kernels, arrays)
+            if self._spare is None:
+                self._spare = Workspace()
+            run = schedule_graph(builder, graph, costs, config, self.kernels, arrays, self._spare)
             if run is None:
                 self.fast_declined = "the graph (pools, priorities or heap sizes out of range)"
                 return None

@@ -10,6 +10,8 @@ decline, and the result is still the engine's.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -520,9 +522,62 @@ def test_bulk_stretches_call_the_engines_order_with_progress():
         y = np.zeros((450, 4), np.float32)
         prog = w.compile(target="cpu_sim", fast=fast, workers=4, kernels={"cell": body})
         calls = []
-        prog.bind(n=450, X2=x, Y2=y).execute(progress=lambda c, r: calls.append((c, r)))
+        prog.bind(n=450, X2=x, Y2=y).execute(progress=lambda c, r, _c=calls: _c.append((c, r)))
         np.testing.assert_allclose(y, x.sum(axis=1), rtol=1e-5, atol=1e-5)
         logs.append(log)
         reports.append(calls)
     assert len(logs[0]) == 9000 and logs[0] == logs[1]
     assert reports[0][-1] == (9000, 9000) and (9000, 8192) in reports[0]
+
+
+def test_workspaces_alternate_between_runs():
+    """The fast path reuses its per-node memory from run to run (two workspaces, taken in
+    turn): each run's schedule equals a fresh program's, whatever ran before it in other
+    sizes, and a failing run leaves the last good run's results readable and intact."""
+    X2 = Tensor("X2", [None, None, 4], f32)
+    Y2 = Tensor("Y2", [None, 4], f32)
+    w = combine(
+        parallel_for(
+            DenseDyn(n),
+            lambda i: for_each(DenseDyn(20), lambda j: task(cell, [i, j], [X2[i, j], Y2[i]])),
+        ),
+    ).named("cells_reuse")
+    fail = [False]
+
+    def body(i, j, xv, yv):
+        if fail[0] and (i, j) == (1, 3):
+            raise ValueError("planned")
+        yv += xv
+
+    def bound(prog, size):
+        x = np.ones((size, 20, 4), np.float32)
+        return prog.bind(n=size, X2=x, Y2=np.zeros((size, 4), np.float32))
+
+    def fresh(size):
+        prog = w.compile(target="cpu_sim", workers=3, kernels={"cell": body})
+        return bound(prog, size).execute().schedule_of()
+
+    prog = w.compile(target="cpu_sim", workers=3, kernels={"cell": body})
+    spaces = []
+    for size in (6, 3, 9, 2, 6):
+        bound(prog, size).execute()
+        assert prog.fast_declined is None
+        spaces.append(prog._last().workspace)
+        if size != 6:  # (the last run's results are read only after the failing run)
+            assert prog.schedule_of() == fresh(size)
+    assert spaces[0] is spaces[2] is spaces[4] and spaces[1] is spaces[3]
+    assert spaces[0] is not spaces[1]
+    before = fresh(6)
+    stats = bound(w.compile(target="cpu_sim", workers=3, kernels={"cell": body}), 6)
+    stats = dataclasses.replace(stats.execute().stats(), compile_time_ms=0.0)
+    fail[0] = True
+    with pytest.raises(ExecutionError):
+        bound(prog, 9).execute()
+    # (execute_time_ms is the failed run's: elapsed_ms() times the last execution)
+    after = dataclasses.replace(
+        prog.stats(), execute_time_ms=stats.execute_time_ms, compile_time_ms=0.0
+    )
+    assert prog.schedule_of() == before and after == stats
+    fail[0] = False
+    bound(prog, 9).execute()
+    assert prog.schedule_of() == fresh(9)
