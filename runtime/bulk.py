@@ -24,9 +24,9 @@ import numpy as np
 
 from pto_wsp.runtime.bulk_kernels import (
     _EMPTY,
-    _join,
     cells_of,
-    map_cells,
+    coarser_pass,
+    finer_pass,
     own_pass,
     single_pass,
 )
@@ -567,49 +567,23 @@ class BulkDeps:
             g, p, R, W, ri, n, tid0, own.writer, own.r_cell, own.r_task
         )
         own.r_cell, own.r_task = rc, rt
-        m = len(g)
-        src, dst, kind = [es], [ed], [ek]
-
-        def emit(s, d, k) -> None:
-            if len(s):
-                src.append(np.asarray(s, dtype=np.int64))
-                dst.append(np.asarray(d, dtype=np.int64))
-                kind.append(np.broadcast_to(np.asarray(k, dtype=np.uint8), (len(s),)))
-
+        parts = [(es, ed, ek)] if len(es) else []
         for okey, other in list(tilings.items()):
             if other is own or not other.live:
                 continue
-            rel = _relation(key, okey)
-            if rel == "finer":
+            if _relation(key, okey) == "finer":
                 # Cells of ``other`` inside ours: seen until our cell's first write, then gone.
-                live = np.flatnonzero(other.writer >= 0)
-                glin = map_cells(live, other, own)
-                ia, ib = _join(g[pre], glin)
-                emit(other.writer[live[ib]], t[pre][ia], kind_w[pre][ia])
-                rlin = map_cells(other.r_cell, other, own)
-                ia, ib = _join(g[fw], rlin)
-                emit(other.r_task[ib], t[fw][ia], 3)
-                # Our writes contain those cells: they leave the map.
-                gone_w = written[glin]
-                other.writer[live[gone_w]] = -1
-                keep = ~written[rlin]
-                other.r_cell, other.r_task = other.r_cell[keep], other.r_task[keep]
+                s, d, k, other.r_cell, other.r_task, alive = finer_pass(
+                    g, t, pre, fw, kind_w, written, other, own
+                )
+                if not alive:
+                    del tilings[okey]
             else:
                 # A cell of ``other`` contains ours: seen by every access, never removed.
-                olin = map_cells(g, own, other)
-                inside = olin >= 0
-                wr = np.full(m, -1, dtype=np.int64)
-                wr[inside] = other.writer[olin[inside]]
-                ok = wr >= 0
-                emit(wr[ok], t[ok], kind_c[ok])
-                sel = W & inside
-                ia, ib = _join(olin[sel], other.r_cell)
-                emit(other.r_task[ib], t[sel][ia], 3)
-            if not other.live:
-                del tilings[okey]
-        if len(src) == 1:
-            return [(es, ed, ek)] if len(es) else []
-        return [(np.concatenate(src), np.concatenate(dst), np.concatenate(kind))]
+                s, d, k = coarser_pass(g, t, W, kind_c, own, other)
+            if len(s):
+                parts.append((s, d, k))
+        return parts
 
 
 def _uniform(values: tuple) -> tuple | None:

@@ -46,6 +46,10 @@ _KERNELS = (
     "_single_nb",
     "_cells_nb",
     "_range_nb",
+    "_cell_map",
+    "_by_cell",
+    "_finer_nb",
+    "_coarser_nb",
 )
 _loaded: bool | None = None  # None: not tried yet
 _given = 0  # entries given to the numpy twins while not loaded
@@ -84,6 +88,9 @@ def _warm() -> None:
     _single_nb(one * 0, one, True, True, i.copy(), i, i)
     _cells_nb(i, 2)
     _range_nb(i)
+    box = (one * 0, one, one, one * 0, one * 0, one, one, one * 0)
+    _finer_nb(i * 0, i, b, b, k, np.zeros(2, np.bool_), i.copy(), i, i, *box)
+    _coarser_nb(i * 0, i, b, k, i.copy(), i, i, *box)
 
 
 def _use(size: int) -> bool:
@@ -651,17 +658,226 @@ def _join(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ia, ib
 
 
+# ----------------------------------------------------------------------------- nested tilings
+
+
+def _cell_map(x, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb, coord):  # pragma: no cover
+    # One cell of tiling a (linear in its box) -> the cell of b holding its first point.
+    rank = len(shape_a)
+    for d in range(rank - 1, -1, -1):
+        coord[d] = x % shape_a[d] + lo_a[d]
+        x //= shape_a[d]
+    o = 0
+    for d in range(rank):
+        c = (coord[d] * wa[d] + ra[d] - rb[d]) // wb[d] - lo_b[d]
+        if c < 0 or c >= shape_b[d]:
+            return -1
+        o = o * shape_b[d] + c
+    return o
+
+
+def _by_cell(g, sel, box):  # pragma: no cover - compiled
+    # The selected accesses grouped by cell: begin (box + 1) and access indices.
+    begin = np.zeros(box + 1, np.int64)
+    for x in range(len(g)):
+        if sel[x]:
+            begin[g[x] + 1] += 1
+    for c in range(box):
+        begin[c + 1] += begin[c]
+    cur = begin[:box].copy()
+    idx = np.empty(begin[box], np.int64)
+    for x in range(len(g)):
+        if sel[x]:
+            idx[cur[g[x]]] = x
+            cur[g[x]] += 1
+    return begin, idx
+
+
+def _finer_nb(g, t, pre, fw, kind_w, written, writer, r_cell, r_task, lo_a, shape_a, wa, ra,
+              lo_b, shape_b, wb, rb):  # fmt: skip  # pragma: no cover - compiled
+    box = len(written) - 1
+    coord = np.empty(len(shape_a), np.int64)
+    bp, ip = _by_cell(g, pre, box)
+    bf, jf = _by_cell(g, fw, box)
+    live = 0
+    for j in range(len(writer)):
+        if writer[j] >= 0:
+            live += 1
+    # The finer tiling's cells -> ours (-1: outside our box), writers then readers.
+    wmap = np.empty(len(writer), np.int64)
+    rmap = np.empty(len(r_cell), np.int64)
+    cap = 0
+    for j in range(len(writer)):
+        o = -1
+        if writer[j] >= 0:
+            o = _cell_map(j, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb, coord)
+            if o >= 0:
+                cap += bp[o + 1] - bp[o]
+        wmap[j] = o
+    for j in range(len(r_cell)):
+        o = _cell_map(r_cell[j], lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb, coord)
+        rmap[j] = o
+        if o >= 0:
+            cap += bf[o + 1] - bf[o]
+    es = np.empty(cap, np.int64)
+    ed = np.empty(cap, np.int64)
+    ek = np.empty(cap, np.uint8)
+    e = 0
+    # Its writers, seen by our accesses before our cell's first write; gone where we write.
+    for j in range(len(writer)):
+        o = wmap[j]
+        if o < 0:
+            continue
+        for y in range(bp[o], bp[o + 1]):
+            x = ip[y]
+            es[e] = writer[j]
+            ed[e] = t[x]
+            ek[e] = kind_w[x]
+            e += 1
+        if written[o]:
+            writer[j] = -1
+            live -= 1
+    # Its readers, before our cell's first writer; gone where we write.
+    keep = 0
+    for j in range(len(r_cell)):
+        o = rmap[j]
+        if o >= 0:
+            for y in range(bf[o], bf[o + 1]):
+                es[e] = r_task[j]
+                ed[e] = t[jf[y]]
+                ek[e] = 3
+                e += 1
+            if written[o]:
+                continue
+        keep += 1
+    rc = np.empty(keep, np.int64)
+    rt = np.empty(keep, np.int64)
+    y = 0
+    for j in range(len(r_cell)):
+        o = rmap[j]
+        if o < 0 or not written[o]:
+            rc[y] = r_cell[j]
+            rt[y] = r_task[j]
+            y += 1
+    return es[:e], ed[:e], ek[:e], rc, rt, live > 0 or keep > 0
+
+
+def _finer_np(g, t, pre, fw, kind_w, written, writer, r_cell, r_task, *box):
+    lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb = box
+    live = np.flatnonzero(writer >= 0)
+    glin = _map_np(live, *box) if len(live) else _EMPTY
+    src, dst, kind = [], [], []
+    ia, ib = _join(g[pre], glin)
+    src.append(writer[live[ib]])
+    dst.append(t[pre][ia])
+    kind.append(kind_w[pre][ia])
+    rlin = _map_np(r_cell, *box) if len(r_cell) else _EMPTY
+    ia, ib = _join(g[fw], rlin)
+    src.append(r_task[ib])
+    dst.append(t[fw][ia])
+    kind.append(np.full(len(ia), 3, np.uint8))
+    writer[live[written[glin]]] = -1
+    keep = ~written[rlin]
+    rc, rt = r_cell[keep], r_task[keep]
+    alive = bool(len(rc)) or bool((writer >= 0).any())
+    cat = np.concatenate
+    return cat(src), cat(dst), cat(kind).astype(np.uint8), rc, rt, alive
+
+
+def finer_pass(g, t, pre, fw, kind_w, written, other: Any, own: Any) -> tuple:
+    """A finer tiling ``other`` (its cells inside ours) against the batch on ``own``: edges
+    from its writers to our accesses before our cell's first write (kind_w) and from its
+    readers to our cell's first writer (war); its cells we write leave it (``other.writer``
+    updated in place). Returns (src, dst, kind, r_cell, r_task, still live)."""
+    args = (other.lo, other.shape, other.widths, other.residues)
+    args += (own.lo, own.shape, own.widths, own.residues)
+    if _use(len(g) + len(other.writer)):
+        return _finer_nb(
+            g, t, pre, fw, kind_w, written, other.writer, other.r_cell, other.r_task, *args
+        )
+    return _finer_np(g, t, pre, fw, kind_w, written, other.writer, other.r_cell, other.r_task,
+                     *args)  # fmt: skip
+
+
+def _coarser_nb(g, t, W, kind_c, writer, r_cell, r_task, lo_a, shape_a, wa, ra, lo_b, shape_b,
+                wb, rb):  # fmt: skip  # pragma: no cover - compiled
+    m = len(g)
+    coord = np.empty(len(shape_a), np.int64)
+    box = len(writer)
+    ones = np.ones(len(r_cell), np.bool_)
+    br, ir = _by_cell(r_cell, ones, box)
+    olin = np.empty(m, np.int64)
+    cap = 0
+    for x in range(m):
+        o = _cell_map(g[x], lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb, coord)
+        olin[x] = o
+        if o >= 0:
+            cap += 1
+            if W[x]:
+                cap += br[o + 1] - br[o]
+    es = np.empty(cap, np.int64)
+    ed = np.empty(cap, np.int64)
+    ek = np.empty(cap, np.uint8)
+    e = 0
+    for x in range(m):
+        o = olin[x]
+        if o < 0:
+            continue
+        w = writer[o]
+        if w >= 0:
+            es[e] = w
+            ed[e] = t[x]
+            ek[e] = kind_c[x]
+            e += 1
+        if W[x]:
+            for y in range(br[o], br[o + 1]):
+                es[e] = r_task[ir[y]]
+                ed[e] = t[x]
+                ek[e] = 3
+                e += 1
+    return es[:e], ed[:e], ek[:e]
+
+
+def _coarser_np(g, t, W, kind_c, writer, r_cell, r_task, *box):
+    m = len(g)
+    olin = _map_np(g, *box) if m else _EMPTY
+    inside = olin >= 0
+    wr = np.full(m, -1, dtype=np.int64)
+    wr[inside] = writer[olin[inside]]
+    ok = wr >= 0
+    sel = W & inside
+    ia, ib = _join(olin[sel], r_cell)
+    src = np.concatenate([wr[ok], r_task[ib]])
+    dst = np.concatenate([t[ok], t[sel][ia]])
+    kind = np.concatenate([kind_c[ok], np.full(len(ia), 3, np.uint8)]).astype(np.uint8)
+    return src, dst, kind
+
+
+def coarser_pass(g, t, W, kind_c, own: Any, other: Any) -> tuple:
+    """A coarser tiling ``other`` (a cell of it contains ours) against the batch's accesses on
+    ``own`` (cells g, tasks t, writes W): edges from the writer of the containing cell
+    (kind_c) and, into our writes, from its readers (war). ``other`` is left unchanged."""
+    args = (own.lo, own.shape, own.widths, own.residues)
+    args += (other.lo, other.shape, other.widths, other.residues)
+    if _use(len(g) + len(other.r_cell)):
+        return _coarser_nb(g, t, W, kind_c, other.writer, other.r_cell, other.r_task, *args)
+    return _coarser_np(g, t, W, kind_c, other.writer, other.r_cell, other.r_task, *args)
+
+
 # ----------------------------------------------------------------------------- single_pass
 
 
 def _single_nb(g, t, reads, writes, writer, r_cell, r_task):  # pragma: no cover - compiled
     m = len(g)
-    owner = np.full(len(writer), -1, np.int64)
-    for i in range(m):
-        if owner[g[i]] >= 0:
-            empty = np.zeros(0, np.int64)
-            return False, empty, empty, np.zeros(0, np.uint8), r_cell, r_task
-        owner[g[i]] = t[i]
+    # Several readers of one cell need no order among them; a written cell touched twice
+    # does (the general pass).
+    owner = np.full(len(writer) if writes else 0, -1, np.int64)
+    if writes:
+        for i in range(m):
+            if owner[g[i]] >= 0:
+                empty = np.zeros(0, np.int64)
+                return False, empty, empty, np.zeros(0, np.uint8), r_cell, r_task
+            owner[g[i]] = t[i]
     cap = m + (len(r_cell) if writes else 0)
     es = np.empty(cap, np.int64)
     ed = np.empty(cap, np.int64)
@@ -708,10 +924,11 @@ def _single_nb(g, t, reads, writes, writer, r_cell, r_task):  # pragma: no cover
 
 def _single_np(g, t, reads, writes, writer, r_cell, r_task):
     m = len(g)
-    owner = np.full(writer.size, -1, dtype=np.int64)
-    owner[g] = t
-    if m > 1 and np.count_nonzero(owner >= 0) != m:
-        return False, _EMPTY, _EMPTY, np.zeros(0, np.uint8), r_cell, r_task
+    if writes:
+        owner = np.full(writer.size, -1, dtype=np.int64)
+        owner[g] = t
+        if m > 1 and np.count_nonzero(owner >= 0) != m:
+            return False, _EMPTY, _EMPTY, np.zeros(0, np.uint8), r_cell, r_task
     w0 = writer[g]
     ok = w0 >= 0
     src, dst, kind = [w0[ok]], [t[ok]], [np.full(int(ok.sum()), 1 if reads else 2, np.uint8)]
@@ -741,7 +958,7 @@ def single_pass(
 ) -> tuple:
     """One access per task (cells g, task ids t) on a tensor's only tiling: (done, src, dst,
     kind, r_cell, r_task), ``writer`` updated in place; done is False (and nothing changed)
-    when two tasks touch one cell (the general pass then decides)."""
+    when two tasks write or update one cell (the general pass then decides)."""
     if _use(len(g)):
         return _single_nb(g, t, reads, writes, writer, r_cell, r_task)
     return _single_np(g, t, reads, writes, writer, r_cell, r_task)
