@@ -64,6 +64,59 @@ def test_compiled_kernels_equal_their_numpy_twins(seed):
             assert x[0].tolist() == y[0].tolist() and x[1:] == y[1:]
 
 
+def _edges(src, dst, kind) -> list:
+    return sorted(zip(src.tolist(), dst.tolist(), kind.tolist()))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_nested_tiling_kernels_equal_their_numpy_twins(seed):
+    """finer_pass / coarser_pass (a batch on one tiling against a nested one) against their
+    twins on random state: the same edges (as a multiset: merge_edges orders them), the
+    same state left behind."""
+    from pto_wsp.runtime import bulk_kernels
+    from pto_wsp.runtime.bulk import _Tiling
+
+    if not bulk_kernels.load():
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(100 + seed)
+    fine, coarse = _Tiling(((1, 2), (1, 1), (0, 1))), _Tiling(((2, 4), (1, 1), (0, 1)))
+    fine.fit([0, 0], [int(rng.integers(1, 6)), int(rng.integers(1, 8))], 1 << 20)
+    coarse.fit([int(rng.integers(0, 2)), 0], [2, int(rng.integers(0, 3))], 1 << 20)
+    for own, other in ((coarse, fine), (fine, coarse)):
+        box = own.writer.size
+        m = int(rng.integers(0, 30))
+        g = np.sort(rng.integers(0, box, size=m))
+        t = rng.integers(10, 60, size=m)
+        pre = rng.random(m) < 0.6
+        W = rng.random(m) < 0.5
+        fw = pre & W
+        kind_w = rng.integers(1, 3, size=m).astype(np.uint8)
+        written = np.zeros(box + 1, dtype=bool)
+        written[g[W]] = True
+        writer = np.where(
+            rng.random(other.writer.size) < 0.5, rng.integers(0, 10, size=other.writer.size), -1
+        )
+        r_cell = rng.integers(0, other.writer.size, size=int(rng.integers(0, 12)))
+        r_task = rng.integers(0, 10, size=len(r_cell))
+        results, states = [], []
+        for compiled in (True, False):
+            other.writer, other.r_cell, other.r_task = writer.copy(), r_cell.copy(), r_task.copy()
+            saved = bulk_kernels.COMPILED
+            bulk_kernels.COMPILED = compiled
+            try:
+                if own is coarse:
+                    out = bulk_kernels.finer_pass(g, t, pre, fw, kind_w, written, other, own)
+                    results.append((_edges(*out[:3]), out[3].tolist(), out[4].tolist(), out[5]))
+                else:
+                    out = bulk_kernels.coarser_pass(g, t, W, kind_w, own, other)
+                    results.append(_edges(*out))
+            finally:
+                bulk_kernels.COMPILED = saved
+            states.append(other.writer.tolist())
+        assert results[0] == results[1]
+        assert states[0] == states[1]
+
+
 def test_small_batches_do_not_load_numba():
     """The compiled kernels are loaded only after LOAD_AFTER entries went through the numpy
     twins: a small program's process never imports numba (its import and cache load cost
