@@ -201,44 +201,92 @@ _SERVES_IDX = {0: (0, 2), 1: (1, 2), 2: (0, 1, 2)}
 
 
 # fmt: off
-@_bare
+@_inl
 def hpush(hst, hoff, hsize, h, key):
     base = hoff[h]
-    i = hsize[h]
-    hsize[h] = i + 1
+    i = hsize[0, h]
+    hsize[0, h] = i + 1
     while i > 0:
         parent = (i - 1) >> 1
-        pk = hst[base + parent]
+        pk = hst[0, base + parent]
         if key < pk:
-            hst[base + i] = pk
+            hst[0, base + i] = pk
             i = parent
         else:
             break
-    hst[base + i] = key
+    hst[0, base + i] = key
 
 
-@_bare
+@_inl
 def hpop(hst, hoff, hsize, h):
     base = hoff[h]
-    top = hst[base]
-    n = hsize[h] - 1
-    hsize[h] = n
+    top = hst[0, base]
+    n = hsize[0, h] - 1
+    hsize[0, h] = n
     if n > 0:
-        key = hst[base + n]
+        key = hst[0, base + n]
         i = 0
         while True:
             c = 2 * i + 1
             if c >= n:
                 break
-            if c + 1 < n and hst[base + c + 1] < hst[base + c]:
+            if c + 1 < n and hst[0, base + c + 1] < hst[0, base + c]:
                 c += 1
-            if hst[base + c] < key:
-                hst[base + i] = hst[base + c]
+            if hst[0, base + c] < key:
+                hst[0, base + i] = hst[0, base + c]
                 i = c
             else:
                 break
-        hst[base + i] = key
+        hst[0, base + i] = key
     return top
+
+
+# A ready queue is a FIFO ring (row 1 of hst) of keys pushed in ascending order, plus a heap
+# (row 0) for the keys that came out of order; hsize rows: heap size, ring head, ring count,
+# the ring's last key, the capacity. Its minimum is the smaller of the two heads.
+@_inl
+def qpush(hst, hoff, hsize, h, key):
+    c = hsize[2, h]
+    if c == 0 or key > hsize[3, h]:
+        pos = hsize[1, h] + c
+        if pos >= hsize[4, h]:
+            pos -= hsize[4, h]
+        hst[1, hoff[h] + pos] = key
+        hsize[2, h] = c + 1
+        hsize[3, h] = key
+    else:
+        hpush(hst, hoff, hsize, h, key)
+
+
+@_inl
+def qsize(hsize, h):
+    return hsize[0, h] + hsize[2, h]
+
+
+@_inl
+def qtop(hst, hoff, hsize, h):
+    if hsize[2, h] > 0:
+        f = hst[1, hoff[h] + hsize[1, h]]
+        if hsize[0, h] > 0:
+            t = hst[0, hoff[h]]
+            if t < f:
+                return t
+        return f
+    return hst[0, hoff[h]]
+
+
+@_inl
+def qpop(hst, hoff, hsize, h):
+    if hsize[2, h] > 0:
+        f = hst[1, hoff[h] + hsize[1, h]]
+        if hsize[0, h] == 0 or f < hst[0, hoff[h]]:
+            head = hsize[1, h] + 1
+            if head >= hsize[4, h]:
+                head = 0
+            hsize[1, h] = head
+            hsize[2, h] -= 1
+            return f
+    return hpop(hst, hoff, hsize, h)
 
 
 @_bare
@@ -336,7 +384,7 @@ def enqueue(NS, NI, C, S, cand, ncand, incand, tid_of, hst, hoff, hsize, tid):
         h = w
     else:
         h = W + p
-    hpush(hst, hoff, hsize, h, key)
+    qpush(hst, hoff, hsize, h, key)
 
 
 @_inl
@@ -400,34 +448,34 @@ def pick(NS, C, S, serves, tid_of, hst, hoff, hsize, w):
     W = C[_W]
     best = -1
     bkey = 0
-    if hsize[w] > 0:
+    if qsize(hsize, w) > 0:
         best = w
-        bkey = hst[hoff[w]]
+        bkey = qtop(hst, hoff, hsize, w)
     for p in range(3):
         if serves[w, p]:
             h = W + p
-            if hsize[h] > 0:
-                k = hst[hoff[h]]
+            if qsize(hsize, h) > 0:
+                k = qtop(hst, hoff, hsize, h)
                 if best < 0 or k < bkey:
                     best = h
                     bkey = k
     nkey = C[_NKEY]
     if best >= 0:
-        key = hpop(hst, hoff, hsize, best)
+        key = qpop(hst, hoff, hsize, best)
         return tid_of[key % nkey] if C[_PRIO_READY] else tid_of[key]
     if C[_WORK_STEAL]:
         victim = -1
         size = 0
         for v in range(W):
-            if v != w and hsize[v] > size:
-                k = hst[hoff[v]]
+            if v != w and qsize(hsize, v) > size:
+                k = qtop(hst, hoff, hsize, v)
                 top = tid_of[k % nkey] if C[_PRIO_READY] else tid_of[k]
                 if serves[w, NS[_PIDX, top]]:
                     victim = v
-                    size = hsize[v]
+                    size = qsize(hsize, v)
         if victim >= 0:
             S[_STEALS] += 1
-            key = hpop(hst, hoff, hsize, victim)
+            key = qpop(hst, hoff, hsize, victim)
             return tid_of[key % nkey] if C[_PRIO_READY] else tid_of[key]
     return -1
 
@@ -798,7 +846,9 @@ def schedule(
     S[_NIDLE] = W
     T = np.zeros(2, np.float64)
     stalls = np.zeros(4, np.float64)
-    hsize = np.zeros(W + 3, np.int64)
+    hsize = np.zeros((5, W + 3), np.int64)
+    for h in range(W + 3):
+        hsize[4, h] = (hoff[h + 1] if h + 1 < W + 3 else hcap_total) - hoff[h]
     lhead = np.full(max(n_lanes, 1), -1, np.int64)
     ltail = np.full(max(n_lanes, 1), -1, np.int64)
     infl = np.zeros(max(n_scopes, 1), np.int64)
@@ -1011,7 +1061,7 @@ def schedule_graph(
         NS, fanin, begin, succ, task_ids, op_after, C, float(interval), cand, ncand,
         incand, serves, hoff, total, n_scopes, n_lanes, span_cap,
         space.take("NI", (9, n), np.int64), space.take("NF", (5, n), np.float64),
-        space.take("tid_of", max(n_tasks, 1)), space.take("hst", max(total, 1)),
+        space.take("tid_of", max(n_tasks, 1)), space.take("hst", (2, max(total, 1))),
         space.take("order", max(n_tasks, 1)), space.take("ekind", ecap), space.take("ea", ecap),
         space.take("eb", ecap), space.take("stack", m), space.take("predone", m),
     )  # fmt: skip
