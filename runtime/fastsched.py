@@ -1148,6 +1148,8 @@ class FastRun:
         from pto_wsp.runtime.engine import STALL_CAUSES
 
         self.workspace = workspace
+        #: Wall time per phase (Stats.phases_ms), set by the Program.
+        self.phases_ms: dict[str, float] = {}
 
         self.cfg = config
         self.graph = builder

@@ -83,6 +83,11 @@ class Stats:
     steals: int = 0
     num_processes: int = 0
     warnings: list[str] = field(default_factory=list)
+    #: Wall time per phase, where the phases run one after the other (the fast path):
+    #: ``build`` (task generation + dependency inference, seed 004 §2.7's "graph build"),
+    #: ``schedule`` (the compiled scheduler), ``bodies`` (functional mode). Empty on the
+    #: general engine, which builds, schedules and runs bodies interleaved.
+    phases_ms: dict[str, float] = field(default_factory=dict)
 
     def __getitem__(self, key: str) -> Any:
         return getattr(self, key)
@@ -110,9 +115,11 @@ class Stats:
         stalls = {k: v for k, v in self.stalls.items() if v}
         if stalls:
             lines.append("stalls: " + ", ".join(f"{k} {v:,.0f}" for k, v in stalls.items()))
+        phases = ", ".join(f"{k} {v:.1f}" for k, v in self.phases_ms.items())
         lines.append(
             f"compile {self.compile_time_ms:.1f} ms, simulation {self.execute_time_ms:.1f} ms"
-            f" ({self.mode} mode)"
+            + (f" ({phases})" if phases else "")
+            + f" ({self.mode} mode)"
         )
         return "\n".join(lines)
 
@@ -289,7 +296,9 @@ class Program:
                 run = self._run_fast(config, args, arrays, shapes, progress)
             if run is not None:
                 if threaded:
+                    start = time.perf_counter()
                     run_bodies_threaded(run, config.threads)
+                    run.phases_ms["bodies"] = (time.perf_counter() - start) * 1e3
                 return run
         sim = Simulator(config, self.kernels, arrays, shapes, self.keys)
         sim.progress = progress
@@ -334,8 +343,10 @@ class Program:
         cls = OrderRecordingBuilder if config.batch_deps else RecordingBuilder
         builder = cls(shapes, infer_data_deps=config.infer_data_deps)
         with gc_paused():  # as the engine's run: a few objects per task, no cycles
+            start = time.perf_counter()
             self.code.compiled.function(builder, *args)
             graph = builder.build()
+            built = time.perf_counter()
             if graph.num_tasks < fastsched.FAST_MIN_TASKS and not fastsched.loaded():
                 self.fast_declined = (
                     f"{graph.num_tasks} tasks, fewer than fastsched.FAST_MIN_TASKS "
@@ -353,10 +364,13 @@ class Program:
             if run is None:
                 self.fast_declined = "the graph (pools, priorities or heap sizes out of range)"
                 return None
+            scheduled = time.perf_counter()
+            run.phases_ms = {"build": (built - start) * 1e3, "schedule": (scheduled - built) * 1e3}
             if progress is not None:
                 progress(run.created, 0 if config.functional else run.completed)
             if config.functional:
                 run.run_bodies(progress)
+                run.phases_ms["bodies"] = (time.perf_counter() - scheduled) * 1e3
         return run
 
     def _costs(self, graph: TaskGraph) -> np.ndarray | None:
@@ -426,6 +440,7 @@ class Program:
             steals=sim.steals,
             num_processes=len(sim.processes),
             warnings=list(self.warnings),
+            phases_ms=dict(getattr(sim, "phases_ms", {})),
         )
 
     def graph(self) -> TaskGraph:

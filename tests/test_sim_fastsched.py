@@ -148,6 +148,11 @@ def assert_same(pf, pg, logs=None, arrays=None, fast=True):
     for d in (df, dg):
         d.pop("execute_time_ms")
         d.pop("compile_time_ms")
+    phases = df.pop("phases_ms")
+    assert dg.pop("phases_ms") == {}  # the engine's phases interleave
+    expected = {"build", "schedule"} | ({"bodies"} if pf.mode == "functional" else set())
+    assert set(phases) == (expected if fast else set())
+    assert sum(phases.values()) <= pf.stats().execute_time_ms
     assert df == dg
     assert sf.stall_spans == sg.stall_spans
     assert pf.schedule_of() == pg.schedule_of()
@@ -577,6 +582,7 @@ def test_workspaces_alternate_between_runs():
     after = dataclasses.replace(
         prog.stats(), execute_time_ms=stats.execute_time_ms, compile_time_ms=0.0
     )
+    after.phases_ms = stats.phases_ms = {}
     assert prog.schedule_of() == before and after == stats
     fail[0] = False
     bound(prog, 9).execute()
