@@ -43,6 +43,9 @@ _KERNELS = (
     "_table_nb",
     "_merge_accesses",
     "_own_nb",
+    "_own_merged",
+    "_radix",
+    "_own_core",
     "_single_nb",
     "_cells_nb",
     "_range_nb",
@@ -88,9 +91,10 @@ def _warm() -> None:
     _single_nb(one * 0, one, True, True, i.copy(), i, i)
     _cells_nb(i, 2)
     _range_nb(i)
-    box = (one * 0, one, one, one * 0, one * 0, one, one, one * 0)
-    _finer_nb(i * 0, i, b, b, k, np.zeros(2, np.bool_), i.copy(), i, i, *box)
-    _coarser_nb(i * 0, i, b, k, i.copy(), i, i, *box)
+    two = one * 2  # two cells on either side: writer and written fit the boxes
+    box = (one * 0, two, one, one * 0, one * 0, two, one, one * 0)
+    _finer_nb(i * 0, i, b, b, k, np.zeros(3, np.bool_), i.copy(), i, i, *box)
+    _coarser_nb(i * 0, i, b, k, i.copy(), i, i, *box, 1)
 
 
 def _use(size: int) -> bool:
@@ -287,39 +291,33 @@ def _map_nb(lin, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb):  # pragma: no co
 
 
 def _table_nb(lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb):  # pragma: no cover - compiled
-    # The map of every cell of a's box, dimension by dimension (no division per cell).
+    # The map of every cell of a's box, dimension by dimension (no division per cell): the
+    # map of the leading d dimensions' cells, extended by dimension d in one tight loop.
     rank = len(shape_a)
-    off = np.zeros(rank + 1, np.int64)
+    out = np.zeros(1, np.int64)
     for d in range(rank):
-        off[d + 1] = off[d] + shape_a[d]
-    tab = np.empty(off[rank], np.int64)
-    stride = np.ones(rank, np.int64)
-    for d in range(rank - 2, -1, -1):
-        stride[d] = stride[d + 1] * shape_b[d + 1]
-    size = 1
-    for d in range(rank):
-        size *= shape_a[d]
-        for c in range(shape_a[d]):
+        stride = 1
+        for e in range(d + 1, rank):
+            stride *= shape_b[e]
+        n = shape_a[d]
+        tab = np.empty(n, np.int64)
+        for c in range(n):
             v = ((c + lo_a[d]) * wa[d] + ra[d] - rb[d]) // wb[d] - lo_b[d]
-            tab[off[d] + c] = v * stride[d] if 0 <= v < shape_b[d] else -1
-    out = np.empty(size, np.int64)
-    idx = np.zeros(rank, np.int64)
-    for i in range(size):
-        o = 0
-        for d in range(rank):
-            v = tab[off[d] + idx[d]]
-            if v < 0:
-                o = -1
-                break
-            o += v
-        out[i] = o
-        d = rank - 1
-        while d >= 0:
-            idx[d] += 1
-            if idx[d] < shape_a[d]:
-                break
-            idx[d] = 0
-            d -= 1
+            tab[c] = v * stride if 0 <= v < shape_b[d] else -1
+        new = np.empty(len(out) * n, np.int64)
+        k = 0
+        for i in range(len(out)):
+            o = out[i]
+            if o < 0:
+                for _ in range(n):
+                    new[k] = -1
+                    k += 1
+            else:
+                for c in range(n):
+                    v = tab[c]
+                    new[k] = o + v if v >= 0 else -1
+                    k += 1
+        out = new
     return out
 
 
@@ -392,26 +390,56 @@ def _merge_accesses(g, p, R, W, ri, tid0):  # pragma: no cover - compiled
 
 
 def _own_nb(g, p, R, W, ri, n, tid0, writer, r_cell, r_task):  # pragma: no cover - compiled
+    # Sorting and merging happen before the pass, in calls of their own: arrays rebound
+    # inside one function make numba's loops several times slower.
     m0 = len(g)
     for i in range(1, m0):
         if g[i] < g[i - 1] or (g[i] == g[i - 1] and p[i] < p[i - 1]):
-            order = np.argsort(g * n + p, kind="mergesort")
-            g, p, R, W, ri = g[order], p[order], R[order], W[order], ri[order]
-            break
-    dup = False
+            if len(writer) <= 4 * m0 + 4096 and n <= 4 * m0 + 4096:
+                order = _radix(g, p, n, len(writer))
+            else:
+                order = np.argsort(g * n + p, kind="mergesort")
+            return _own_merged(g[order], p[order], R[order], W[order], ri[order], tid0, writer,
+                               r_cell, r_task)  # fmt: skip
+    return _own_merged(g, p, R, W, ri, tid0, writer, r_cell, r_task)
+
+
+def _radix(g, p, n, box):  # pragma: no cover - compiled
+    # The stable order by (g, p): counting sorts by p, then by g (g < box, p < n).
+    m = len(g)
+    cnt = np.zeros(n + 1, np.int64)
+    for x in range(m):
+        cnt[p[x] + 1] += 1
+    for i in range(n):
+        cnt[i + 1] += cnt[i]
+    by_p = np.empty(m, np.int64)
+    for x in range(m):
+        by_p[cnt[p[x]]] = x
+        cnt[p[x]] += 1
+    cnt = np.zeros(box + 1, np.int64)
+    for x in range(m):
+        cnt[g[x] + 1] += 1
+    for i in range(box):
+        cnt[i + 1] += cnt[i]
+    order = np.empty(m, np.int64)
+    for y in range(m):
+        x = by_p[y]
+        order[cnt[g[x]]] = x
+        cnt[g[x]] += 1
+    return order
+
+
+def _own_merged(g, p, R, W, ri, tid0, writer, r_cell, r_task):  # pragma: no cover - compiled
+    m0 = len(g)
     for i in range(1, m0):
         if g[i] == g[i - 1] and p[i] == p[i - 1]:
-            dup = True
-            break
-    if not dup:
-        m = m0
-        mg = g
-        mt = p + tid0
-        mR = R
-        mW = W
-        mRpre = R
-    else:
-        mg, mt, mR, mW, mRpre, m = _merge_accesses(g, p, R, W, ri, tid0)
+            mg, mt, mR, mW, mRpre, m = _merge_accesses(g, p, R, W, ri, tid0)
+            return _own_core(mg[:m], mt[:m], mR[:m], mW[:m], mRpre[:m], writer, r_cell, r_task)
+    return _own_core(g, p + tid0, R, W, R, writer, r_cell, r_task)
+
+
+def _own_core(mg, mt, mR, mW, mRpre, writer, r_cell, r_task):  # pragma: no cover - compiled
+    m = len(mg)
     kind_w = np.empty(m, np.uint8)
     kind_c = np.empty(m, np.uint8)
     pre = np.zeros(m, np.bool_)
@@ -696,7 +724,8 @@ def _by_cell(g, sel, box):  # pragma: no cover - compiled
 def _finer_nb(g, t, pre, fw, kind_w, written, writer, r_cell, r_task, lo_a, shape_a, wa, ra,
               lo_b, shape_b, wb, rb):  # fmt: skip  # pragma: no cover - compiled
     box = len(written) - 1
-    coord = np.empty(len(shape_a), np.int64)
+    # The map of every cell of the finer tiling's box (the loops below visit them all).
+    table = _table_nb(lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb)
     bp, ip = _by_cell(g, pre, box)
     bf, jf = _by_cell(g, fw, box)
     live = 0
@@ -710,12 +739,12 @@ def _finer_nb(g, t, pre, fw, kind_w, written, writer, r_cell, r_task, lo_a, shap
     for j in range(len(writer)):
         o = -1
         if writer[j] >= 0:
-            o = _cell_map(j, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb, coord)
+            o = table[j]
             if o >= 0:
                 cap += bp[o + 1] - bp[o]
         wmap[j] = o
     for j in range(len(r_cell)):
-        o = _cell_map(r_cell[j], lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb, coord)
+        o = table[r_cell[j]]
         rmap[j] = o
         if o >= 0:
             cap += bf[o + 1] - bf[o]
@@ -800,16 +829,21 @@ def finer_pass(g, t, pre, fw, kind_w, written, other: Any, own: Any) -> tuple:
 
 
 def _coarser_nb(g, t, W, kind_c, writer, r_cell, r_task, lo_a, shape_a, wa, ra, lo_b, shape_b,
-                wb, rb):  # fmt: skip  # pragma: no cover - compiled
+                wb, rb, box_a):  # fmt: skip  # pragma: no cover - compiled
     m = len(g)
     coord = np.empty(len(shape_a), np.int64)
+    # A table over our box when it is not much larger than the accesses, else a map per cell.
+    table = _table_nb(lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb) if box_a <= 4 * m + 4096 else np.zeros(0, np.int64)  # fmt: skip
     box = len(writer)
     ones = np.ones(len(r_cell), np.bool_)
     br, ir = _by_cell(r_cell, ones, box)
     olin = np.empty(m, np.int64)
     cap = 0
     for x in range(m):
-        o = _cell_map(g[x], lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb, coord)
+        if len(table):
+            o = table[g[x]]
+        else:
+            o = _cell_map(g[x], lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb, coord)
         olin[x] = o
         if o >= 0:
             cap += 1
@@ -860,7 +894,9 @@ def coarser_pass(g, t, W, kind_c, own: Any, other: Any) -> tuple:
     args = (own.lo, own.shape, own.widths, own.residues)
     args += (other.lo, other.shape, other.widths, other.residues)
     if _use(len(g) + len(other.r_cell)):
-        return _coarser_nb(g, t, W, kind_c, other.writer, other.r_cell, other.r_task, *args)
+        return _coarser_nb(
+            g, t, W, kind_c, other.writer, other.r_cell, other.r_task, *args, len(own.writer)
+        )
     return _coarser_np(g, t, W, kind_c, other.writer, other.r_cell, other.r_task, *args)
 
 
