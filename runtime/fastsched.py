@@ -1105,12 +1105,13 @@ class Workspace:
     def __init__(self) -> None:
         self._buffers: dict[str, np.ndarray] = {}
 
-    def take(self, name: str, shape: Any, dtype: Any = np.int64) -> np.ndarray:
-        size = int(np.prod(shape))
+    def take(self, name: str, shape: int | tuple[int, int], dtype: Any = np.int64) -> np.ndarray:
+        pair = shape.__class__ is tuple
+        size = int(shape[0] * shape[1] if pair else shape)
         buf = self._buffers.get(name)
         if buf is None or buf.size < size or buf.dtype != dtype:
             buf = self._buffers[name] = np.empty(size + size // 4, dtype)
-        return buf[:size].reshape(shape)
+        return buf[:size].reshape(shape) if pair else buf[:size]
 
 
 class FastRun:
