@@ -53,6 +53,7 @@ _KERNELS = (
     "_by_cell",
     "_finer_nb",
     "_coarser_nb",
+    "_table_if",
 )
 _loaded: bool | None = None  # None: not tried yet
 _given = 0  # entries given to the numpy twins while not loaded
@@ -82,8 +83,8 @@ def _warm() -> None:
     k = np.array([1, 2], dtype=np.uint8)
     b = np.array([True, False])
     one = np.ones(1, dtype=np.int64)
-    _merge_nb(i, i + 1, k, 1, 1, -1)
-    _merge_nb(i[::-1] + 1, i + 1, k, 1, 1, -1)
+    _merge_nb(i, i + 1, k, 1, 1, -1, -1)
+    _merge_nb(i[::-1] + 1, i + 1, k, 1, 1, -1, 0)
     _csr_nb(i, i + 1, k, 2)
     _map_nb(i, one * 0, one, one, one * 0, one * 0, one, one, one * 0)
     _table_nb(one * 0, one, one, one * 0, one * 0, one, one, one * 0)
@@ -115,11 +116,11 @@ _BIG = 1 << 62
 # ----------------------------------------------------------------------------- merge_edges
 
 
-def _merge_nb(src, dst, kind, tid0, n, skip):  # pragma: no cover - compiled
+def _merge_nb(src, dst, kind, tid0, n, skip, head):  # pragma: no cover - compiled
     e_all = len(src)
     # Already by destination then source, once each, nothing to drop: as it is.
-    ordered = True
-    for e in range(e_all):
+    ordered = head < 0
+    for e in range(e_all if ordered else 0):
         s = src[e]
         d = dst[e]
         if s == skip or s == d:
@@ -150,11 +151,17 @@ def _merge_nb(src, dst, kind, tid0, n, skip):  # pragma: no cover - compiled
         j = cur[d - tid0]
         key[j] = s * 4 + kind[e]
         cur[d - tid0] = j + 1
-    out_s = np.empty(total, np.int64)
-    out_d = np.empty(total, np.int64)
-    out_k = np.empty(total, np.uint8)
+    extra = n if head >= 0 else 0
+    out_s = np.empty(total + extra, np.int64)
+    out_d = np.empty(total + extra, np.int64)
+    out_k = np.empty(total + extra, np.uint8)
     m = 0
     for i in range(n):
+        if head >= 0:  # the structural edge first
+            out_s[m] = head
+            out_d[m] = i + tid0
+            out_k[m] = 0
+            m += 1
         a = cnt[i]
         b = cnt[i + 1]
         ordered = True
@@ -186,7 +193,15 @@ def _merge_nb(src, dst, kind, tid0, n, skip):  # pragma: no cover - compiled
     return out_s[:m], out_d[:m], out_k[:m]
 
 
-def _merge_np(src, dst, kind, tid0, n, skip):
+def _merge_np(src, dst, kind, tid0, n, skip, head=-1):
+    if head >= 0:
+        s, d, k = _merge_np(src, dst, kind, tid0, n, skip)
+        ids = np.arange(tid0, tid0 + n, dtype=np.int64)
+        d = np.concatenate([ids, d])
+        order = np.argsort(d, kind="stable")  # per destination the structural edge first
+        s = np.concatenate([np.full(n, head, dtype=np.int64), s])[order]
+        k = np.concatenate([np.zeros(n, dtype=np.uint8), k])[order]
+        return s, d[order], k
     keep = (src != skip) & (src != dst)
     src, dst, kind = src[keep], dst[keep], kind[keep].astype(np.int64)
     total = tid0 + n
@@ -200,10 +215,18 @@ def _merge_np(src, dst, kind, tid0, n, skip):
 
 
 def merge_edges(
-    src: np.ndarray, dst: np.ndarray, kind: np.ndarray, tid0: int, n: int, skip: int
+    src: np.ndarray,
+    dst: np.ndarray,
+    kind: np.ndarray,
+    tid0: int,
+    n: int,
+    skip: int,
+    head: int = -1,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The edges into tasks tid0..tid0+n-1, one per (source, destination) with the smallest
-    kind, no self-edge, none from ``skip``; ordered by destination then source."""
+    kind, no self-edge, none from ``skip``; ordered by destination then source. ``head`` >= 0
+    (the frontier's node, equal to ``skip``): a structural edge from it into every task,
+    first among each task's edges."""
     if _use(len(src)):
         return _merge_nb(
             src.astype(np.int64, copy=False),
@@ -212,8 +235,9 @@ def merge_edges(
             tid0,
             n,
             skip,
+            head,
         )
-    return _merge_np(src, dst, kind, tid0, n, skip)
+    return _merge_np(src, dst, kind, tid0, n, skip, head)
 
 
 # ----------------------------------------------------------------------------- csr
@@ -399,8 +423,8 @@ def _own_nb(g, p, R, W, ri, n, tid0, writer, r_cell, r_task):  # pragma: no cove
                 order = _radix(g, p, n, len(writer))
             else:
                 order = np.argsort(g * n + p, kind="mergesort")
-            return _own_merged(g[order], p[order], R[order], W[order], ri[order], tid0, writer,
-                               r_cell, r_task)  # fmt: skip
+            sg, sp, sR, sW, sri = g[order], p[order], R[order], W[order], ri[order]
+            return _own_merged(sg, sp, sR, sW, sri, tid0, writer, r_cell, r_task)
     return _own_merged(g, p, R, W, ri, tid0, writer, r_cell, r_task)
 
 
@@ -721,8 +745,25 @@ def _by_cell(g, sel, box):  # pragma: no cover - compiled
     return begin, idx
 
 
-def _finer_nb(g, t, pre, fw, kind_w, written, writer, r_cell, r_task, lo_a, shape_a, wa, ra,
-              lo_b, shape_b, wb, rb):  # fmt: skip  # pragma: no cover - compiled
+def _finer_nb(  # pragma: no cover - compiled
+    g,
+    t,
+    pre,
+    fw,
+    kind_w,
+    written,
+    writer,
+    r_cell,
+    r_task,
+    lo_a,
+    shape_a,
+    wa,
+    ra,
+    lo_b,
+    shape_b,
+    wb,
+    rb,
+):
     box = len(written) - 1
     # The map of every cell of the finer tiling's box (the loops below visit them all).
     table = _table_nb(lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb)
@@ -824,16 +865,25 @@ def finer_pass(g, t, pre, fw, kind_w, written, other: Any, own: Any) -> tuple:
         return _finer_nb(
             g, t, pre, fw, kind_w, written, other.writer, other.r_cell, other.r_task, *args
         )
-    return _finer_np(g, t, pre, fw, kind_w, written, other.writer, other.r_cell, other.r_task,
-                     *args)  # fmt: skip
+    state = (other.writer, other.r_cell, other.r_task)
+    return _finer_np(g, t, pre, fw, kind_w, written, *state, *args)
 
 
-def _coarser_nb(g, t, W, kind_c, writer, r_cell, r_task, lo_a, shape_a, wa, ra, lo_b, shape_b,
-                wb, rb, box_a):  # fmt: skip  # pragma: no cover - compiled
+def _table_if(cond, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb):  # pragma: no cover
+    # The table when ``cond`` (else empty), assigned once by the caller: an array variable
+    # rebound in a numba function slows its loops.
+    if cond:
+        return _table_nb(lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb)
+    return np.zeros(0, np.int64)
+
+
+def _coarser_nb(  # pragma: no cover - compiled
+    g, t, W, kind_c, writer, r_cell, r_task, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb, box_a
+):
     m = len(g)
     coord = np.empty(len(shape_a), np.int64)
     # A table over our box when it is not much larger than the accesses, else a map per cell.
-    table = _table_nb(lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb) if box_a <= 4 * m + 4096 else np.zeros(0, np.int64)  # fmt: skip
+    table = _table_if(box_a <= 4 * m + 4096, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb)
     box = len(writer)
     ones = np.ones(len(r_cell), np.bool_)
     br, ir = _by_cell(r_cell, ones, box)

@@ -400,14 +400,16 @@ class GraphBuilder:
             dst = parts[0][1] if len(parts) == 1 else np.concatenate([x[1] for x in parts])
             kind = parts[0][2] if len(parts) == 1 else np.concatenate([x[2] for x in parts])
             skip = frontier[0] if frontier and chains is None else -1
-            chunks.append(merge_edges(src, dst, kind, tid0, n, skip))
+            # The structural edges from the frontier's node come out of the merge too (the
+            # first edge of each task), rather than as arrays concatenated afterwards.
+            chunks.append(merge_edges(src, dst, kind, tid0, n, skip, skip))
         if chains is not None:
             head = frontier[0] if frontier else -1
             edges = batch_order.structure(chains, tid0, n, head)
             chunks = [batch_order.merge(edges, chunks[0] if chunks else None, chains, tid0, head)]
-        elif frontier:
-            # No other chunk has this source, so each source's edges stay in increasing
-            # destination order (what build() relies on).
+        elif frontier and not parts:
+            # No data edges: the structural ones alone (each source's edges stay in increasing
+            # destination order, what build() relies on).
             chunks.append(
                 (np.full(n, frontier[0], dtype=np.int64), np.arange(tid0, tid0 + n), kinds)
             )
@@ -442,27 +444,13 @@ class GraphBuilder:
 
     def _barrier_segment(self, preds: np.ndarray) -> int:
         """``_barrier`` for the batch path (the per-node lists are sealed): the barrier node
-        and its edges as a segment of arrays."""
+        and its edges as a segment of arrays (its one-node fields shared: build() copies)."""
         bid = self._base
         m = len(preds)
-        one = np.zeros(1, dtype=np.int64)
-        self._segs.append(
-            _Segment(
-                bid,
-                1,
-                np.full(1, KIND_BARRIER, dtype=np.uint8),
-                np.full(1, -1, dtype=np.int32),
-                np.full(1, POOL_ANY, dtype=np.int64),
-                one,
-                np.full(1, -1, dtype=np.int64),
-                one,
-                one,
-                ([()], [()], [()]),
-                preds,
-                np.full(m, bid, dtype=np.int64),
-                np.zeros(m, dtype=np.uint8),
-            )
-        )
+        dst = np.full(m, bid, dtype=np.int64)
+        kinds = np.zeros(m, dtype=np.uint8)
+        fields = ([()], [()], [()])
+        self._segs.append(_Segment(bid, 1, *_BARRIER_FIELDS, fields, preds, dst, kinds))
         self._base += 1
         return bid
 
@@ -668,6 +656,18 @@ def _node_fields(n: int, groups: Sequence[Sequence]) -> tuple:
     kinds = np.zeros(n, dtype=np.uint8)
     return names, at, pool, domain, target, stream, priority, kinds, _BatchFields(n, groups)
 
+
+#: A barrier node's fields as one-node arrays (kind, kernel, pool, domain, target, stream,
+#: priority), shared by every barrier segment and never modified.
+_BARRIER_FIELDS = (
+    np.full(1, KIND_BARRIER, dtype=np.uint8),
+    np.full(1, -1, dtype=np.int32),
+    np.full(1, POOL_ANY, dtype=np.int64),
+    np.zeros(1, dtype=np.int64),
+    np.full(1, -1, dtype=np.int64),
+    np.zeros(1, dtype=np.int64),
+    np.zeros(1, dtype=np.int64),
+)
 
 #: Batches of fewer tasks take the per-task path (numpy's fixed costs exceed the gain).
 BATCH_MIN = 16

@@ -42,6 +42,13 @@ def test_compiled_kernels_equal_their_numpy_twins(seed):
     for x, y in zip(a, b):
         assert x.tolist() == y.tolist()
     assert (a[0] != a[1]).all()  # never a self-edge
+    if skip >= 0:  # with the structural edges from the frontier's node, first per task
+        a, b = _compiled_and_numpy(bulk_kernels.merge_edges, src, dst, kind, tid0, n, skip, skip)
+        for x, y in zip(a, b):
+            assert x.tolist() == y.tolist()
+        kept = (src != skip) & (src != dst)
+        pairs = set(zip(src[kept].tolist(), dst[kept].tolist()))
+        assert len(a[0]) == n + len(pairs) and (a[2] == 0).sum() == n
     nodes = tid0 + n
     a, b = _compiled_and_numpy(bulk_kernels.csr, src, dst, kind, nodes)
     for x, y in zip(a, b):
