@@ -275,6 +275,21 @@ inline int32_t TensorMap::new_entry_at(const int64_t* off, bool unit) {
   return e;
 }
 
+// A new entry in cell `lin` of dense grid `grid` (empty), at `off`.
+inline int32_t TensorMap::new_in_cell(TensorState& st, int32_t grid, int64_t lin,
+                                      const int64_t* off, bool unit) {
+  Grid& gr = st.grids[static_cast<size_t>(grid)];
+  const int32_t e = new_entry_at(off, unit);
+  Entry& en = E(e);
+  en.grid = static_cast<int16_t>(grid);
+  en.lin = lin;
+  en.member = static_cast<int32_t>(gr.members.size());
+  gr.members.push_back(e);
+  gr.cells[static_cast<size_t>(lin)] = e;
+  ++st.count;
+  return e;
+}
+
 inline void TensorMap::add_reader(Entry& en, uint32_t task) {
   if (en.spill < 0) {
     if (en.nreaders > 0 && en.inl[en.nreaders - 1] == task) return;
@@ -282,6 +297,13 @@ inline void TensorMap::add_reader(Entry& en, uint32_t task) {
       en.inl[en.nreaders++] = task;
       return;
     }
+  } else {
+    // Spilled: append to its array (a whole K/V slice read by every tile's task).
+    std::vector<uint32_t>& v = spills_[static_cast<size_t>(en.spill)];
+    if (!v.empty() && v.back() == task) return;
+    v.push_back(task);
+    ++en.nreaders;
+    return;
   }
   add_reader_slow(en, task);
 }
@@ -577,6 +599,37 @@ void TensorMap::remove(TensorState& st, int32_t e) {
 void TensorMap::find_in_grid(const TensorState& st, const Grid& grid, const Geom& g, bool unit,
                              std::vector<int32_t>& found) {
   const int rank = g.rank;
+  const bool exact = grid.unit && unit;
+  if (grid.dense) {
+    // Relative to the first cell's start (lo * width + residue): the region's first and last
+    // cell along d, shifts for power-of-two widths, no division for a region inside one
+    // cell's span; a region within one cell is looked up at once.
+    int64_t lin = 0;
+    bool one = true, inside = true;
+    for (int d = 0; d < rank && one; ++d) {
+      const int64_t r0 = g.off[d] - grid.start[d];
+      const int64_t r1 = r0 + (g.size[d] - 1) * g.stride[d];
+      int64_t k0, k1;
+      if (grid.shift[d] >= 0) {
+        k0 = r0 >> grid.shift[d];
+        k1 = r1 >> grid.shift[d];
+      } else if (r0 >= 0 && r1 < grid.width[d]) {
+        k0 = k1 = 0;
+      } else {
+        k0 = floordiv(r0, grid.width[d]);
+        k1 = floordiv(r1, grid.width[d]);
+      }
+      one = k0 == k1;
+      inside = inside && static_cast<uint64_t>(k0) < static_cast<uint64_t>(grid.n[d]);
+      lin += k0 * grid.mult[d];
+    }
+    if (one) {
+      if (!inside) return;
+      const int32_t e = grid.cells[static_cast<size_t>(lin)];
+      if (e >= 0 && (exact || entry_overlaps(st, E(e), g))) found.push_back(e);
+      return;
+    }
+  }
   Cell k0{}, k1{};
   bool single = true;
   for (int d = 0; d < rank; ++d) {
@@ -593,7 +646,6 @@ void TensorMap::find_in_grid(const TensorState& st, const Grid& grid, const Geom
     k1.k[d] = floordiv_w(last - grid.residue[d], grid.width[d]);
     single = single && k0.k[d] == k1.k[d];
   }
-  const bool exact = grid.unit && unit;
   auto lookup = [&](const Cell& c) {
     const int32_t e = cell_get(grid, c);
     if (e >= 0 && (exact || entry_overlaps(st, E(e), g))) found.push_back(e);
@@ -698,7 +750,7 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
   const bool reads = access != static_cast<uint8_t>(Access::Out);
   const bool writes = access != static_cast<uint8_t>(Access::In);
   TensorState& st = state_of(r);
-  int64_t lin;
+  int64_t lin = 0;
   int32_t known = -2;  // the region's grid and entry when the fast path classified it
   int32_t known_entry = -1;
   if (fast_cell(st, r, lin)) {
@@ -709,14 +761,8 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
     if (e < 0 && st.alive_grids == 1 && st.others.empty()) {
       // A new tile of the tensor's only tiling: nothing overlaps it (what the general path
       // would find, without looking).
-      e = new_entry_at(r.offsets, gr.unit);
+      e = new_in_cell(st, st.last_grid, lin, r.offsets, gr.unit);
       Entry& en = E(e);
-      en.grid = static_cast<int16_t>(st.last_grid);
-      en.lin = lin;
-      en.member = static_cast<int32_t>(gr.members.size());
-      gr.members.push_back(e);
-      gr.cells[static_cast<size_t>(lin)] = e;
-      ++st.count;
       if (writes)
         en.writer = task;
       else
@@ -746,14 +792,10 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
   }
   int64_t width[kMaxRank], residue[kMaxRank];
   int32_t grid, entry;
+  // A tile of the tensor's last grid (fast_cell), not handled above: its classification and
+  // cell are known (a new entry goes straight to its cell); an entry of the scanned list may
+  // still have its geometry. (width and residue are only read by insert after a classify.)
   if (known >= 0) {
-    // A tile of the tensor's last grid (fast_cell), not handled above: its classification
-    // and cell are known; an entry of the scanned list may still have its geometry.
-    const Grid& gr = st.grids[static_cast<size_t>(known)];
-    for (int d = 0; d < g.rank; ++d) {
-      width[d] = gr.width[d];
-      residue[d] = gr.residue[d];
-    }
     grid = known;
     entry = known_entry;
     if (entry < 0 && !st.others.empty())
@@ -792,9 +834,13 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
       }
     }
     if (entry < 0) {
-      entry = new_entry(g, unit);
-      // The grid may have died with the entries just removed: classify again.
-      insert(st, entry, g, removed ? classify(st, g, width, residue) : grid, width, residue);
+      if (known >= 0 && !removed) {
+        entry = new_in_cell(st, known, lin, g.off, unit);
+      } else {
+        entry = new_entry(g, unit);
+        // The grid may have died with the entries just removed: classify again.
+        insert(st, entry, g, removed ? classify(st, g, width, residue) : grid, width, residue);
+      }
     }
     Entry& en = E(entry);
     if (kept) en.alone = false;
@@ -804,8 +850,12 @@ void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
     for (int32_t c : cands)
       if (E(c).writer != kNoTask) raw.push_back(E(c).writer);
     if (entry < 0) {
-      entry = new_entry(g, unit);
-      insert(st, entry, g, grid, width, residue);
+      if (known >= 0) {
+        entry = new_in_cell(st, known, lin, g.off, unit);
+      } else {
+        entry = new_entry(g, unit);
+        insert(st, entry, g, grid, width, residue);
+      }
       if (!cands.empty()) {
         E(entry).alone = false;
         for (int32_t c : cands) E(c).alone = false;

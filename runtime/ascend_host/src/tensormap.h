@@ -213,6 +213,7 @@ class TensorMap {
                    std::vector<int32_t>& found);
   int32_t new_entry(const Geom& g, bool unit);
   int32_t new_entry_at(const int64_t* off, bool unit);
+  int32_t new_in_cell(TensorState& st, int32_t grid, int64_t lin, const int64_t* off, bool unit);
   // Whether entry e (of `st`) overlaps g / is contained in g.
   bool entry_overlaps(const TensorState& st, const Entry& en, const Geom& g) const;
   bool contained_in(const TensorState& st, const Entry& en, const Geom& g) const;

@@ -57,25 +57,28 @@ struct GmTensor {
 };
 
 // The view of a task region (a TensorRegion of task_abi.h) as the kernel's rank-R parameter:
-// the root dimensions marked kept, in order.
+// the root dimensions marked kept, in order. Loops of constant length (all the region's
+// dimensions, masked beyond its rank; the kept bits one by one): no loop at run time.
 template <typename T, int R, typename Region>
 __aicore__ inline GmTensor<T, R> gm_tensor(const Region& r) {
+  constexpr int kDims = static_cast<int>(sizeof(r.offsets) / sizeof(r.offsets[0]));
   GmTensor<T, R> v;
+  const int rank = r.rank;
   int64_t elem_off = 0;
-  for (int d = 0; d < r.rank; ++d) elem_off += r.offsets[d] * r.mem_strides[d];
+  for (int d = 0; d < kDims; ++d) elem_off += d < rank ? r.offsets[d] * r.mem_strides[d] : 0;
   v.data = reinterpret_cast<__gm__ T*>(reinterpret_cast<uintptr_t>(r.base) +
                                         static_cast<uintptr_t>(elem_off * r.elem_bytes));
-  int k = 0;
-  for (int d = 0; d < r.rank && k < R; ++d) {
-    if (r.kept & (1u << d)) {
+  uint32_t kept = static_cast<uint32_t>(r.kept) & ((1u << rank) - 1u);
+  for (int k = 0; k < (R > 0 ? R : 1); ++k) {
+    if (k < R && kept != 0) {
+      const int d = __builtin_ctz(kept);
+      kept &= kept - 1;
       v.shape[k] = r.sizes[d];
       v.stride[k] = r.strides[d] * r.mem_strides[d];
-      ++k;
+    } else {
+      v.shape[k] = 1;
+      v.stride[k] = 0;
     }
-  }
-  for (; k < (R > 0 ? R : 1); ++k) {
-    v.shape[k] = 1;
-    v.stride[k] = 0;
   }
   return v;
 }

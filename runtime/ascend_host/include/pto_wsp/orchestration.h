@@ -103,16 +103,12 @@ struct View {
     return static_cast<int64_t>(reinterpret_cast<const T*>(t->data)[lin]);
   }
 
-  // memref.dim: the size of this value's k-th dimension.
+  // memref.dim: the size of this value's k-th dimension (the k-th kept root dimension).
   int64_t dim(int64_t k) const {
-    int j = 0;
-    for (int d = 0; d < t->rank; ++d) {
-      if (kept & (1u << d)) {
-        if (j == k) return size[d];
-        ++j;
-      }
-    }
-    fail("memref.dim: no such dimension", k);
+    uint32_t m = kept;
+    for (int64_t j = 0; j < k && m != 0; ++j) m &= m - 1;
+    if (k < 0 || m == 0) fail("memref.dim: no such dimension", k);
+    return size[__builtin_ctz(m)];
   }
 };
 
