@@ -221,12 +221,6 @@ void TensorMap::declare(uint64_t base, int rank, const int64_t* shape) {
   for (int d = 0; d < kMaxRank; ++d) st.shape[d] = d < rank ? shape[d] : 1;
 }
 
-inline TensorState& TensorMap::state_of(const TensorRegion& r) {
-  const size_t i = r.tensor;
-  if (i < by_arg_.size() && by_arg_[i].first == r.base && by_arg_[i].second != nullptr)
-    return *by_arg_[i].second;
-  return state_slow(r);
-}
 
 TensorState& TensorMap::state_slow(const TensorRegion& r) {
   const size_t i = r.tensor;
@@ -249,64 +243,13 @@ TensorState& TensorMap::state(uint64_t base) {
 
 int32_t TensorMap::new_entry(const Geom& g, bool unit) { return new_entry_at(g.off, unit); }
 
-inline int32_t TensorMap::new_entry_at(const int64_t* off, bool unit) {
-  int32_t e;
-  if (!free_.empty()) {
-    e = free_.back();
-    free_.pop_back();
-  } else {
-    e = nentries_++;
-    if ((static_cast<size_t>(e) >> kChunkBits) >= chunks_.size()) {
-      static_assert((size_t(1) << 14) == (size_t(1) << kChunkBits), "kChunkBytes");
-      chunks_.push_back(static_cast<Entry*>(block_take(kChunkBytes)));
-    }
-  }
-  Entry& en = E(e);
-  for (int d = 0; d < kMaxRank; ++d) en.off[d] = off[d];
-  en.lin = -1;
-  en.writer = kNoTask;
-  en.nreaders = 0;
-  en.spill = -1;
-  en.member = 0;
-  en.geom = -1;
-  en.grid = -1;
-  en.alone = true;
-  en.unit = unit;
-  return e;
+void TensorMap::add_chunk() {
+  static_assert((size_t(1) << 14) == (size_t(1) << kChunkBits), "kChunkBytes");
+  chunks_.push_back(static_cast<Entry*>(block_take(kChunkBytes)));
 }
 
-// A new entry in cell `lin` of dense grid `grid` (empty), at `off`.
-inline int32_t TensorMap::new_in_cell(TensorState& st, int32_t grid, int64_t lin,
-                                      const int64_t* off, bool unit) {
-  Grid& gr = st.grids[static_cast<size_t>(grid)];
-  const int32_t e = new_entry_at(off, unit);
-  Entry& en = E(e);
-  en.grid = static_cast<int16_t>(grid);
-  en.lin = lin;
-  en.member = static_cast<int32_t>(gr.members.size());
-  gr.members.push_back(e);
-  gr.cells[static_cast<size_t>(lin)] = e;
-  ++st.count;
-  return e;
-}
 
-inline void TensorMap::add_reader(Entry& en, uint32_t task) {
-  if (en.spill < 0) {
-    if (en.nreaders > 0 && en.inl[en.nreaders - 1] == task) return;
-    if (en.nreaders < static_cast<uint32_t>(kInlineReaders)) {
-      en.inl[en.nreaders++] = task;
-      return;
-    }
-  } else {
-    // Spilled: append to its array (a whole K/V slice read by every tile's task).
-    std::vector<uint32_t>& v = spills_[static_cast<size_t>(en.spill)];
-    if (!v.empty() && v.back() == task) return;
-    v.push_back(task);
-    ++en.nreaders;
-    return;
-  }
-  add_reader_slow(en, task);
-}
+
 
 void TensorMap::add_reader_slow(Entry& en, uint32_t task) {
   if (en.spill < 0) {
@@ -331,11 +274,6 @@ void TensorMap::add_reader_slow(Entry& en, uint32_t task) {
   ++en.nreaders;
 }
 
-inline void TensorMap::append_readers(const Entry& en, std::vector<uint32_t>& out) const {
-  if (en.nreaders == 0) return;
-  const uint32_t* r = readers(en);
-  out.insert(out.end(), r, r + en.nreaders);
-}
 
 bool TensorMap::entry_overlaps(const TensorState& st, const Entry& en, const Geom& g) const {
   const int64_t *size, *stride;
@@ -716,64 +654,11 @@ void TensorMap::overlapping(TensorState& st, const Geom& g, bool unit, int32_t o
     if (entry_overlaps(st, E(e), g)) found.push_back(e);
 }
 
-// Whether region r is a tile of the dense grid this tensor used last (the common case: a loop
-// walking the tiles of one tiling); then `lin` is its cell.
-inline bool TensorMap::fast_cell(const TensorState& st, const TensorRegion& r,
-                                 int64_t& lin) const {
-  if (st.last_grid < 0) return false;
-  const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
-  const int rank = gr.rank;
-  if (!gr.dense || rank != r.rank) return false;
-  lin = 0;
-  for (int d = 0; d < rank; ++d) {
-    if (r.sizes[d] != gr.size[d] || r.strides[d] != gr.stride[d]) return false;
-    // Relative to the first cell's start: a tile starts at a multiple of the width from it
-    // (floor semantics for shifts and, below, an exact quotient or a remainder).
-    const int64_t rel = r.offsets[d] - gr.start[d];
-    int64_t k;
-    if (gr.shift[d] >= 0) {
-      if (rel & (gr.width[d] - 1)) return false;
-      k = rel >> gr.shift[d];
-    } else {
-      k = rel / gr.width[d];
-      if (k * gr.width[d] != rel) return false;
-    }
-    if (static_cast<uint64_t>(k) >= static_cast<uint64_t>(gr.n[d])) return false;
-    lin += k * gr.mult[d];
-  }
-  return true;
-}
 
-void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
-                       std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
-                       std::vector<uint32_t>& war) {
-  const bool reads = access != static_cast<uint8_t>(Access::Out);
-  const bool writes = access != static_cast<uint8_t>(Access::In);
-  TensorState& st = state_of(r);
-  int64_t lin = 0;
-  int32_t known = -2;  // the region's grid and entry when the fast path classified it
-  int32_t known_entry = -1;
-  if (fast_cell(st, r, lin)) {
-    Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
-    int32_t e = gr.cells[static_cast<size_t>(lin)];
-    known = st.last_grid;
-    known_entry = e;
-    if (e < 0 && st.alive_grids == 1 && st.others.empty()) {
-      // A new tile of the tensor's only tiling: nothing overlaps it (what the general path
-      // would find, without looking).
-      e = new_in_cell(st, st.last_grid, lin, r.offsets, gr.unit);
-      Entry& en = E(e);
-      if (writes)
-        en.writer = task;
-      else
-        add_reader(en, task);
-      return;
-    }
-    if (e >= 0 && E(e).alone) {  // the same region again, nothing else overlapping it
-      access_alone(E(e), reads, writes, task, raw, waw, war);
-      return;
-    }
-  }
+void TensorMap::access_general(const TensorRegion& r, bool reads, bool writes, uint32_t task,
+                               std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
+                               std::vector<uint32_t>& war, TensorState& st, int32_t known,
+                               int32_t known_entry, int64_t lin) {
   Geom g;
   g.base = r.base;
   g.rank = r.rank;

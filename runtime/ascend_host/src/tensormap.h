@@ -181,6 +181,8 @@ class TensorMap {
   void declare(uint64_t base, int rank, const int64_t* shape);
   // Record that `task` accesses region `r` with `access`, appending the tasks it must run
   // after: read-after-write, write-after-write, write-after-read (as runtime/tensormap.py).
+  // The common cases (a tile of the tensor's last tiling: a new tile of its only tiling, or
+  // the same region again with nothing else overlapping it) are inline, below.
   void access(const TensorRegion& r, uint8_t access, uint32_t task, std::vector<uint32_t>& raw,
               std::vector<uint32_t>& waw, std::vector<uint32_t>& war);
   // Forget every access by a task older than `task` (task_window).
@@ -196,6 +198,13 @@ class TensorMap {
     return chunks_[static_cast<size_t>(e) >> kChunkBits][e & ((1 << kChunkBits) - 1)];
   }
   bool fast_cell(const TensorState& st, const TensorRegion& r, int64_t& lin) const;
+  // access() beyond its inline cases; known: the region's grid when fast_cell classified it
+  // (known_entry its cell's entry, lin the cell), else -2.
+  void access_general(const TensorRegion& r, bool reads, bool writes, uint32_t task,
+                      std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
+                      std::vector<uint32_t>& war, TensorState& st, int32_t known,
+                      int32_t known_entry, int64_t lin);
+  void add_chunk();
   TensorState& state(uint64_t base);
   TensorState& state_of(const TensorRegion& r);
   TensorState& state_slow(const TensorRegion& r);
@@ -258,6 +267,137 @@ class TensorMap {
   std::vector<int32_t> free_geoms_;
   std::vector<int32_t> cands_;
 };
+
+// ---------------------------------------------------------------------- inline members
+
+inline __attribute__((always_inline)) TensorState& TensorMap::state_of(const TensorRegion& r) {
+  const size_t i = r.tensor;
+  if (i < by_arg_.size() && by_arg_[i].first == r.base && by_arg_[i].second != nullptr)
+    return *by_arg_[i].second;
+  return state_slow(r);
+}
+
+inline int32_t TensorMap::new_entry_at(const int64_t* off, bool unit) {
+  int32_t e;
+  if (!free_.empty()) {
+    e = free_.back();
+    free_.pop_back();
+  } else {
+    e = nentries_++;
+    if ((static_cast<size_t>(e) >> kChunkBits) >= chunks_.size()) add_chunk();
+  }
+  Entry& en = E(e);
+  for (int d = 0; d < kMaxRank; ++d) en.off[d] = off[d];
+  en.lin = -1;
+  en.writer = kNoTask;
+  en.nreaders = 0;
+  en.spill = -1;
+  en.member = 0;
+  en.geom = -1;
+  en.grid = -1;
+  en.alone = true;
+  en.unit = unit;
+  return e;
+}
+
+// A new entry in cell `lin` of dense grid `grid` (empty), at `off`.
+inline int32_t TensorMap::new_in_cell(TensorState& st, int32_t grid, int64_t lin,
+                                      const int64_t* off, bool unit) {
+  Grid& gr = st.grids[static_cast<size_t>(grid)];
+  const int32_t e = new_entry_at(off, unit);
+  Entry& en = E(e);
+  en.grid = static_cast<int16_t>(grid);
+  en.lin = lin;
+  en.member = static_cast<int32_t>(gr.members.size());
+  gr.members.push_back(e);
+  gr.cells[static_cast<size_t>(lin)] = e;
+  ++st.count;
+  return e;
+}
+
+inline void TensorMap::add_reader(Entry& en, uint32_t task) {
+  if (en.spill < 0) {
+    if (en.nreaders > 0 && en.inl[en.nreaders - 1] == task) return;
+    if (en.nreaders < static_cast<uint32_t>(kInlineReaders)) {
+      en.inl[en.nreaders++] = task;
+      return;
+    }
+  } else {
+    // Spilled: append to its array (a whole K/V slice read by every tile's task).
+    std::vector<uint32_t>& v = spills_[static_cast<size_t>(en.spill)];
+    if (!v.empty() && v.back() == task) return;
+    v.push_back(task);
+    ++en.nreaders;
+    return;
+  }
+  add_reader_slow(en, task);
+}
+
+inline void TensorMap::append_readers(const Entry& en, std::vector<uint32_t>& out) const {
+  if (en.nreaders == 0) return;
+  const uint32_t* r = readers(en);
+  out.insert(out.end(), r, r + en.nreaders);
+}
+
+// Whether region r is a tile of the dense grid this tensor used last (the common case: a loop
+// walking the tiles of one tiling); then `lin` is its cell.
+inline __attribute__((always_inline)) bool TensorMap::fast_cell(const TensorState& st, const TensorRegion& r,
+                                 int64_t& lin) const {
+  if (st.last_grid < 0) return false;
+  const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
+  const int rank = gr.rank;
+  if (!gr.dense || rank != r.rank) return false;
+  lin = 0;
+  for (int d = 0; d < rank; ++d) {
+    if (r.sizes[d] != gr.size[d] || r.strides[d] != gr.stride[d]) return false;
+    // Relative to the first cell's start: a tile starts at a multiple of the width from it
+    // (floor semantics for shifts and, below, an exact quotient or a remainder).
+    const int64_t rel = r.offsets[d] - gr.start[d];
+    int64_t k;
+    if (gr.shift[d] >= 0) {
+      if (rel & (gr.width[d] - 1)) return false;
+      k = rel >> gr.shift[d];
+    } else {
+      k = rel / gr.width[d];
+      if (k * gr.width[d] != rel) return false;
+    }
+    if (static_cast<uint64_t>(k) >= static_cast<uint64_t>(gr.n[d])) return false;
+    lin += k * gr.mult[d];
+  }
+  return true;
+}
+
+inline __attribute__((always_inline)) void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
+                              std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
+                              std::vector<uint32_t>& war) {
+  const bool reads = access != static_cast<uint8_t>(Access::Out);
+  const bool writes = access != static_cast<uint8_t>(Access::In);
+  TensorState& st = state_of(r);
+  int64_t lin = 0;
+  if (fast_cell(st, r, lin)) {
+    Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
+    int32_t e = gr.cells[static_cast<size_t>(lin)];
+    if (e < 0 && st.alive_grids == 1 && st.others.empty()) {
+      // A new tile of the tensor's only tiling: nothing overlaps it (what the general path
+      // would find, without looking).
+      e = new_in_cell(st, st.last_grid, lin, r.offsets, gr.unit);
+      Entry& en = E(e);
+      if (writes)
+        en.writer = task;
+      else
+        add_reader(en, task);
+      return;
+    }
+    if (e >= 0 && E(e).alone) {  // the same region again, nothing else overlapping it
+      access_alone(E(e), reads, writes, task, raw, waw, war);
+      return;
+    }
+    // Not handled here: its classification and cell are known.
+    access_general(r, reads, writes, task, raw, waw, war, st, st.last_grid, e, lin);
+    return;
+  }
+  access_general(r, reads, writes, task, raw, waw, war, st, -2, -1, 0);
+}
 
 }  // namespace host
 }  // namespace wsp
