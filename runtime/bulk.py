@@ -237,6 +237,7 @@ class _Tiling:
         "_lo",
         "_hi",
         "_shape",
+        "box",
     )
 
     def __init__(self, key: tuple) -> None:
@@ -258,6 +259,7 @@ class _Tiling:
         self._lo: list[int] = []
         self._hi: list[int] = []
         self._shape: list[int] = []
+        self.box: tuple = ()  # lo and shape: the key of cells linearised in this box
 
     @property
     def live(self) -> bool:
@@ -277,8 +279,11 @@ class _Tiling:
             self.lo = np.array(lo_l, dtype=np.int64)
             self.shape = np.array(shape, dtype=np.int64)
             self._lo, self._hi, self._shape = list(lo_l), list(hi_l), shape
+            self.box = (*lo_l, *shape)
             return True
-        if all(a >= b and c <= d for a, b, c, d in zip(lo_l, self._lo, hi_l, self._hi)):
+        if (lo_l == self._lo and hi_l == self._hi) or all(
+            a >= b and c <= d for a, b, c, d in zip(lo_l, self._lo, hi_l, self._hi)
+        ):
             return True  # already inside
         new_lo = [min(a, b) for a, b in zip(lo_l, self._lo)]
         new_hi = [max(a, b) for a, b in zip(hi_l, self._hi)]
@@ -292,6 +297,7 @@ class _Tiling:
         self.r_cell = self._lin(self.coords(self.r_cell), lo_a, shape_a)
         self.lo, self.shape, self.writer = lo_a, shape_a, writer
         self._lo, self._hi, self._shape = new_lo, new_hi, new_shape
+        self.box = (*new_lo, *new_shape)
         return True
 
     @staticmethod
@@ -500,7 +506,7 @@ class BulkDeps:
     def _lins(tp: _TensorPlan, own: _Tiling) -> list:
         """The plan's accesses' cells linearised in ``own``'s box (kept per box), and their
         concatenation (made when first asked for: the last entry)."""
-        bkey = (*own._lo, *own._shape)
+        bkey = own.box
         lins = tp.lin.get(bkey)
         if lins is None:
             if len(tp.lin) >= 4:
