@@ -238,6 +238,7 @@ class ProgramEmitter:
                 "pipeline on the CPU simulator",
             )
         params = []
+        views = []  # (index in params, cname) of the memref arguments
         for arg, name, type_ in zip(
             program.body.block.args, program.arg_names, program.function_type.inputs
         ):
@@ -245,6 +246,7 @@ class ProgramEmitter:
             self.names.names[arg] = cname
             if isinstance(type_, MemRefType):
                 self.check_memref(program, name.data, type_)
+                views.append((len(params), cname, bool(arg.uses)))
                 params.append(f"const pto::wsp::View& {cname}")
                 rank = len(type_.get_shape())
                 self.views[arg] = _ViewInfo(tuple(range(rank)), rank)
@@ -256,6 +258,15 @@ class ProgramEmitter:
                     f"tg.program @{program.sym_name.data}: argument '{name.data}' has type "
                     f"{type_}; the ascend target takes memrefs, index and integer arguments",
                 )
+        # The function works on local copies of its argument views (the parameters are the
+        # caller's memory, which any builder call might change as far as the compiler knows):
+        # then a view that does not depend on a loop's variables is computed once, not per task.
+        copies = []
+        for i, cname, used in views:
+            if used:
+                pname = self.names.fresh(cname + "_in")
+                params[i] = f"const pto::wsp::View& {pname}"
+                copies.append(f"  const pto::wsp::View {cname} = {pname};")
         signature = (
             f"void {program_cname(program)}(pto::wsp::Builder& _b"
             + "".join(f", {p}" for p in params)
@@ -263,6 +274,7 @@ class ProgramEmitter:
         )
         self.out.prototypes.append(signature + ";")
         self.liveness()
+        self.lines += copies
         self.block(program.body.block)
         self.out.functions.append(
             f"// tg.program @{program.sym_name.data}\n"

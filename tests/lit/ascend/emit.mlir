@@ -38,7 +38,9 @@ sched.schedule @s for @w {
 // LIST-DAG: {{.*}}/Makefile.device
 // LIST-DAG: {{.*}}/ascend_host/src/runtime.cpp
 
-// ORCH: void w_orchestrate(pto::wsp::Builder& _b, const pto::wsp::View& x, const pto::wsp::View& y, int64_t n) {
+// ORCH: void w_orchestrate(pto::wsp::Builder& _b, const pto::wsp::View& x_in, const pto::wsp::View& y_in, int64_t n) {
+// ORCH-NEXT: const pto::wsp::View x = x_in;
+// ORCH-NEXT: const pto::wsp::View y = y_in;
 // ORCH:        _b.enter_ordered();
 // ORCH:        for (int64_t b = {{.*}}; b < n; b += {{.*}}) {
 // ORCH:          for (int64_t h = {{.*}}; h < {{.*}}; h += {{.*}}) {

@@ -16,10 +16,15 @@ extern "C" const int32_t pto_wsp_num_kernels = KERNEL_COUNT;
 static const char* const kSite0_coords[] = {"b", "h"};
 static const pto::wsp::TaskSite kSite0 = {KERNEL_ATTENTION_KERNEL, 2, kSite0_coords};
 
-void attention_orchestrate(pto::wsp::Builder& _b, const pto::wsp::View& Q, const pto::wsp::View& K, const pto::wsp::View& V, const pto::wsp::View& O, const pto::wsp::View& seq_lens, int64_t batch_size);
+void attention_orchestrate(pto::wsp::Builder& _b, const pto::wsp::View& Q_in, const pto::wsp::View& K_in, const pto::wsp::View& V_in, const pto::wsp::View& O_in, const pto::wsp::View& seq_lens_in, int64_t batch_size);
 
 // tg.program @attention
-void attention_orchestrate(pto::wsp::Builder& _b, const pto::wsp::View& Q, const pto::wsp::View& K, const pto::wsp::View& V, const pto::wsp::View& O, const pto::wsp::View& seq_lens, int64_t batch_size) {
+void attention_orchestrate(pto::wsp::Builder& _b, const pto::wsp::View& Q_in, const pto::wsp::View& K_in, const pto::wsp::View& V_in, const pto::wsp::View& O_in, const pto::wsp::View& seq_lens_in, int64_t batch_size) {
+  const pto::wsp::View Q = Q_in;
+  const pto::wsp::View K = K_in;
+  const pto::wsp::View V = V_in;
+  const pto::wsp::View O = O_in;
+  const pto::wsp::View seq_lens = seq_lens_in;
   const int64_t v0 = 8;
   const int64_t v1 = 0;
   const int64_t v2 = 1;

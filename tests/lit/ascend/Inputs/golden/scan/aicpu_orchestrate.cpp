@@ -17,10 +17,12 @@ static const pto::wsp::TaskSite kSite0 = {KERNEL_SCAN_FIRST, 0, nullptr};
 static const char* const kSite1_coords[] = {"j"};
 static const pto::wsp::TaskSite kSite1 = {KERNEL_SCAN_STEP, 1, kSite1_coords};
 
-void scan_orchestrate(pto::wsp::Builder& _b, const pto::wsp::View& in, const pto::wsp::View& out, int64_t n);
+void scan_orchestrate(pto::wsp::Builder& _b, const pto::wsp::View& in_in, const pto::wsp::View& out_in, int64_t n);
 
 // tg.program @scan
-void scan_orchestrate(pto::wsp::Builder& _b, const pto::wsp::View& in, const pto::wsp::View& out, int64_t n) {
+void scan_orchestrate(pto::wsp::Builder& _b, const pto::wsp::View& in_in, const pto::wsp::View& out_in, int64_t n) {
+  const pto::wsp::View in = in_in;
+  const pto::wsp::View out = out_in;
   const pto::wsp::View v0 = in.sub({0, 1}, {0, 0}, {1, 64}, {1, 1}, 0x2u);
   const pto::wsp::View v1 = out.sub({0, 1}, {0, 0}, {1, 64}, {1, 1}, 0x2u);
   const int64_t c1 = 1;
