@@ -892,6 +892,78 @@ def schedule(
 
 
 @_bare
+def prepare(
+    NS,
+    kind,
+    pool,
+    cost,
+    prio,
+    target,
+    stream,
+    codes,
+    cand,
+    ncand,
+    incand,
+    work_steal,
+    task_ids,
+    caps,
+    found,
+):
+    # The per-node static rows of NS from the graph's fields, the task ids (kind 0) in
+    # task_ids, each ready queue's capacity in caps (a task sits in one queue at a time:
+    # its target worker's, its pool's, or with work_steal any of its pool's workers'), and
+    # found = (task count, lowest and highest task priority); 1 when a pool is not
+    # vector/cube/any or a cost is not in [0, 2^53).
+    n = kind.shape[0]
+    W = cand.shape[1]
+    nt = 0
+    pmin = 0
+    pmax = 0
+    for i in range(n):
+        k = kind[i]
+        NS[_KIND, i] = k
+        raw = pool[i]
+        if raw == codes[0]:
+            q = 0
+        elif raw == codes[1]:
+            q = 1
+        elif raw == codes[2]:
+            q = 2
+        else:
+            return 1
+        NS[_PIDX, i] = q
+        c = cost[i]
+        if c < 0 or c >= 9007199254740992:
+            return 1
+        NS[_COST, i] = c
+        pr = prio[i]
+        NS[_PRIO, i] = pr
+        t = target[i]
+        NS[_TARGET, i] = t
+        NS[_GSTREAM, i] = stream[i]
+        NS[_SDENSE, i] = 0
+        if k == 0:
+            task_ids[nt] = i
+            if nt == 0 or pr < pmin:
+                pmin = pr
+            if nt == 0 or pr > pmax:
+                pmax = pr
+            nt += 1
+            if t >= 0:
+                caps[cand[q, t % ncand[q]]] += 1
+            elif work_steal:
+                for w in range(W):
+                    if incand[q, w]:
+                        caps[w] += 1
+            else:
+                caps[W + q] += 1
+    found[0] = nt
+    found[1] = pmin
+    found[2] = pmax
+    return 0
+
+
+@_bare
 def rows_ascending(begin, succ):
     # Whether every CSR row of succ is strictly ascending.
     for r in range(begin.shape[0] - 1):
@@ -928,36 +1000,14 @@ def schedule_graph(
     n = graph.num_nodes
     # The per-node static fields, written straight into their rows (no astype copies).
     NS = space.take("NS", (7, n), np.int64)
-    kind = NS[_KIND]
-    kind[:] = graph.kind
-    task_ids = np.flatnonzero(kind == 0).astype(np.int64)
-    n_tasks = len(task_ids)
-    if n and kind[-1] != 0:
-        return None  # a barrier no task follows: not something add_task creates
-    pool = graph.pool
-    pidx = NS[_PIDX]
-    pidx[:] = -1
-    for raw, index in _POOL_INDEX.items():
-        pidx[pool == raw] = index
-    if n and pidx.min() < 0:
-        return None
     costs = np.asarray(costs)
-    if costs.dtype.kind not in "iu" or (
-        n and (int(costs.min()) < 0 or int(costs.max()) >= 1 << 53)
+    pool = graph.pool
+    if (
+        costs.dtype != np.int64
+        or len(costs) != n
+        or (pool.dtype != np.uint8 and n and (int(pool.min()) < 0 or int(pool.max()) > 255))
     ):
         return None
-    NS[_COST] = costs
-    costs = NS[_COST]
-    priority = NS[_PRIO]
-    priority[:] = graph.priority
-    prio_ready = config.ready == "priority"
-    nkey = max(n_tasks, 1)
-    pmin = 0
-    if prio_ready and n_tasks:
-        prios = priority[task_ids]
-        pmin, pmax = int(prios.min()), int(prios.max())
-        if (pmax - pmin + 1) * nkey >= 1 << 62:
-            return None
     # Workers and pools (Simulator.__init__).
     W = max(1, config.workers)
     worker_pool = config.pools()[:W]
@@ -976,24 +1026,31 @@ def schedule_graph(
         ncand[q] = len(ws)
         incand[q, ws] = True
     work_steal = config.dispatch == "work_steal"
-    target = NS[_TARGET]
-    target[:] = graph.target
-    # Heap capacities: a task sits in one heap at a time, always the same one but with
-    # work_steal (any local heap of its pool's workers).
-    tt = target[task_ids]
-    tp = pidx[task_ids]
-    placed = tt >= 0
+    # The static rows, the task ids and the ready queues' capacities in one compiled pass.
     caps = np.zeros(W + 3, np.int64)
-    if placed.any():
-        tw = cand[tp[placed], tt[placed] % ncand[tp[placed]]]
-        caps[:W] += np.bincount(tw, minlength=W)[:W]
-    free = tp[~placed]
-    if work_steal:
-        per_pool = np.bincount(free, minlength=3)
-        for q in range(3):
-            caps[:W] += per_pool[q] * incand[q]
-    else:
-        caps[W:] = np.bincount(free, minlength=3)
+    found = np.zeros(3, np.int64)
+    task_buf = space.take("task_ids", max(n, 1))
+    codes = np.array([POOL_VECTOR, POOL_CUBE, POOL_ANY], np.int64)
+    graph_kind = graph.kind.astype(np.uint8, copy=False)
+    bad = prepare(
+        NS, graph_kind, pool.astype(np.uint8, copy=False), costs, graph.priority.astype(np.int64, copy=False),
+        graph.target.astype(np.int64, copy=False), graph.stream.astype(np.int64, copy=False), codes,
+        cand, ncand, incand, work_steal, task_buf, caps, found,
+    )  # fmt: skip
+    if bad:
+        return None  # a pool not vector/cube/any, or a cost not in [0, 2^53)
+    n_tasks = int(found[0])
+    task_ids = task_buf[:n_tasks]
+    if n and graph_kind[-1] != 0:
+        return None  # a barrier no task follows: not something add_task creates
+    costs = NS[_COST]
+    prio_ready = config.ready == "priority"
+    nkey = max(n_tasks, 1)
+    pmin = 0
+    if prio_ready and n_tasks:
+        pmin, pmax = int(found[1]), int(found[2])
+        if (pmax - pmin + 1) * nkey >= 1 << 62:
+            return None
     hoff = np.zeros(W + 3, np.int64)
     np.cumsum(caps[:-1], out=hoff[1:])
     total = int(caps.sum())
@@ -1002,11 +1059,9 @@ def schedule_graph(
     # Streams, scopes, timing.
     streams = int(config.streams)
     n_lanes = streams * (W + 1) if streams else 1
-    NS[_GSTREAM] = graph.stream
     gstream = NS[_GSTREAM]
     scope = {"per_stream": 1, "per_pool": 2}.get(config.depth_scope, 0)
     sdense = NS[_SDENSE]
-    sdense[:] = 0
     n_scopes = 1
     if scope == 1:
         if streams:
@@ -1030,13 +1085,14 @@ def schedule_graph(
         points = [p for p in builder.order_points if 0 < p <= n_tasks]
         op_after[points] = True
     # Successors in CSR rows (ascending); fanin counts every node's predecessors.
-    begin = graph.fanout_begin.astype(np.int64)
-    succ = graph.fanout_edges.astype(np.int64)
+    # (copied into the workspace: warm memory, and int64 whatever the graph's dtypes)
+    begin = _copy(space, "begin", graph.fanout_begin)
+    succ = _copy(space, "succ", graph.fanout_edges)
     # the engine releases successors in creation order: rows ascending
     if len(succ) > 1 and not rows_ascending(begin, succ):
         rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(begin))
         succ = succ[np.lexsort((succ, rows))]
-    fanin = graph.fanin.astype(np.int64)
+    fanin = _copy(space, "fanin", graph.fanin)
     C = np.array(
         [
             W,
@@ -1091,6 +1147,13 @@ def schedule_graph(
         costs=costs,
         workspace=space,
     )
+
+
+def _copy(space: Workspace, name: str, values: np.ndarray) -> np.ndarray:
+    """``values`` as int64, in the workspace's buffer ``name``."""
+    out = space.take(name, len(values))
+    out[:] = values
+    return out
 
 
 class Workspace:
