@@ -430,6 +430,8 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
       gr.n[d] = hi >= gr.lo[d] ? hi - gr.lo[d] + 1 : 1;
       gr.mult[d] = total;
       total = total > kMaxDenseCells ? total : total * gr.n[d];
+      gr.fshift[d] = gr.n[d] == 1 ? 0 : gr.shift[d];
+      gr.fmask[d] = gr.fshift[d] > 0 ? width[d] - 1 : 0;
     }
     if (total <= kMaxDenseCells) {
       gr.dense = true;

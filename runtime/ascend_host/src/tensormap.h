@@ -154,6 +154,11 @@ struct Grid {
   int64_t start[kMaxRank];  // dense: where the first cell starts (lo * width + residue)
   int64_t n[kMaxRank];     // dense: cells per dimension
   int64_t mult[kMaxRank];  // dense: row-major multipliers
+  // dense, for fast_cell: a tile's cell along d is (offset - start) >> fshift, which must
+  // leave no remainder ((offset - start) & fmask == 0): a power-of-two width, or shift 0 and
+  // mask 0 where the grid has one cell (the offset must be its start); fshift -1: divide.
+  int8_t fshift[kMaxRank];
+  int64_t fmask[kMaxRank];
   std::vector<int32_t> cells;  // dense: entry per cell, -1 empty
   FlatIndex hashed;            // otherwise
   std::vector<int32_t> members;
@@ -354,9 +359,10 @@ inline __attribute__((always_inline)) bool TensorMap::fast_cell(const TensorStat
     // (floor semantics for shifts and, below, an exact quotient or a remainder).
     const int64_t rel = r.offsets[d] - gr.start[d];
     int64_t k;
-    if (gr.shift[d] >= 0) {
-      if (rel & (gr.width[d] - 1)) return false;
-      k = rel >> gr.shift[d];
+    const int shift = gr.fshift[d];
+    if (shift >= 0) {
+      if (rel & gr.fmask[d]) return false;
+      k = rel >> shift;
     } else {
       k = rel / gr.width[d];
       if (k * gr.width[d] != rel) return false;
