@@ -39,11 +39,16 @@ struct View {
   int64_t size[kMaxRank];
   int64_t stride[kMaxRank];
   uint32_t kept;
+  // Bit d: root dimension d lies outside the tensor (a negative size or offset, or an index
+  // past its extent), worked out where the view is made: a task given this view fails
+  // (TaskBuilder::add), and a view made once outside a loop is checked once.
+  uint32_t outside;
 
   static View root(const TensorArg& arg) {
     View v;
     v.t = &arg;
     v.kept = 0;
+    v.outside = 0;
     for (int d = 0; d < kMaxRank; ++d) {
       v.off[d] = 0;
       v.size[d] = d < arg.rank ? arg.shape[d] : 1;
@@ -61,14 +66,19 @@ struct View {
     View v;
     v.t = t;
     v.kept = new_kept;
-    uint32_t set = 0;
+    uint32_t set = 0, bad = 0;
     for (int i = 0; i < N; ++i) {
       const int d = dims[i];
-      v.off[d] = off[d] + o[i] * stride[d];
-      v.size[d] = s[i];
-      v.stride[d] = stride[d] * st[i];
+      const int64_t vo = off[d] + o[i] * stride[d], vs = s[i], vst = stride[d] * st[i];
+      v.off[d] = vo;
+      v.size[d] = vs;
+      v.stride[d] = vst;
       set |= 1u << d;
+      bad |= static_cast<uint32_t>((vs < 0) | (vo < 0) |
+                                   ((vs > 0) & (vo + (vs - 1) * vst >= t->shape[d])))
+             << d;
     }
+    v.outside = (outside & ~set) | bad;
     for (int d = 0; d < kMaxRank; ++d) {
       if (set & (1u << d)) continue;
       v.off[d] = off[d];
@@ -168,24 +178,20 @@ class TaskBuilder {
     r.kept = static_cast<uint16_t>(v.kept);
     r.tensor = static_cast<uint16_t>(t->index);
     io->access = static_cast<uint8_t>(a);
-    // A region outside its tensor would let the kernel write past the bound array. Only the
-    // root's dimensions are written: readers of a region stop at its rank.
-    bool outside = false;
-    for (int d = 0; d < rank; ++d) {
-      const int64_t off = v.off[d], size = v.size[d], stride = v.stride[d];
-      outside |= (size < 0) | (off < 0) | ((size > 0) & (off + (size - 1) * stride >= t->shape[d]));
-      r.offsets[d] = off;
-      r.sizes[d] = size;
-      r.strides[d] = stride;
-      r.mem_strides[d] = t->mem_strides[d];
-    }
-    if (outside) {
+    // A region outside its tensor would let the kernel write past the bound array (the view
+    // knows: View::outside). All kMaxRank dimensions are copied (the view holds offset 0,
+    // size 1, stride 1 beyond the root's rank, the tensor mem_stride 0): no loop at run
+    // time; readers of a region stop at its rank.
+    if (v.outside != 0) {
       --pod_->num_io;
-      for (int d = 0; d < rank; ++d) {
-        if (v.size[d] < 0 || v.off[d] < 0 ||
-            (v.size[d] > 0 && v.off[d] + (v.size[d] - 1) * v.stride[d] >= t->shape[d]))
-          fail("a task region is outside its tensor (dimension, extent)", d, t->shape[d]);
-      }
+      const int d = __builtin_ctz(v.outside);
+      fail("a task region is outside its tensor (dimension, extent)", d, t->shape[d]);
+    }
+    for (int d = 0; d < kMaxRank; ++d) {
+      r.offsets[d] = v.off[d];
+      r.sizes[d] = v.size[d];
+      r.strides[d] = v.stride[d];
+      r.mem_strides[d] = t->mem_strides[d];
     }
   }
   TaskNodePod* pod_ = nullptr;
