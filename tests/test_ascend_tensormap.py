@@ -36,6 +36,7 @@ using namespace pto::wsp::host;
 extern "C" {
 void* tm_create() { return new TensorMap(); }
 void tm_destroy(void* m) { delete static_cast<TensorMap*>(m); }
+void tm_reset(void* m) { static_cast<TensorMap*>(m)->reset(); }
 void tm_declare(void* m, uint64_t base, int rank, const int64_t* shape) {
   static_cast<TensorMap*>(m)->declare(base, rank, shape);
 }
@@ -93,6 +94,7 @@ def lib(tmp_path_factory) -> ctypes.CDLL:
     lib = ctypes.CDLL(str(out))
     lib.tm_create.restype = ctypes.c_void_p
     lib.tm_destroy.argtypes = [ctypes.c_void_p]
+    lib.tm_reset.argtypes = [ctypes.c_void_p]
     lib.tm_declare.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int, ctypes.c_void_p]
     lib.tm_gc.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
     lib.tm_size.argtypes = [ctypes.c_void_p]
@@ -106,12 +108,21 @@ class Both:
     def __init__(self, lib: ctypes.CDLL, shapes: dict[int, tuple[int, ...]], declared: set[int]):
         self.lib = lib
         self.cxx = ctypes.c_void_p(lib.tm_create())
+        self.out = (ctypes.c_uint32 * 65536)()
+        self.counts = (ctypes.c_int * 3)()
+        self.declare(shapes, declared)
+
+    def declare(self, shapes: dict[int, tuple[int, ...]], declared: set[int]) -> None:
         self.py = TensorMap({t: s for t, s in shapes.items() if t in declared})
         for t in declared:
             shape = (ctypes.c_int64 * MAX_RANK)(*shapes[t])
-            lib.tm_declare(self.cxx, self.base(t), len(shapes[t]), shape)
-        self.out = (ctypes.c_uint32 * 65536)()
-        self.counts = (ctypes.c_int * 3)()
+            self.lib.tm_declare(self.cxx, self.base(t), len(shapes[t]), shape)
+
+    def restart(self, shapes: dict[int, tuple[int, ...]], declared: set[int]) -> None:
+        """The next run on the same C++ map (reset, its memory kept), a fresh Python map."""
+        self.lib.tm_reset(self.cxx)
+        assert self.lib.tm_size(self.cxx) == 0
+        self.declare(shapes, declared)
 
     @staticmethod
     def base(tensor: int) -> int:
@@ -234,3 +245,26 @@ def test_many_tilings_and_many_readers(lib):
             both.access(0, (0, 0), (8, 8), (1, 1), "in", task)
         finally:
             both.close()
+
+
+def test_a_reset_map_is_a_fresh_one(lib):
+    """Runs share a kept TensorMap (TensorMap::take / give): after reset(), with other shapes
+    and tilings (kept cells and members arrays reused, larger or smaller), the same edges."""
+    rng = random.Random(7)
+    both = Both(lib, {0: (12, 16), 1: (40,)}, {0, 1})
+    try:
+        for rows, declared in [(12, {0, 1}), (28, {0}), (8, {0, 1}), (28, {1})]:
+            shapes = {0: (rows, 16), 1: (40,)}
+            tilings = {
+                0: [((2, 4), (1, 1)), ((4, 16), (1, 1)), ((rows, 2), (1, 1))],
+                1: [((5,), (1,)), ((8,), (1,)), ((4,), (2,))],
+            }
+            both.restart(shapes, declared)
+            for task in range(150):
+                for _ in range(rng.randint(1, 3)):
+                    tensor = rng.choice([0, 1])
+                    off, size, stride = random_region(rng, shapes[tensor], tilings[tensor])
+                    access = rng.choice(["in", "in", "out", "inout"])
+                    both.access(tensor, off, size, stride, access, task)
+    finally:
+        both.close()

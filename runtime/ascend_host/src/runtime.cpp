@@ -286,7 +286,10 @@ struct Builder::Impl {
   // is free for node n when it holds n - cap.
   std::unique_ptr<std::atomic<uint32_t>[]> slot_free;
 
-  host::TensorMap tmap;
+  // The TensorMap, kept from one run to the next with its memory (TensorMap::take / give).
+  std::unique_ptr<host::TensorMap, void (*)(host::TensorMap*)> tmap_kept{host::TensorMap::take(),
+                                                                        host::TensorMap::give};
+  host::TensorMap& tmap = *tmap_kept;
   std::vector<Scope> scopes;
   uint64_t allocated = 0;  // nodes
   int64_t ntasks = 0;

@@ -214,6 +214,102 @@ TensorMap::~TensorMap() {
   for (Entry* c : chunks_) block_give(c, kChunkBytes, kKeepChunks);
 }
 
+namespace {
+std::mutex g_maps_m;
+std::vector<TensorMap*> g_maps;
+constexpr size_t kKeepMaps = 2;
+constexpr size_t kKeepSpareVectors = 64;
+constexpr size_t kKeepSpills = size_t(1) << 16;
+
+// A kept vector with room for `n` elements: the smallest such, else the largest (moved out).
+std::vector<int32_t> spare_for(std::vector<std::vector<int32_t>>& spares, size_t n) {
+  size_t best = spares.size();
+  for (size_t i = 0; i < spares.size(); ++i) {
+    const size_t c = spares[i].capacity();
+    if (best == spares.size()) {
+      best = i;
+      continue;
+    }
+    const size_t b = spares[best].capacity();
+    if ((c >= n && (b < n || c < b)) || (b < n && c > b)) best = i;
+  }
+  std::vector<int32_t> v;
+  if (best < spares.size()) {
+    v.swap(spares[best]);
+    spares[best].swap(spares.back());
+    spares.pop_back();
+  }
+  return v;
+}
+}  // namespace
+
+TensorMap* TensorMap::take() {
+  {
+    std::lock_guard<std::mutex> g(g_maps_m);
+    if (!g_maps.empty()) {
+      TensorMap* m = g_maps.back();
+      g_maps.pop_back();
+      return m;
+    }
+  }
+  return new TensorMap();
+}
+
+void TensorMap::give(TensorMap* m) {
+  if (m == nullptr) return;
+  m->reset();
+  {
+    std::lock_guard<std::mutex> g(g_maps_m);
+    if (g_maps.size() < kKeepMaps) {
+      g_maps.push_back(m);
+      return;
+    }
+  }
+  delete m;
+}
+
+void TensorMap::reset() {
+  auto keep = [](std::vector<std::vector<int32_t>>& spares, std::vector<int32_t>& v) {
+    if (v.capacity() == 0) return;
+    v.clear();
+    if (spares.size() < kKeepSpareVectors) {
+      spares.emplace_back();
+      spares.back().swap(v);
+    }
+  };
+  for (auto& kv : tensors_) {
+    TensorState& st = *kv.second;
+    for (Grid& gr : st.grids) {
+      keep(spare_cells_, gr.cells);
+      keep(spare_members_, gr.members);
+    }
+    st.rank = -1;
+    st.has_shape = false;
+    st.count = 0;
+    st.grids.clear();
+    st.alive_grids = 0;
+    st.last_grid = -1;
+    st.others.clear();
+    st.others_exact = FlatIndex();
+    if (spare_states_.size() < kKeepSpareVectors) spare_states_.push_back(std::move(kv.second));
+  }
+  tensors_.clear();
+  by_arg_.clear();
+  last_base_ = 0;
+  last_state_ = nullptr;
+  nentries_ = 0;
+  free_.clear();
+  if (spills_.size() > kKeepSpills) spills_.resize(kKeepSpills);
+  free_spills_.clear();
+  for (size_t i = spills_.size(); i-- > 0;) {
+    spills_[i].clear();
+    free_spills_.push_back(static_cast<int32_t>(i));
+  }
+  others_geom_.clear();
+  free_geoms_.clear();
+  cands_.clear();
+}
+
 void TensorMap::declare(uint64_t base, int rank, const int64_t* shape) {
   TensorState& st = state(base);
   if (st.count > 0 || rank > kMaxRank) return;
@@ -235,7 +331,16 @@ TensorState& TensorMap::state_slow(const TensorRegion& r) {
 TensorState& TensorMap::state(uint64_t base) {
   if (last_state_ != nullptr && last_base_ == base) return *last_state_;
   auto it = tensors_.find(base);
-  if (it == tensors_.end()) it = tensors_.emplace(base, std::make_unique<TensorState>()).first;
+  if (it == tensors_.end()) {
+    std::unique_ptr<TensorState> st;
+    if (!spare_states_.empty()) {  // a kept one: its grids vector keeps its room
+      st = std::move(spare_states_.back());
+      spare_states_.pop_back();
+    } else {
+      st = std::make_unique<TensorState>();
+    }
+    it = tensors_.emplace(base, std::move(st)).first;
+  }
   last_base_ = base;
   last_state_ = it->second.get();
   return *last_state_;
@@ -435,7 +540,19 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
     }
     if (total <= kMaxDenseCells) {
       gr.dense = true;
-      gr.cells.assign(static_cast<size_t>(total), -1);
+      // Memory kept from an earlier run where there is (its pages are in already): the
+      // cells, and the members array (at most one per cell).
+      const size_t n = static_cast<size_t>(total);
+      if (gr.cells.capacity() < n && !spare_cells_.empty()) {
+        std::vector<int32_t> v = spare_for(spare_cells_, n);
+        if (v.capacity() > gr.cells.capacity()) gr.cells.swap(v);
+      }
+      if (gr.members.capacity() < n && !spare_members_.empty()) {
+        std::vector<int32_t> v = spare_for(spare_members_, n);
+        if (v.capacity() > gr.members.capacity()) gr.members.swap(v);
+        gr.members.clear();
+      }
+      gr.cells.assign(n, -1);
     }
   }
   ++st.alive_grids;

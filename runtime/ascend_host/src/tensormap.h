@@ -192,6 +192,13 @@ class TensorMap {
               std::vector<uint32_t>& waw, std::vector<uint32_t>& war);
   // Forget every access by a task older than `task` (task_window).
   void gc_before(uint32_t task);
+  // A map for a run: one kept from an earlier run (reset, its memory kept: entry chunks,
+  // reader arrays, each grid's cells and members, tensor states), else a new one; give()
+  // resets it and keeps it (at most two) for the next run, since fresh pages cost a fault
+  // each (~2 us on the benchmark's VM).
+  static TensorMap* take();
+  static void give(TensorMap* m);
+  void reset();
   size_t size() const;
 
  private:
@@ -271,6 +278,9 @@ class TensorMap {
   std::vector<Geom> others_geom_;
   std::vector<int32_t> free_geoms_;
   std::vector<int32_t> cands_;
+  // Kept by reset() for the next run: tensor states, grids' cells and members arrays.
+  std::vector<std::unique_ptr<TensorState>> spare_states_;
+  std::vector<std::vector<int32_t>> spare_cells_, spare_members_;
 };
 
 // ---------------------------------------------------------------------- inline members
