@@ -492,8 +492,9 @@ class BulkDeps:
 
     # --------------------------------------------------------------- the batch rule
 
-    def apply(self, tid0: int, n: int, plan: dict, tensormap: Any) -> list[tuple]:
-        """Record the batch's accesses; return its data edges as (src, dst, kind) arrays."""
+    def apply(self, tid0: int, n: int, plan: dict, tensormap: Any) -> list[np.ndarray]:
+        """Record the batch's accesses; return its data edges as int64 arrays of rows src,
+        dst, kind."""
         out = []
         states = tensormap._tensors
         for tensor, tp in plan.items():
@@ -526,12 +527,12 @@ class BulkDeps:
             t = np.arange(tid0, tid0 + n, dtype=np.int64)
         else:
             t = pos + tid0 if pos.dtype == np.int64 else pos.astype(np.int64) + tid0
-        done, src, dst, kind, own.r_cell, own.r_task = single_pass(
+        done, E, own.r_cell, own.r_task = single_pass(
             g, t, mode != "out", mode != "in", own.writer, own.r_cell, own.r_task
         )
         if not done:
             return None
-        return [(src, dst, kind)] if len(src) else []
+        return [E] if E.shape[1] else []
 
     def _tensor(self, tensor, tid0: int, n: int, tp: _TensorPlan) -> list[tuple]:
         key, rank, accesses = tp.key, tp.rank, tp.accesses
@@ -569,26 +570,23 @@ class BulkDeps:
         if not len(p):
             return []
         # The rule on our tiling (bulk_kernels.own_pass; it sorts by (cell, task)).
-        (es, ed, ek, g, t, kind_w, kind_c, pre, fw, R, W, written, rc, rt) = own_pass(
+        E, A, F, written, own.r_cell, own.r_task = own_pass(
             g, p, R, W, ri, n, tid0, own.writer, own.r_cell, own.r_task
         )
-        own.r_cell, own.r_task = rc, rt
-        parts = [(es, ed, ek)] if len(es) else []
+        parts = [E] if E.shape[1] else []
         for okey, other in list(tilings.items()):
             if other is own or not other.live:
                 continue
             if _relation(key, okey) == "finer":
                 # Cells of ``other`` inside ours: seen until our cell's first write, then gone.
-                s, d, k, other.r_cell, other.r_task, alive = finer_pass(
-                    g, t, pre, fw, kind_w, written, other, own
-                )
+                E, other.r_cell, other.r_task, alive = finer_pass(A, F, written, other, own)
                 if not alive:
                     del tilings[okey]
             else:
                 # A cell of ``other`` contains ours: seen by every access, never removed.
-                s, d, k = coarser_pass(g, t, W, kind_c, own, other)
-            if len(s):
-                parts.append((s, d, k))
+                E = coarser_pass(A, F, own, other)
+            if E.shape[1]:
+                parts.append(E)
         return parts
 
 

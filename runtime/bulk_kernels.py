@@ -80,22 +80,25 @@ def _warm() -> None:
     """Call every kernel once with the argument types the batch path uses: numba compiles
     them (or loads them from its cache) now rather than inside a timed batch."""
     i = np.array([0, 0], dtype=np.int64)
-    k = np.array([1, 2], dtype=np.uint8)
     b = np.array([True, False])
     one = np.ones(1, dtype=np.int64)
-    _merge_nb(i, i + 1, k, 1, 1, -1, -1)
-    _merge_nb(i[::-1] + 1, i + 1, k, 1, 1, -1, 0)
-    _csr_nb(i, i + 1, k, 2)
+    E = np.array([[0, 0], [1, 1], [1, 2]], dtype=np.int64)
+    _merge_nb(E, 1, 1, -1, -1)
+    _merge_nb(E * 0 + 1, 1, 1, -1, 0)  # self-edges only: the general path
+    _csr_nb(E, 2)
     _map_nb(i, one * 0, one, one, one * 0, one * 0, one, one, one * 0)
     _table_nb(one * 0, one, one, one * 0, one * 0, one, one, one * 0)
     _own_nb(i, i, b, b, i, 1, 0, i.copy(), i, i)
+    _own_nb(np.array([1, 0]), i, b, b, i, 2, 0, i - 1, i, i)  # unsorted: the counting sorts
     _single_nb(one * 0, one, True, True, i.copy(), i, i)
     _cells_nb(i, 2)
     _range_nb(i)
     two = one * 2  # two cells on either side: writer and written fit the boxes
     box = (one * 0, two, one, one * 0, one * 0, two, one, one * 0)
-    _finer_nb(i * 0, i, b, b, k, np.zeros(3, np.bool_), i.copy(), i, i, *box)
-    _coarser_nb(i * 0, i, b, k, i.copy(), i, i, *box, 1)
+    A = np.zeros((2, 2), np.int64)
+    F = np.zeros((6, 2), np.uint8)
+    _finer_nb(A, F, np.zeros(3, np.bool_), i.copy(), i, i, *box)
+    _coarser_nb(A, F, i.copy(), i, i, *box, 1)
 
 
 def _use(size: int) -> bool:
@@ -116,7 +119,10 @@ _BIG = 1 << 62
 # ----------------------------------------------------------------------------- merge_edges
 
 
-def _merge_nb(src, dst, kind, tid0, n, skip, head):  # pragma: no cover - compiled
+def _merge_nb(E, tid0, n, skip, head):  # pragma: no cover - compiled
+    src = E[0]
+    dst = E[1]
+    kind = E[2]
     e_all = len(src)
     # Already by destination then source, once each, nothing to drop: as it is.
     ordered = head < 0
@@ -130,7 +136,7 @@ def _merge_nb(src, dst, kind, tid0, n, skip, head):  # pragma: no cover - compil
             ordered = False
             break
     if ordered:
-        return src, dst, kind
+        return E
     cnt = np.zeros(n + 1, np.int64)
     for e in range(e_all):
         s = src[e]
@@ -151,17 +157,9 @@ def _merge_nb(src, dst, kind, tid0, n, skip, head):  # pragma: no cover - compil
         j = cur[d - tid0]
         key[j] = s * 4 + kind[e]
         cur[d - tid0] = j + 1
-    extra = n if head >= 0 else 0
-    out_s = np.empty(total + extra, np.int64)
-    out_d = np.empty(total + extra, np.int64)
-    out_k = np.empty(total + extra, np.uint8)
-    m = 0
+    # Sort each destination's keys, counting the distinct sources.
+    m = n if head >= 0 else 0
     for i in range(n):
-        if head >= 0:  # the structural edge first
-            out_s[m] = head
-            out_d[m] = i + tid0
-            out_k[m] = 0
-            m += 1
         a = cnt[i]
         b = cnt[i + 1]
         ordered = True
@@ -185,25 +183,32 @@ def _merge_nb(src, dst, kind, tid0, n, skip, head):  # pragma: no cover - compil
         for x in range(a, b):
             s = key[x] >> 2
             if s != last:
-                out_s[m] = s
-                out_d[m] = i + tid0
-                out_k[m] = key[x] & 3
                 m += 1
                 last = s
-    return out_s[:m], out_d[:m], out_k[:m]
+    out = np.empty((3, m), np.int64)
+    m = 0
+    for i in range(n):
+        if head >= 0:  # the structural edge first
+            out[0, m] = head
+            out[1, m] = i + tid0
+            out[2, m] = 0
+            m += 1
+        last = -1
+        for x in range(cnt[i], cnt[i + 1]):
+            s = key[x] >> 2
+            if s != last:
+                out[0, m] = s
+                out[1, m] = i + tid0
+                out[2, m] = key[x] & 3
+                m += 1
+                last = s
+    return out
 
 
-def _merge_np(src, dst, kind, tid0, n, skip, head=-1):
-    if head >= 0:
-        s, d, k = _merge_np(src, dst, kind, tid0, n, skip)
-        ids = np.arange(tid0, tid0 + n, dtype=np.int64)
-        d = np.concatenate([ids, d])
-        order = np.argsort(d, kind="stable")  # per destination the structural edge first
-        s = np.concatenate([np.full(n, head, dtype=np.int64), s])[order]
-        k = np.concatenate([np.zeros(n, dtype=np.uint8), k])[order]
-        return s, d[order], k
+def _merge_np(E, tid0, n, skip, head=-1):
+    src, dst, kind = E[0], E[1], E[2]
     keep = (src != skip) & (src != dst)
-    src, dst, kind = src[keep], dst[keep], kind[keep].astype(np.int64)
+    src, dst, kind = src[keep], dst[keep], kind[keep]
     total = tid0 + n
     key = ((dst - tid0) * total + src) * 4 + kind
     key.sort(kind="stable")
@@ -211,39 +216,32 @@ def _merge_np(src, dst, kind, tid0, n, skip, head=-1):
     first = np.ones(len(key), dtype=bool)
     first[1:] = pair[1:] != pair[:-1]
     key, pair = key[first], pair[first]
-    return pair % total, pair // total + tid0, (key & 3).astype(np.uint8)
+    out = np.stack([pair % total, pair // total + tid0, key & 3])
+    if head >= 0:
+        ids = np.arange(tid0, tid0 + n, dtype=np.int64)
+        heads = np.stack([np.full(n, head, dtype=np.int64), ids, np.zeros(n, dtype=np.int64)])
+        out = np.concatenate([heads, out], axis=1)
+        out = out[:, np.argsort(out[1], kind="stable")]  # per task the structural edge first
+    return np.ascontiguousarray(out, dtype=np.int64)
 
 
-def merge_edges(
-    src: np.ndarray,
-    dst: np.ndarray,
-    kind: np.ndarray,
-    tid0: int,
-    n: int,
-    skip: int,
-    head: int = -1,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The edges into tasks tid0..tid0+n-1, one per (source, destination) with the smallest
-    kind, no self-edge, none from ``skip``; ordered by destination then source. ``head`` >= 0
-    (the frontier's node, equal to ``skip``): a structural edge from it into every task,
-    first among each task's edges."""
-    if _use(len(src)):
-        return _merge_nb(
-            src.astype(np.int64, copy=False),
-            dst.astype(np.int64, copy=False),
-            kind.astype(np.uint8, copy=False),
-            tid0,
-            n,
-            skip,
-            head,
-        )
-    return _merge_np(src, dst, kind, tid0, n, skip, head)
+def merge_edges(E: np.ndarray, tid0: int, n: int, skip: int, head: int = -1) -> np.ndarray:
+    """The edges (an int64 array of rows src, dst, kind) into tasks tid0..tid0+n-1, one per
+    (source, destination) with the smallest kind, no self-edge, none from ``skip``; ordered by
+    destination then source. ``head`` >= 0 (the frontier's node, equal to ``skip``): a
+    structural edge from it into every task, first among each task's edges."""
+    if _use(E.shape[1]):
+        return _merge_nb(E, tid0, n, skip, head)
+    return _merge_np(E, tid0, n, skip, head)
 
 
 # ----------------------------------------------------------------------------- csr
 
 
-def _csr_nb(src, dst, ekind, n):  # pragma: no cover - compiled
+def _csr_nb(E, n):  # pragma: no cover - compiled
+    src = E[0]
+    dst = E[1]
+    ekind = E[2]
     e_all = len(src)
     begin = np.zeros(n + 1, np.int64)
     fanin = np.zeros(n, np.int32)
@@ -264,8 +262,8 @@ def _csr_nb(src, dst, ekind, n):  # pragma: no cover - compiled
     return begin, edges, kinds, fanin
 
 
-def _csr_np(src, dst, ekind, n):
-    dst = dst.astype(np.int32)
+def _csr_np(E, n):
+    src, dst, ekind = E[0], E[1].astype(np.int32), E[2].astype(np.uint8)
     order = np.argsort(src, kind="stable")
     counts = np.bincount(src, minlength=n) if n else np.zeros(0, dtype=np.int64)
     begin = np.zeros(n + 1, dtype=np.int64)
@@ -274,19 +272,12 @@ def _csr_np(src, dst, ekind, n):
     return begin, dst[order], ekind[order], fanin
 
 
-def csr(
-    src: np.ndarray, dst: np.ndarray, ekind: np.ndarray, n: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(fanout_begin, fanout_edges int32, edge_kind, fanin int32) of n nodes' edges; each row
-    keeps the edges' order."""
-    if _use(len(src)):
-        return _csr_nb(
-            src.astype(np.int64, copy=False),
-            dst.astype(np.int64, copy=False),
-            ekind.astype(np.uint8, copy=False),
-            n,
-        )
-    return _csr_np(src, dst, ekind, n)
+def csr(E: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(fanout_begin, fanout_edges int32, edge_kind uint8, fanin int32) of n nodes' edges
+    (an int64 array of rows src, dst, kind); each row keeps the edges' order."""
+    if _use(E.shape[1]):
+        return _csr_nb(E, n)
+    return _csr_np(E, n)
 
 
 # ----------------------------------------------------------------------------- map_cells
@@ -554,22 +545,23 @@ def _own_core(mg, mt, mR, mW, mRpre, writer, r_cell, r_task):  # pragma: no cove
             rc[y] = mg[x]
             rt[y] = mt[x]
             y += 1
-    return (
-        es[:e],
-        ed[:e],
-        ek[:e],
-        mg[:m],
-        mt[:m],
-        kind_w,
-        kind_c,
-        pre,
-        fw,
-        mR[:m],
-        mW[:m],
-        written,
-        rc,
-        rt,
-    )
+    E = np.empty((3, e), np.int64)
+    A = np.empty((2, m), np.int64)
+    F = np.empty((6, m), np.uint8)
+    for x in range(e):
+        E[0, x] = es[x]
+        E[1, x] = ed[x]
+        E[2, x] = ek[x]
+    for x in range(m):
+        A[0, x] = mg[x]
+        A[1, x] = mt[x]
+        F[0, x] = kind_w[x]
+        F[1, x] = kind_c[x]
+        F[2, x] = pre[x]
+        F[3, x] = fw[x]
+        F[4, x] = mR[x]
+        F[5, x] = mW[x]
+    return E, A, F, written, rc, rt
 
 
 def _own_np(g, p, R, W, ri, n, tid0, writer, r_cell, r_task):
@@ -653,11 +645,11 @@ def _own_np(g, p, R, W, ri, n, tid0, writer, r_cell, r_task):
     rc = np.concatenate([r_cell[keep], g[newr]])
     rt = np.concatenate([r_task[keep], t[newr]])
     if src:
-        es, ed, ek = np.concatenate(src), np.concatenate(dst), np.concatenate(kind)
+        E = _pack(np.concatenate(src), np.concatenate(dst), np.concatenate(kind))
     else:
-        es = ed = _EMPTY
-        ek = np.zeros(0, dtype=np.uint8)
-    return es, ed, ek, g, t, kind_w, kind_c, pre, fw, R, W, written, rc, rt
+        E = np.zeros((3, 0), np.int64)
+    F = np.stack([kind_w, kind_c, pre, fw, R, W]).astype(np.uint8)
+    return E, np.stack([g, t]), F, written, rc, rt
 
 
 def own_pass(
@@ -674,10 +666,11 @@ def own_pass(
 ) -> tuple:
     """The batch rule on the batch's own tiling. Its accesses (cell g, task position p, reads
     R, writes W, region index ri; sorted here by cell then task, stably); ``writer`` (last writer per
-    cell of the box) is updated in place. Returns the edges (src, dst, kind), the accesses
-    merged per (cell, task) (g, task id t, kind_w, kind_c, pre: before the cell's first write
-    in the batch, fw: its first writer, R, W), ``written`` (a mask over the box, one more
-    entry for index -1) and the readers since (r_cell, r_task)."""
+    cell of the box) is updated in place. Returns the edges (rows src, dst, kind), the
+    accesses merged per (cell, task) as rows of A (g, task id t) and of F (uint8: kind_w,
+    kind_c, pre: before the cell's first write in the batch, fw: its first writer, R, W),
+    ``written`` (a mask over the box, one more entry for index -1) and the readers since
+    (r_cell, r_task)."""
     if _use(len(g)):
         return _own_nb(
             g.astype(np.int64, copy=False),
@@ -746,29 +739,16 @@ def _by_cell(g, sel, box):  # pragma: no cover - compiled
 
 
 def _finer_nb(  # pragma: no cover - compiled
-    g,
-    t,
-    pre,
-    fw,
-    kind_w,
-    written,
-    writer,
-    r_cell,
-    r_task,
-    lo_a,
-    shape_a,
-    wa,
-    ra,
-    lo_b,
-    shape_b,
-    wb,
-    rb,
+    A, F, written, writer, r_cell, r_task, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb
 ):
+    g = A[0]
+    t = A[1]
+    kind_w = F[0]
     box = len(written) - 1
     # The map of every cell of the finer tiling's box (the loops below visit them all).
     table = _table_nb(lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb)
-    bp, ip = _by_cell(g, pre, box)
-    bf, jf = _by_cell(g, fw, box)
+    bp, ip = _by_cell(g, F[2], box)  # accesses before our cell's first write
+    bf, jf = _by_cell(g, F[3], box)  # our cell's first writer
     live = 0
     for j in range(len(writer)):
         if writer[j] >= 0:
@@ -789,9 +769,7 @@ def _finer_nb(  # pragma: no cover - compiled
         rmap[j] = o
         if o >= 0:
             cap += bf[o + 1] - bf[o]
-    es = np.empty(cap, np.int64)
-    ed = np.empty(cap, np.int64)
-    ek = np.empty(cap, np.uint8)
+    E = np.empty((3, cap), np.int64)
     e = 0
     # Its writers, seen by our accesses before our cell's first write; gone where we write.
     for j in range(len(writer)):
@@ -800,9 +778,9 @@ def _finer_nb(  # pragma: no cover - compiled
             continue
         for y in range(bp[o], bp[o + 1]):
             x = ip[y]
-            es[e] = writer[j]
-            ed[e] = t[x]
-            ek[e] = kind_w[x]
+            E[0, e] = writer[j]
+            E[1, e] = t[x]
+            E[2, e] = kind_w[x]
             e += 1
         if written[o]:
             writer[j] = -1
@@ -813,9 +791,9 @@ def _finer_nb(  # pragma: no cover - compiled
         o = rmap[j]
         if o >= 0:
             for y in range(bf[o], bf[o + 1]):
-                es[e] = r_task[j]
-                ed[e] = t[jf[y]]
-                ek[e] = 3
+                E[0, e] = r_task[j]
+                E[1, e] = t[jf[y]]
+                E[2, e] = 3
                 e += 1
             if written[o]:
                 continue
@@ -829,11 +807,12 @@ def _finer_nb(  # pragma: no cover - compiled
             rc[y] = r_cell[j]
             rt[y] = r_task[j]
             y += 1
-    return es[:e], ed[:e], ek[:e], rc, rt, live > 0 or keep > 0
+    return E, rc, rt, live > 0 or keep > 0
 
 
-def _finer_np(g, t, pre, fw, kind_w, written, writer, r_cell, r_task, *box):
-    lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb = box
+def _finer_np(A, F, written, writer, r_cell, r_task, *box):
+    g, t = A[0], A[1]
+    kind_w, pre, fw = F[0], F[2].astype(bool), F[3].astype(bool)
     live = np.flatnonzero(writer >= 0)
     glin = _map_np(live, *box) if len(live) else _EMPTY
     src, dst, kind = [], [], []
@@ -845,28 +824,27 @@ def _finer_np(g, t, pre, fw, kind_w, written, writer, r_cell, r_task, *box):
     ia, ib = _join(g[fw], rlin)
     src.append(r_task[ib])
     dst.append(t[fw][ia])
-    kind.append(np.full(len(ia), 3, np.uint8))
+    kind.append(np.full(len(ia), 3))
     writer[live[written[glin]]] = -1
     keep = ~written[rlin]
     rc, rt = r_cell[keep], r_task[keep]
     alive = bool(len(rc)) or bool((writer >= 0).any())
     cat = np.concatenate
-    return cat(src), cat(dst), cat(kind).astype(np.uint8), rc, rt, alive
+    return _pack(cat(src), cat(dst), cat(kind)), rc, rt, alive
 
 
-def finer_pass(g, t, pre, fw, kind_w, written, other: Any, own: Any) -> tuple:
-    """A finer tiling ``other`` (its cells inside ours) against the batch on ``own``: edges
-    from its writers to our accesses before our cell's first write (kind_w) and from its
-    readers to our cell's first writer (war); its cells we write leave it (``other.writer``
-    updated in place). Returns (src, dst, kind, r_cell, r_task, still live)."""
+def finer_pass(A, F, written, other: Any, own: Any) -> tuple:
+    """A finer tiling ``other`` (its cells inside ours) against the batch on ``own`` (its
+    accesses A, F from ``own_pass``): edges from its writers to our accesses before our
+    cell's first write (kind_w) and from its readers to our cell's first writer (war); its
+    cells we write leave it (``other.writer`` updated in place). Returns (edges as rows src,
+    dst, kind, r_cell, r_task, still live)."""
     args = (other.lo, other.shape, other.widths, other.residues)
     args += (own.lo, own.shape, own.widths, own.residues)
-    if _use(len(g) + len(other.writer)):
-        return _finer_nb(
-            g, t, pre, fw, kind_w, written, other.writer, other.r_cell, other.r_task, *args
-        )
     state = (other.writer, other.r_cell, other.r_task)
-    return _finer_np(g, t, pre, fw, kind_w, written, *state, *args)
+    if _use(A.shape[1] + len(other.writer)):
+        return _finer_nb(A, F, written, *state, *args)
+    return _finer_np(A, F, written, *state, *args)
 
 
 def _table_if(cond, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb):  # pragma: no cover
@@ -878,8 +856,12 @@ def _table_if(cond, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb):  # pragma: no
 
 
 def _coarser_nb(  # pragma: no cover - compiled
-    g, t, W, kind_c, writer, r_cell, r_task, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb, box_a
+    A, F, writer, r_cell, r_task, lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb, box_a
 ):
+    g = A[0]
+    t = A[1]
+    kind_c = F[1]
+    W = F[5]
     m = len(g)
     coord = np.empty(len(shape_a), np.int64)
     # A table over our box when it is not much larger than the accesses, else a map per cell.
@@ -896,12 +878,11 @@ def _coarser_nb(  # pragma: no cover - compiled
             o = _cell_map(g[x], lo_a, shape_a, wa, ra, lo_b, shape_b, wb, rb, coord)
         olin[x] = o
         if o >= 0:
-            cap += 1
+            if writer[o] >= 0:
+                cap += 1
             if W[x]:
                 cap += br[o + 1] - br[o]
-    es = np.empty(cap, np.int64)
-    ed = np.empty(cap, np.int64)
-    ek = np.empty(cap, np.uint8)
+    E = np.empty((3, cap), np.int64)
     e = 0
     for x in range(m):
         o = olin[x]
@@ -909,20 +890,22 @@ def _coarser_nb(  # pragma: no cover - compiled
             continue
         w = writer[o]
         if w >= 0:
-            es[e] = w
-            ed[e] = t[x]
-            ek[e] = kind_c[x]
+            E[0, e] = w
+            E[1, e] = t[x]
+            E[2, e] = kind_c[x]
             e += 1
         if W[x]:
             for y in range(br[o], br[o + 1]):
-                es[e] = r_task[ir[y]]
-                ed[e] = t[x]
-                ek[e] = 3
+                E[0, e] = r_task[ir[y]]
+                E[1, e] = t[x]
+                E[2, e] = 3
                 e += 1
-    return es[:e], ed[:e], ek[:e]
+    return E
 
 
-def _coarser_np(g, t, W, kind_c, writer, r_cell, r_task, *box):
+def _coarser_np(A, F, writer, r_cell, r_task, *box):
+    g, t = A[0], A[1]
+    kind_c, W = F[1], F[5].astype(bool)
     m = len(g)
     olin = _map_np(g, *box) if m else _EMPTY
     inside = olin >= 0
@@ -933,21 +916,21 @@ def _coarser_np(g, t, W, kind_c, writer, r_cell, r_task, *box):
     ia, ib = _join(olin[sel], r_cell)
     src = np.concatenate([wr[ok], r_task[ib]])
     dst = np.concatenate([t[ok], t[sel][ia]])
-    kind = np.concatenate([kind_c[ok], np.full(len(ia), 3, np.uint8)]).astype(np.uint8)
-    return src, dst, kind
+    kind = np.concatenate([kind_c[ok], np.full(len(ia), 3)])
+    return _pack(src, dst, kind)
 
 
-def coarser_pass(g, t, W, kind_c, own: Any, other: Any) -> tuple:
+def coarser_pass(A, F, own: Any, other: Any) -> np.ndarray:
     """A coarser tiling ``other`` (a cell of it contains ours) against the batch's accesses on
-    ``own`` (cells g, tasks t, writes W): edges from the writer of the containing cell
-    (kind_c) and, into our writes, from its readers (war). ``other`` is left unchanged."""
+    ``own`` (A, F from ``own_pass``): edges (rows src, dst, kind) from the writer of the
+    containing cell (kind_c) and, into our writes, from its readers (war). ``other`` is left
+    unchanged."""
     args = (own.lo, own.shape, own.widths, own.residues)
     args += (other.lo, other.shape, other.widths, other.residues)
-    if _use(len(g) + len(other.r_cell)):
-        return _coarser_nb(
-            g, t, W, kind_c, other.writer, other.r_cell, other.r_task, *args, len(own.writer)
-        )
-    return _coarser_np(g, t, W, kind_c, other.writer, other.r_cell, other.r_task, *args)
+    state = (other.writer, other.r_cell, other.r_task)
+    if _use(A.shape[1] + len(other.r_cell)):
+        return _coarser_nb(A, F, *state, *args, len(own.writer))
+    return _coarser_np(A, F, *state, *args)
 
 
 # ----------------------------------------------------------------------------- single_pass
@@ -961,51 +944,54 @@ def _single_nb(g, t, reads, writes, writer, r_cell, r_task):  # pragma: no cover
     if writes:
         for i in range(m):
             if owner[g[i]] >= 0:
-                empty = np.zeros(0, np.int64)
-                return False, empty, empty, np.zeros(0, np.uint8), r_cell, r_task
+                return False, np.zeros((3, 0), np.int64), r_cell, r_task
             owner[g[i]] = t[i]
-    cap = m + (len(r_cell) if writes else 0)
-    es = np.empty(cap, np.int64)
-    ed = np.empty(cap, np.int64)
-    ek = np.empty(cap, np.uint8)
+    e = 0
+    for i in range(m):
+        if writer[g[i]] >= 0:
+            e += 1
+    keep = 0
+    if writes:
+        for j in range(len(r_cell)):
+            if owner[r_cell[j]] >= 0:
+                e += 1
+            else:
+                keep += 1
+    E = np.empty((3, e), np.int64)
     e = 0
     k = 1 if reads else 2
     for i in range(m):
         w0 = writer[g[i]]
         if w0 >= 0:
-            es[e] = w0
-            ed[e] = t[i]
-            ek[e] = k
+            E[0, e] = w0
+            E[1, e] = t[i]
+            E[2, e] = k
             e += 1
     if not writes:
-        rc = np.empty(len(r_cell) + m, np.int64)
-        rt = np.empty(len(r_cell) + m, np.int64)
-        rc[: len(r_cell)] = r_cell
-        rt[: len(r_cell)] = r_task
-        rc[len(r_cell) :] = g
-        rt[len(r_cell) :] = t
-        return True, es[:e], ed[:e], ek[:e], rc, rt
-    keep = 0
-    for j in range(len(r_cell)):
-        d = owner[r_cell[j]]
-        if d >= 0:
-            es[e] = r_task[j]
-            ed[e] = d
-            ek[e] = 3
-            e += 1
-        else:
-            keep += 1
+        rc_all = np.empty(len(r_cell) + m, np.int64)
+        rt_all = np.empty(len(r_cell) + m, np.int64)
+        rc_all[: len(r_cell)] = r_cell
+        rt_all[: len(r_cell)] = r_task
+        rc_all[len(r_cell) :] = g
+        rt_all[len(r_cell) :] = t
+        return True, E, rc_all, rt_all
     rc = np.empty(keep, np.int64)
     rt = np.empty(keep, np.int64)
     y = 0
     for j in range(len(r_cell)):
-        if owner[r_cell[j]] < 0:
+        d = owner[r_cell[j]]
+        if d >= 0:
+            E[0, e] = r_task[j]
+            E[1, e] = d
+            E[2, e] = 3
+            e += 1
+        else:
             rc[y] = r_cell[j]
             rt[y] = r_task[j]
             y += 1
     for i in range(m):
         writer[g[i]] = t[i]
-    return True, es[:e], ed[:e], ek[:e], rc, rt
+    return True, E, rc, rt
 
 
 def _single_np(g, t, reads, writes, writer, r_cell, r_task):
@@ -1014,23 +1000,29 @@ def _single_np(g, t, reads, writes, writer, r_cell, r_task):
         owner = np.full(writer.size, -1, dtype=np.int64)
         owner[g] = t
         if m > 1 and np.count_nonzero(owner >= 0) != m:
-            return False, _EMPTY, _EMPTY, np.zeros(0, np.uint8), r_cell, r_task
+            return False, np.zeros((3, 0), np.int64), r_cell, r_task
     w0 = writer[g]
     ok = w0 >= 0
-    src, dst, kind = [w0[ok]], [t[ok]], [np.full(int(ok.sum()), 1 if reads else 2, np.uint8)]
+    src, dst, kind = [w0[ok]], [t[ok]], [np.full(int(ok.sum()), 1 if reads else 2)]
     if writes:
         d = owner[r_cell]
         hit = d >= 0
         if hit.any():
             src.append(r_task[hit])
             dst.append(d[hit])
-            kind.append(np.full(int(hit.sum()), 3, np.uint8))
+            kind.append(np.full(int(hit.sum()), 3))
             r_cell, r_task = r_cell[~hit], r_task[~hit]
         writer[g] = t
     else:
         r_cell = np.concatenate([r_cell, g])
         r_task = np.concatenate([r_task, t])
-    return True, np.concatenate(src), np.concatenate(dst), np.concatenate(kind), r_cell, r_task
+    cat = np.concatenate
+    return True, _pack(cat(src), cat(dst), cat(kind)), r_cell, r_task
+
+
+def _pack(src, dst, kind) -> np.ndarray:
+    """Edges as one int64 array of rows src, dst, kind."""
+    return np.stack([src, dst, kind]).astype(np.int64, copy=False)
 
 
 def single_pass(
@@ -1042,9 +1034,9 @@ def single_pass(
     r_cell: np.ndarray,
     r_task: np.ndarray,
 ) -> tuple:
-    """One access per task (cells g, task ids t) on a tensor's only tiling: (done, src, dst,
-    kind, r_cell, r_task), ``writer`` updated in place; done is False (and nothing changed)
-    when two tasks write or update one cell (the general pass then decides)."""
+    """One access per task (cells g, task ids t) on a tensor's only tiling: (done, edges as
+    rows src, dst, kind, r_cell, r_task), ``writer`` updated in place; done is False (and
+    nothing changed) when two tasks write or update one cell (the general pass decides)."""
     if _use(len(g)):
         return _single_nb(g, t, reads, writes, writer, r_cell, r_task)
     return _single_np(g, t, reads, writes, writer, r_cell, r_task)

@@ -391,53 +391,32 @@ class GraphBuilder:
         elif scope is not self._root:
             scope.group.append(range(tid0, tid0 + n))  # a run of nodes (``_expand``)
         parts = self._bulk.apply(tid0, n, plan, self.tensormap) if plan else []
-        chunks = []
+        # Edges as int64 arrays of rows src, dst, kind (one array per part: fewer arrays to
+        # make, pass and concatenate).
+        edges = None
         if parts:
             # One edge per (source, destination), the smallest kind (raw, waw, war: the
             # per-task path's first reason), never a self-edge; by destination then source.
-            # The structural edge from the frontier's node comes first (kind 0).
-            src = parts[0][0] if len(parts) == 1 else np.concatenate([x[0] for x in parts])
-            dst = parts[0][1] if len(parts) == 1 else np.concatenate([x[1] for x in parts])
-            kind = parts[0][2] if len(parts) == 1 else np.concatenate([x[2] for x in parts])
+            # The structural edge from the frontier's node comes out of the merge too, first
+            # among each task's edges.
+            E = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
             skip = frontier[0] if frontier and chains is None else -1
-            # The structural edges from the frontier's node come out of the merge too (the
-            # first edge of each task), rather than as arrays concatenated afterwards.
-            chunks.append(merge_edges(src, dst, kind, tid0, n, skip, skip))
+            edges = merge_edges(E, tid0, n, skip, skip)
         if chains is not None:
             head = frontier[0] if frontier else -1
-            edges = batch_order.structure(chains, tid0, n, head)
-            chunks = [batch_order.merge(edges, chunks[0] if chunks else None, chains, tid0, head)]
-        elif frontier and not parts:
-            # No data edges: the structural ones alone (each source's edges stay in increasing
-            # destination order, what build() relies on).
-            chunks.append(
-                (np.full(n, frontier[0], dtype=np.int64), np.arange(tid0, tid0 + n), kinds)
-            )
-        if not chunks:
-            src = dst = np.zeros(0, dtype=np.int64)
-            ekind = np.zeros(0, dtype=np.uint8)
-        elif len(chunks) == 1:
-            src, dst, ekind = chunks[0]
-        else:
-            src = np.concatenate([c[0] for c in chunks])
-            dst = np.concatenate([c[1] for c in chunks])
-            ekind = np.concatenate([c[2] for c in chunks])
+            structural = batch_order.structure(chains, tid0, n, head)
+            data = None if edges is None else (edges[0], edges[1], edges[2])
+            edges = _packed(*batch_order.merge(structural, data, chains, tid0, head))
+        elif frontier and edges is None:
+            # No data edges: the structural ones alone.
+            edges = np.empty((3, n), dtype=np.int64)
+            edges[0] = frontier[0]
+            edges[1] = np.arange(tid0, tid0 + n)
+            edges[2] = 0
+        if edges is None:
+            edges = _NO_EDGES
         self._segs.append(
-            _Segment(
-                tid0,
-                n,
-                kinds,
-                kernel,
-                pool,
-                domain,
-                target,
-                stream,
-                priority,
-                lazy,
-                src,
-                dst,
-                ekind,
-            )
+            _Segment(tid0, n, kinds, kernel, pool, domain, target, stream, priority, lazy, edges)
         )
         self._base += n
         return range(tid0, tid0 + n)
@@ -447,10 +426,12 @@ class GraphBuilder:
         and its edges as a segment of arrays (its one-node fields shared: build() copies)."""
         bid = self._base
         m = len(preds)
-        dst = np.full(m, bid, dtype=np.int64)
-        kinds = np.zeros(m, dtype=np.uint8)
+        edges = np.empty((3, m), dtype=np.int64)
+        edges[0] = preds
+        edges[1] = bid
+        edges[2] = EDGE_STRUCTURAL
         fields = ([()], [()], [()])
-        self._segs.append(_Segment(bid, 1, *_BARRIER_FIELDS, fields, preds, dst, kinds))
+        self._segs.append(_Segment(bid, 1, *_BARRIER_FIELDS, fields, edges))
         self._base += 1
         return bid
 
@@ -471,9 +452,7 @@ class GraphBuilder:
                 np.array(self._stream, dtype=np.int64),
                 np.array(self._priority, dtype=np.int64),
                 fields,
-                np.array(self._src, dtype=np.int64),
-                np.array(self._dst, dtype=np.int64),
-                np.array(self._ekind, dtype=np.uint8),
+                np.array([self._src, self._dst, self._ekind], dtype=np.int64).reshape(3, -1),
             )
         )
         self._base += len(self._kind)
@@ -575,10 +554,7 @@ class GraphBuilder:
         segs = self._segs
         n = self._base
         cat = np.concatenate
-        src = cat([s.src for s in segs])
-        dst = cat([s.dst for s in segs])
-        ekind = cat([s.ekind for s in segs])
-        begin, edges, kinds, fanin = csr(src, dst, ekind, n)
+        begin, edges, kinds, fanin = csr(cat([s.edges for s in segs], axis=1), n)
         return TaskGraph(
             kind=cat([s.kind for s in segs]),
             kernel=cat([s.kernel for s in segs]),
@@ -669,6 +645,15 @@ _BARRIER_FIELDS = (
     np.zeros(1, dtype=np.int64),
 )
 
+#: No edges, as a segment's edge array (never modified: build() concatenates).
+_NO_EDGES = np.zeros((3, 0), dtype=np.int64)
+
+
+def _packed(src: np.ndarray, dst: np.ndarray, kind: np.ndarray) -> np.ndarray:
+    """Edges as one int64 array of rows src, dst, kind."""
+    return np.stack([src, dst, kind]).astype(np.int64, copy=False)
+
+
 #: Batches of fewer tasks take the per-task path (numpy's fixed costs exceed the gain).
 BATCH_MIN = 16
 
@@ -676,7 +661,8 @@ BATCH_MIN = 16
 @dataclass
 class _Segment:
     """Consecutive nodes: per-node field arrays, the per-node (args, regions, coords) as
-    three lists or a batch's ``_BatchFields``, and the edges into these nodes."""
+    three lists or a batch's ``_BatchFields``, and the edges into these nodes (an int64 array
+    of rows src, dst, kind)."""
 
     base: int
     n: int
@@ -688,9 +674,7 @@ class _Segment:
     stream: np.ndarray
     priority: np.ndarray
     fields: Any
-    src: np.ndarray
-    dst: np.ndarray
-    ekind: np.ndarray
+    edges: np.ndarray
 
 
 class _BatchFields:

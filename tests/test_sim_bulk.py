@@ -38,21 +38,20 @@ def test_compiled_kernels_equal_their_numpy_twins(seed):
     src = rng.integers(0, tid0 + n, size=e)
     kind = rng.integers(1, 4, size=e).astype(np.uint8)
     skip = int(src[0]) if e and seed % 2 else -1
-    a, b = _compiled_and_numpy(bulk_kernels.merge_edges, src, dst, kind, tid0, n, skip)
-    for x, y in zip(a, b):
-        assert x.tolist() == y.tolist()
+    E = np.stack([src, dst, kind]).astype(np.int64)  # edges: rows src, dst, kind
+    a, b = _compiled_and_numpy(bulk_kernels.merge_edges, E, tid0, n, skip)
+    assert a.tolist() == b.tolist() and a.dtype == b.dtype == np.int64
     assert (a[0] != a[1]).all()  # never a self-edge
     if skip >= 0:  # with the structural edges from the frontier's node, first per task
-        a, b = _compiled_and_numpy(bulk_kernels.merge_edges, src, dst, kind, tid0, n, skip, skip)
-        for x, y in zip(a, b):
-            assert x.tolist() == y.tolist()
+        a, b = _compiled_and_numpy(bulk_kernels.merge_edges, E, tid0, n, skip, skip)
+        assert a.tolist() == b.tolist()
         kept = (src != skip) & (src != dst)
         pairs = set(zip(src[kept].tolist(), dst[kept].tolist()))
-        assert len(a[0]) == n + len(pairs) and (a[2] == 0).sum() == n
+        assert a.shape[1] == n + len(pairs) and (a[2] == 0).sum() == n
     nodes = tid0 + n
-    a, b = _compiled_and_numpy(bulk_kernels.csr, src, dst, kind, nodes)
+    a, b = _compiled_and_numpy(bulk_kernels.csr, E, nodes)
     for x, y in zip(a, b):
-        assert x.tolist() == y.tolist()
+        assert x.tolist() == y.tolist() and x.dtype == y.dtype
     # Cells of one tiling mapped into a nested one, some outside its box.
     fine, coarse = _Tiling(((1, 2), (1, 1), (0, 1))), _Tiling(((2, 4), (1, 1), (0, 1)))
     fine.fit(np.array([0, 0]), np.array([5, 7]), 1 << 20)
@@ -97,7 +96,11 @@ def test_nested_tiling_kernels_equal_their_numpy_twins(seed):
         pre = rng.random(m) < 0.6
         W = rng.random(m) < 0.5
         fw = pre & W
-        kind_w = rng.integers(1, 3, size=m).astype(np.uint8)
+        kind_w = rng.integers(1, 3, size=m)
+        kind_c = rng.integers(1, 3, size=m)
+        # own_pass's accesses: rows g, t and (uint8) kind_w, kind_c, pre, fw, R, W.
+        A = np.stack([g, t]).astype(np.int64)
+        F = np.stack([kind_w, kind_c, pre, fw, ~W, W]).astype(np.uint8)
         written = np.zeros(box + 1, dtype=bool)
         written[g[W]] = True
         writer = np.where(
@@ -112,11 +115,10 @@ def test_nested_tiling_kernels_equal_their_numpy_twins(seed):
             bulk_kernels.COMPILED = compiled
             try:
                 if own is coarse:
-                    out = bulk_kernels.finer_pass(g, t, pre, fw, kind_w, written, other, own)
-                    results.append((_edges(*out[:3]), out[3].tolist(), out[4].tolist(), out[5]))
+                    out = bulk_kernels.finer_pass(A, F, written, other, own)
+                    results.append((_edges(*out[0]), out[1].tolist(), out[2].tolist(), out[3]))
                 else:
-                    out = bulk_kernels.coarser_pass(g, t, W, kind_w, own, other)
-                    results.append(_edges(*out))
+                    results.append(_edges(*bulk_kernels.coarser_pass(A, F, own, other)))
             finally:
                 bulk_kernels.COMPILED = saved
             states.append(other.writer.tolist())
