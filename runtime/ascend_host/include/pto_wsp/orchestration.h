@@ -61,8 +61,9 @@ struct View {
   // memref.subview: entry i addresses this value's i-th kept root dimension, dims[i]. Field
   // by field: a block copy of the view followed by narrower updates stalls store forwarding.
   template <int N>
-  View sub(const int (&dims)[N], const int64_t (&o)[N], const int64_t (&s)[N],
-           const int64_t (&st)[N], uint32_t new_kept) const {
+  __attribute__((always_inline)) View sub(const int (&dims)[N], const int64_t (&o)[N],
+                                          const int64_t (&s)[N], const int64_t (&st)[N],
+                                          uint32_t new_kept) const {
     View v;
     v.t = t;
     v.kept = new_kept;
