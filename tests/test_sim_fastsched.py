@@ -462,6 +462,18 @@ def cell(i, j, x: In[f32[4]], y: InOut[f32[4]]):
     y += x
 
 
+def _cells(name):
+    """n chains of 20 ``cell`` tasks: a parallel_for over i of a for_each over j."""
+    X2 = Tensor("X2", [None, None, 4], f32)
+    Y2 = Tensor("Y2", [None, 4], f32)
+    return combine(
+        parallel_for(
+            DenseDyn(n),
+            lambda i: for_each(DenseDyn(20), lambda j: task(cell, [i, j], [X2[i, j], Y2[i]])),
+        ),
+    ).named(name)
+
+
 def _failing(bad):
     def body(*xs):
         if xs[:2] == bad:
@@ -476,14 +488,7 @@ def test_error_in_a_bulk_stretch_names_the_same_task(bad):
     ``map`` over columns per stretch): contiguous rows (the parallel nest), reordered rows
     (the for_each chains, dispatched across chains). A raising body is named as the engine
     names it, and no later body ran."""
-    X2 = Tensor("X2", [None, None, 4], f32)
-    Y2 = Tensor("Y2", [None, 4], f32)
-    w = combine(
-        parallel_for(
-            DenseDyn(n),
-            lambda i: for_each(DenseDyn(20), lambda j: task(cell, [i, j], [X2[i, j], Y2[i]])),
-        ),
-    ).named("cells")
+    w = _cells("cells")
     messages, calls = [], []
     for fast in (True, False):
         log = []
@@ -506,14 +511,7 @@ def test_error_in_a_bulk_stretch_names_the_same_task(bad):
 def test_bulk_stretches_call_the_engines_order_with_progress():
     """Over 8,192 tasks the bodies run in stretches cut at each progress report: every body
     is called once, in the engine's dispatch order, and the results equal numpy."""
-    X2 = Tensor("X2", [None, None, 4], f32)
-    Y2 = Tensor("Y2", [None, 4], f32)
-    w = combine(
-        parallel_for(
-            DenseDyn(n),
-            lambda i: for_each(DenseDyn(20), lambda j: task(cell, [i, j], [X2[i, j], Y2[i]])),
-        ),
-    ).named("cells_many")
+    w = _cells("cells_many")
     rng = np.random.default_rng(3)
     x = rng.standard_normal((450, 20, 4)).astype(np.float32)
     logs, reports = [], []
@@ -539,14 +537,7 @@ def test_workspaces_alternate_between_runs():
     """The fast path reuses its per-node memory from run to run (two workspaces, taken in
     turn): each run's schedule equals a fresh program's, whatever ran before it in other
     sizes, and a failing run leaves the last good run's results readable and intact."""
-    X2 = Tensor("X2", [None, None, 4], f32)
-    Y2 = Tensor("Y2", [None, 4], f32)
-    w = combine(
-        parallel_for(
-            DenseDyn(n),
-            lambda i: for_each(DenseDyn(20), lambda j: task(cell, [i, j], [X2[i, j], Y2[i]])),
-        ),
-    ).named("cells_reuse")
+    w = _cells("cells_reuse")
     fail = [False]
 
     def body(i, j, xv, yv):
