@@ -244,6 +244,8 @@ class _Tiling:
         self.key = key
         arrays = _KEY_ARRAYS.get(key)
         if arrays is None:
+            if len(_KEY_ARRAYS) >= 4096:
+                _KEY_ARRAYS.clear()
             sizes, strides, residues = key
             widths = np.array([a * b for a, b in zip(sizes, strides)], dtype=np.int64)
             arrays = _KEY_ARRAYS[key] = (

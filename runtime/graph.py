@@ -375,7 +375,8 @@ class GraphBuilder:
         # Kernel ids in order of first use, as task by task: groups by their first task.
         kernel_id = self.kernel_id
         kids = tuple([kernel_id(k) for k in names])
-        kernel = None if memo is None else memo.get(kids)
+        kept = None if memo is None else memo.setdefault("kernel", {})
+        kernel = None if kept is None else kept.get(kids)
         if kernel is None:
             if len(kids) == 1:
                 kernel = np.full(n, kids[0], dtype=np.int32)
@@ -383,8 +384,10 @@ class GraphBuilder:
                 kernel = np.empty(n, dtype=np.int32)
                 for k, where in zip(kids, at):
                     kernel[where] = k
-            if memo is not None:
-                memo[kids] = kernel
+            if kept is not None:
+                if len(kept) >= 4:  # builders numbering the kernels differently: a few kept
+                    kept.clear()
+                kept[kids] = kernel
         self._num_tasks += n
         if chains is not None:
             batch_order.scope_after(self, scope, chains, tid0, n)

@@ -181,3 +181,21 @@ def test_site_keys():
     assert site == {} and entry[0] == 4 and isinstance(entry[1], Groups)
     entry = simgen._site_put(site, (1, 2), 4, [("k",)])
     assert site == {(1, 2): entry}
+
+
+def test_kernel_numbering_of_each_builder_is_respected():
+    """Kept per-node arrays hold kernel ids per builder numbering: a builder that met another
+    kernel first numbers the program's kernels differently."""
+    batched, plain = _programs()
+    bindings = _bindings(3, 4)
+    for prefix in (False, True, False, True):
+        graphs = []
+        for code in (batched, plain):
+            args = code.bind(bindings)
+            builder = GraphBuilder(_shapes(args))
+            if prefix:
+                builder.add_task("first", (1,), ())
+            code.function(builder, *args)
+            graphs.append(builder.build())
+        assert_same_graph(*graphs)
+        assert graphs[0].kernels[0] == ("first" if prefix else "k")
