@@ -382,7 +382,14 @@ struct Builder::Impl {
   void release(uint32_t id);
   int32_t link(const std::vector<uint64_t>& ps, uint32_t id);
   uint32_t barrier(const std::vector<uint32_t>& preds);
-  void push_ready(uint32_t id);
+  // A ready task to its queue; sleeping workers may need waking (wake, out of line).
+  void push_ready(uint32_t id) {
+    const Slot& s = slot(id);
+    ReadyQueue& q = queues[s.queue];
+    q.push(id, s.pod.priority);
+    if (sleepers.load(std::memory_order_seq_cst) != 0) wake(q);
+  }
+  void wake(const ReadyQueue& q);
   void complete(uint32_t id);
   bool take(int w, uint32_t& id);
   bool finished() const {
@@ -533,7 +540,7 @@ void Builder::Impl::wait_until(const std::function<bool()>& ready, bool flush_al
   }
 }
 
-uint32_t Builder::Impl::alloc_node(uint8_t kind) {
+inline __attribute__((always_inline)) uint32_t Builder::Impl::alloc_node(uint8_t kind) {
   if (aborted.load(std::memory_order_acquire)) throw RunError("", 0);
   const uint64_t n = allocated;
   if (n >= 0xFFFFFFF0ull) throw RunError("more than 2^32 tasks", 2);
@@ -615,20 +622,20 @@ int32_t Builder::Impl::link(const std::vector<uint64_t>& ps, uint32_t id) {
       rec.edge_kind.push_back(static_cast<uint8_t>(pk[i] >> 32));
     }
   }
-  // Counted in registers (the members would be reloaded after every store through a
-  // pointer): edges by kind, then the wiring of predecessors not completed yet.
-  int64_t kinds[4] = {0, 0, 0, 0};
+  // The wiring of predecessors not completed yet. (Edges by kind are counted by the callers:
+  // an array indexed by kind would live on the stack, and its increments stall store
+  // forwarding.)
   int32_t nwired = 0;
   const uint32_t* __restrict nodes = slot_node.get();
+  const std::atomic<uint32_t>* done = slot_done.get();
+  const uint64_t msk = mask;
   for (size_t i = 0; i < n; ++i) {
     const uint32_t p = static_cast<uint32_t>(pk[i]);
-    ++kinds[(pk[i] >> 32) & 3];
     // Long completed (its slot holds a newer node), or completed: nothing to wire.
-    if (nodes[p & mask] != p || slot_done[p & mask].load(std::memory_order_acquire) == p)
-      continue;
-    Slot& ps_ = slot(p);
+    if (nodes[p & msk] != p || done[p & msk].load(std::memory_order_acquire) == p) continue;
+    Slot& ps_ = ring[p & msk];
     ps_.lock.lock();
-    if (slot_done[p & mask].load(std::memory_order_relaxed) != p) {
+    if (done[p & msk].load(std::memory_order_relaxed) != p) {
       me.pending.fetch_add(1, std::memory_order_relaxed);
       ps_.fanout.push_back(id);
       ++nwired;
@@ -636,7 +643,6 @@ int32_t Builder::Impl::link(const std::vector<uint64_t>& ps, uint32_t id) {
     ps_.lock.unlock();
   }
   edges += static_cast<int64_t>(n);
-  for (int k = 0; k < 4; ++k) edge_kinds[k] += kinds[k];
   wired += nwired;
   me.pod.fanin = static_cast<int32_t>(n);
   return nwired;
@@ -647,6 +653,7 @@ uint32_t Builder::Impl::barrier(const std::vector<uint32_t>& preds) {
   std::vector<uint64_t> ps;
   ps.reserve(preds.size());
   for (uint32_t p : preds) ps.push_back(pack(p, kStructural));
+  edge_kinds[kStructural] += static_cast<int64_t>(ps.size());
   if (record) record_node(b);
   link(ps, b);
   release(b);
@@ -809,15 +816,11 @@ void Builder::Impl::started(int w, uint32_t id) {
     push_ready(next);
 }
 
-void Builder::Impl::push_ready(uint32_t id) {
-  Slot& s = slot(id);
-  ReadyQueue& q = queues[s.queue];
-  q.push(id, s.pod.priority);
+void Builder::Impl::wake(const ReadyQueue& q) {
   // Waking a sleeping worker is a system call (and a context switch): wake when a queue
   // becomes non-empty and when work piles up (every 64 tasks). The orchestrator, which pushes
   // again soon, wakes at most every 50 us while it builds; a worker's push (a successor made
   // ready by a completion) always wakes, or the next task would wait for a sleeper's timeout.
-  if (sleepers.load(std::memory_order_seq_cst) == 0) return;
   const int64_t queued = q.approx_size();
   bool wake = (queued & 63) == 0 || (queued == 1 && host::on_worker);
   if (!wake && queued == 1) {
@@ -1061,15 +1064,32 @@ void Builder::submit(TaskBuilder& t) {
   for (uint32_t p : m.raw) ps.push_back(pack(p, kRaw));
   for (uint32_t p : m.waw) ps.push_back(pack(p, kWaw));
   for (uint32_t p : m.war) ps.push_back(pack(p, kWar));
+  // Edges by kind: the four groups, less what the deduplication drops (in registers).
+  int64_t k0 = static_cast<int64_t>(scope.frontier->size()), k1 = static_cast<int64_t>(m.raw.size());
+  int64_t k2 = static_cast<int64_t>(m.waw.size()), k3 = static_cast<int64_t>(m.war.size());
+  auto drop = [&](uint64_t e) {
+    switch ((e >> 32) & 3) {
+      case kStructural: --k0; break;
+      case kRaw: --k1; break;
+      case kWaw: --k2; break;
+      default: --k3; break;
+    }
+  };
   // Each predecessor once, with its first reason; never the task itself.
   if (ps.size() <= 8) {
     size_t out = 0;
     for (size_t i = 0; i < ps.size(); ++i) {
       const uint32_t p = static_cast<uint32_t>(ps[i]);
-      if (p == id) continue;
+      if (p == id) {
+        drop(ps[i]);
+        continue;
+      }
       bool seen = false;
       for (size_t j = 0; j < out && !seen; ++j) seen = static_cast<uint32_t>(ps[j]) == p;
-      if (!seen) ps[out++] = ps[i];
+      if (!seen)
+        ps[out++] = ps[i];
+      else
+        drop(ps[i]);
     }
     ps.resize(out);
   } else {
@@ -1081,7 +1101,10 @@ void Builder::submit(TaskBuilder& t) {
     size_t out = 0;
     for (size_t i = 0; i < ps.size(); ++i) {
       const uint32_t p = static_cast<uint32_t>(ps[i]);
-      if (p == id) continue;
+      if (p == id) {
+        drop(ps[i]);
+        continue;
+      }
       size_t h = (p * 0x9E3779B1u) & mask;
       bool seen = false;
       while (m.seen[h].second == id) {
@@ -1091,12 +1114,19 @@ void Builder::submit(TaskBuilder& t) {
         }
         h = (h + 1) & mask;
       }
-      if (seen) continue;
+      if (seen) {
+        drop(ps[i]);
+        continue;
+      }
       m.seen[h] = {p, id};
       ps[out++] = ps[i];
     }
     ps.resize(out);
   }
+  m.edge_kinds[kStructural] += k0;
+  m.edge_kinds[kRaw] += k1;
+  m.edge_kinds[kWaw] += k2;
+  m.edge_kinds[kWar] += k3;
   if (m.record) m.record_node(id);
   const int32_t nwired = m.link(ps, id);
   m.building = -1;
