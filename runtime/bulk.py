@@ -10,8 +10,10 @@ first write, which removes them, as the TensorMap removes contained entries) or 
 containing ours: seen by every access, never removed) — the same per cell. ``plan`` refuses
 what this does not cover exactly (several tilings of one tensor in one batch, tilings that
 only partly overlap, strided nesting, sizes varying per task, entries in the TensorMap's
-interval index); the builder then creates the batch task by task. ``iter_batch`` gives a
-batch's tasks as ``add_task`` arguments, in creation order.
+interval index); the builder then creates the batch task by task. What depends on the groups
+alone (``classify``: the accesses per tensor, their tiling, cells and box; the cells
+linearised per box) is kept on a ``Groups``' memo; the checks against the state run each
+time. ``iter_batch`` gives a batch's tasks as ``add_task`` arguments, in creation order.
 """
 
 from __future__ import annotations

@@ -43,8 +43,11 @@ subclasses that do not set ``batches = True`` — takes the per-task path, one `
 task. A batch of ordered chains (``for_each`` over t with one task per iteration, in parallel
 loops or bare: ``add_tasks(..., chains=...)``) has its structural edges and scope state from
 ``runtime/batch_order.py``. Either way the graph is the same: same ids, fields and edges with
-the same kinds. A batch's nodes are kept as arrays (segments); the built TaskGraph makes a
-task's args, regions and coords when first asked for. (The TensorMap's ``gc_before`` and
+the same kinds. A batch's nodes are kept as arrays (segments, edges as one int64 array of
+rows src, dst, kind); the built TaskGraph makes a task's args, regions and coords when first
+asked for. Groups handed over again by a batch site of the generated code (a
+``bulk.Groups``, docs/batchgen.md "Batch sites") keep what is derived from them alone: the
+accesses' classification, the per-node arrays and the lazy per-task fields. (The TensorMap's ``gc_before`` and
 ``lookup`` do not see tensors in array form: the simulator's engine, which uses them, creates
 tasks one by one.)
 """
