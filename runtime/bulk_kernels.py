@@ -455,10 +455,8 @@ def _own_merged(g, p, R, W, ri, tid0, writer, r_cell, r_task):  # pragma: no cov
 
 def _own_core(mg, mt, mR, mW, mRpre, writer, r_cell, r_task):  # pragma: no cover - compiled
     m = len(mg)
-    kind_w = np.empty(m, np.uint8)
-    kind_c = np.empty(m, np.uint8)
-    pre = np.zeros(m, np.bool_)
-    fw = np.zeros(m, np.bool_)
+    # Per access, written in place: kind_w, kind_c, pre, fw, R, W (the F returned).
+    F = np.zeros((6, m), np.uint8)
     has_nw = np.zeros(m, np.bool_)
     cap = 3 * m + len(r_cell)
     es = np.empty(cap, np.int64)
@@ -478,23 +476,26 @@ def _own_core(mg, mt, mR, mW, mRpre, writer, r_cell, r_task):  # pragma: no cove
         # Forward: the previous writer of the cell inside the batch, or the state before it.
         last = -1
         for x in range(s, end):
-            kind_w[x] = 1 if mRpre[x] else 2  # raw if the task reads first
-            kind_c[x] = 1 if mR[x] else 2  # for coarser tilings' writers
+            kw = 1 if mRpre[x] else 2  # raw if the task reads first
+            F[0, x] = kw
+            F[1, x] = 1 if mR[x] else 2  # for coarser tilings' writers
+            F[4, x] = mR[x]
+            F[5, x] = mW[x]
             if last >= 0:
                 es[e] = mt[last]
                 ed[e] = mt[x]
-                ek[e] = kind_w[x]
+                ek[e] = kw
                 e += 1
             else:
-                pre[x] = True
+                F[2, x] = 1  # before the cell's first write in the batch
                 w0 = writer[c]
                 if w0 >= 0:
                     es[e] = w0
                     ed[e] = mt[x]
-                    ek[e] = kind_w[x]
+                    ek[e] = kw
                     e += 1
                 if mW[x]:
-                    fw[x] = True
+                    F[3, x] = 1  # the cell's first writer
                     if len(mark):
                         mark[c] = x
             if mW[x]:
@@ -547,7 +548,6 @@ def _own_core(mg, mt, mR, mW, mRpre, writer, r_cell, r_task):  # pragma: no cove
             y += 1
     E = np.empty((3, e), np.int64)
     A = np.empty((2, m), np.int64)
-    F = np.empty((6, m), np.uint8)
     for x in range(e):
         E[0, x] = es[x]
         E[1, x] = ed[x]
@@ -555,12 +555,6 @@ def _own_core(mg, mt, mR, mW, mRpre, writer, r_cell, r_task):  # pragma: no cove
     for x in range(m):
         A[0, x] = mg[x]
         A[1, x] = mt[x]
-        F[0, x] = kind_w[x]
-        F[1, x] = kind_c[x]
-        F[2, x] = pre[x]
-        F[3, x] = fw[x]
-        F[4, x] = mR[x]
-        F[5, x] = mW[x]
     return E, A, F, written, rc, rt
 
 
