@@ -516,8 +516,9 @@ class BulkDeps:
         if lins is None:
             if len(tp.lin) >= 4:
                 tp.lin.clear()
-            lins = tp.lin[bkey] = [_cells_lin(own, a[3], a[2]) for a in tp.accesses]
+            lins = [_cells_lin(own, a[3], a[2]) for a in tp.accesses]
             lins.append(None)
+            tp.lin[bkey] = lins  # complete before another thread can see it
         return lins
 
     def _single(self, own: _Tiling, tid0: int, n: int, tp: _TensorPlan) -> list[tuple] | None:
