@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <algorithm>
@@ -625,7 +626,11 @@ int32_t Builder::Impl::link(const std::vector<uint64_t>& ps, uint32_t id) {
   // The wiring of predecessors not completed yet. (Edges by kind are counted by the callers:
   // an array indexed by kind would live on the stack, and its increments stall store
   // forwarding.)
-  int32_t nwired = 0;
+  // me.pending counts the wired predecessors: reserved for all the remaining edges at the
+  // first wiring (one locked add instead of one per wired edge: at 1k tasks every edge is
+  // wired), the unused part given back at the end. It never reaches zero meanwhile: the task
+  // is held (+1) until submitted.
+  int32_t nwired = 0, reserved = 0;
   const uint32_t* __restrict nodes = slot_node.get();
   const std::atomic<uint32_t>* done = slot_done.get();
   const uint64_t msk = mask;
@@ -636,12 +641,16 @@ int32_t Builder::Impl::link(const std::vector<uint64_t>& ps, uint32_t id) {
     Slot& ps_ = ring[p & msk];
     ps_.lock.lock();
     if (done[p & msk].load(std::memory_order_relaxed) != p) {
-      me.pending.fetch_add(1, std::memory_order_relaxed);
+      if (nwired == reserved) {
+        reserved += static_cast<int32_t>(n - i);
+        me.pending.fetch_add(static_cast<int32_t>(n - i), std::memory_order_relaxed);
+      }
       ps_.fanout.push_back(id);
       ++nwired;
     }
     ps_.lock.unlock();
   }
+  if (reserved != nwired) me.pending.fetch_sub(reserved - nwired, std::memory_order_relaxed);
   edges += static_cast<int64_t>(n);
   wired += nwired;
   me.pod.fanin = static_cast<int32_t>(n);
@@ -936,9 +945,6 @@ bool Builder::Impl::take(int w, uint32_t& id) {
 }
 
 void Builder::Impl::worker(int w) {
-  char name[16];
-  snprintf(name, sizeof name, "pto-wsp-w%d", w);
-  pthread_setname_np(pthread_self(), name);
   host::block_idx = w;
   host::block_num = nworkers;
   host::on_worker = true;
@@ -1188,6 +1194,123 @@ int64_t Builder::num_tasks() const { return impl_->ntasks; }
   throw RunError(buf, 1);
 }
 
+// ------------------------------------------------------------------------- worker pool
+
+namespace host {
+
+// Worker threads kept from one run to the next. Starting a thread and joining it cost a run
+// ~0.05 ms on the 2-vCPU VM of docs/PERFORMANCE.md (clone, the first switch into the new
+// thread, its exit; a 110-task run took ~0.1 ms in all), a tenth of a 1k-task run: a kept
+// thread is woken instead (one futex wake) and reports back on a condition variable. Thread
+// i runs worker i of each run that has more than i workers; a run finds the pool busy (another
+// thread's run) or needing more than kPoolThreads threads and starts its own threads, as
+// before. An idle thread exits after kPoolIdle (the highest first), so a process that loaded
+// many programs does not keep their threads. The pool belongs to one process: after a fork,
+// the child makes a new one (the parent's threads do not exist there).
+class WorkerPool {
+ public:
+  static constexpr int kPoolThreads = 16;
+  static constexpr std::chrono::milliseconds kPoolIdle{1000};
+
+  // The pool of this process, or null when another run is using it (then busy is false).
+  static WorkerPool* acquire() {
+    static std::mutex g_m;
+    static WorkerPool* g_pool = nullptr;  // never freed: detached threads may wait on it
+    std::lock_guard<std::mutex> g(g_m);
+    if (g_pool == nullptr || g_pool->pid_ != getpid()) g_pool = new WorkerPool();
+    if (!g_pool->busy_.try_lock()) return nullptr;
+    return g_pool;
+  }
+
+  // Runs fn(ctx, w) for w in [0, n) on the kept threads; false (and the pool released) when
+  // they cannot run it: too many workers, or a thread could not be started.
+  bool start(int n, void (*fn)(void*, int), void* ctx) {
+    if (n > kPoolThreads) {
+      busy_.unlock();
+      return false;
+    }
+    std::unique_lock<std::mutex> lk(m_);
+    try {
+      while (threads_ < n) {
+        const int i = threads_;
+        if (static_cast<int>(cvs_.size()) <= i) cvs_.emplace_back(new std::condition_variable());
+        std::thread(&WorkerPool::loop, this, i, gen_).detach();
+        ++threads_;
+      }
+    } catch (const std::exception&) {
+      lk.unlock();
+      busy_.unlock();
+      return false;
+    }
+    ++gen_;
+    n_ = n;
+    left_ = n;
+    fn_ = fn;
+    ctx_ = ctx;
+    lk.unlock();
+    for (int i = 0; i < n; ++i) cvs_[static_cast<size_t>(i)]->notify_one();
+    return true;
+  }
+
+  // Until every fn of the started run has returned; then the pool is free.
+  void wait() {
+    {
+      std::unique_lock<std::mutex> lk(m_);
+      done_cv_.wait(lk, [this] { return left_ == 0; });
+    }
+    busy_.unlock();
+  }
+
+ private:
+  WorkerPool() : pid_(getpid()) {}
+
+ public:
+  static void name_thread(int w) {
+    char name[16];
+    snprintf(name, sizeof name, "pto-wsp-w%d", w);
+    pthread_setname_np(pthread_self(), name);
+  }
+
+ private:
+  void loop(int i, uint64_t seen) {
+    name_thread(i);
+    std::unique_lock<std::mutex> lk(m_);
+    std::condition_variable& cv = *cvs_[static_cast<size_t>(i)];
+    while (true) {
+      if (gen_ == seen || i >= n_) {
+        seen = gen_;
+        if (!cv.wait_for(lk, kPoolIdle, [&] { return gen_ != seen && i < n_; })) {
+          // Idle: the highest thread leaves (a run holding m_ in start sees the count).
+          if (i == threads_ - 1 && gen_ == seen) {
+            --threads_;
+            return;
+          }
+          continue;
+        }
+      }
+      seen = gen_;
+      void (*fn)(void*, int) = fn_;
+      void* ctx = ctx_;
+      lk.unlock();
+      fn(ctx, i);
+      lk.lock();
+      if (--left_ == 0) done_cv_.notify_one();
+    }
+  }
+
+  std::mutex busy_;  // held by the run using the pool, from acquire to wait
+  std::mutex m_;
+  std::vector<std::unique_ptr<std::condition_variable>> cvs_;  // per thread
+  std::condition_variable done_cv_;
+  uint64_t gen_ = 0;  // runs started
+  int n_ = 0, left_ = 0, threads_ = 0;
+  void (*fn_)(void*, int) = nullptr;
+  void* ctx_ = nullptr;
+  const pid_t pid_;
+};
+
+}  // namespace host
+
 }  // namespace wsp
 }  // namespace pto
 
@@ -1329,14 +1452,27 @@ int32_t pto_wsp_run(void* run_handle, const char* program, const PtoWspHostArg* 
                      tensors[i].shape);
   m.start = std::chrono::steady_clock::now();
   const int64_t cpu0 = thread_cpu_ns();
-  std::vector<std::thread> threads;
   std::vector<int64_t> worker_cpu(static_cast<size_t>(workers), 0);
-  for (int w = 0; w < workers; ++w)
-    threads.emplace_back([&m, &worker_cpu, w] {
+  struct WorkerJob {
+    Builder::Impl* m;
+    int64_t* cpu;
+    static void run(void* ctx, int w) {
+      const WorkerJob& job = *static_cast<const WorkerJob*>(ctx);
       const int64_t t0 = thread_cpu_ns();
-      m.worker(w);
-      worker_cpu[static_cast<size_t>(w)] = thread_cpu_ns() - t0;
-    });
+      job.m->worker(w);
+      job.cpu[w] = thread_cpu_ns() - t0;
+    }
+  } job{&m, worker_cpu.data()};
+  // Kept threads (host::WorkerPool), or threads of this run when the pool is busy.
+  host::WorkerPool* pool = host::WorkerPool::acquire();
+  if (pool != nullptr && !pool->start(workers, &WorkerJob::run, &job)) pool = nullptr;
+  std::vector<std::thread> threads;
+  if (pool == nullptr)
+    for (int w = 0; w < workers; ++w)
+      threads.emplace_back([&job, w] {
+        host::WorkerPool::name_thread(w);
+        WorkerJob::run(&job, w);
+      });
   try {
     info->entry(builder, values.data());
   } catch (const RunError& e) {
@@ -1369,6 +1505,7 @@ int32_t pto_wsp_run(void* run_handle, const char* program, const PtoWspHostArg* 
     std::lock_guard<std::mutex> g(m.wait_m);
     m.wait_cv.notify_all();
   }
+  if (pool != nullptr) pool->wait();
   for (std::thread& th : threads) th.join();
   const int64_t total_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                std::chrono::steady_clock::now() - m.start)
