@@ -211,6 +211,52 @@ def test_tiered(programs, lowered):
     assert [graph.kernel_name(i) for i in range(B)] == ["attn_2k", "attn_8k", "attn_32k", "attn_2k"]
 
 
+def test_kept_worker_threads(programs):
+    """Worker threads are kept between runs (runtime WorkerPool): runs with more, fewer and
+    the same workers in turn, and runs from two Python threads at once (one of them finds the
+    pool busy and starts its own threads) all compute the right results on every task."""
+    import threading
+
+    rng = np.random.default_rng(7)
+    B = 6
+    inp = rng.standard_normal((B, 256), dtype=np.float32)
+    base = programs["three_stage"]
+    for workers in (1, 3, 2, 17, 3, 1):  # 17: more than the pool keeps
+        out = np.zeros_like(inp)
+        base.workers = workers
+        try:
+            base.execute(input=inp, work=np.zeros_like(inp), output=out, batch_size=B)
+        finally:
+            base.workers = 0
+        np.testing.assert_allclose(out, 2 * inp + 1, rtol=1e-6)
+        stats = base.stats()
+        assert stats.num_workers == workers
+        assert sum(stats.tasks_per_worker) == stats.num_tasks == 3 * B
+
+    errors: list[BaseException] = []
+
+    def runs(seed: int) -> None:
+        try:
+            program = base.for_program("three_stage")
+            program.workers = 2
+            r = np.random.default_rng(seed)
+            for _ in range(20):
+                x = r.standard_normal((B, 256), dtype=np.float32)
+                y = np.zeros_like(x)
+                program.execute(input=x, work=np.zeros_like(x), output=y, batch_size=B)
+                np.testing.assert_allclose(y, 2 * x + 1, rtol=1e-6)
+                assert program.stats().num_tasks == 3 * B
+        except BaseException as e:  # reported below, from the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=runs, args=(s,)) for s in (1, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
 def test_execute_async_and_rebinding(programs):
     program = programs["three_stage"]
     inp = np.arange(3 * 256, dtype=np.float32).reshape(3, 256)
