@@ -3,6 +3,7 @@ workload, at about 1k, 13k, 51k and 200k tasks, next to the anchor of a C runtim
 
     python3 bench/bench_graph_build.py [--repeat N] [--sizes 1k,13k,51k,200k] [--structure data,seq]
                                        [--gc paused,on] [--path per-task,batch] [--check 1k,13k]
+                                       [--sites off,kept] [--kernels compiled|numpy]
 
 One LLaMA-7B layer (hidden 4096, 32 heads of 128, FFN 11008) over B sequences of nt row tiles
 of 64 tokens. Stages, each a parallel_for of tasks with its regions:
@@ -29,8 +30,13 @@ the Python API (``llama_workload``: one parallel_for nest per stage, the same re
 compiled once with ``target="cpu_sim"``; its task-generation program creates each stage as
 numpy arrays and one ``GraphBuilder.add_tasks`` call, whose data edges are inferred in array
 form (docs/batchgen.md). Timed: running the compiled program on a GraphBuilder plus
-``build()``; at the ``--check`` sizes the graph is compared with the same program compiled
-without batches and with the per-task path's graph (same nodes, regions, edges and kinds).
+``build()`` (inside ``gc_paused()``), two ways: ``sites off`` — every build generates every
+batch, what a program's first run does — and ``sites kept`` — each batch site of the
+generated code keeps its task arrays and their per-tensor access classification from one
+build to the next (docs/batchgen.md "Batch sites"), what a Program run again with the same
+values does; the dependency passes that find every edge run in full either way. At the
+``--check`` sizes the graph is compared with the same program compiled without batches and
+with the per-task path's graph (same nodes, regions, edges and kinds).
 
 The anchor: pto-isa-lh, a C runtime of this design, reports about 5,000 tasks/ms for building
 this kind of graph (task generation with TensorMap dependency inference).
@@ -386,18 +392,29 @@ def same_graph(a: TaskGraph, b: TaskGraph) -> bool:
     return True
 
 
-def measure_compiled(prog, B: int, nt: int, repeat: int):
+def measure_compiled(prog, B: int, nt: int, repeat: int, kept: bool = True):
+    """Best-of-``repeat`` builds of the compiled program. ``kept``: its batch sites keep
+    their results from one build to the next (simgen.SITE_ENTRIES, as a Program run again
+    with the same values); else every build generates every batch (nothing is kept: a first
+    run's work, built on a freshly compiled program)."""
+    from pto_wsp.lowering.cpu import simgen
+
+    saved = simgen.SITE_ENTRIES
+    simgen.SITE_ENTRIES = saved if kept else 0
     best_wall = best_cpu = float("inf")
     graph = None
-    for _ in range(repeat):
-        graph = None
-        gc.collect()
-        w0, c0 = time.perf_counter(), time.process_time()
-        with gc_paused():
-            graph = build_compiled(prog, B, nt)
-        w1, c1 = time.perf_counter(), time.process_time()
-        best_wall = min(best_wall, w1 - w0)
-        best_cpu = min(best_cpu, c1 - c0)
+    try:
+        for _ in range(repeat):
+            graph = None
+            gc.collect()
+            w0, c0 = time.perf_counter(), time.process_time()
+            with gc_paused():
+                graph = build_compiled(prog, B, nt)
+            w1, c1 = time.perf_counter(), time.process_time()
+            best_wall = min(best_wall, w1 - w0)
+            best_cpu = min(best_cpu, c1 - c0)
+    finally:
+        simgen.SITE_ENTRIES = saved
     return best_wall, best_cpu, graph
 
 
@@ -440,6 +457,13 @@ def main(argv: list[str] | None = None) -> None:
         help="sizes at which the batch graph is compared with the per-task graphs",
     )
     ap.add_argument(
+        "--sites",
+        default="off,kept",
+        help="comma list, batch path: off (every build generates its batches: a program's "
+        "first run), kept (batch sites keep their results between builds, as a Program run "
+        "again with the same values)",
+    )
+    ap.add_argument(
         "--kernels",
         default="compiled",
         help="compiled (runtime/bulk_kernels.py with numba, loaded before timing) or numpy "
@@ -456,7 +480,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(f"# anchor: {ANCHOR}")
     header = (
-        f"{'path':8} {'structure':9} {'gc':6} {'size':>5} {'tasks':>7} {'nodes':>7} "
+        f"{'path':8} {'structure':9} {'gc/site':7} {'size':>5} {'tasks':>7} {'nodes':>7} "
         f"{'edges':>8} {'wall ms':>9} {'tasks/ms':>9} {'cpu t/ms':>9} {'anchor':>8} "
         f"{'of anchor':>9}"
     )
@@ -464,7 +488,7 @@ def main(argv: list[str] | None = None) -> None:
     def row(path, structure, mode, name, g, wall, cpu, note=""):
         rate = g.num_tasks / (wall * 1e3)
         print(
-            f"{path:8} {structure:9} {mode:6} {name:>5} {g.num_tasks:>7} {g.num_nodes:>7} "
+            f"{path:8} {structure:9} {mode:7} {name:>5} {g.num_tasks:>7} {g.num_nodes:>7} "
             f"{g.num_edges:>8} {wall * 1e3:>9.1f} {rate:>9.1f} "
             f"{g.num_tasks / (cpu * 1e3):>9.1f} {ANCHOR_TASKS_PER_MS:>8.0f} "
             f"{rate / ANCHOR_TASKS_PER_MS:>9.2%}{note}"
@@ -496,22 +520,28 @@ def main(argv: list[str] | None = None) -> None:
             )
         checks = set(args.check.split(","))
         for structure in args.structure.split(","):
-            prog, seconds = compiled_layer(structure, True)
-            plain = None
-            print(f"# batch {structure}: compiled once in {seconds * 1e3:.0f} ms (not counted)")
-            for name in args.sizes.split(","):
-                B, nt = SIZES[name]
-                wall, cpu, g = measure_compiled(prog, B, nt, args.repeat)
-                note = ""
-                if name in checks:
-                    if plain is None:
-                        plain = compiled_layer(structure, False)[0]
-                    same = same_graph(g, build_compiled(plain, B, nt))
-                    same = same and same_graph(g, llama_layer(B, nt, structure).build())
-                    note = "  = per-task graphs" if same else "  DIFFERS from the per-task graph"
-                    if not same:
-                        raise SystemExit(f"batch graph differs at {name} ({structure})")
-                row("batch", structure, "paused", name, g, wall, cpu, note)
+            for sites in args.sites.split(","):
+                prog, seconds = compiled_layer(structure, True)
+                plain = None
+                print(
+                    f"# batch {structure}, sites {sites}: compiled in {seconds * 1e3:.0f} ms "
+                    "(not counted)"
+                )
+                for name in args.sizes.split(","):
+                    B, nt = SIZES[name]
+                    wall, cpu, g = measure_compiled(prog, B, nt, args.repeat, sites == "kept")
+                    note = ""
+                    if name in checks:
+                        if plain is None:
+                            plain = compiled_layer(structure, False)[0]
+                        same = same_graph(g, build_compiled(plain, B, nt))
+                        same = same and same_graph(g, llama_layer(B, nt, structure).build())
+                        note = (
+                            "  = per-task graphs" if same else "  DIFFERS from the per-task graph"
+                        )
+                        if not same:
+                            raise SystemExit(f"batch graph differs at {name} ({structure})")
+                    row("batch", structure, sites, name, g, wall, cpu, note)
 
 
 if __name__ == "__main__":
