@@ -774,6 +774,51 @@ void TensorMap::overlapping(TensorState& st, const Geom& g, bool unit, int32_t o
 }
 
 
+bool TensorMap::read_new_tile(TensorState& st, const TensorRegion& r, uint32_t task,
+                              std::vector<uint32_t>& raw, int64_t lin) {
+  const int32_t own = st.last_grid;
+  const Grid& gr = st.grids[static_cast<size_t>(own)];
+  if (!gr.unit) return false;
+  const Grid* other = nullptr;
+  for (size_t i = 0; i < st.grids.size(); ++i)
+    if (st.grids[i].alive && static_cast<int32_t>(i) != own) {
+      other = &st.grids[i];
+      break;
+    }
+  if (other == nullptr || !other->dense || !other->unit) return false;
+  const Grid& og = *other;
+  // find_in_grid's dense single-cell lookup (the region's sizes and strides are gr's).
+  const int rank = gr.rank;
+  int64_t olin = 0;
+  bool inside = true;
+  for (int d = 0; d < rank; ++d) {
+    const int64_t r0 = r.offsets[d] - og.start[d];
+    const int64_t r1 = r0 + (gr.size[d] - 1) * gr.stride[d];
+    int64_t k0, k1;
+    if (og.shift[d] >= 0) {
+      k0 = r0 >> og.shift[d];
+      k1 = r1 >> og.shift[d];
+    } else if (r0 >= 0 && r1 < og.width[d]) {
+      k0 = k1 = 0;
+    } else {
+      k0 = floordiv(r0, og.width[d]);
+      k1 = floordiv(r1, og.width[d]);
+    }
+    if (k0 != k1) return false;
+    inside = inside && static_cast<uint64_t>(k0) < static_cast<uint64_t>(og.n[d]);
+    olin += k0 * og.mult[d];
+  }
+  const int32_t c = inside && st.count > 0 ? og.cells[static_cast<size_t>(olin)] : -1;
+  if (c >= 0 && E(c).writer != kNoTask) raw.push_back(E(c).writer);
+  const int32_t e = new_in_cell(st, own, lin, r.offsets, true);
+  if (c >= 0) {
+    E(e).alone = false;
+    E(c).alone = false;
+  }
+  add_reader(E(e), task);
+  return true;
+}
+
 void TensorMap::access_general(const TensorRegion& r, bool reads, bool writes, uint32_t task,
                                std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
                                std::vector<uint32_t>& war, TensorState& st, int32_t known,

@@ -216,6 +216,12 @@ class TensorMap {
                       std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
                       std::vector<uint32_t>& war, TensorState& st, int32_t known,
                       int32_t known_entry, int64_t lin);
+  // A read of a new tile of the tensor's last tiling (cell `lin`) when the tensor has one
+  // other tiling and no listed entries: if the tile lies within one cell of that other dense
+  // grid (both of unit strides), what access_general would do, without a Geom or a candidate
+  // list; false (nothing changed) otherwise.
+  bool read_new_tile(TensorState& st, const TensorRegion& r, uint32_t task,
+                     std::vector<uint32_t>& raw, int64_t lin);
   void add_chunk();
   TensorState& state(uint64_t base);
   TensorState& state_of(const TensorRegion& r);
@@ -404,6 +410,9 @@ inline __attribute__((always_inline)) void TensorMap::access(const TensorRegion&
         add_reader(en, task);
       return;
     }
+    if (e < 0 && !writes && st.alive_grids == 2 && st.others.empty() &&
+        read_new_tile(st, r, task, raw, lin))
+      return;
     if (e >= 0 && E(e).alone) {  // the same region again, nothing else overlapping it
       access_alone(E(e), reads, writes, task, raw, waw, war);
       return;
