@@ -1212,7 +1212,7 @@ class WorkerPool {
   static constexpr int kPoolThreads = 16;
   static constexpr std::chrono::milliseconds kPoolIdle{1000};
 
-  // The pool of this process, or null when another run is using it (then busy is false).
+  // The pool of this process, held by the caller until wait(); null when another run holds it.
   static WorkerPool* acquire() {
     static std::mutex g_m;
     static WorkerPool* g_pool = nullptr;  // never freed: detached threads may wait on it
@@ -1531,10 +1531,11 @@ int32_t pto_wsp_run(void* run_handle, const char* program, const PtoWspHostArg* 
     m.wait_cv.notify_all();
   }
   if (pool != nullptr) {
-    // A worker returns only when the run is finished (the last completion also wakes the
-    // sleepers): waiting for the pool's report is waiting for the end, with one wake-up
-    // (waiting for finished() first, then for the report, took a second pair of switches:
-    // ~10 us each on one vCPU of the benchmark's VM).
+    // The workers no kept thread has taken yet run here (run_untaken). A worker returns only
+    // when the run is finished (the last completion also wakes the sleepers): waiting for the
+    // pool's report is waiting for the end, with one wake-up (waiting for finished() first,
+    // then for the report, took a second pair of switches: ~10 us each on one vCPU of the
+    // benchmark's VM).
     pool->run_untaken(&WorkerJob::run_here);
     pool->wait();
   } else {
