@@ -1338,7 +1338,7 @@ class FastRun:
                 return error
         return ExecutionError(tid, spec.name, tg.coords[tid], error)
 
-    def run_bodies(self, progress: Any = None) -> None:
+    def run_bodies(self, progress: Any = None, rows: dict | None = None) -> None:
         """The functional mode: call the bodies in dispatch order (the engine calls each when
         its task starts), with the engine's views and errors; ``progress(created, ran)`` every
         8192 bodies.
@@ -1346,13 +1346,14 @@ class FastRun:
         Where a batch's views were made in bulk (``_batch_inputs``) and the kernel takes its
         scalars before its tensors, a stretch of the dispatch order running one kernel is one
         ``map(body, *columns)`` drained in C: no per-task tuple, no Python loop; the rest is
-        called task by task."""
+        called task by task. ``rows``: the row views of the bound tensors kept from earlier
+        runs (the Program's; see ``_bulk_views``), else made for this run."""
         tg = self.task_graph
         arrays = self.arrays
         specs = [self._spec(k) for k in range(len(tg.kernels))]
         bodies = [s.body for s in specs]
         simple = [s._layout == sorted(s._layout) for s in specs]
-        prepared = _batch_inputs(tg, arrays, simple)
+        prepared = _batch_inputs(tg, arrays, simple, {} if rows is None else rows)
         if prepared is None:
             args, views, cover = list(tg.args), [None] * tg.num_nodes, None
         else:
@@ -1437,13 +1438,14 @@ def _stretches(order: np.ndarray, kernel: np.ndarray, bodies: list, cover: Any, 
 
 
 def _batch_inputs(
-    tg: Any, arrays: Mapping[str, np.ndarray], simple: list[bool]
+    tg: Any, arrays: Mapping[str, np.ndarray], simple: list[bool], shared: dict
 ) -> tuple[list, list, Any] | None:
     """Per node, the args and (where they can be made in bulk) the views of the tasks that
     GraphBuilder's batch path created, straight from the batch's arrays instead of one region
     object per task: a region keeping whole trailing dimensions of a C-contiguous array is
     ``array.reshape(-1, *trailing)[flat index]`` — the view ``numpy_view`` gives, made once
-    per row and shared by every task of the run whose region is that row. Views that are
+    per row (``shared`` keeps them, see ``_bulk_views``) and shared by every task whose
+    region is that row. Views that are
     not made here (None) are made per task when the task starts (so an unbound tensor or an
     index out of range fails at the same task as in the engine).
 
@@ -1466,7 +1468,6 @@ def _batch_inputs(
     kpos = np.full(n, -1, np.int64)
     kcols: dict[int, list[list]] = {}
     kids = {name: k for k, name in enumerate(tg.kernels)}
-    shared: dict[str, list] = {}  # a tensor's row views, made once for the run
     for seg in segs:
         fields = seg.fields
         if not isinstance(fields, _BatchFields):
@@ -1520,8 +1521,10 @@ def _bulk_views(
 ) -> list | None:
     """The m views of one region column of a batch group, or None (made per task). A
     tensor's row views, once made for a group using at least half of its rows, are kept in
-    ``shared`` and reused by every later group (a row written by one task and read by
-    another is one view object)."""
+    ``shared`` — under (tensor, first kept dimension), with the array they view, its shape,
+    strides and address — and reused by every later group and run while the bound array is
+    that one: a row written by one task and read by another is one view object, and a
+    Program run again makes no views."""
     array = arrays.get(r.tensor)
     if array is None:
         return None
@@ -1563,9 +1566,14 @@ def _bulk_views(
     lo = int(flat[0])
     run = int(flat[-1]) == lo + m - 1 and (m == 1 or bool((np.diff(flat) == 1).all()))
     key = (r.tensor, k0)
-    rows = shared.get(key)
-    if rows is None and len(lead) <= 2 * m:
-        rows = shared[key] = list(lead)  # each row's view once (iterating makes them)
+    kept_rows = shared.get(key)
+    where = (shape, array.strides, array.__array_interface__["data"][0])
+    rows = None
+    if kept_rows is not None and kept_rows[0] is array and kept_rows[1] == where:
+        rows = kept_rows[2]
+    elif len(lead) <= 2 * m:
+        rows = list(lead)  # each row's view once (iterating makes them)
+        shared[key] = (array, where, rows)
     if rows is not None:
         if run:
             return rows[lo : lo + m]

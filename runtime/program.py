@@ -150,6 +150,7 @@ class Program:
         self._bindings: dict[str, Any] = {}
         self._sim: Simulator | FastRun | None = None
         self._spare: Workspace | None = None  # the fast path's memory for the next run
+        self._rows: dict = {}  # the fast path's row views of the bound tensors
         #: Why the last execution did not take the fast path (None: it did).
         self.fast_declined: str | None = None
         self._elapsed_ms = 0.0
@@ -180,6 +181,7 @@ class Program:
                     f"(arguments: {', '.join(a.name for a in self.args) or 'none'})"
                 )
             self._bindings[name] = self._check(spec, value)
+        self._rows.clear()  # (row views of the arrays bound before: made again)
         return self
 
     def _check(self, spec: ArgSpec, value: Any) -> Any:
@@ -369,7 +371,7 @@ class Program:
             if progress is not None:
                 progress(run.created, 0 if config.functional else run.completed)
             if config.functional:
-                run.run_bodies(progress)
+                run.run_bodies(progress, self._rows)
                 run.phases_ms["bodies"] = (time.perf_counter() - scheduled) * 1e3
         return run
 

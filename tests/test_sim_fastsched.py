@@ -578,3 +578,32 @@ def test_workspaces_alternate_between_runs():
     fail[0] = False
     bound(prog, 9).execute()
     assert prog.schedule_of() == fresh(9)
+
+
+def test_row_views_kept_between_runs_follow_the_bound_arrays():
+    """A Program keeps the row views of its bound tensors from run to run (no views made
+    again): runs write into the arrays bound now — after a rebind, never into the arrays
+    bound before — and a bound array reshaped in place gets views of its new geometry."""
+    w = _cells("cells_rows")
+    prog = w.compile(
+        target="cpu_sim", workers=3, kernels={"cell": lambda i, j, x, y: y.__iadd__(x)}
+    )
+    x1 = np.ones((4, 20, 4), np.float32)
+    y1 = np.zeros((4, 4), np.float32)
+    prog.bind(n=4, X2=x1, Y2=y1).execute().execute()
+    np.testing.assert_array_equal(y1, np.full((4, 4), 40.0))
+    assert prog._rows  # kept
+    x2 = np.full((4, 20, 4), 2.0, np.float32)
+    y2 = np.zeros((4, 4), np.float32)
+    prog.bind(X2=x2, Y2=y2).execute()
+    np.testing.assert_array_equal(y2, np.full((4, 4), 40.0))
+    np.testing.assert_array_equal(y1, np.full((4, 4), 40.0))  # the old arrays untouched
+    # Kept rows are checked against the array bound now (not only cleared by bind): an
+    # array swapped in behind bind's back is not written through the old views.
+    x3 = np.full((4, 20, 4), 3.0, np.float32)
+    y3 = np.zeros((4, 4), np.float32)
+    prog._bindings.update(X2=x3, Y2=y3)
+    assert prog._rows
+    prog.execute()
+    np.testing.assert_array_equal(y3, np.full((4, 4), 60.0))
+    np.testing.assert_array_equal(y2, np.full((4, 4), 40.0))
