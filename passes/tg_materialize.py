@@ -73,7 +73,7 @@ def _binding_value(name: str, value: str) -> Any:
 def materialize(module: ModuleOp, program: tg.ProgramOp, bindings: dict[str, Any]) -> TaskGraph:
     """Run one program with ``bindings`` and return its task graph."""
     try:
-        compiled = compile_program(program, module)
+        compiled = compile_program(program, module, sites=False)  # runs once
     except CodegenError as error:
         raise PassFailedException(str(error)) from None
     shapes = {}

@@ -199,3 +199,21 @@ def test_kernel_numbering_of_each_builder_is_respected():
             graphs.append(builder.build())
         assert_same_graph(*graphs)
         assert graphs[0].kernels[0] == ("first" if prefix else "k")
+
+
+def test_a_program_run_once_has_no_sites():
+    """tg-materialize runs its program once: compiled with ``sites=False`` its nests are
+    plain batches (no key analysis, nothing kept), with the same graph."""
+    from pto_wsp.lowering.cpu.pygen import compile_program
+
+    ctx = _context()
+    module = Parser(ctx, SITES).parse_module()
+    WspToTgPass().apply(ctx, module)
+    (program,) = [op for op in module.ops if isinstance(op, ProgramOp)]
+    once = compile_program(program, module, sites=False)
+    assert "_site" not in once.source and once.source.count("_b.add_tasks(") == 2
+    batched, plain = _programs()
+    bindings = _bindings(3, 5)
+    ref = _graphs(once, plain, bindings)
+    assert_same_graph(*ref)
+    assert_same_graph(ref[0], _graphs(batched, plain, bindings)[0])

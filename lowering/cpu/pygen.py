@@ -358,13 +358,17 @@ def _view(value: Any) -> View:
 
 
 def compile_program(
-    program: tg.ProgramOp, module: ModuleOp | None = None, batch: bool | None = None
+    program: tg.ProgramOp,
+    module: ModuleOp | None = None,
+    batch: bool | None = None,
+    sites: bool = True,
 ) -> CompiledProgram:
     """Translate one ``tg.program`` (and the programs it calls) to Python.
 
     The code is the simulator's (lowering/cpu/simgen.py, which extends this generator):
     subviews folded into region offsets, and regular loop nests as numpy batches
-    (``add_tasks``) unless ``batch`` is False (default: ``simgen.BATCH_LOOPS``).
+    (``add_tasks``) unless ``batch`` is False (default: ``simgen.BATCH_LOOPS``); ``sites``
+    False for a program that runs once (no batch site keeps results: no key analysis).
     ``compile_program_plain`` is this module's own generator, task by task."""
     if program.processes():
         raise CodegenError(
@@ -372,7 +376,7 @@ def compile_program(
         )
     from pto_wsp.lowering.cpu.simgen import _compile_function
 
-    return _compile_function(program, module, {}, batch)
+    return _compile_function(program, module, {}, batch, sites=sites)
 
 
 def compile_program_plain(program: tg.ProgramOp, module: ModuleOp | None = None) -> CompiledProgram:

@@ -235,6 +235,8 @@ class _SimGenerator(_Generator):
         # Batch sites (their cache dicts' names) and whether the nest being emitted gave a
         # Python name to a value defined outside it (the nest is then not cached).
         self.sites: list[str] = []
+        #: Whether regular nests become batch sites (off for a program run once).
+        self.keep_sites = True
         self._voutside = False
 
     def op(self, op: Operation) -> None:
@@ -450,7 +452,7 @@ class _SimGenerator(_Generator):
             else:
                 call, args = "_b.add_tasks(", f"{n} * {c}"
             body = self.lines[start:]
-            key = None if self._voutside else self._site_key(body, groups)
+            key = None if self._voutside or not self.keep_sites else self._site_key(body, groups)
             if key is None:
                 self.line(f"{call}{args}, [")
                 for g in groups:
@@ -769,7 +771,7 @@ def _namespace() -> dict[str, Any]:
 
 
 def _generator(
-    program: tg.ProgramOp, batch: bool | None = None, fold: bool = True
+    program: tg.ProgramOp, batch: bool | None = None, fold: bool = True, sites: bool = True
 ) -> _SimGenerator:
     """A generator that knows the program's tensor arguments by name (for folded views).
 
@@ -777,6 +779,7 @@ def _generator(
     whose names are known only when it runs, so its views stay runtime View objects."""
     gen = _SimGenerator()
     gen.batch = BATCH_LOOPS if batch is None else batch
+    gen.keep_sites = sites
     if not fold:
         return gen
     for arg, name in zip(program.body.block.args, program.arg_names):
@@ -791,12 +794,14 @@ def _compile_function(
     seen: dict[str, CompiledProgram],
     batch: bool | None = None,
     callee: bool = False,
+    sites: bool = True,
 ) -> CompiledProgram:
-    """A plain (non-pipeline) program, with its tg.call callees."""
+    """A plain (non-pipeline) program, with its tg.call callees; ``sites``: its regular nests
+    keep their results per key (docs/batchgen.md "Batch sites"), for a program run again."""
     name = program.sym_name.data
     if name in seen:
         return seen[name]
-    gen = _generator(program, batch, fold=not callee)
+    gen = _generator(program, batch, fold=not callee, sites=sites)
     params = [gen.name(a) for a in program.body.block.args]
     gen.block(program.body.block)
     header = f"def _program(_b{''.join(', ' + p for p in params)}):"
@@ -806,7 +811,7 @@ def _compile_function(
     callees: dict[str, CompiledProgram] = {}
     for callee in sorted(gen.calls):
         target = _find_program(module, callee, program)
-        callees[callee] = _compile_function(target, module, seen, batch, callee=True)
+        callees[callee] = _compile_function(target, module, seen, batch, True, sites)
         namespace[f"_call_{callee}"] = callees[callee].function
     exec(compile(source, f"<tg.program @{name}>", "exec"), namespace)
     compiled = CompiledProgram(
