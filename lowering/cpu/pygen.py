@@ -101,6 +101,8 @@ class CompiledProgram:
     source: str
     function: Callable[..., None]
     callees: dict[str, CompiledProgram] = field(default_factory=dict)
+    # Each argument's static shape (a memref's; None: a scalar), made on the first bind.
+    _statics: list[tuple | None] | None = field(default=None, init=False, repr=False, compare=False)
 
     def run(self, builder: Any, bindings: Mapping[str, Any]) -> None:
         """Create the program's tasks on ``builder`` with its arguments bound by name."""
@@ -108,11 +110,19 @@ class CompiledProgram:
 
     def bind(self, bindings: Mapping[str, Any]) -> list[Any]:
         """The positional arguments of the compiled function for these bindings."""
+        statics = self._statics
+        if statics is None:
+            statics = self._statics = [
+                tuple(s if s >= 0 else None for s in t.get_shape())
+                if isinstance(t, MemRefType)
+                else None
+                for t in self.arg_types
+            ]
         values = []
-        for name, type_ in zip(self.arg_names, self.arg_types):
+        for name, type_, static in zip(self.arg_names, self.arg_types, statics):
             value = bindings.get(name)
-            if isinstance(type_, MemRefType):
-                values.append(_tensor(name, type_, value))
+            if static is not None:
+                values.append(_tensor(name, type_, value, static))
             elif value is None:
                 raise KeyError(name)
             else:
@@ -120,8 +130,7 @@ class CompiledProgram:
         return values
 
 
-def _tensor(name: str, type_: MemRefType, value: Any) -> Tensor:
-    static = tuple(s if s >= 0 else None for s in type_.get_shape())
+def _tensor(name: str, type_: MemRefType, value: Any, static: tuple) -> Tensor:
     if value is None:
         return Tensor(name, static)
     data = np.asarray(value)
