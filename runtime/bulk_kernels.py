@@ -44,6 +44,7 @@ _KERNELS = (
     "_merge_accesses",
     "_own_nb",
     "_own_merged",
+    "_stable_by",
     "_radix",
     "_own_core",
     "_single_nb",
@@ -421,26 +422,20 @@ def _own_nb(g, p, R, W, ri, n, tid0, writer, r_cell, r_task):  # pragma: no cove
 
 def _radix(g, p, n, box):  # pragma: no cover - compiled
     # The stable order by (g, p): counting sorts by p, then by g (g < box, p < n).
-    m = len(g)
-    cnt = np.zeros(n + 1, np.int64)
-    for x in range(m):
-        cnt[p[x] + 1] += 1
-    for i in range(n):
+    return _stable_by(g, _stable_by(p, np.arange(len(g)), n), box)
+
+
+def _stable_by(keys, idx, size):  # pragma: no cover - compiled
+    # The entries of idx stably ordered by keys[idx] (a counting sort; keys < size).
+    cnt = np.zeros(size + 1, np.int64)
+    for x in idx:
+        cnt[keys[x] + 1] += 1
+    for i in range(size):
         cnt[i + 1] += cnt[i]
-    by_p = np.empty(m, np.int64)
-    for x in range(m):
-        by_p[cnt[p[x]]] = x
-        cnt[p[x]] += 1
-    cnt = np.zeros(box + 1, np.int64)
-    for x in range(m):
-        cnt[g[x] + 1] += 1
-    for i in range(box):
-        cnt[i + 1] += cnt[i]
-    order = np.empty(m, np.int64)
-    for y in range(m):
-        x = by_p[y]
-        order[cnt[g[x]]] = x
-        cnt[g[x]] += 1
+    order = np.empty(len(idx), np.int64)
+    for x in idx:
+        order[cnt[keys[x]]] = x
+        cnt[keys[x]] += 1
     return order
 
 

@@ -146,3 +146,15 @@ def test_small_batches_do_not_load_numba():
         "assert 'numba' not in sys.modules, 'numba imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_radix_order_is_lexsort():
+    """own_pass's counting sorts (``_radix``: by p, then stably by g) give numpy's order."""
+    from pto_wsp.runtime import bulk_kernels
+
+    bulk_kernels.load()
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        m, n, box = (int(x) for x in rng.integers(1, 50, 3))
+        g, p = rng.integers(0, box, m), rng.integers(0, n, m)
+        np.testing.assert_array_equal(bulk_kernels._radix(g, p, n, box), np.lexsort((p, g)))
