@@ -63,6 +63,13 @@ __aicore__ void boom(int64_t i, pto::wsp::GmTensor<int64_t, 1> out) {
 }
 """
 
+MARK = r"""
+__aicore__ void mark(int64_t i, pto::wsp::GmTensor<int64_t, 1> out) {
+  out(0) = i;
+  out(1) = 1;
+}
+"""
+
 
 def quoted(source: str) -> str:
     return source.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
@@ -88,6 +95,7 @@ SOURCE = (
     f"""
 wsp.kernel @probe(i: index, out: out memref<2xi64>) unit(vector) attributes {{impls = {{ascend = "{quoted(PROBE)}"}}}}
 wsp.kernel @boom(i: index, out: out memref<2xi64>) unit(vector) attributes {{impls = {{ascend = "{quoted(BOOM)}"}}}}
+wsp.kernel @mark(i: index, out: out memref<2xi64>) unit(vector) attributes {{impls = {{ascend = "{quoted(MARK)}"}}}}
 "memref.global"() <{{sym_name = "rows", type = memref<3xindex>, initial_value = dense<[2, 0, 1]> : tensor<3xindex>, sym_visibility = "private", constant}}> : () -> ()
 
 // A gate task, then n tasks that all wait for it: with one worker, they are all ready when
@@ -135,6 +143,7 @@ wsp.workload @glob(%log: memref<?x2xi64>) {{
     )
     + loop("batched", "  sched.batch_deps 3\n  sched.timing batched(2)")
     + loop("fails", "  sched.dispatch work_steal", kernel="boom")
+    + loop("marks", "  sched.dispatch work_steal", kernel="mark")
 )
 
 # Random regions of one 2-D tensor (offsets, sizes, strides from a table), read, written or
@@ -227,8 +236,10 @@ def test_priority_issue_order(program):
     assert order.tolist() == list(range(n, 0, -1))
 
 
-def test_task_window_stalls_the_orchestrator(program):
-    p, log = run(program, "window", 12, workers=2)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_task_window_stalls_the_orchestrator(program, workers):
+    """One worker: its kept thread, not woken at the start, is woken by the first stall."""
+    p, log = run(program, "window", 12, workers=workers)
     assert (log[:12, 0] >= 0).all()
     stats = p.stats()
     assert stats.max_in_flight <= 2
@@ -323,6 +334,20 @@ def test_descriptor_ring_wraps(program, workers):
     p.execute(log=log, n=n)
     assert sorted((log[:n, 0] - log[:n, 0].min()).tolist()) == list(range(n))
     assert p.stats().num_tasks == n
+
+
+@pytest.mark.parametrize("n", [1000, 9000])
+def test_one_worker_woken_late(program, n):
+    """One worker: its kept thread is woken once the build has 1,024 tasks (9,000: then it
+    runs beside the build, and the ring of 4,096 slots wraps) or never (1,000: the worker
+    runs on the orchestrating thread after the build). Every task runs once."""
+    p = program.for_program("marks")
+    p.workers = 1
+    for _ in range(3):
+        log = np.full((n, 2), -1, dtype=np.int64)
+        p.execute(log=log, n=n)
+        assert (log[:, 0] == np.arange(n)).all() and (log[:, 1] == 1).all()
+        assert p.stats().num_tasks == n
 
 
 def test_kernel_error_names_the_task(program):

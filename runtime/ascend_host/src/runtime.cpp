@@ -349,6 +349,18 @@ struct Builder::Impl {
   // pipeline_depth gates: global, per stream (mod 256), per pool.
   std::unique_ptr<std::atomic<int64_t>[]> gates;
 
+  // A one-worker run's kept thread, not woken yet (see pto_wsp_run): woken by wake_workers
+  // once the build has kWakeAt tasks or before the orchestrator waits for a completion.
+  void (*wake_fn)(void*) = nullptr;
+  void* wake_ctx = nullptr;
+  static constexpr int64_t kWakeAt = 1024;
+  void wake_workers() {
+    if (wake_fn == nullptr) return;
+    void (*f)(void*) = wake_fn;
+    wake_fn = nullptr;
+    f(wake_ctx);
+  }
+
   std::mutex err_m;
   std::string error;
   int error_code = 0;
@@ -526,6 +538,7 @@ std::string Builder::Impl::describe(uint32_t id) {
 
 void Builder::Impl::wait_until(const std::function<bool()>& ready, bool flush_all) {
   if (flush_all) flush();
+  wake_workers();  // a deferred worker must run for the wait to end
   int spins = 0;
   while (!ready()) {
     if (++spins < 200) {
@@ -1012,8 +1025,10 @@ TaskBuilder Builder::alloc_task(KernelId kernel, ExecDomain domain, ExecPool poo
   ++m.ntasks;
   // In flight: reading the workers' counter costs a cache miss, so it is read every 16th
   // task (and at every task under a task window, which reads it anyway).
-  if (m.cfg.task_window > 0 || (m.ntasks & 15) == 1)
+  if (m.cfg.task_window > 0 || (m.ntasks & 15) == 1) {
     m.completed_seen = m.completed_tasks();
+    if (m.ntasks >= Impl::kWakeAt) m.wake_workers();
+  }
   const int64_t live = m.ntasks - m.completed_seen;
   if (live > m.max_live) m.max_live = live;
   Slot& s = m.slot(id);
@@ -1224,7 +1239,9 @@ class WorkerPool {
 
   // Runs fn(ctx, w) for w in [0, n) on the kept threads; false (and the pool released) when
   // they cannot run it: too many workers, or a thread could not be started.
-  bool start(int n, void (*fn)(void*, int), void* ctx) {
+  // notify: wake the kept threads now; otherwise the caller calls notify() later (or never:
+  // run_untaken runs what no thread took).
+  bool start(int n, void (*fn)(void*, int), void* ctx, bool notify_now = true) {
     if (n > kPoolThreads) {
       busy_.unlock();
       return false;
@@ -1251,9 +1268,15 @@ class WorkerPool {
     fn_ = fn;
     ctx_ = ctx;
     lk.unlock();
-    for (int i = 0; i < n; ++i) cvs_[static_cast<size_t>(i)]->notify_one();
+    if (notify_now) notify();
     return true;
   }
+
+  // Wakes the kept threads of the started run.
+  void notify() {
+    for (int i = 0; i < n_; ++i) cvs_[static_cast<size_t>(i)]->notify_one();
+  }
+  static void notify_cb(void* pool) { static_cast<WorkerPool*>(pool)->notify(); }
 
   // Runs on the calling thread each fn of the started run that no kept thread has taken
   // yet: on one CPU, a woken thread runs only when the caller blocks, so the caller that is
@@ -1498,7 +1521,16 @@ int32_t pto_wsp_run(void* run_handle, const char* program, const PtoWspHostArg* 
   } job{&m, worker_cpu.data()};
   // Kept threads (host::WorkerPool), or threads of this run when the pool is busy.
   host::WorkerPool* pool = host::WorkerPool::acquire();
-  if (pool != nullptr && !pool->start(workers, &WorkerJob::run, &job)) pool = nullptr;
+  // A one-worker run wakes its kept thread only once the build has Impl::kWakeAt tasks, or
+  // before the orchestrator waits for a completion: a smaller run has its worker run here
+  // after the build (run_untaken) — as a pinned run did anyway (the woken thread runs only
+  // once the orchestrator blocks), without the wake-up's system call (~1-2 us).
+  const bool defer = workers == 1;
+  if (pool != nullptr && !pool->start(workers, &WorkerJob::run, &job, !defer)) pool = nullptr;
+  if (pool != nullptr && defer) {
+    m.wake_fn = &host::WorkerPool::notify_cb;
+    m.wake_ctx = pool;
+  }
   std::vector<std::thread> threads;
   if (pool == nullptr)
     for (int w = 0; w < workers; ++w)
