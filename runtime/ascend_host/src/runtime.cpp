@@ -169,6 +169,26 @@ class ReadyQueue {
     c->id = id;
     c->seq.store(pos + 1, std::memory_order_release);
   }
+  // push and pop for a run with one thread (Impl::solo): the same cells and positions,
+  // without the CAS (nothing else touches the queue meanwhile).
+  void push_solo(uint32_t id, int64_t prio) {
+    if (priority_) return push(id, prio);
+    const uint32_t pos = head_.load(std::memory_order_relaxed);
+    Cell& c = cells_[pos & mask_];
+    c.id = id;
+    c.seq.store(pos + 1, std::memory_order_relaxed);
+    head_.store(pos + 1, std::memory_order_relaxed);
+  }
+  bool pop_solo(uint32_t& id) {
+    if (priority_) return pop(id);
+    const uint32_t pos = tail_.load(std::memory_order_relaxed);
+    Cell& c = cells_[pos & mask_];
+    if (c.seq.load(std::memory_order_relaxed) != pos + 1) return false;  // empty
+    id = c.id;
+    c.seq.store(pos + static_cast<uint32_t>(mask_) + 1, std::memory_order_relaxed);
+    tail_.store(pos + 1, std::memory_order_relaxed);
+    return true;
+  }
   // The queue's approximate length (reads the consumers' position: a cache miss, so only
   // when a worker sleeps).
   int64_t approx_size() const {
@@ -351,14 +371,30 @@ struct Builder::Impl {
 
   // A one-worker run's kept thread, not woken yet (see pto_wsp_run): woken by wake_workers
   // once the build has kWakeAt tasks or before the orchestrator waits for a completion.
+  // Until then its thread may not take the run (WorkerPool::start with notify_now false):
+  // the run has one thread, the orchestrator's, which also runs the worker after the build
+  // if nothing woke the thread. solo says so: the wiring, completions, pending counts and
+  // ready queues then do without locks and read-modify-writes (plain loads and stores of the
+  // same fields; the pool's mutex orders them before the thread's first look, if woken).
   void (*wake_fn)(void*) = nullptr;
   void* wake_ctx = nullptr;
+  bool solo = false;
   static constexpr int64_t kWakeAt = 1024;
   void wake_workers() {
     if (wake_fn == nullptr) return;
     void (*f)(void*) = wake_fn;
     wake_fn = nullptr;
+    solo = false;
     f(wake_ctx);
+  }
+  // pending - 1, the new value: one thread (solo) or a locked subtract.
+  int32_t drop_pending(Slot& s) {
+    if (solo) {
+      const int32_t v = s.pending.load(std::memory_order_relaxed) - 1;
+      s.pending.store(v, std::memory_order_relaxed);
+      return v;
+    }
+    return s.pending.fetch_sub(1, std::memory_order_acq_rel) - 1;
   }
 
   std::mutex err_m;
@@ -399,7 +435,10 @@ struct Builder::Impl {
   void push_ready(uint32_t id) {
     const Slot& s = slot(id);
     ReadyQueue& q = queues[s.queue];
-    q.push(id, s.pod.priority);
+    if (solo)
+      q.push_solo(id, s.pod.priority);
+    else
+      q.push(id, s.pod.priority);
     if (sleepers.load(std::memory_order_seq_cst) != 0) wake(q);
   }
   void wake(const ReadyQueue& q);
@@ -652,6 +691,11 @@ int32_t Builder::Impl::link(const std::vector<uint64_t>& ps, uint32_t id) {
     // Long completed (its slot holds a newer node), or completed: nothing to wire.
     if (nodes[p & msk] != p || done[p & msk].load(std::memory_order_acquire) == p) continue;
     Slot& ps_ = ring[p & msk];
+    if (solo) {  // one thread: no completion can come between the check and the push
+      ps_.fanout.push_back(id);
+      ++nwired;
+      continue;
+    }
     ps_.lock.lock();
     if (done[p & msk].load(std::memory_order_relaxed) != p) {
       if (nwired == reserved) {
@@ -663,7 +707,12 @@ int32_t Builder::Impl::link(const std::vector<uint64_t>& ps, uint32_t id) {
     }
     ps_.lock.unlock();
   }
-  if (reserved != nwired) me.pending.fetch_sub(reserved - nwired, std::memory_order_relaxed);
+  if (solo) {
+    me.pending.store(me.pending.load(std::memory_order_relaxed) + nwired,
+                     std::memory_order_relaxed);
+  } else if (reserved != nwired) {
+    me.pending.fetch_sub(reserved - nwired, std::memory_order_relaxed);
+  }
   edges += static_cast<int64_t>(n);
   wired += nwired;
   me.pod.fanin = static_cast<int32_t>(n);
@@ -726,7 +775,7 @@ void Builder::Impl::record_node(uint32_t id) {
 
 void Builder::Impl::release(uint32_t id) {
   Slot& s = slot(id);
-  if (s.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  if (drop_pending(s) == 0) {
     if (s.kind == kBarrier)
       complete(id);
     else
@@ -865,12 +914,16 @@ void Builder::Impl::complete(uint32_t first) {
   uint32_t n = first;
   while (true) {
     Slot& s = slot(n);
-    s.lock.lock();
-    slot_done[n & mask].store(n, std::memory_order_release);
-    s.lock.unlock();
+    if (solo) {
+      slot_done[n & mask].store(n, std::memory_order_relaxed);
+    } else {
+      s.lock.lock();
+      slot_done[n & mask].store(n, std::memory_order_release);
+      s.lock.unlock();
+    }
     for (uint32_t succ : s.fanout) {
       Slot& t = slot(succ);
-      if (t.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      if (drop_pending(t) == 0) {
         if (t.kind == kBarrier)
           stack.push_back(succ);
         else
@@ -880,9 +933,15 @@ void Builder::Impl::complete(uint32_t first) {
     s.fanout.clear();
     const bool task = s.kind == kTask;
     slot_free[n & mask].store(n, std::memory_order_release);
-    const uint64_t done =
-        (completed.fetch_add((uint64_t(1) << 32) | (task ? 1u : 0u), std::memory_order_acq_rel) >>
-         32) + 1;
+    const uint64_t add = (uint64_t(1) << 32) | (task ? 1u : 0u);
+    uint64_t done;
+    if (solo) {
+      const uint64_t c = completed.load(std::memory_order_relaxed) + add;
+      completed.store(c, std::memory_order_relaxed);
+      done = c >> 32;
+    } else {
+      done = (completed.fetch_add(add, std::memory_order_acq_rel) >> 32) + 1;
+    }
     if (orch_waiting.load(std::memory_order_seq_cst) > 0 ||
         (build_done.load(std::memory_order_acquire) &&
          done == total_nodes.load(std::memory_order_acquire))) {
@@ -943,6 +1002,11 @@ void Builder::Impl::run_task(int w, uint32_t id) {
 }
 
 bool Builder::Impl::take(int w, uint32_t& id) {
+  if (solo) {  // one worker (nworkers == 1): its own queue, then the three pool queues
+    for (int q = 0; q < nqueues; ++q)
+      if (queues[q].pop_solo(id)) return true;
+    return false;
+  }
   if (queues[w].pop(id)) return true;
   const int pool = worker_pool[w];
   if ((pool == 0 || pool == 2) && queues[nworkers + 0].pop(id)) return true;
@@ -1239,8 +1303,9 @@ class WorkerPool {
 
   // Runs fn(ctx, w) for w in [0, n) on the kept threads; false (and the pool released) when
   // they cannot run it: too many workers, or a thread could not be started.
-  // notify: wake the kept threads now; otherwise the caller calls notify() later (or never:
-  // run_untaken runs what no thread took).
+  // notify_now: wake the kept threads now; otherwise the run is reserved to the caller: no
+  // kept thread takes it (not even one woken by chance) until notify(), and run_untaken runs
+  // all of it if notify() never came.
   bool start(int n, void (*fn)(void*, int), void* ctx, bool notify_now = true) {
     if (n > kPoolThreads) {
       busy_.unlock();
@@ -1267,14 +1332,19 @@ class WorkerPool {
     left_ = n;
     fn_ = fn;
     ctx_ = ctx;
+    reserved_ = !notify_now;
     lk.unlock();
-    if (notify_now) notify();
+    if (notify_now) wake_threads();
     return true;
   }
 
-  // Wakes the kept threads of the started run.
+  // A reserved run (start with notify_now false) released to the kept threads, woken.
   void notify() {
-    for (int i = 0; i < n_; ++i) cvs_[static_cast<size_t>(i)]->notify_one();
+    {
+      std::lock_guard<std::mutex> g(m_);
+      reserved_ = false;
+    }
+    wake_threads();
   }
   static void notify_cb(void* pool) { static_cast<WorkerPool*>(pool)->notify(); }
 
@@ -1285,6 +1355,7 @@ class WorkerPool {
   // here: the fn to call on this thread instead (the same work, the caller's state kept).
   void run_untaken(void (*here)(void*, int)) {
     std::unique_lock<std::mutex> lk(m_);
+    reserved_ = false;  // a thread that wakes now finds its turn taken
     for (int i = 0; i < n_; ++i) {
       if (taken_[static_cast<size_t>(i)] == gen_) continue;
       taken_[static_cast<size_t>(i)] = gen_;
@@ -1315,14 +1386,19 @@ class WorkerPool {
   }
 
  private:
+  void wake_threads() {
+    for (int i = 0; i < n_; ++i) cvs_[static_cast<size_t>(i)]->notify_one();
+  }
+
   void loop(int i, uint64_t seen) {
     name_thread(i);
     std::unique_lock<std::mutex> lk(m_);
     std::condition_variable& cv = *cvs_[static_cast<size_t>(i)];
     while (true) {
-      if (gen_ == seen || i >= n_) {
-        seen = gen_;
-        if (!cv.wait_for(lk, kPoolIdle, [&] { return gen_ != seen && i < n_; })) {
+      if (gen_ == seen || i >= n_ || reserved_) {
+        if (i >= n_) seen = gen_;  // a run without worker i: skipped (a reserved one waited for)
+        if (!cv.wait_for(lk, kPoolIdle,
+                         [&] { return gen_ != seen && i < n_ && !reserved_; })) {
           // Idle: the highest thread leaves (a run holding m_ in start sees the count).
           if (i == threads_ - 1 && gen_ == seen) {
             --threads_;
@@ -1349,6 +1425,7 @@ class WorkerPool {
   std::condition_variable done_cv_;
   std::vector<uint64_t> taken_;  // per thread: the last run whose fn i was taken
   uint64_t gen_ = 0;  // runs started
+  bool reserved_ = false;  // the run started is the caller's until notify() (see start)
   int n_ = 0, left_ = 0, threads_ = 0;
   void (*fn_)(void*, int) = nullptr;
   void* ctx_ = nullptr;
@@ -1530,6 +1607,7 @@ int32_t pto_wsp_run(void* run_handle, const char* program, const PtoWspHostArg* 
   if (pool != nullptr && defer) {
     m.wake_fn = &host::WorkerPool::notify_cb;
     m.wake_ctx = pool;
+    m.solo = true;
   }
   std::vector<std::thread> threads;
   if (pool == nullptr)
