@@ -1285,7 +1285,16 @@ namespace host {
 // thread's run) or needing more than kPoolThreads threads and starts its own threads, as
 // before. An idle thread exits after kPoolIdle (the highest first), so a process that loaded
 // many programs does not keep their threads. The pool belongs to one process: after a fork,
-// the child makes a new one (the parent's threads do not exist there).
+// the child makes a new one (the parent's threads do not exist there). One pool per loaded
+// library (g_pool has internal linkage: as a static local of the inline acquire(), it was a
+// GNU unique symbol, one object for every host library of the process, even libraries built
+// from another version of this file, whose WorkerPool may differ).
+class WorkerPool;
+namespace {
+std::mutex g_pool_m;
+WorkerPool* g_pool = nullptr;  // never freed: detached threads may wait on it
+}  // namespace
+
 class WorkerPool {
  public:
   static constexpr int kPoolThreads = 16;
@@ -1293,9 +1302,7 @@ class WorkerPool {
 
   // The pool of this process, held by the caller until wait(); null when another run holds it.
   static WorkerPool* acquire() {
-    static std::mutex g_m;
-    static WorkerPool* g_pool = nullptr;  // never freed: detached threads may wait on it
-    std::lock_guard<std::mutex> g(g_m);
+    std::lock_guard<std::mutex> g(g_pool_m);
     if (g_pool == nullptr || g_pool->pid_ != getpid()) g_pool = new WorkerPool();
     if (!g_pool->busy_.try_lock()) return nullptr;
     return g_pool;
