@@ -15,26 +15,17 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from xdsl.context import Context
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr
-from xdsl.universe import Universe
 
 from pto_wsp.dialects import wsp
 from pto_wsp.lowering.ascend import AscendEmitError, compile_module, emit_tree, lower_to_tg
 from pto_wsp.lowering.ascend.emit import EmittedTree
-from pto_wsp.tools.diagnostics import LocatingParser
+from pto_wsp.tools.diagnostics import parse_located as parse
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 GOLDEN = REPO / "tests" / "lit" / "ascend" / "Inputs" / "golden"
 KERNELS = REPO / "tests" / "lit" / "ascend" / "Inputs" / "kernels"
-
-
-def parse(text: str, name: str = "<test>") -> ModuleOp:
-    ctx = Context()
-    for dialect, factory in Universe.get_multiverse().all_dialects.items():
-        ctx.register_dialect(dialect, factory)
-    return LocatingParser(ctx, text, name, 0).parse_module()
 
 
 def example(name: str) -> ModuleOp:

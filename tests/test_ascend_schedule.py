@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.universe import Universe
 
 from pto_wsp.dialects import tg
 from pto_wsp.lowering.ascend import (
@@ -29,7 +28,7 @@ from pto_wsp.lowering.ascend import (
 from pto_wsp.lowering.ascend.build import have_compiler
 from pto_wsp.passes.tg_materialize import materialize
 from pto_wsp.passes.wsp_to_tg import WspToTgPass
-from pto_wsp.tools.diagnostics import LocatingParser
+from pto_wsp.tools.diagnostics import parse_located as parse
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -193,13 +192,6 @@ tg.program @regions(%X: memref<64x64xf32>, %spec: memref<?x8xindex>, %n: index) 
   }
 }
 """
-
-
-def parse(text: str, name: str) -> ModuleOp:
-    ctx = Context()
-    for dialect, factory in Universe.get_multiverse().all_dialects.items():
-        ctx.register_dialect(dialect, factory)
-    return LocatingParser(ctx, text, name, 0).parse_module()
 
 
 @pytest.fixture(scope="module")

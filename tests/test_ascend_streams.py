@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.universe import Universe
 
 from pto_wsp.lowering.ascend import AscendProgram, compile_module, lower_to_tg
 from pto_wsp.lowering.ascend.build import have_compiler
 from pto_wsp.lowering.cpu.backend import compile_cpu_sim
-from pto_wsp.tools.diagnostics import LocatingParser
+from pto_wsp.tools.diagnostics import parse_located as parse
 
 pytestmark = pytest.mark.skipif(not have_compiler(), reason="the host build needs g++")
 
@@ -132,13 +130,6 @@ SOURCE = (
     f'attributes {{impls = {{ascend = "{quoted(PROBE)}"}}}}\n'
     + "".join(workload(name, schedule) for name, schedule in CASES.items())
 )
-
-
-def parse(text: str, name: str) -> ModuleOp:
-    ctx = Context()
-    for dialect, factory in Universe.get_multiverse().all_dialects.items():
-        ctx.register_dialect(dialect, factory)
-    return LocatingParser(ctx, text, name, 0).parse_module()
 
 
 @pytest.fixture(scope="module")

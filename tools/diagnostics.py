@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import (
     FileLineColLoc,
     FusedLoc,
     IntAttr,
+    ModuleOp,
     NameLoc,
     StringAttr,
     UnknownLoc,
@@ -31,6 +32,22 @@ from xdsl.parser import Parser, Span
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, MultipleSpansParseError, ParseError
 from xdsl.utils.lexer import Location
+
+
+def universe_context() -> Context:
+    """A context with every dialect of the xDSL universe registered (pto-wsp's and the
+    upstream ones, loaded on first use), as the command-line tools parse with."""
+    from xdsl.universe import Universe
+
+    ctx = Context()
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+def parse_located(text: str, name: str = "<text>") -> ModuleOp:
+    """``text`` parsed in ``universe_context()``, every op located (``LocatingParser``)."""
+    return LocatingParser(universe_context(), text, name).parse_module()
 
 
 class LocatingParser(Parser):

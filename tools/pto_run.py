@@ -130,11 +130,9 @@ def _shaped(name: str, kind: str, args: str) -> np.ndarray:
 
 
 def _load_mlir(path: str) -> Any:
-    from xdsl.context import Context
-    from xdsl.universe import Universe
     from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-    from pto_wsp.tools.diagnostics import LocatingParser, Report
+    from pto_wsp.tools.diagnostics import LocatingParser, Report, universe_context
 
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -142,12 +140,9 @@ def _load_mlir(path: str) -> Any:
         raise ToolError(f"cannot open input file '{path}': {error.strerror}") from None
     except UnicodeDecodeError as error:
         raise ToolError(f"input file '{path}' is not UTF-8: {error}") from None
-    ctx = Context()
-    for name, factory in Universe.get_multiverse().all_dialects.items():
-        ctx.register_dialect(name, factory)
     lines = text.split("\n")
     try:
-        module = LocatingParser(ctx, text, path).parse_module()
+        module = LocatingParser(universe_context(), text, path).parse_module()
         module.verify()
     except ParseError as error:
         raise _Reported(Report.from_parse_error(error).render(TOOL, path, lines)) from None
