@@ -40,7 +40,7 @@ import numpy as np
 from pto_wsp.runtime.csp import PipelineMixin, _merge_coords, _Process, _Queue
 from pto_wsp.runtime.errors import ExecutionError, ResourceError
 from pto_wsp.runtime.graph import KIND_BARRIER, POOL_ANY, POOL_CUBE, POOL_VECTOR, GraphBuilder
-from pto_wsp.runtime.kernels import KernelSpec, numpy_view
+from pto_wsp.runtime.kernels import KernelSpec, cached_spec, numpy_view
 
 __all__ = ["SimConfig", "Simulator", "STALL_CAUSES"]
 
@@ -291,17 +291,7 @@ class Simulator(PipelineMixin):
         return True
 
     def _spec(self, kid: int) -> KernelSpec:
-        specs = self._specs
-        while len(specs) <= kid:
-            specs.append(None)
-        spec = specs[kid]
-        if spec is None:
-            name = self.graph.kernels[kid]
-            spec = self.kernels.get(name)
-            if spec is None:
-                spec = KernelSpec(name, [], [], origin="unknown")
-            specs[kid] = spec
-        return spec
+        return cached_spec(self._specs, self.kernels, self.graph.kernels, kid)
 
     def _register(self, n0: int, e0: int) -> None:
         """Take the nodes and edges the GraphBuilder just created into the runtime state."""

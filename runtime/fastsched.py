@@ -1291,19 +1291,9 @@ class FastRun:
         return 0
 
     def _spec(self, kid: int) -> Any:
-        from pto_wsp.runtime.kernels import KernelSpec
+        from pto_wsp.runtime.kernels import cached_spec
 
-        specs = self._specs
-        while len(specs) <= kid:
-            specs.append(None)
-        spec = specs[kid]
-        if spec is None:
-            name = self.task_graph.kernels[kid]
-            spec = self.kernels.get(name)
-            if spec is None:
-                spec = KernelSpec(name, [], [], origin="unknown")
-            specs[kid] = spec
-        return spec
+        return cached_spec(self._specs, self.kernels, self.task_graph.kernels, kid)
 
     def _run_body(self, tid: int) -> None:
         """Run one task's body as ``Simulator._run_body`` does (threads.py calls this)."""
@@ -1424,7 +1414,7 @@ def _stretches(order: np.ndarray, kernel: np.ndarray, bodies: list, cover: Any, 
     bounds = [0, *cuts, n]
     for a, b in zip(bounds[:-1], bounds[1:]):
         kid = int(korder[a])
-        if not covered[a] or bodies[kid] is None or kid not in kcols:
+        if not covered[a] or bodies[kid] is None:
             yield a, b, None
             continue
         cols = kcols[kid]
@@ -1445,9 +1435,9 @@ def _batch_inputs(
     object per task: a region keeping whole trailing dimensions of a C-contiguous array is
     ``array.reshape(-1, *trailing)[flat index]`` — the view ``numpy_view`` gives, made once
     per row (``shared`` keeps them, see ``_bulk_views``) and shared by every task whose
-    region is that row. Views that are
-    not made here (None) are made per task when the task starts (so an unbound tensor or an
-    index out of range fails at the same task as in the engine).
+    region is that row. Views that are not made here (None) are made per task when the task
+    starts (so an unbound tensor or an index out of range fails at the same task as in the
+    engine).
 
     The third result ``(kpos, kcols)`` covers the tasks of ``simple`` kernels (scalars before
     tensors) whose views are all made here: ``kcols[kid]`` holds kernel kid's arguments as
@@ -1488,12 +1478,9 @@ def _batch_inputs(
             else:
                 kid = kids[group[0]]
                 if simple[kid] and (pcols or columns):
+                    # (every task of a kernel has its arity: the tg.task verifier's rule)
                     cols = kcols.get(kid)
-                    if cols is None or len(cols) != len(pcols) + len(columns):
-                        if cols is not None:  # another arity: not a column of this kernel
-                            _put(args, ids, _rows(pcols, m))
-                            _put(views, ids, _rows(columns, m))
-                            continue
+                    if cols is None:
                         cols = kcols[kid] = [[] for _ in range(len(pcols) + len(columns))]
                     kpos[ids] = np.arange(len(cols[0]), len(cols[0]) + m)
                     for c, values in zip(cols, (*pcols, *columns)):
@@ -1501,7 +1488,7 @@ def _batch_inputs(
                     continue
                 _put(views, ids, _rows(columns, m))
             _put(args, ids, _rows(pcols, m))
-    return args, views, ((kpos, {k: c for k, c in kcols.items() if c}) if kcols else None)
+    return args, views, ((kpos, kcols) if kcols else None)
 
 
 def _put(out: list, ids: np.ndarray, rows: list) -> None:

@@ -11,7 +11,7 @@ int, or a function of the same parameters where tensors are ``Dims`` (``.shape``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,7 @@ import numpy as np
 
 from pto_wsp.runtime.regions import TensorRegion
 
-__all__ = ["Dims", "KernelSpec", "ViewRegion", "numpy_view"]
+__all__ = ["Dims", "KernelSpec", "ViewRegion", "cached_spec", "numpy_view"]
 
 
 class ViewRegion(TensorRegion):
@@ -117,3 +117,23 @@ class KernelSpec:
             return cost
         dims = [Dims(getattr(r, "view_shape", r.sizes)) for r in regions]
         return int(cost(*self.arguments(args, dims)))
+
+
+def cached_spec(
+    specs: list[KernelSpec | None],
+    kernels: Mapping[str, KernelSpec],
+    names: Sequence[str],
+    kid: int,
+) -> KernelSpec:
+    """The KernelSpec of kernel id ``kid`` (``names[kid]`` in ``kernels``; a kernel without
+    one gets a body-less spec), remembered in ``specs``."""
+    while len(specs) <= kid:
+        specs.append(None)
+    spec = specs[kid]
+    if spec is None:
+        name = names[kid]
+        spec = kernels.get(name)
+        if spec is None:
+            spec = KernelSpec(name, [], [], origin="unknown")
+        specs[kid] = spec
+    return spec

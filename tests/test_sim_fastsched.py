@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_sim_properties import DISPATCH, A, H, X, Y, accumulate, consume_k, n, produce
 
 from pto_wsp import (
     Channel,
     DenseDyn,
-    DispatchPolicy,
     ExecutionError,
     In,
     InOut,
@@ -38,7 +38,6 @@ from pto_wsp import (
     process,
     send,
     sequential,
-    sym,
     task,
 )
 from pto_wsp.runtime.fastsched import FastRun
@@ -54,32 +53,12 @@ def _fast_path_for_small_graphs(monkeypatch):
     monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
 
 
-@kernel(cost=lambda i: 10 + 7 * (i % 3))
-def produce(i, x: In[f32[4]], h: Out[f32[4]]):
-    h[...] = x * 2
-
-
-@kernel(cost=lambda i: 20 + 5 * (i % 4))
-def consume_k(i, h: In[f32[4]], y: Out[f32[4]]):
-    y[...] = h + 1
-
-
-@kernel(cost=15, exec_unit="cube")
-def accumulate(i, y: In[f32[4]], a: InOut[f32[4]]):
-    a += y
-
-
 @kernel(cost=lambda i: 6 * (i % 2))
 def touch(i, y: In[f32[4]], z: Out[f32[4]]):
     z[...] = y
 
 
-X = Tensor("X", [None, 4], f32)
-H = Tensor("H", [None, 4], f32)
-Y = Tensor("Y", [None, 4], f32)
 Z = Tensor("Z", [None, 4], f32)
-A = Tensor("A", [1, 4], f32)
-n = sym("n")
 
 
 def _stages(group):
@@ -164,17 +143,6 @@ def assert_same(pf, pg, logs=None, arrays=None, fast=True):
             np.testing.assert_array_equal(arrays[0][name], arrays[1][name])
 
 
-DISPATCH = st.sampled_from(
-    [
-        None,
-        DispatchPolicy.round_robin(3),
-        DispatchPolicy.work_steal(),
-        DispatchPolicy.affinity("i"),
-        DispatchPolicy.hash(lambda i: i),
-        DispatchPolicy.range("i", 2),
-        DispatchPolicy.dispatch_by(lambda i: i % 2),
-    ]
-)
 TIMING = st.sampled_from(
     [
         None,
