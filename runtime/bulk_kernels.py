@@ -4,7 +4,8 @@
 numba compiles them on first use and caches the machine code beside this file (``cache=True``,
 as runtime/fastsched.py), so only the first process on a machine pays the compilation; numba is
 imported and the kernels loaded only after ``LOAD_AFTER`` entries went through the numpy
-versions (or on ``load()``): short programs never pay for it. Until then, without numba, or
+versions (``LOAD_AFTER_NUMBA`` when numba is imported already), or on ``load()``: short
+programs never pay for it. Until then, without numba, or
 with ``COMPILED`` set to False (tests run both), the numpy versions run:
 
 - ``merge_edges``: a batch's data edges, one per (source, destination) with the smallest kind,
@@ -22,6 +23,7 @@ with ``COMPILED`` set to False (tests run both), the numpy versions run:
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -35,6 +37,10 @@ COMPILED = True
 #: program never pays it, a long one at most about twice its break-even. ``load()`` loads them
 #: at once (benchmarks, tests).
 LOAD_AFTER = 1 << 23
+
+#: The same once numba is imported (by the compiled scheduler, runtime/fastsched.py): loading
+#: the kernels then costs ~65 ms, about what the numpy twins take for this many entries.
+LOAD_AFTER_NUMBA = 1 << 20
 
 _KERNELS = (
     "_merge_nb",
@@ -109,7 +115,8 @@ def _use(size: int) -> bool:
         return False
     if _loaded is None:
         _given += size
-        return _given >= LOAD_AFTER and load()
+        limit = LOAD_AFTER_NUMBA if "numba" in sys.modules else LOAD_AFTER
+        return _given >= limit and load()
     return _loaded
 
 

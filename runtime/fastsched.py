@@ -85,9 +85,15 @@ def available() -> bool:
 FAST_MIN_TASKS = 4096
 
 
+_in_memory = False
+
+
 def loaded() -> bool:
     """Whether this process has the compiled scheduler in memory (compiled or loaded)."""
-    return numba is not None and bool(schedule.signatures)
+    global _in_memory
+    if not _in_memory:  # (asking the dispatcher costs ~15 us: once it said yes, remember)
+        _in_memory = numba is not None and bool(schedule.signatures)
+    return _in_memory
 
 
 def load() -> bool:
