@@ -19,7 +19,7 @@ bare chain whose scope already holds tasks):
         exit_ordered()             # if scoped
 
 Its structural edges, by the barrier rule (runtime/graph.py module doc), which
-``GraphBuilder.add_tasks(..., chains=...)`` computes in arrays (``structure``): every chain's
+``GraphBuilder.add_tasks(..., chains=...)`` computes in arrays (``bulk_kernels.chain_edges``): every chain's
 first task follows the current frontier (through the one barrier ``add_tasks`` makes first
 when the frontier has several nodes — the first task would have made it), each later task
 follows the one before it (one task per iteration: no barrier inside, ids stay contiguous),
@@ -32,9 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
-__all__ = ["add_chains", "per_task", "structure"]
+__all__ = ["add_chains", "per_task", "scope_after"]
 
 
 def per_task(b, count: int, length: int, scoped: bool, groups: Sequence[Sequence]) -> None:
@@ -66,50 +64,6 @@ def add_chains(b, count: int, length: int, scoped: bool, groups: Sequence[Sequen
             b.add_tasks(count * length, groups, chains=(count, length, scoped))
             return
     per_task(b, count, length, scoped, groups)
-
-
-def structure(
-    chains: tuple[int, int, bool], tid0: int, n: int, head: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The structural edges (src, dst, kind 0) into the batch's tasks tid0..tid0+n-1:
-    ``head`` (the frontier's node, -1 if none) -> each chain's first task, and each task ->
-    the next of its chain. Ordered by destination."""
-    _, length, _ = chains
-    dst = np.arange(tid0, tid0 + n, dtype=np.int64)
-    src = dst - 1
-    first = (dst - tid0) % length == 0
-    if head >= 0:
-        src[first] = head
-    else:
-        keep = ~first
-        src, dst = src[keep], dst[keep]
-    return src, dst, np.zeros(len(dst), dtype=np.uint8)
-
-
-def merge(
-    structural: tuple[np.ndarray, np.ndarray, np.ndarray],
-    data: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
-    chains: tuple[int, int, bool],
-    tid0: int,
-    head: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Structural edges plus the data edges (one per pair, by destination then source, from
-    ``merge_edges`` with no source skipped) not joining a structurally joined pair; by
-    destination then source (each source's destinations increase)."""
-    if data is None or not len(data[0]):
-        return structural
-    _, length, _ = chains
-    s, d, k = data
-    first = (d - tid0) % length == 0
-    dup = np.where(first, s == head, s == d - 1)
-    if dup.any():
-        keep = ~dup
-        s, d, k = s[keep], d[keep], k[keep]
-    src = np.concatenate([structural[0], s])
-    dst = np.concatenate([structural[1], d])
-    kind = np.concatenate([structural[2], k])
-    order = np.lexsort((src, dst))
-    return src[order], dst[order], kind[order]
 
 
 def scope_after(b, scope, chains: tuple[int, int, bool], tid0: int, n: int) -> None:

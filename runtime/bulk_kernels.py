@@ -12,6 +12,8 @@ with ``COMPILED`` set to False (tests run both), the numpy versions run:
   without self-edges and without edges from ``skip`` (the structural source), ordered by
   destination then source — a counting sort by destination and a small sort per destination
   instead of a stable sort of every edge;
+- ``chain_edges``: a batch of ordered chains' structural edges merged into its data edges
+  (both by destination then source) in one pass instead of a lexsort;
 - ``csr``: the fanout CSR of all edges (rows by source, each row in the edges' order) and the
   fan-in, by counting sort instead of a stable argsort;
 - ``map_cells``: the cells of one tiling (linear indices in its box) -> the linear indices in
@@ -44,6 +46,7 @@ LOAD_AFTER_NUMBA = 1 << 20
 
 _KERNELS = (
     "_merge_nb",
+    "_chain_nb",
     "_csr_nb",
     "_map_nb",
     "_table_nb",
@@ -92,6 +95,7 @@ def _warm() -> None:
     E = np.array([[0, 0], [1, 1], [1, 2]], dtype=np.int64)
     _merge_nb(E, 1, 1, -1, -1)
     _merge_nb(E * 0 + 1, 1, 1, -1, 0)  # self-edges only: the general path
+    _chain_nb(E, 1, 2, 1, 0)
     _csr_nb(E, 2)
     _map_nb(i, one * 0, one, one, one * 0, one * 0, one, one, one * 0)
     _table_nb(one * 0, one, one, one * 0, one * 0, one, one, one * 0)
@@ -241,6 +245,81 @@ def merge_edges(E: np.ndarray, tid0: int, n: int, skip: int, head: int = -1) -> 
     if _use(E.shape[1]):
         return _merge_nb(E, tid0, n, skip, head)
     return _merge_np(E, tid0, n, skip, head)
+
+
+def _chain_nb(D, tid0, n, length, head):  # pragma: no cover - compiled
+    # One pass over the destinations in order: each task's structural source (head for a
+    # chain's first task, -1 for none; else the task before it) goes in among its data
+    # edges' sources, a data edge from that same source dropped.
+    m = D.shape[1]
+    total = 0
+    j = 0
+    for i in range(n):
+        d = tid0 + i
+        s0 = head if i % length == 0 else d - 1
+        if s0 >= 0:
+            total += 1
+        while j < m and D[1, j] == d:
+            if D[0, j] != s0:
+                total += 1
+            j += 1
+    out = np.empty((3, total), np.int64)
+    o = 0
+    j = 0
+    for i in range(n):
+        d = tid0 + i
+        s0 = head if i % length == 0 else d - 1
+        placed = s0 < 0
+        while j < m and D[1, j] == d:
+            s = D[0, j]
+            if not placed and s >= s0:
+                out[0, o] = s0
+                out[1, o] = d
+                out[2, o] = 0
+                o += 1
+                placed = True
+            if s != s0:
+                out[0, o] = s
+                out[1, o] = d
+                out[2, o] = D[2, j]
+                o += 1
+            j += 1
+        if not placed:
+            out[0, o] = s0
+            out[1, o] = d
+            out[2, o] = 0
+            o += 1
+    return out
+
+
+def _chain_np(D, tid0, n, length, head):
+    dst = np.arange(tid0, tid0 + n, dtype=np.int64)
+    src = dst - 1
+    first = (dst - tid0) % length == 0
+    src[first] = head
+    keep = src >= 0
+    src, dst = src[keep], dst[keep]
+    s, d, k = D[0], D[1], D[2]
+    dup = np.where((d - tid0) % length == 0, s == head, s == d - 1)
+    s, d, k = s[~dup], d[~dup], k[~dup]
+    src = np.concatenate([src, s])
+    dst = np.concatenate([dst, d])
+    kind = np.concatenate([np.zeros(len(keep.nonzero()[0]), np.int64), k])
+    order = np.lexsort((src, dst))
+    return np.stack([src[order], dst[order], kind[order]]).astype(np.int64, copy=False)
+
+
+def chain_edges(D: np.ndarray | None, tid0: int, n: int, length: int, head: int) -> np.ndarray:
+    """The edges into a batch of ordered chains (tasks tid0..tid0+n-1, chains of ``length``,
+    docs/batchgen.md "Ordered chains"): the structural ones — ``head`` (the frontier's node,
+    -1 if none) -> each chain's first task, each other task -> the task before it — and the
+    data edges ``D`` (rows src, dst, kind, by destination then source, one per pair, from
+    ``merge_edges``) not joining a structurally joined pair; by destination then source."""
+    if D is None:
+        D = np.empty((3, 0), np.int64)
+    if _use(D.shape[1] + n):
+        return _chain_nb(D, tid0, n, length, head)
+    return _chain_np(D, tid0, n, length, head)
 
 
 # ----------------------------------------------------------------------------- csr

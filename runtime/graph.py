@@ -410,9 +410,7 @@ class GraphBuilder:
             edges = merge_edges(E, tid0, n, skip, skip)
         if chains is not None:
             head = frontier[0] if frontier else -1
-            structural = batch_order.structure(chains, tid0, n, head)
-            data = None if edges is None else (edges[0], edges[1], edges[2])
-            edges = _packed(*batch_order.merge(structural, data, chains, tid0, head))
+            edges = chain_edges(edges, tid0, n, chains[1], head)
         elif frontier and edges is None:
             # No data edges: the structural ones alone.
             edges = np.empty((3, n), dtype=np.int64)
@@ -655,11 +653,6 @@ _BARRIER_FIELDS = (
 _NO_EDGES = np.zeros((3, 0), dtype=np.int64)
 
 
-def _packed(src: np.ndarray, dst: np.ndarray, kind: np.ndarray) -> np.ndarray:
-    """Edges as one int64 array of rows src, dst, kind."""
-    return np.stack([src, dst, kind]).astype(np.int64, copy=False)
-
-
 #: Batches of fewer tasks take the per-task path (numpy's fixed costs exceed the gain).
 BATCH_MIN = 16
 
@@ -899,4 +892,4 @@ class TaskGraph:
 
 
 from pto_wsp.runtime.bulk import BulkDeps, group_fields, iter_batch  # noqa: E402
-from pto_wsp.runtime.bulk_kernels import csr, merge_edges  # noqa: E402
+from pto_wsp.runtime.bulk_kernels import chain_edges, csr, merge_edges  # noqa: E402

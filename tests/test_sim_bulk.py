@@ -48,6 +48,21 @@ def test_compiled_kernels_equal_their_numpy_twins(seed):
         kept = (src != skip) & (src != dst)
         pairs = set(zip(src[kept].tolist(), dst[kept].tolist()))
         assert a.shape[1] == n + len(pairs) and (a[2] == 0).sum() == n
+    # Ordered chains: the structural edges merged into the merged data edges.
+    D = bulk_kernels.merge_edges(E, tid0, n, -1)
+    length = int(rng.integers(1, n + 1))
+    head = int(rng.integers(-1, tid0)) if tid0 else -1
+    for data in (D, None):
+        a, b = _compiled_and_numpy(bulk_kernels.chain_edges, data, tid0, n, length, head)
+        assert a.tolist() == b.tolist() and a.dtype == b.dtype == np.int64
+        pairs = list(zip(a[0].tolist(), a[1].tolist()))
+        assert pairs == sorted(pairs, key=lambda p: (p[1], p[0])) and len(set(pairs)) == len(pairs)
+        for i in range(n):  # each task's structural source, kind 0
+            s0 = head if i % length == 0 else tid0 + i - 1
+            if s0 >= 0:
+                assert a[2][pairs.index((s0, tid0 + i))] == 0
+        if data is not None:  # every data pair is there
+            assert set(zip(D[0].tolist(), D[1].tolist())) <= set(pairs)
     nodes = tid0 + n
     a, b = _compiled_and_numpy(bulk_kernels.csr, E, nodes)
     for x, y in zip(a, b):
