@@ -150,7 +150,7 @@ def decline_reason(config: Any, is_pipeline: bool) -> str | None:
 # ----------------------------------------------------------------------------- constants
 
 # Per-node int fields (NI rows).
-_BLK, _DEPS, _WORKER, _ISEQ, _SOF, _LANE, _GNEXT, _SNEXT, _DONE = range(9)
+_BLK, _DEPS, _WORKER, _ISEQ, _SOF, _LANE, _GNEXT, _SNEXT = range(8)
 # Per-node static fields (NS rows).
 _KIND, _TARGET, _PIDX, _GSTREAM, _PRIO, _COST, _SDENSE = range(7)
 # Per-node float fields (NF rows).
@@ -575,7 +575,6 @@ def complete_node(
     while sp > 0:
         sp -= 1
         n = stack[sp]
-        NI[_DONE, n] = 1
         if NF[_END, n] < 0:
             NF[_END, n] = now
         for e in range(sbegin[n], sbegin[n + 1]):
@@ -757,8 +756,17 @@ def run(
             tid = task_ids[k]
             S[_NCREATED] = tid + 1
             for d in range(prev, tid + 1):
-                # predecessors already done when d is created do not count
+                # predecessors already done when d is created do not count; the node's
+                # other fields start here (no pass over the whole workspace first)
                 NI[_DEPS, d] = fanin[d] - predone[d]
+                NI[_WORKER, d] = -1
+                NI[_ISEQ, d] = -1
+                NI[_SOF, d] = 0
+                NI[_LANE, d] = 0
+                NF[_START, d] = -1.0
+                NF[_END, d] = -1.0
+                NF[_ISSUED_T, d] = -1.0
+                NF[_DEPS_T, d] = 0.0
             for d in range(prev, tid):  # barriers
                 NI[_BLK, d] = NI[_DEPS, d]
             NI[_BLK, tid] = NI[_DEPS, tid] + 1
@@ -834,18 +842,13 @@ def schedule(
     serves, hoff, hcap_total, n_scopes, n_lanes, span_cap, NI, NF, tid_of, hst, order, ekind,
     ea, eb, stack, predone,
 ):
-    # NI (9, n), NF (5, n), tid_of, hst, order, ekind/ea/eb (2 n_tasks + 2), stack and
-    # predone (n) come from the caller's Workspace (memory reused from run to run):
-    # initialized here, where it is written.
+    # NI (8, n), NF (5, n), tid_of, hst, order, ekind/ea/eb (2 n_tasks + 2), stack and
+    # predone (n) come from the caller's Workspace (memory reused from run to run): NI and
+    # NF rows are initialized when their node is registered (run), the rest here or where
+    # they are written. C is a tuple: its values stay in registers (an array's
+    # would be reloaded after every store to an int64 array).
     n_tasks = task_ids.shape[0]
     W = C[_W]
-    NI[:, :] = 0
-    NI[_WORKER, :] = -1
-    NI[_ISEQ, :] = -1
-    NF[:, :] = 0.0
-    NF[_START, :] = -1.0
-    NF[_END, :] = -1.0
-    NF[_ISSUED_T, :] = -1.0
     predone[:] = 0
     S = np.zeros(15, np.int64)
     S[_LASTC] = -1
@@ -1099,7 +1102,7 @@ def schedule_graph(
         rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(begin))
         succ = succ[np.lexsort((succ, rows))]
     fanin = _copy(space, "fanin", graph.fanin)
-    C = np.array(
+    C = tuple(
         [
             W,
             int(prio_ready),
@@ -1113,8 +1116,7 @@ def schedule_graph(
             int(config.batch_deps),
             pmin,
             nkey,
-        ],
-        np.int64,
+        ]
     )
     span_cap = 2 * n_tasks + 16 if depth else 0
     m = max(n, 1)
@@ -1122,7 +1124,7 @@ def schedule_graph(
     NI, NF, S, stalls, busy, trun, order, sp_tid, sp_t0, sp_t1 = schedule(
         NS, fanin, begin, succ, task_ids, op_after, C, float(interval), cand, ncand,
         incand, serves, hoff, total, n_scopes, n_lanes, span_cap,
-        space.take("NI", (9, n), np.int64), space.take("NF", (5, n), np.float64),
+        space.take("NI", (8, n), np.int64), space.take("NF", (5, n), np.float64),
         space.take("tid_of", max(n_tasks, 1)), space.take("hst", (2, max(total, 1))),
         space.take("order", max(n_tasks, 1)), space.take("ekind", ecap), space.take("ea", ecap),
         space.take("eb", ecap), space.take("stack", m), space.take("predone", m),
