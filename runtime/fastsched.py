@@ -32,6 +32,7 @@ costs that are not integers in [0, 2^53), priorities whose range does not fit th
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections import deque
 from collections.abc import Mapping
@@ -1017,33 +1018,18 @@ def schedule_graph(
         or (pool.dtype != np.uint8 and n and (int(pool.min()) < 0 or int(pool.max()) > 255))
     ):
         return None
-    # Workers and pools (Simulator.__init__).
-    W = max(1, config.workers)
-    worker_pool = config.pools()[:W]
-    while len(worker_pool) < W:
-        worker_pool.append(POOL_ANY)
-    serves = np.zeros((W, 3), np.bool_)
-    for w, p in enumerate(worker_pool):
-        for q in _SERVES_IDX[_POOL_INDEX[p]]:
-            serves[w, q] = True
-    cand = np.zeros((3, W), np.int64)
-    ncand = np.zeros(3, np.int64)
-    incand = np.zeros((3, W), np.bool_)
-    for q in range(3):
-        ws = [w for w in range(W) if serves[w, q]] or list(range(W))
-        cand[q, : len(ws)] = ws
-        ncand[q] = len(ws)
-        incand[q, ws] = True
+    W, worker_pool, serves, cand, ncand, incand, pool_workers = _workers(
+        max(1, config.workers), tuple(config.pools())
+    )
     work_steal = config.dispatch == "work_steal"
     # The static rows, the task ids and the ready queues' capacities in one compiled pass.
     caps = np.zeros(W + 3, np.int64)
     found = np.zeros(3, np.int64)
     task_buf = space.take("task_ids", max(n, 1))
-    codes = np.array([POOL_VECTOR, POOL_CUBE, POOL_ANY], np.int64)
     graph_kind = graph.kind.astype(np.uint8, copy=False)
     bad = prepare(
         NS, graph_kind, pool.astype(np.uint8, copy=False), costs, graph.priority.astype(np.int64, copy=False),
-        graph.target.astype(np.int64, copy=False), graph.stream.astype(np.int64, copy=False), codes,
+        graph.target.astype(np.int64, copy=False), graph.stream.astype(np.int64, copy=False), _CODES,
         cand, ncand, incand, work_steal, task_buf, caps, found,
     )  # fmt: skip
     if bad:
@@ -1134,7 +1120,6 @@ def schedule_graph(
             f"internal: {S[_CREATED] - S[_COMPLETED]} task(s) never ran "
             "(a dependency cycle or a lost release)"
         )
-    pool_workers = {raw: cand[index, : ncand[index]].tolist() for raw, index in _POOL_INDEX.items()}
     return FastRun(
         config=config,
         builder=builder,
@@ -1142,8 +1127,8 @@ def schedule_graph(
         kernels=kernels,
         arrays=arrays,
         n_workers=W,
-        worker_pool=worker_pool,
-        pool_workers=pool_workers,
+        worker_pool=list(worker_pool),
+        pool_workers={p: list(ws) for p, ws in pool_workers.items()},
         NI=NI,
         NF=NF,
         S=S,
@@ -1155,6 +1140,34 @@ def schedule_graph(
         costs=costs,
         workspace=space,
     )
+
+
+_CODES = np.array([POOL_VECTOR, POOL_CUBE, POOL_ANY], np.int64)
+
+
+@functools.lru_cache(maxsize=64)
+def _workers(W: int, pools: tuple[int, ...]) -> tuple:
+    """The workers' pools (Simulator.__init__) and, per pool index, which workers serve it:
+    ``serves`` (W, 3), the candidates ``cand`` (3, W) with their counts ``ncand`` and
+    membership ``incand``, and ``pool_workers`` {pool: [workers]} (kept per configuration:
+    the scheduler only reads the arrays; FastRun gets copies of the lists)."""
+    worker_pool = list(pools[:W])
+    while len(worker_pool) < W:
+        worker_pool.append(POOL_ANY)
+    serves = np.zeros((W, 3), np.bool_)
+    for w, p in enumerate(worker_pool):
+        for q in _SERVES_IDX[_POOL_INDEX[p]]:
+            serves[w, q] = True
+    cand = np.zeros((3, W), np.int64)
+    ncand = np.zeros(3, np.int64)
+    incand = np.zeros((3, W), np.bool_)
+    for q in range(3):
+        ws = [w for w in range(W) if serves[w, q]] or list(range(W))
+        cand[q, : len(ws)] = ws
+        ncand[q] = len(ws)
+        incand[q, ws] = True
+    pool_workers = {raw: cand[index, : ncand[index]].tolist() for raw, index in _POOL_INDEX.items()}
+    return W, worker_pool, serves, cand, ncand, incand, pool_workers
 
 
 def _copy(space: Workspace, name: str, values: np.ndarray) -> np.ndarray:

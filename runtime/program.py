@@ -378,16 +378,22 @@ class Program:
     def _costs(self, graph: TaskGraph) -> np.ndarray | None:
         """Each node's cycles (0 for barriers): a constant per kernel is spread with numpy,
         a cost function is called per task (``KernelSpec.cycles``, as the engine does)."""
-        costs = np.zeros(graph.num_nodes, np.int64)
         kernel = graph.kernel
+        # A constant per kernel: one lookup in a table whose last entry (kernel -1: the
+        # barriers) is 0; a cost function: its tasks' values written after.
+        table = np.zeros(len(graph.kernels) + 1, np.int64)
+        functions = []
         for kid, name in enumerate(graph.kernels):
             spec = self.kernels.get(name) or KernelSpec(name, [], [], origin="unknown")
             cost = spec.cost
             if cost.__class__ is int:
                 if not 0 <= cost < _MAX_COST:
                     return None
-                costs[kernel == kid] = cost
-                continue
+                table[kid] = cost
+            else:
+                functions.append((kid, spec))
+        costs = table[kernel]
+        for kid, spec in functions:
             ids = np.flatnonzero(kernel == kid).tolist()
             args, regions, cycles = graph.args, graph.regions, spec.cycles
             values = [cycles(args[i], regions[i]) for i in ids]
