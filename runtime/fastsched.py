@@ -1364,14 +1364,15 @@ class FastRun:
         specs = [self._spec(k) for k in range(len(tg.kernels))]
         bodies = [s.body for s in specs]
         simple = [s._layout == sorted(s._layout) for s in specs]
-        prepared = _batch_inputs(tg, arrays, simple, {} if rows is None else rows)
+        prepared = _kept_inputs(tg, arrays, simple, {} if rows is None else rows)
         if prepared is None:
             args, views, cover = list(tg.args), [None] * tg.num_nodes, None
         else:
             args, views, cover = prepared
         order = self.order
         chunk = 8192 if progress is not None else max(len(order), 1)
-        for a, b, columns in _stretches(order, tg.kernel, bodies, cover, chunk):
+        stretches = _kept_stretches(order, tg.kernel, bodies, cover, chunk, rows)
+        for a, b, columns in stretches:
             if columns is not None:
                 self._run_columns(bodies[int(tg.kernel[order[a]])], columns, order, a)
             else:
@@ -1414,6 +1415,29 @@ class FastRun:
                 raise self._error(tid, specs[kid], error) from error
 
 
+def _kept_stretches(
+    order: np.ndarray, kernel: np.ndarray, bodies: list, cover: Any, chunk: int, shared: Any
+) -> Any:
+    """``_stretches``, kept in ``shared`` for the next run when it gives the same result: the
+    same kept inputs (``_kept_inputs``: the same ``cover`` object), bodies and chunk, and the
+    same dispatch order and kernel per node (compared)."""
+    if shared is None or cover is None:
+        return _stretches(order, kernel, bodies, cover, chunk)
+    kept = shared.get(_STRETCHES)
+    if (
+        kept is not None
+        and kept[0] is cover
+        and kept[1] == chunk
+        and kept[2] == bodies
+        and np.array_equal(kept[3], order)
+        and np.array_equal(kept[4], kernel)
+    ):
+        return kept[5]
+    stretches = list(_stretches(order, kernel, bodies, cover, chunk))
+    shared[_STRETCHES] = (cover, chunk, list(bodies), order.copy(), kernel.copy(), stretches)
+    return stretches
+
+
 def _stretches(order: np.ndarray, kernel: np.ndarray, bodies: list, cover: Any, chunk: int) -> Any:
     """The dispatch order cut into stretches ``(a, b, columns)``: ``columns`` (the arguments
     of ``order[a:b]``, one list per parameter) where one kernel with a body runs every task
@@ -1446,6 +1470,50 @@ def _stretches(order: np.ndarray, kernel: np.ndarray, bodies: list, cover: Any, 
         else:
             get = operator.itemgetter(*p.tolist())
             yield a, b, ([get(c) for c in cols] if b - a > 1 else [(get(c),) for c in cols])
+
+
+def _kept_inputs(
+    tg: Any, arrays: Mapping[str, np.ndarray], simple: list[bool], shared: dict
+) -> tuple[list, list, Any] | None:
+    """``_batch_inputs``, kept in ``shared`` (the Program's, cleared on bind) for the next
+    run when it gives the same result: every node in batches whose groups are the same
+    objects (a batch site's kept arguments, docs/batchgen.md), the same kernels and layouts,
+    and every bound array the same object with the same shape, strides and address. (The
+    results are only read: by ``_stretches`` and the bodies' calls.)"""
+    segs = getattr(tg.args, "_segs", None)
+    if segs is None:
+        return _batch_inputs(tg, arrays, simple, shared)
+    from pto_wsp.runtime.graph import _BatchFields
+
+    groups = []
+    for seg in segs:
+        if seg.fields.__class__ is not _BatchFields:
+            return _batch_inputs(tg, arrays, simple, shared)
+        groups.append((seg.base, seg.n, seg.fields.groups))
+    where = [
+        (name, a, a.shape, a.strides, a.__array_interface__["data"][0])
+        for name, a in arrays.items()
+    ]
+    kept = shared.get(_INPUTS)
+    if (
+        kept is not None
+        and kept[1] == tg.kernels
+        and kept[2] == simple
+        and len(kept[0]) == len(groups)
+        and all(a[0] == b[0] and a[1] == b[1] and a[2] is b[2] for a, b in zip(kept[0], groups))
+        and len(kept[3]) == len(where)
+        and all(a[0] == b[0] and a[1] is b[1] and a[2:] == b[2:] for a, b in zip(kept[3], where))
+    ):
+        return kept[4]
+    prepared = _batch_inputs(tg, arrays, simple, shared)
+    shared[_INPUTS] = (groups, list(tg.kernels), list(simple), where, prepared)
+    return prepared
+
+
+#: ``_kept_inputs``' and ``_kept_stretches``' entries in the Program's row views (whose own
+#: keys are (tensor, dimension) pairs).
+_INPUTS = "batch inputs"
+_STRETCHES = "stretches"
 
 
 def _batch_inputs(
