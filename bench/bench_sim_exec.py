@@ -128,14 +128,16 @@ def arrays(B: int, T: int) -> dict[str, np.ndarray]:
     }
 
 
-def best(fn, repeat: int) -> float:
+def best(fn, repeat: int, after=None) -> float:
     """The best wall time of ``repeat`` runs; its CPU time is kept in ``CPU[0]``, the first
-    run's wall time in ``FIRST[0]``."""
+    run's wall time in ``FIRST[0]``. ``after()`` runs after each run, untimed."""
     times = []
     for _ in range(repeat):
         start, cpu = time.perf_counter(), time.process_time()
         fn()
         times.append((time.perf_counter() - start, time.process_time() - cpu))
+        if after is not None:
+            after()
     FIRST[0] = times[0][0]
     wall, CPU[0] = min(times)
     return wall
@@ -194,7 +196,9 @@ def bench_cycles(size: str, workers: int, repeat: int) -> None:
         prog = workload().compile(target="cpu_sim", mode="cycles", workers=workers, fast=fast)
         prog.bind(B=B, T=T)
         schedule = []
-        seconds = best(lambda p=prog, s=schedule: s.append(p.execute().stats().phases_ms), repeat)
+        seconds = best(
+            prog.execute, repeat, lambda p=prog, s=schedule: s.append(p.stats().phases_ms)
+        )
         stats = prog.stats()
         rate = stats.num_tasks / (seconds * 1e3)
         makespans.append(stats.makespan_cycles)
