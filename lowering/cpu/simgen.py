@@ -116,6 +116,83 @@ def _flat(value, shape):
     return value
 
 
+def _gather(tensor: Tensor, index: tuple, shape: tuple | None = None) -> np.ndarray:
+    """``memref.load`` of a tensor argument for many tasks at once: ``int(data[i])`` for each
+    entry of the index arrays (broadcast to ``shape``, the iteration shape of the load's
+    loops, when given), exactly where the per-task code would load. Nothing is read when
+    there is nothing to load. Any failure (an unbound tensor, an index out of range, a value
+    that is not an integer) raises: the nest then runs task by task (``_fallback``) and
+    raises, or not, exactly as the per-task code does."""
+    if shape is not None:
+        index = tuple(np.broadcast_to(x, shape) for x in index)
+    index = tuple(np.broadcast_arrays(*index))
+    if index[0].size == 0:
+        return np.zeros(index[0].shape, np.int64)
+    data = tensor.data
+    if data is None:
+        raise KeyError(tensor.name)
+    out = data[index]
+    kind = out.dtype.kind
+    if kind not in "biu" or (kind == "u" and out.dtype.itemsize == 8 and out.max() >> 63):
+        raise TypeError(f"{tensor.name}: {out.dtype} values are loaded task by task")
+    return out.astype(np.int64, copy=False)
+
+
+def _trips(lb, ub, step: int, m: int) -> np.ndarray:
+    """Per iteration of the enclosing loop (m of them) the trip count of a loop ``range(lb,
+    ub, step)`` (step > 0) whose bounds are arrays over those iterations or ints."""
+    n = np.maximum((np.asarray(ub, np.int64) - lb + (step - 1)) // step, 0)
+    return np.broadcast_to(n, (m,)).astype(np.int64)
+
+
+def _ragged(lb, step: int, n: np.ndarray) -> tuple:
+    """A loop in the flat iteration space: from the trip count ``n`` per iteration of the
+    enclosing loop, (count, parent of each iteration, first iteration of each parent, the
+    induction variable) — iterations in creation order (row-major over the loops)."""
+    m = int(n.sum())
+    starts = np.cumsum(n) - n
+    rep = np.repeat(np.arange(len(n), dtype=np.int64), n)
+    local = np.arange(m, dtype=np.int64) - starts[rep]
+    if lb.__class__ is np.ndarray:
+        lb = lb[rep]
+    return m, rep, starts, lb + step * local
+
+
+def _seg(c, n: np.ndarray):
+    """Per parent iteration the sum of ``c`` (tasks per iteration of a loop: an int or an
+    array) over its iterations, ``n`` of them per parent, contiguous."""
+    if c.__class__ is not np.ndarray:
+        return c * n
+    cs = np.concatenate(([0], np.cumsum(c)))
+    ends = np.cumsum(n)
+    return cs[ends] - cs[ends - n]
+
+
+def _base(pb, c, rep: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per iteration of a loop the position of its first task: ``pb`` (per parent iteration,
+    where the loop's first iteration starts) plus the tasks of the earlier iterations of the
+    same parent (``c`` per iteration)."""
+    first = starts[rep]
+    if c.__class__ is np.ndarray:
+        cs = np.cumsum(c) - c
+        within = cs - cs[first]
+    else:
+        within = c * (np.arange(len(rep), dtype=np.int64) - first)
+    if pb.__class__ is np.ndarray:
+        pb = pb[rep]
+    return pb + within
+
+
+#: How many times a nest's batch failed and the nest ran task by task instead (an error the
+#: per-task code raises, or data it loads one by one); the tests check it stays put.
+FALLBACKS = 0
+
+
+def _fallback() -> None:
+    global FALLBACKS
+    FALLBACKS += 1
+
+
 class _NoKey:
     """A value a batch site's key cannot hold (the result is then not kept)."""
 
@@ -137,6 +214,19 @@ def _skey(value: Any) -> Any:
     if isinstance(value, np.integer):
         return int(value)
     return _NOKEY
+
+
+def _dkey(value: Any) -> Any:
+    """A batch site's key part for a tensor whose data the nest loads: its name, shape and
+    data (dtype and bytes: all ``int(data[i])`` depends on); unbound: no data."""
+    if value.__class__ is not Tensor:
+        return _skey(value)
+    data = value.data
+    if data is None:
+        return (Tensor, value.name, value.shape, None)
+    if data.dtype.hasobject:
+        return _NOKEY
+    return (Tensor, value.name, value.shape, data.dtype.str, data.tobytes())
 
 
 def _site_put(site: dict, key: tuple, *entry: Any) -> tuple:
@@ -232,6 +322,19 @@ class _SimGenerator(_Generator):
         self._vguard: list[str] = []  # the trip counts of the loops being emitted
         self._rank = 0
         self._loops = 0
+        # The flat iteration space (a nest with ragged loops): per loop its parent loop and
+        # depth, its body (tasks and inner loops, in order), per array name the loop whose
+        # iterations it is indexed by, and the arrays expanded to inner loops (``_expand``).
+        self._flat = False
+        self._parent: dict[int, int | None] = {}
+        self._depth: dict[int, int] = {}
+        self._items: dict[int, list] = {}
+        self._level: dict[str, int] = {}
+        self._xcache: dict[tuple[str, int | None], str] = {}
+        self._open: list[int] = []  # the loops being emitted, outermost first
+        # What _regular found in the nest: ragged loops, the tensors it loads.
+        self._ragged = False
+        self._loads: set[str] = set()
         # Batch sites (their cache dicts' names) and whether the nest being emitted gave a
         # Python name to a value defined outside it (the nest is then not cached).
         self.sites: list[str] = []
@@ -249,6 +352,14 @@ class _SimGenerator(_Generator):
                 src, idx = self.name(op.source), self.name(op.index)
                 runs = " and ".join(self._vguard)
                 self.line(f"{self.name(op.result)} = {src}.dim({idx}) if {runs} else 0")
+                return
+            if isinstance(op, memref.LoadOp) and self._vguard:
+                # An invariant load: once, only if its loops run (as task by task).
+                index = ", ".join(self.name(i) for i in op.indices)
+                runs = " and ".join(self._vguard)
+                self.line(
+                    f"{self.name(op.res)} = {self.name(op.memref)}.load({index}) if {runs} else 0"
+                )
                 return
         if isinstance(op, tg.SendOp):
             self.send(op)
@@ -339,6 +450,8 @@ class _SimGenerator(_Generator):
         varying: set[SSAValue] = set()
         folded: set[SSAValue] = set()
         counts = [0, 0]  # loops, tasks
+        self._ragged = False
+        self._loads = set()
 
         def source_ok(value: SSAValue) -> bool:
             if value in folded or value in self.tensor_args:
@@ -352,7 +465,9 @@ class _SimGenerator(_Generator):
                     if o.iter_args or step is None or step <= 0:
                         return False
                     if o.lb in varying or o.ub in varying:
-                        return False
+                        if chain:
+                            return False
+                        self._ragged = True  # bounds per outer iteration: the flat space
                     counts[0] += 1
                     varying.add(o.body.block.args[0])
                     if not walk(o.body.block):
@@ -400,6 +515,13 @@ class _SimGenerator(_Generator):
                     if o.source not in self.tensor_args or o.index in varying:
                         return False
                     continue
+                elif isinstance(o, memref.LoadOp):
+                    # A load of a tensor argument's index/integer data: a gather.
+                    if chain or o.memref not in self.tensor_args:
+                        return False
+                    if not isinstance(o.res.type, IndexType | IntegerType):
+                        return False
+                    self._loads.add(self.name(o.memref))
                 elif isinstance(o, tg.TaskOp):
                     counts[1] += 1
                     for r in o.resources:
@@ -419,7 +541,7 @@ class _SimGenerator(_Generator):
         if not walk(root.body.block):
             return 0
         loops, tasks = counts[0] + 1, counts[1]
-        if not tasks or loops > _MAX_AXES:
+        if not tasks or (loops > _MAX_AXES and not self._ragged):
             return 0
         return loops
 
@@ -429,53 +551,138 @@ class _SimGenerator(_Generator):
         """The nest as arrays: per loop its index along an axis of its own, arith elementwise,
         and one ``_b.add_tasks`` call holding every task of the nest in creation order.
         ``chain`` (from ``_chain_shape``): ordered chains, one ``_chains`` call instead.
-        The nest's arrays depend only on the values it reads from outside: its result is kept
-        per site, keyed by those values (``_site_key``)."""
-        self.line(f"# a regular loop nest: {rank} loop(s) as numpy arrays")
+        A nest with ragged loops takes the flat iteration space instead of axes
+        (``_flat_loop``). The nest's arrays depend only on the values it reads from outside
+        (and the data it loads): its result is kept per site, keyed by those (``_site_key``).
+
+        A nest that loads tensor data or has ragged loops (a *data nest*) also carries its
+        per-task code: if computing the arrays fails (an unbound tensor, an index out of
+        range, ...), the nest runs task by task (``_fallback``), which raises — or not —
+        exactly the per-task error."""
+        ragged, loads = self._ragged, set(self._loads)
+        data = ragged or bool(loads)
+        fallback = self._per_task_lines(root) if data else []
+        before = {k: v.materialized for k, v in self.symviews.items()}
+        kind = (
+            "a nest with ragged loops: a flat iteration space"
+            if ragged
+            else (f"a regular loop nest: {rank} loop(s) as numpy arrays")
+        )
+        self.line(f"# {kind}")
         start = len(self.lines)
         self._vtasks = []
         self._vnames = set()
         self._rank = rank
         self._loops = 0
         self._voutside = False
+        self._flat = ragged
+        self._open = []
         try:
-            n, c = self._vector_loop(root, [])
-            tasks = self._vtasks
-            groups = []
-            for op, path in tasks:
-                groups.append(self._vector_task(op, path, single=len(tasks) == 1))
-            if chain is not None:
-                depth, scoped = chain
-                count = " * ".join(f"_n{u}" for u in range(depth)) or "1"
-                self.line(f"# ordered chains: loop {depth} is a for_each (docs/batchgen.md)")
-                call, args = "_chains(_b, ", f"{count}, _n{depth}, {scoped}"
+            if ragged:
+                self._parent, self._depth, self._items = {}, {}, {}
+                self._level, self._xcache = {}, {}
+                self._flat_loop(root, None)
+                tasks = self._vtasks
+                single = len(tasks) == 1
+                if not single:
+                    self._flat_positions()
+                groups = [self._flat_task(op, uid, off, single) for op, uid, off in tasks]
+                call, args = "_b.add_tasks(", " + ".join(f"_m{uid}" for _, uid, _ in tasks)
             else:
-                call, args = "_b.add_tasks(", f"{n} * {c}"
+                n, c = self._vector_loop(root, [])
+                tasks = self._vtasks
+                groups = []
+                for op, path in tasks:
+                    groups.append(self._vector_task(op, path, single=len(tasks) == 1))
+                if chain is not None:
+                    depth, scoped = chain
+                    count = " * ".join(f"_n{u}" for u in range(depth)) or "1"
+                    self.line(f"# ordered chains: loop {depth} is a for_each (docs/batchgen.md)")
+                    call, args = "_chains(_b, ", f"{count}, _n{depth}, {scoped}"
+                else:
+                    call, args = "_b.add_tasks(", f"{n} * {c}"
             body = self.lines[start:]
-            key = None if self._voutside or not self.keep_sites else self._site_key(body, groups)
-            if key is None:
-                self.line(f"{call}{args}, [")
-                for g in groups:
-                    self.line(f"    {g},")
-                self.line("])")
-                return
-            site = f"_site{len(self.sites)}"
-            self.sites.append(site)
             del self.lines[start:]
-            self.line(f"_key = {key}")
-            self.line(f"_hit = {site}.get(_key)")
-            self.line("if _hit is None:")
-            self.lines.extend("    " + x for x in body)
-            self.line(f"    _hit = _site_put({site}, _key, {args}, [")
-            for g in groups:
-                self.line(f"        {g},")
-            self.line("    ])")
-            self.line(f"{call}*_hit)")
+            key = None
+            if not self._voutside and self.keep_sites:
+                key = self._site_key(body, groups, loads)
+            self._emit_nest(body, groups, call, args, key, fallback)
         finally:
             self._vtasks = None
             self._vnames = set()
+            self._flat = False
+            self._open = []
+            if data:
+                # Views of outside values given a name in the nest's code may not have run
+                # (a batch that failed, a fallback not taken): later code names them again.
+                for k, v in self.symviews.items():
+                    if k in before and v.materialized and not before[k]:
+                        v.materialized = False
 
-    def _site_key(self, body: list[str], groups: list[str]) -> str | None:
+    def _emit_nest(
+        self, body: list[str], groups: list[str], call: str, args: str, key, fallback: list
+    ) -> None:
+        """The nest's code (``body``: its arrays) around its call, with a batch site when
+        ``key``, and with the per-task ``fallback`` of a data nest."""
+        pad = "    "
+        if key is not None:
+            site = f"_site{len(self.sites)}"
+            self.sites.append(site)
+            self.line(f"_key = {key}")
+            self.line(f"_hit = {site}.get(_key)")
+            self.line("if _hit is None:")
+            inner = pad * 2 if fallback else pad
+            if fallback:
+                self.line(pad + "try:")
+            self.lines.extend(inner + x for x in body)
+            self.line(f"{inner}_hit = _site_put({site}, _key, {args}, [")
+            for g in groups:
+                self.line(f"{inner}    {g},")
+            self.line(f"{inner}])")
+            if fallback:
+                self.line(
+                    pad + "except Exception:  # the per-task code raises, or not, as it would"
+                )
+                self.line(pad * 2 + "_fallback()")
+                self.lines.extend(pad * 2 + x for x in fallback)
+                self.line("if _hit is not None:")
+                self.line(f"    {call}*_hit)")
+            else:
+                self.line(f"{call}*_hit)")
+            return
+        if not fallback:
+            self.lines.extend(body)
+            self.line(f"{call}{args}, [")
+            for g in groups:
+                self.line(f"    {g},")
+            self.line("])")
+            return
+        self.line("try:")
+        self.lines.extend(pad + x for x in body)
+        self.line(f"    _hit = ({args}, [")
+        for g in groups:
+            self.line(f"        {g},")
+        self.line("    ])")
+        self.line("except Exception:  # the per-task code raises, or not, as it would")
+        self.line("    _fallback()")
+        self.lines.extend(pad + x for x in fallback)
+        self.line("else:")
+        self.line(f"    {call}*_hit)")
+
+    def _per_task_lines(self, root: scf.ForOp) -> list[str]:
+        """The nest's per-task code (nothing batched in it), not emitted: the lines."""
+        lines, batch = self.lines, self.batch
+        before = {k: v.materialized for k, v in self.symviews.items()}
+        self.lines, self.batch = [], False
+        try:
+            _Generator.for_loop(self, root)
+            return self.lines
+        finally:
+            self.lines, self.batch = lines, batch
+            for k, v in before.items():
+                self.symviews[k].materialized = v
+
+    def _site_key(self, body: list[str], groups: list[str], loads: set[str]) -> str | None:
         """The key of a batch site: a tuple of the names the nest's code reads but does not
         assign (indices as they are, other values through ``_skey``); None when the code
         cannot be analysed (then the nest is not cached)."""
@@ -504,6 +711,8 @@ class _SimGenerator(_Generator):
                 continue  # a constant: the same every time the site runs
             if value is not None and isinstance(value.type, IndexType | IntegerType):
                 parts.append(name)
+            elif name in loads:
+                parts.append(f"_dkey({name})")  # its data too: the nest loads it
             else:
                 parts.append(f"_skey({name})")
         return "(" + "".join(p + ", " for p in parts) + ")"
@@ -520,6 +729,7 @@ class _SimGenerator(_Generator):
         iv = self.name(op.body.block.args[0])
         self.line(f"{iv} = {lb} + {i} * {step}")
         self._vnames.add(iv)
+        self._open.append(uid)
         counts: list[str] = []
         ops = list(op.body.block.ops)
         while ops:
@@ -540,13 +750,135 @@ class _SimGenerator(_Generator):
                 self.op(o)
         self.line(f"{c} = {' + '.join(counts) or '0'}")
         self._vguard.pop()
+        self._open.pop()
         return n, c
+
+    # --- the flat iteration space (ragged loops) ---------------------------------------------
+
+    def _flat_loop(self, op: scf.ForOp, parent: int | None) -> int:
+        """A loop of a nest with ragged loops: its iterations in one 1-d array over the
+        iterations of every loop around it, in creation order (docs/batchgen.md)."""
+        uid = self._loops
+        self._loops += 1
+        self._parent[uid] = parent
+        self._depth[uid] = 0 if parent is None else self._depth[parent] + 1
+        lb, ub = (self._expand(self.name(v), parent) for v in (op.lb, op.ub))
+        step = self.name(op.step)
+        m = "1" if parent is None else f"_m{parent}"
+        iv = self.name(op.body.block.args[0])
+        self.line(f"_n{uid} = _trips({lb}, {ub}, {step}, {m})")
+        self.line(f"_m{uid}, _r{uid}, _s{uid}, {iv} = _ragged({lb}, {step}, _n{uid})")
+        self._vnames.add(iv)
+        self._level[iv] = uid
+        self._vguard.append(f"_m{uid}")
+        self._open.append(uid)
+        items: list = []
+        self._items[uid] = items
+        for o in op.body.block.ops:
+            if isinstance(o, scf.ForOp):
+                items.append(("loop", self._flat_loop(o, uid)))
+            elif isinstance(o, tg.TaskOp):
+                self._vtasks.append((o, uid, len(items)))
+                items.append(("task", o))
+            else:
+                self.op(o)
+        self._vguard.pop()
+        self._open.pop()
+        return uid
+
+    def _rmap(self, src: int, dst: int) -> str:
+        """The array mapping each iteration of loop ``dst`` to its iteration of ``src`` (an
+        enclosing loop)."""
+        parent = self._parent[dst]
+        if parent == src:
+            return f"_r{dst}"
+        key = (f"_r{src}", dst)
+        name = self._xcache.get(key)
+        if name is None:
+            name = self._xcache[key] = f"_R{src}_{dst}"
+            self.line(f"{name} = {self._rmap(src, parent)}[_r{dst}]")
+        return name
+
+    def _expand(self, name: str, level: int | None) -> str:
+        """A value of the flat space as an array over the iterations of loop ``level`` (an
+        int stays an int)."""
+        src = self._level.get(name)
+        if src is None or src == level:
+            return name
+        key = (name, level)
+        out = self._xcache.get(key)
+        if out is None:
+            out = self._xcache[key] = f"_x{len(self._xcache)}"
+            self.line(f"{out} = {name}[{self._rmap(src, level)}]")
+            self._vnames.add(out)
+            self._level[out] = level
+        return out
+
+    def _common(self, names: list[str]) -> tuple[int | None, list[str]]:
+        """The innermost level of these values and each of them expanded to it."""
+        levels = [self._level[x] for x in names if x in self._level]
+        if not levels:
+            return None, names
+        level = max(levels, key=self._depth.__getitem__)
+        return level, [self._expand(x, level) for x in names]
+
+    def _flat_positions(self) -> None:
+        """Per loop ``_C`` (tasks per iteration), ``_S`` (per parent iteration, the tasks of
+        all its iterations) and ``_B`` (the position of each iteration's first task), from
+        which each task op's positions follow: the creation order of the per-task code."""
+        loops = range(self._loops)
+        for u in reversed(loops):
+            terms = [str(sum(kind == "task" for kind, _ in self._items[u]))]
+            for kind, x in self._items[u]:
+                if kind == "loop":
+                    self.line(f"_S{x} = _seg(_C{x}, _n{x})")
+                    terms.append(f"_S{x}")
+            self.line(f"_C{u} = {' + '.join(terms)}")
+        for u in loops:
+            parent = self._parent[u]
+            if parent is None:
+                self.line(f"_B{u} = _base(0, _C{u}, _r{u}, _s{u})")
+                continue
+            item = next(
+                i for i, (kind, x) in enumerate(self._items[parent]) if kind == "loop" and x == u
+            )
+            off = self._offset(parent, item)
+            self.line(f"_B{u} = _base(_B{parent} + {off}, _C{u}, _r{u}, _s{u})")
+
+    def _offset(self, uid: int, item: int) -> str:
+        """Within an iteration of loop ``uid``, the tasks created before its ``item``-th
+        body item."""
+        tasks, terms = 0, []
+        for kind, x in self._items[uid][:item]:
+            if kind == "task":
+                tasks += 1
+            else:
+                terms.append(f"_S{x}")
+        return " + ".join([str(tasks), *terms])
+
+    def _flat_task(self, op: tg.TaskOp, uid: int, item: int, single: bool) -> str:
+        """One tg.task op of the flat space as a group: its values over its loop's iterations."""
+        vn = self._vnames
+
+        def val(expr: str) -> str:
+            return self._expand(expr, uid) if expr in vn else expr
+
+        if single:
+            pos = "None"
+        else:
+            pos = f"_np.asarray(_B{uid} + {self._offset(uid, item)})"
+        return self._task_group(op, pos, val)
 
     def _vector_op(self, op: Operation) -> bool:
         """Emit a varying arith op elementwise; False for anything else (emitted as usual)."""
         names = [self.name(x) for x in op.operands]
         if not any(x in self._vnames for x in names):
             return False
+        if isinstance(op, memref.LoadOp):
+            return self._vector_load(op, names[1:])
+        level = None
+        if self._flat:
+            level, names = self._common(names)
         if type(op) in _VBINARY:
             text = _VBINARY[type(op)].format(a=names[0], b=names[1])
         elif isinstance(op, arith.CmpiOp):
@@ -561,6 +893,25 @@ class _SimGenerator(_Generator):
             return False
         result = self.name(op.results[0])
         self.line(f"{result} = {text}")
+        self._vnames.add(result)
+        if level is not None:
+            self._level[result] = level
+        return True
+
+    def _vector_load(self, op: memref.LoadOp, index: list[str]) -> bool:
+        """A load whose index varies: a gather, once per iteration of its loops (where the
+        per-task code loads)."""
+        result, tensor = self.name(op.res), self.name(op.memref)
+        if self._flat:
+            here = self._open[-1]
+            index = [self._expand(x, here) for x in index]
+            self.line(f"{result} = _gather({tensor}, {_tup(index)})")
+            self._level[result] = here
+        else:
+            shape = [1] * self._rank
+            for uid in self._open:
+                shape[uid] = f"_n{uid}"
+            self.line(f"{result} = _gather({tensor}, {_tup(index)}, {_tup(shape)})")
         self._vnames.add(result)
         return True
 
@@ -589,6 +940,11 @@ class _SimGenerator(_Generator):
         else:
             terms = " + ".join(f"_i{uid} * _c{uid} + ({off})" for uid, off in path)
             pos = f"_flat(_np.asarray({terms}), {sh})"
+        return self._task_group(op, pos, val)
+
+    def _task_group(self, op: tg.TaskOp, pos: str, val: Callable[[str], str]) -> str:
+        """A task op's group of ``add_tasks``: ``val`` gives a value's per-task form."""
+        vn = self._vnames
         kernel = op.kernel.root_reference.data
 
         def region(r: SSAValue, access: str) -> str:
@@ -611,11 +967,18 @@ class _SimGenerator(_Generator):
         """``expr`` as a variable (emitted once) unless it is already a name or a literal."""
         if _is_simple(expr):
             return expr
+        level = None
+        if self._flat:  # the values over one loop's iterations: expanded to the innermost
+            level, names = self._common(_IDENT.findall(expr))
+            subst = dict(zip(_IDENT.findall(expr), names))
+            expr = _IDENT.sub(lambda m: subst[m.group()], expr)
         self._temps += 1
         name = f"_t{self._temps}"
         self.line(f"{name} = {expr}")
         if self._vnames and any(x in self._vnames for x in _IDENT.findall(expr)):
             self._vnames.add(name)
+            if level is not None:
+                self._level[name] = level
         return name
 
     def _source_sym(self, value: SSAValue) -> _Sym | None:
@@ -766,7 +1129,14 @@ def _namespace() -> dict[str, Any]:
         "_BR": BatchRegion,
         "_chains": add_chains,
         "_skey": _skey,
+        "_dkey": _dkey,
         "_site_put": _site_put,
+        "_gather": _gather,
+        "_trips": _trips,
+        "_ragged": _ragged,
+        "_seg": _seg,
+        "_base": _base,
+        "_fallback": _fallback,
     }
 
 
