@@ -1,0 +1,414 @@
+"""Batches of data-dependent loop nests (docs/batchgen.md): ``memref.load`` as a gather,
+ragged loops (bounds from loads or from outer induction variables) in a flat iteration space.
+
+Whatever the path, the graph must be the per-task one (nodes, ids, regions, params, coords,
+streams, edges with kinds), a load is evaluated only where the per-task code evaluates it,
+and an error is the per-task code's error (the nest then runs task by task: its fallback).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_sim_batchgen import _context, _run, _shapes, assert_same_graph, compare_program
+from xdsl.parser import Parser
+
+from pto_wsp.dialects.tg import ProgramOp
+from pto_wsp.lowering.cpu import simgen
+from pto_wsp.lowering.cpu.simgen import compile_sim_program
+from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
+from pto_wsp.runtime import bulk_kernels
+from pto_wsp.runtime import graph as graph_module
+from pto_wsp.runtime.graph import GraphBuilder
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.fixture(autouse=True)
+def every_batch(monkeypatch):
+    """Batches of any size take the array path, with the compiled kernels."""
+    monkeypatch.setattr(graph_module, "BATCH_MIN", 1)
+    bulk_kernels.load()
+
+
+def _parse(text: str):
+    ctx = _context()
+    module = Parser(ctx, text).parse_module()
+    with contextlib.redirect_stderr(io.StringIO()):
+        WspToTgPass().apply(ctx, module)
+        CspToTgPass().apply(ctx, module)
+    (program,) = [op for op in module.ops if isinstance(op, ProgramOp)]
+    return module, program
+
+
+def _compare(module, program, bindings, fallbacks: int = 0):
+    """compare_program, checking how many nests fell back to their per-task code."""
+    before = simgen.FALLBACKS
+    g = compare_program(module, program, bindings)
+    assert simgen.FALLBACKS - before == fallbacks
+    return g
+
+
+def _batched_source(program, module) -> str:
+    """The generated code without the per-task fallbacks (what runs when nothing fails)."""
+    source = compile_sim_program(program, module).source
+    out, skip = [], None
+    for line in source.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if skip is not None and indent > skip:
+            continue
+        skip = indent if line.strip().startswith("except Exception:") else None
+        out.append(line)
+    return "\n".join(out)
+
+
+def _csr(rng, rows: int, width: int = 3, experts: int = 8):
+    per_row = rng.integers(0, width + 1, rows)
+    per_row[rng.integers(0, rows)] = 0  # an empty row
+    indptr = np.concatenate([[0], np.cumsum(per_row)])
+    indices = rng.integers(0, experts, int(indptr[-1]))
+    return indptr, indices
+
+
+# ---------------------------------------------------------------------------- the examples
+
+
+def _example(name: str):
+    return _parse((EXAMPLES / name).read_text())
+
+
+def test_moe_takes_the_array_path_and_gives_the_per_task_graph():
+    module, program = _example("moe.mlir")
+    batched = _batched_source(program, module)
+    assert batched.count("_b.add_tasks(") == 1 and "_b.add_task(" not in batched
+    assert "_ragged(" in batched and "_gather(" in batched
+    rng = np.random.default_rng(0)
+    for rows in (1, 5, 23):
+        indptr, indices = _csr(rng, rows)
+        g = _compare(
+            module,
+            program,
+            {"batch_size": rows, "indptr": indptr, "indices": indices},
+        )
+        assert g.num_nodes == len(indices)
+        assert [g.coords[i][1][1] for i in range(g.num_nodes)] == indices.tolist()
+
+
+def test_attention_takes_the_array_path_and_gives_the_per_task_graph():
+    module, program = _example("attention.mlir")
+    batched = _batched_source(program, module)
+    assert batched.count("_b.add_tasks(") == 1 and "_b.add_task(" not in batched
+    rng = np.random.default_rng(1)
+    for batch in (1, 4, 9):
+        seq = rng.integers(0, 300, batch)
+        g = _compare(module, program, {"batch_size": batch, "seq_lens": seq})
+        assert [int(g.args[i][2]) for i in range(g.num_nodes)] == np.repeat(seq, 8).tolist()
+
+
+RAGGED = """
+wsp.kernel @tile(b: index, t: index, q: in memref<16xf32>, k: in memref<64x16xf32>, o: inout memref<16xf32>) unit(cube)
+wsp.kernel @head(b: index, o: inout memref<16xf32>) unit(vector)
+tg.program @ragged(%Q: memref<?x64x16xf32>, %K: memref<?x64x16xf32>, %O: memref<?x8x16xf32>, %lens: memref<?xindex>, %B: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %b = %c0 to %B step %c1 {
+    %n = memref.load %lens[%b] : memref<?xindex>
+    %kv = memref.subview %K[%b, 0, 0] [1, 64, 16] [1, 1, 1] : memref<?x64x16xf32> to memref<64x16xf32, strided<[16, 1], offset: ?>>
+    %o0 = memref.subview %O[%b, 0, 0] [1, 1, 16] [1, 1, 1] : memref<?x8x16xf32> to memref<16xf32, strided<[1], offset: ?>>
+    tg.task @head(%b : index) resources(%o0 : memref<16xf32, strided<[1], offset: ?>>) access(inout) at(b = %b) pool(vector)
+    scf.for %t = %c0 to %n step %c1 {
+      %r = arith.remui %t, %c8 : index
+      %q = memref.subview %Q[%b, %t, 0] [1, 1, 16] [1, 1, 1] : memref<?x64x16xf32> to memref<16xf32, strided<[1], offset: ?>>
+      %o = memref.subview %O[%b, %r, 0] [1, 1, 16] [1, 1, 1] : memref<?x8x16xf32> to memref<16xf32, strided<[1], offset: ?>>
+      tg.task @tile(%b, %t : index, index) resources(%q, %kv, %o : memref<16xf32, strided<[1], offset: ?>>, memref<64x16xf32, strided<[16, 1], offset: ?>>, memref<16xf32, strided<[1], offset: ?>>) access(in, in, inout) at(b = %b, t = %t) pool(cube) stream(%r)
+      tg.task @head(%b : index) resources(%o0 : memref<16xf32, strided<[1], offset: ?>>) access(inout) at(b = %b) pool(vector)
+    }
+    tg.task @head(%b : index) resources(%o0 : memref<16xf32, strided<[1], offset: ?>>) access(inout) at(b = %b) pool(vector)
+  }
+}
+"""
+
+
+def test_a_ragged_nest_with_tasks_at_two_depths_interleaves_as_task_by_task():
+    module, program = _parse(RAGGED)
+    batched = _batched_source(program, module)
+    assert batched.count("_b.add_tasks(") == 1 and "_b.add_task(" not in batched
+    for lens in ([3, 0, 2], [0, 0], [5], [0, 4, 0, 1, 7]):
+        lens = np.array(lens)
+        g = _compare(module, program, {"B": len(lens), "lens": lens})
+        want = []
+        for n in lens:
+            want += ["head"] + ["tile", "head"] * int(n) + ["head"]
+        assert [g.kernel_name(i) for i in range(g.num_nodes)] == want
+        assert g.num_edges or not len(g.args)
+
+
+# ---------------------------------------------------------------------------- random nests
+
+KERNELS = """
+wsp.kernel @k1(a: index, x: inout memref<4xf32>) unit(vector)
+wsp.kernel @k2(a: index, b: index, x: inout memref<4xf32>) unit(vector)
+wsp.kernel @k3(a: index, b: index, c: index, x: inout memref<4xf32>) unit(vector)
+wsp.kernel @k4(a: index, b: index, c: index, d: index, x: inout memref<4xf32>) unit(vector)
+"""
+ARGS = (
+    "%A: memref<?x4xf32>, %lens: memref<?xindex>, %ptr: memref<?xindex>, "
+    "%idx: memref<?xindex>, %n: index"
+)
+ROWS = 6  # lens and ptr rows
+VIEW = "memref<4xf32, strided<[1], offset: ?>>"
+
+
+@st.composite
+def _nest(draw):
+    """A random nest: loops dense, ragged (lens[i]), triangular (0..i, i..4) or CSR
+    (ptr[i]..ptr[i+1], idx[k] as a value), 1-3 levels, tasks at any level (tg text)."""
+    lines: list[str] = []
+    counter = [0]
+
+    def fresh(prefix: str) -> str:
+        counter[0] += 1
+        return f"%{prefix}{counter[0]}"
+
+    def const(value: int) -> str:
+        name = fresh("c")
+        lines.append(f"{name} = arith.constant {value} : index")
+        return name
+
+    def row(value: str) -> str:
+        name = fresh("row")
+        lines.append(f"{name} = arith.remui {value}, {const(ROWS)} : index")
+        return name
+
+    def task(values: list[str]) -> None:
+        values = values[-4:]
+        tile = fresh("s")
+        mix = values[0]
+        for v in values[1:]:
+            name = fresh("m")
+            lines.append(f"{name} = arith.addi {mix}, {v} : index")
+            mix = name
+        lines.append(f"{tile} = arith.remui {mix}, {const(draw(st.integers(1, 5)))} : index")
+        view = fresh("v")
+        lines.append(
+            f"{view} = memref.subview %A[{tile}, 0] [1, 4] [1, 1] : memref<?x4xf32> to {VIEW}"
+        )
+        types = ", ".join(["index"] * len(values))
+        coords = ", ".join(f"x{i} = {v}" for i, v in enumerate(values))
+        lines.append(
+            f"tg.task @k{len(values)}({', '.join(values)} : {types}) resources({view} : "
+            f"{VIEW}) access(inout) at({coords}) pool(vector) stream({tile})"
+        )
+
+    def loop(values: list[str], depth: int) -> None:
+        kind = "dense" if depth == 0 else draw(st.sampled_from(["dense", "ragged", "tri", "csr"]))
+        one = const(1)
+        step = one
+        if kind == "dense":
+            lb, ub = const(draw(st.integers(0, 1))), "%n" if depth == 0 else const(3)
+            step = const(draw(st.integers(1, 2)))
+        elif kind == "ragged":
+            lb, ub = const(0), fresh("len")
+            lines.append(f"{ub} = memref.load %lens[{row(values[-1])}] : memref<?xindex>")
+        elif kind == "tri":
+            if draw(st.booleans()):
+                lb, ub = const(0), values[-1]
+            else:
+                lb, ub = values[-1], const(4)
+        else:
+            r = row(values[0])
+            lb, ub, nxt = fresh("lo"), fresh("hi"), fresh("r")
+            lines.append(f"{lb} = memref.load %ptr[{r}] : memref<?xindex>")
+            lines.append(f"{nxt} = arith.addi {r}, {one} : index")
+            lines.append(f"{ub} = memref.load %ptr[{nxt}] : memref<?xindex>")
+        iv = fresh("i")
+        lines.append(f"scf.for {iv} = {lb} to {ub} step {step} {{")
+        inner = [*values, iv]
+        if kind == "csr":
+            e = fresh("e")
+            lines.append(f"{e} = memref.load %idx[{iv}] : memref<?xindex>")
+            inner.append(e)
+        items = draw(st.lists(st.sampled_from(["task", "loop"]), min_size=1, max_size=3))
+        if depth == 2 or "task" not in items and draw(st.booleans()):
+            items = ["task"]
+        elif depth == 0 and "loop" not in items:
+            items.append("loop")  # the root holds an inner loop: mostly a ragged nest
+        for item in items:
+            if item == "loop" and depth < 2:
+                loop(inner, depth + 1)
+            else:
+                task(inner)
+        lines.append("}")
+
+    loop([], 0)
+    body = "\n    ".join(lines)
+    return f"{KERNELS}\ntg.program @p({ARGS}) {{\n    {body}\n}}\n"
+
+
+def _data(rng):
+    lens = rng.integers(0, 4, ROWS)
+    lens[rng.integers(0, ROWS)] = 0
+    per = rng.integers(0, 4, ROWS)
+    per[rng.integers(0, ROWS)] = 0
+    ptr = np.concatenate([[0], np.cumsum(per)])
+    idx = rng.integers(0, 5, max(int(ptr[-1]), 1))
+    return {"lens": lens, "ptr": ptr, "idx": idx}
+
+
+@settings(max_examples=40, deadline=None)
+@given(_nest(), st.integers(0, 3), st.integers(0, 2**32 - 1))
+def test_random_data_dependent_nests_give_the_per_task_graph(text, n, seed):
+    module, program = _parse(text)
+    batched = _batched_source(program, module)
+    assert "_b.add_task(" not in batched
+    rng = np.random.default_rng(seed)
+    for _ in range(2):
+        _compare(module, program, {"n": n, **_data(rng)})
+
+
+# ---------------------------------------------------------------------------- errors
+
+GATHER = """
+wsp.kernel @k(i: index, e: index, x: in memref<4xf32>) unit(vector)
+tg.program @g(%A: memref<?x4xf32>, %idx: memref<?xindex>, %lens: memref<?xindex>, %n: index, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %m step %c1 {
+      %c2 = arith.constant 2 : index
+      %i2 = arith.muli %i, %c2 : index
+      %k = arith.subi %j, %i2 : index
+      %e = memref.load %idx[%k] : memref<?xindex>
+      %v = memref.subview %A[%j, 0] [1, 4] [1, 1] : memref<?x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+      tg.task @k(%i, %e : index, index) resources(%v : memref<4xf32, strided<[1], offset: ?>>) access(in) at(i = %i) pool(vector)
+    }
+    %len = memref.load %lens[%i] : memref<?xindex>
+    scf.for %t = %c0 to %len step %c1 {
+      %w = memref.subview %A[%t, 0] [1, 4] [1, 1] : memref<?x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+      tg.task @k(%i, %t : index, index) resources(%w : memref<4xf32, strided<[1], offset: ?>>) access(in) at(i = %i) pool(vector)
+    }
+  }
+}
+"""
+
+
+def _outcome(compiled, bindings):
+    """(graph, None) or (None, (error type, message)) of one run."""
+    args = compiled.bind(bindings)
+    builder = GraphBuilder(_shapes(args))
+    try:
+        compiled.function(builder, *args)
+    except Exception as error:  # noqa: BLE001 - the error is what is compared
+        return None, (type(error), str(error))
+    return builder.build(), None
+
+
+def _same_outcome(module, program, bindings) -> tuple | None:
+    """Both generators give the same graph or the same error; the error, if any."""
+    batched = compile_sim_program(program, module, batch=True).compiled
+    plain = compile_sim_program(program, module, batch=False).compiled
+    g1, e1 = _outcome(batched, bindings)
+    g0, e0 = _outcome(plain, bindings)
+    assert e1 == e0
+    if e0 is None:
+        assert_same_graph(g1, g0)
+    return e0
+
+
+@pytest.mark.parametrize(
+    "idx, lens, error",
+    [
+        ([0, 1, 2, 3, 4], [1, 0, 2], None),  # idx[j - 2 i]: -4..2, negative ones wrap
+        ([4, 1, 2, 3, 0], [0, 0, 0], None),
+        ([0, 1, 2], [1, 0, 2], IndexError),  # idx[-4] (i = 2): below -len
+        ([0, 1], [1, 0, 2], IndexError),  # idx[2] (i = 0): out of range
+        ([0, 1, 2, 3, 4], [1, 9], IndexError),  # lens[2] out of range
+        ([0, 1, 2, 3, 4], None, KeyError),  # lens unbound
+        (None, [1, 0, 2], KeyError),  # idx unbound
+        ([0.5, 1, 2, 3, 4], [1, 0, 2], None),  # floats: loaded task by task (int())
+    ],
+)
+def test_gather_errors_are_the_per_task_errors(idx, lens, error):
+    module, program = _parse(GATHER)
+    bindings = {"n": 3, "m": 3}
+    if idx is not None:
+        bindings["idx"] = np.array(idx)
+    if lens is not None:
+        bindings["lens"] = np.array(lens)
+    before = simgen.FALLBACKS
+    got = _same_outcome(module, program, bindings)
+    assert (got and got[0]) == error
+    if error is None and not isinstance(idx[0], float):
+        assert simgen.FALLBACKS == before  # the array path, no fallback
+
+
+def test_loads_under_zero_trips_are_not_evaluated():
+    """Unbound or too short tensors are no error where no load runs; nothing is created and
+    the array path is taken."""
+    module, program = _parse(GATHER)
+    for bindings in (
+        {"n": 0, "m": 3},  # no outer iteration: nothing loaded, nothing bound
+        {"n": 3, "m": 0, "lens": np.zeros(3, int)},  # idx never loaded
+        {"n": 2, "m": 0, "lens": np.array([0, 0, 99])},
+    ):
+        before = simgen.FALLBACKS
+        assert _same_outcome(module, program, bindings) is None
+        assert simgen.FALLBACKS == before
+    batched = compile_sim_program(program, module).compiled
+    args = batched.bind({"n": 0, "m": 3})
+    assert _run(batched.function, args, _shapes(args)).num_nodes == 0
+
+
+def test_an_invariant_load_is_guarded_by_its_loops():
+    text = """
+wsp.kernel @k(i: index, e: index, x: in memref<4xf32>) unit(vector)
+tg.program @g(%A: memref<?x4xf32>, %idx: memref<?xindex>, %n: index, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %m step %c1 {
+      %e = memref.load %idx[%c1] : memref<?xindex>
+      %v = memref.subview %A[%e, 0] [1, 4] [1, 1] : memref<?x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+      tg.task @k(%i, %e : index, index) resources(%v : memref<4xf32, strided<[1], offset: ?>>) access(in) at(i = %i) pool(vector)
+    }
+  }
+}
+"""
+    module, program = _parse(text)
+    assert _same_outcome(module, program, {"n": 2, "m": 0}) is None
+    assert _same_outcome(module, program, {"n": 2, "m": 2})[0] is KeyError
+    assert _same_outcome(module, program, {"n": 2, "m": 2, "idx": np.array([0])})[0] is IndexError
+    assert _same_outcome(module, program, {"n": 2, "m": 2, "idx": np.array([0, 3])}) is None
+
+
+# ---------------------------------------------------------------------------- batch sites
+
+
+def test_a_site_follows_the_loaded_data_changed_in_place():
+    """A nest reading tensor data keeps its result keyed by that data (docs/batchgen.md
+    "Batch sites"): the same arrays changed in place give the new graph."""
+    module, program = _example("moe.mlir")
+    batched = compile_sim_program(program, module, batch=True).compiled
+    plain = compile_sim_program(program, module, batch=False).compiled
+    assert "_dkey(" in batched.source
+    indptr = np.array([0, 2, 2, 5])
+    indices = np.array([1, 3, 0, 2, 7])
+    bindings = {"batch_size": 3, "indptr": indptr, "indices": indices}
+    for change in (None, None, (indices, 0, 6), (indptr, 1, 1), (indices, 4, 6), None):
+        if change is not None:
+            array, i, value = change
+            array[i] = value
+        args = batched.bind(bindings)
+        g1 = _run(batched.function, args, _shapes(args))
+        args = plain.bind(bindings)
+        assert_same_graph(g1, _run(plain.function, args, _shapes(args)))
+    # One entry per distinct data.
+    (site,) = [v for k, v in batched.function.__globals__.items() if k[5:].isdigit()]
+    assert len(site) == 4
