@@ -412,3 +412,22 @@ def test_a_site_follows_the_loaded_data_changed_in_place():
     # One entry per distinct data.
     (site,) = [v for k, v in batched.function.__globals__.items() if k[5:].isdigit()]
     assert len(site) == 4
+
+
+def test_without_sites_the_nest_still_batches_and_falls_back():
+    """tg-materialize's compilation (no batch sites): the same batch, the same fallback."""
+    from pto_wsp.lowering.cpu.pygen import compile_program
+
+    module, program = _parse(RAGGED)
+    compiled = compile_program(program, module, sites=False)
+    assert "_site" not in compiled.source and "_b.add_tasks(*_hit)" in compiled.source
+    plain = compile_sim_program(program, module, batch=False).compiled
+    for lens in (np.array([2, 0, 3]), None):
+        bindings = {"B": 3} if lens is None else {"B": 3, "lens": lens}
+        before = simgen.FALLBACKS
+        g1, e1 = _outcome(compiled, bindings)
+        g0, e0 = _outcome(plain, bindings)
+        assert e1 == e0 and (e0 is None) == (lens is not None)
+        assert simgen.FALLBACKS - before == (lens is None)
+        if e0 is None:
+            assert_same_graph(g1, g0)
