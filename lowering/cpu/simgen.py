@@ -444,9 +444,12 @@ class _SimGenerator(_Generator):
             return depth, True
 
     def _regular(self, root: scf.ForOp, chain: bool = False) -> int:
-        """The number of loops of the nest at ``root`` if it is regular (docs/batchgen.md),
-        else 0: loops with invariant bounds and constant positive steps, index arithmetic,
-        subviews folded onto tensor arguments and tg.task ops — nothing else."""
+        """The number of loops of the nest at ``root`` if it can be batched (docs/batchgen.md),
+        else 0: loops with constant positive steps, index arithmetic, loads of tensor
+        arguments, subviews folded onto tensor arguments and tg.task ops — nothing else.
+        Sets ``_ragged`` (a loop's bounds depend on the nest's induction variables: the flat
+        iteration space) and ``_loads`` (the tensors whose data it loads); ordered chains
+        (``chain``) take neither."""
         varying: set[SSAValue] = set()
         folded: set[SSAValue] = set()
         counts = [0, 0]  # loops, tasks
@@ -563,12 +566,10 @@ class _SimGenerator(_Generator):
         data = ragged or bool(loads)
         fallback = self._per_task_lines(root) if data else []
         before = {k: v.materialized for k, v in self.symviews.items()}
-        kind = (
-            "a nest with ragged loops: a flat iteration space"
-            if ragged
-            else (f"a regular loop nest: {rank} loop(s) as numpy arrays")
-        )
-        self.line(f"# {kind}")
+        if ragged:
+            self.line("# a nest with ragged loops: a flat iteration space")
+        else:
+            self.line(f"# a regular loop nest: {rank} loop(s) as numpy arrays")
         start = len(self.lines)
         self._vtasks = []
         self._vnames = set()
