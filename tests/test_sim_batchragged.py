@@ -111,6 +111,19 @@ def test_attention_takes_the_array_path_and_gives_the_per_task_graph():
         assert [int(g.args[i][2]) for i in range(g.num_nodes)] == np.repeat(seq, 8).tolist()
 
 
+def test_tiered_branches_take_the_array_path_and_give_the_per_task_graph():
+    """examples/tiered.py: scf.if on a loaded length, nested in the else branch."""
+    module, program = _example("tiered.mlir")
+    batched = _batched_source(program, module)
+    assert batched.count("_b.add_tasks(") == 1 and "_b.add_task(" not in batched
+    rng = np.random.default_rng(2)
+    for batch in (1, 6, 17):
+        seq = rng.integers(0, 12000, batch)
+        g = _compare(module, program, {"batch_size": batch, "seq_lens": seq})
+        kinds = np.where(seq <= 2048, "attn_2k", np.where(seq <= 8192, "attn_8k", "attn_32k"))
+        assert [g.kernel_name(i) for i in range(g.num_nodes)] == kinds.tolist()
+
+
 RAGGED = """
 wsp.kernel @tile(b: index, t: index, q: in memref<16xf32>, k: in memref<64x16xf32>, o: inout memref<16xf32>) unit(cube)
 wsp.kernel @head(b: index, o: inout memref<16xf32>) unit(vector)
@@ -169,7 +182,8 @@ VIEW = "memref<4xf32, strided<[1], offset: ?>>"
 @st.composite
 def _nest(draw):
     """A random nest: loops dense, ragged (lens[i]), triangular (0..i, i..4) or CSR
-    (ptr[i]..ptr[i+1], idx[k] as a value), 1-3 levels, tasks at any level (tg text)."""
+    (ptr[i]..ptr[i+1], idx[k] as a value), 1-3 levels, scf.if branches (with or without an
+    else) on the loop values, tasks at any level (tg text)."""
     lines: list[str] = []
     counter = [0]
 
@@ -235,7 +249,7 @@ def _nest(draw):
             e = fresh("e")
             lines.append(f"{e} = memref.load %idx[{iv}] : memref<?xindex>")
             inner.append(e)
-        items = draw(st.lists(st.sampled_from(["task", "loop"]), min_size=1, max_size=3))
+        items = draw(st.lists(st.sampled_from(["task", "loop", "if"]), min_size=1, max_size=3))
         if depth == 2 or "task" not in items and draw(st.booleans()):
             items = ["task"]
         elif depth == 0 and "loop" not in items:
@@ -243,8 +257,26 @@ def _nest(draw):
         for item in items:
             if item == "loop" and depth < 2:
                 loop(inner, depth + 1)
+            elif item == "if":
+                branch(inner, depth)
             else:
                 task(inner)
+        lines.append("}")
+
+    def branch(values: list[str], depth: int) -> None:
+        cond = fresh("q")
+        pred = draw(st.sampled_from(["slt", "eq", "uge"]))
+        lines.append(
+            f"{cond} = arith.cmpi {pred}, {values[-1]}, {const(draw(st.integers(0, 3)))} : index"
+        )
+        lines.append(f"scf.if {cond} {{")
+        if depth < 2 and draw(st.booleans()):
+            loop(values, depth + 1)
+        else:
+            task(values)
+        if draw(st.booleans()):
+            lines.append("} else {")
+            task(values[:-1] or values)
         lines.append("}")
 
     loop([], 0)

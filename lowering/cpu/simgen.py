@@ -158,6 +158,12 @@ def _ragged(lb, step: int, n: np.ndarray) -> tuple:
     return m, rep, starts, lb + step * local
 
 
+def _when(cond, m: int) -> np.ndarray:
+    """Per iteration of the enclosing loop (m of them) 1 where ``cond`` holds, else 0: the
+    trip count of an ``scf.if`` branch."""
+    return np.broadcast_to(np.asarray(cond) != 0, (m,)).astype(np.int64)
+
+
 def _seg(c, n: np.ndarray):
     """Per parent iteration the sum of ``c`` (tasks per iteration of a loop: an int or an
     array) over its iterations, ``n`` of them per parent, contiguous."""
@@ -480,6 +486,16 @@ class _SimGenerator(_Generator):
                     if o.operands:
                         return False
                     continue
+                if isinstance(o, scf.IfOp):
+                    # A branch: a loop of 0 or 1 trips per iteration (the flat space).
+                    if chain or o.results:
+                        return False
+                    self._ragged = True
+                    if not walk(o.true_region.block):
+                        return False
+                    if o.false_region.blocks and not walk(o.false_region.block):
+                        return False
+                    continue
                 if chain and isinstance(o, tg.OrderPointOp | tg.YieldOp):
                     continue  # the chain's shape is _chain_shape's
                 if chain and isinstance(o, tg.OrderedOp):
@@ -501,7 +517,9 @@ class _SimGenerator(_Generator):
                             return False
                 elif isinstance(o, arith.CmpiOp):
                     if not all(
-                        isinstance(u.operation, arith.SelectOp) and u.index == 0
+                        isinstance(u.operation, arith.SelectOp)
+                        and u.index == 0
+                        or isinstance(u.operation, scf.IfOp)
                         for u in o.result.uses
                     ):
                         return False
@@ -771,13 +789,21 @@ class _SimGenerator(_Generator):
         self.line(f"_m{uid}, _r{uid}, _s{uid}, {iv} = _ragged({lb}, {step}, _n{uid})")
         self._vnames.add(iv)
         self._level[iv] = uid
+        self._flat_body(op.body.block, uid)
+        return uid
+
+    def _flat_body(self, block, uid: int) -> None:
+        """The ops of a loop's (or a branch's) body: tasks, inner loops and branches as its
+        items, the rest emitted (elementwise over the loop's iterations when varying)."""
         self._vguard.append(f"_m{uid}")
         self._open.append(uid)
         items: list = []
         self._items[uid] = items
-        for o in op.body.block.ops:
+        for o in block.ops:
             if isinstance(o, scf.ForOp):
                 items.append(("loop", self._flat_loop(o, uid)))
+            elif isinstance(o, scf.IfOp):
+                items.extend(("loop", u) for u in self._flat_if(o, uid))
             elif isinstance(o, tg.TaskOp):
                 self._vtasks.append((o, uid, len(items)))
                 items.append(("task", o))
@@ -785,7 +811,25 @@ class _SimGenerator(_Generator):
                 self.op(o)
         self._vguard.pop()
         self._open.pop()
-        return uid
+
+    def _flat_if(self, op: scf.IfOp, parent: int) -> list[int]:
+        """An ``scf.if`` of the flat space: each branch a loop of one trip where it is taken
+        (the condition, or its negation for the else branch) and none elsewhere."""
+        cond = self._expand(self.name(op.cond), parent)
+        branches = [(op.true_region.block, "")]
+        if op.false_region.blocks and len(op.false_region.block.ops) > 1:
+            branches.append((op.false_region.block, "1 - "))
+        out = []
+        for block, neg in branches:
+            uid = self._loops
+            self._loops += 1
+            self._parent[uid] = parent
+            self._depth[uid] = self._depth[parent] + 1
+            self.line(f"_n{uid} = {neg}_when({cond}, _m{parent})")
+            self.line(f"_m{uid}, _r{uid}, _s{uid}, _ = _ragged(0, 1, _n{uid})")
+            self._flat_body(block, uid)
+            out.append(uid)
+        return out
 
     def _rmap(self, src: int, dst: int) -> str:
         """The array mapping each iteration of loop ``dst`` to its iteration of ``src`` (an
@@ -1136,6 +1180,7 @@ def _namespace() -> dict[str, Any]:
         "_trips": _trips,
         "_ragged": _ragged,
         "_seg": _seg,
+        "_when": _when,
         "_base": _base,
         "_fallback": _fallback,
     }
