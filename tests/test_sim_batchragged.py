@@ -463,3 +463,24 @@ def test_without_sites_the_nest_still_batches_and_falls_back():
         assert simgen.FALLBACKS - before == (lens is None)
         if e0 is None:
             assert_same_graph(g1, g0)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8, np.uint64, np.bool_])
+def test_a_gather_is_the_per_task_load(dtype):
+    """_gather = Tensor.load per entry (int(data[i])), negative indices wrapping; data it
+    does not take as int64 (floats, a uint64 above 2^63) raises: the nest falls back."""
+    from pto_wsp.lowering.cpu.pygen import Tensor
+
+    data = np.array([[3, 0, 1], [2, 1, 0]]).astype(dtype)
+    t = Tensor("t", data.shape, data)
+    i = np.array([[0], [1], [-1]])
+    j = np.array([[0, 2, -3]])
+    got = simgen._gather(t, (i, j))
+    assert got.dtype == np.int64 and got.shape == (3, 3)
+    want = [[t.load(int(a), int(b)) for b in j[0]] for a in i[:, 0]]
+    assert got.tolist() == want
+    assert simgen._gather(t, (i[:1], j), (3, 3)).tolist() == [want[0]] * 3  # broadcast
+    assert simgen._gather(Tensor("u", (2,)), (np.zeros(0, int),)).shape == (0,)  # no read
+    for bad in (np.array([0.5, 1.0]), np.array([1, 2**63 + 1], np.uint64)):
+        with pytest.raises(TypeError):
+            simgen._gather(Tensor("f", (2,), bad), (np.array([0, 1]),))
