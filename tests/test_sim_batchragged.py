@@ -63,7 +63,7 @@ def _batched_source(program, module) -> str:
         indent = len(line) - len(line.lstrip())
         if skip is not None and indent > skip:
             continue
-        skip = indent if line.strip().startswith("except Exception:") else None
+        skip = indent if line.strip().startswith("except Exception") else None
         out.append(line)
     return "\n".join(out)
 
@@ -101,14 +101,20 @@ def test_moe_takes_the_array_path_and_gives_the_per_task_graph():
 
 
 def test_attention_takes_the_array_path_and_gives_the_per_task_graph():
+    """seq_lens[b] is a parameter and K's and V's size: one batch when the lengths are equal;
+    when they differ, the nest splits (the builder would infer a batch of varying sizes task
+    by task): b task by task, each b's heads one batch."""
     module, program = _example("attention.mlir")
     batched = _batched_source(program, module)
     assert batched.count("_b.add_tasks(") == 1 and "_b.add_task(" not in batched
+    assert "_split(" in batched
     rng = np.random.default_rng(1)
     for batch in (1, 4, 9):
-        seq = rng.integers(0, 300, batch)
-        g = _compare(module, program, {"batch_size": batch, "seq_lens": seq})
-        assert [int(g.args[i][2]) for i in range(g.num_nodes)] == np.repeat(seq, 8).tolist()
+        for seq in (np.full(batch, 200), rng.integers(0, 300, batch)):
+            splits = simgen.SPLITS
+            g = _compare(module, program, {"batch_size": batch, "seq_lens": seq})
+            assert simgen.SPLITS - splits == (len(set(seq.tolist())) > 1)
+            assert [int(g.args[i][2]) for i in range(g.num_nodes)] == np.repeat(seq, 8).tolist()
 
 
 def test_tiered_branches_take_the_array_path_and_give_the_per_task_graph():
@@ -245,8 +251,8 @@ def _nest(draw):
         iv = fresh("i")
         lines.append(f"scf.for {iv} = {lb} to {ub} step {step} {{")
         inner = [*values, iv]
-        if kind == "csr":
-            e = fresh("e")
+        if kind == "csr" or kind == "dense" and draw(st.booleans()):
+            e = fresh("e")  # idx[k] (CSR), or a gather in a dense loop (iv < 8)
             lines.append(f"{e} = memref.load %idx[{iv}] : memref<?xindex>")
             inner.append(e)
         items = draw(st.lists(st.sampled_from(["task", "loop", "if"]), min_size=1, max_size=3))
@@ -290,7 +296,7 @@ def _data(rng):
     per = rng.integers(0, 4, ROWS)
     per[rng.integers(0, ROWS)] = 0
     ptr = np.concatenate([[0], np.cumsum(per)])
-    idx = rng.integers(0, 5, max(int(ptr[-1]), 1))
+    idx = rng.integers(0, 5, max(int(ptr[-1]), 8))
     return {"lens": lens, "ptr": ptr, "idx": idx}
 
 
@@ -442,7 +448,8 @@ def test_a_site_follows_the_loaded_data_changed_in_place():
         args = plain.bind(bindings)
         assert_same_graph(g1, _run(plain.function, args, _shapes(args)))
     # One entry per distinct data.
-    (site,) = [v for k, v in batched.function.__globals__.items() if k[5:].isdigit()]
+    sites = {k: v for k, v in batched.function.__globals__.items() if k[5:].isdigit()}
+    site = sites[max(sites, key=lambda k: int(k[5:]))]  # the nest's (its fallback's come first)
     assert len(site) == 4
 
 
@@ -452,7 +459,7 @@ def test_without_sites_the_nest_still_batches_and_falls_back():
 
     module, program = _parse(RAGGED)
     compiled = compile_program(program, module, sites=False)
-    assert "_site" not in compiled.source and "_b.add_tasks(*_hit)" in compiled.source
+    assert "_site" not in compiled.source and "_b.add_tasks(*_hit" in compiled.source
     plain = compile_sim_program(program, module, batch=False).compiled
     for lens in (np.array([2, 0, 3]), None):
         bindings = {"B": 3} if lens is None else {"B": 3, "lens": lens}
@@ -484,3 +491,21 @@ def test_a_gather_is_the_per_task_load(dtype):
     for bad in (np.array([0.5, 1.0]), np.array([1, 2**63 + 1], np.uint64)):
         with pytest.raises(TypeError):
             simgen._gather(Tensor("f", (2,), bad), (np.array([0, 1]),))
+
+
+def test_a_nest_whose_region_sizes_vary_splits_into_its_inner_batches():
+    """K[b, 0:lens[b]] read by every tile of row b: sizes differ between rows, not within
+    one: the rows run task by task and each row's tiles are one batch (no error fallback)."""
+    text = (
+        RAGGED.replace("k: in memref<64x16xf32>", "k: in memref<?x16xf32>")
+        .replace("[1, 64, 16] [1, 1, 1]", "[1, %n, 16] [1, 1, 1]")
+        .replace("memref<64x16xf32, strided", "memref<?x16xf32, strided")
+    )
+    module, program = _parse(text)
+    source = compile_sim_program(program, module).source
+    assert "_split(" in source and source.count("_b.add_tasks(") == 2  # the nest, a row
+    for lens, split in (([3, 0, 2], True), ([2, 2], False), ([0, 0], False), ([5], False)):
+        before, splits = simgen.FALLBACKS, simgen.SPLITS
+        _compare(module, program, {"B": len(lens), "lens": np.array(lens)})
+        assert simgen.FALLBACKS == before
+        assert simgen.SPLITS - splits == split

@@ -189,14 +189,34 @@ def _base(pb, c, rep: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return pb + within
 
 
-#: How many times a nest's batch failed and the nest ran task by task instead (an error the
-#: per-task code raises, or data it loads one by one); the tests check it stays put.
+#: How many times a data nest's batch failed and the nest ran its per-task code instead (an
+#: error the per-task code raises, or data it loads one by one); the tests check it stays put.
 FALLBACKS = 0
+#: How many times a data nest ran its per-task code because a region's sizes varied across
+#: the batch (``_split``).
+SPLITS = 0
 
 
-def _fallback() -> None:
-    global FALLBACKS
-    FALLBACKS += 1
+class _Split(Exception):
+    """A data nest's batch would hold regions whose sizes vary per task: its per-task code
+    (with its inner nests batched) serves the builder better."""
+
+
+def _split(*values: Any) -> None:
+    """Raise ``_Split`` unless each of these per-task sizes/strides (ints or arrays) is the
+    same for every task: ``add_tasks`` infers the edges of a batch whose region sizes vary
+    task by task, so the nest's inner nests (whose sizes may be uniform) batch instead."""
+    for v in values:
+        if v.__class__ is np.ndarray and v.size and not (v == v.flat[0]).all():
+            raise _Split
+
+
+def _fallback(error: BaseException) -> None:
+    global FALLBACKS, SPLITS
+    if error.__class__ is _Split:
+        SPLITS += 1
+    else:
+        FALLBACKS += 1
 
 
 class _NoKey:
@@ -338,6 +358,8 @@ class _SimGenerator(_Generator):
         self._level: dict[str, int] = {}
         self._xcache: dict[tuple[str, int | None], str] = {}
         self._open: list[int] = []  # the loops being emitted, outermost first
+        self._vsizes: list[str] = []  # region sizes/strides varying per task (``_split``)
+        self._nests = 0  # data nests emitted (their names: ``_hit3``)
         # What _regular found in the nest: ragged loops, the tensors it loads.
         self._ragged = False
         self._loads: set[str] = set()
@@ -596,6 +618,7 @@ class _SimGenerator(_Generator):
         self._voutside = False
         self._flat = ragged
         self._open = []
+        self._vsizes = []
         try:
             if ragged:
                 self._parent, self._depth, self._items = {}, {}, {}
@@ -620,6 +643,8 @@ class _SimGenerator(_Generator):
                     call, args = "_chains(_b, ", f"{count}, _n{depth}, {scoped}"
                 else:
                     call, args = "_b.add_tasks(", f"{n} * {c}"
+            if data and self._vsizes:
+                self.line(f"_split({', '.join(dict.fromkeys(self._vsizes))})")
             body = self.lines[start:]
             del self.lines[start:]
             key = None
@@ -642,32 +667,36 @@ class _SimGenerator(_Generator):
         self, body: list[str], groups: list[str], call: str, args: str, key, fallback: list
     ) -> None:
         """The nest's code (``body``: its arrays) around its call, with a batch site when
-        ``key``, and with the per-task ``fallback`` of a data nest."""
+        ``key``, and with the per-task ``fallback`` of a data nest (whose inner nests have
+        sites of their own: a data nest's names are its own, ``_hit3``)."""
         pad = "    "
+        hit, kv = "_hit", "_key"
+        if fallback:
+            self._nests += 1
+            hit, kv = f"_hit{self._nests}", f"_key{self._nests}"
+        caught = "except Exception as _e:  # the per-task code raises, or not, as it would"
         if key is not None:
             site = f"_site{len(self.sites)}"
             self.sites.append(site)
-            self.line(f"_key = {key}")
-            self.line(f"_hit = {site}.get(_key)")
-            self.line("if _hit is None:")
+            self.line(f"{kv} = {key}")
+            self.line(f"{hit} = {site}.get({kv})")
+            self.line(f"if {hit} is None:")
             inner = pad * 2 if fallback else pad
             if fallback:
                 self.line(pad + "try:")
             self.lines.extend(inner + x for x in body)
-            self.line(f"{inner}_hit = _site_put({site}, _key, {args}, [")
+            self.line(f"{inner}{hit} = _site_put({site}, {kv}, {args}, [")
             for g in groups:
                 self.line(f"{inner}    {g},")
             self.line(f"{inner}])")
             if fallback:
-                self.line(
-                    pad + "except Exception:  # the per-task code raises, or not, as it would"
-                )
-                self.line(pad * 2 + "_fallback()")
+                self.line(pad + caught)
+                self.line(pad * 2 + "_fallback(_e)")
                 self.lines.extend(pad * 2 + x for x in fallback)
-                self.line("if _hit is not None:")
-                self.line(f"    {call}*_hit)")
+                self.line(f"if {hit} is not None:")
+                self.line(f"    {call}*{hit})")
             else:
-                self.line(f"{call}*_hit)")
+                self.line(f"{call}*{hit})")
             return
         if not fallback:
             self.lines.extend(body)
@@ -678,26 +707,28 @@ class _SimGenerator(_Generator):
             return
         self.line("try:")
         self.lines.extend(pad + x for x in body)
-        self.line(f"    _hit = ({args}, [")
+        self.line(f"    {hit} = ({args}, [")
         for g in groups:
             self.line(f"        {g},")
         self.line("    ])")
-        self.line("except Exception:  # the per-task code raises, or not, as it would")
-        self.line("    _fallback()")
+        self.line(caught)
+        self.line("    _fallback(_e)")
         self.lines.extend(pad + x for x in fallback)
         self.line("else:")
-        self.line(f"    {call}*_hit)")
+        self.line(f"    {call}*{hit})")
 
     def _per_task_lines(self, root: scf.ForOp) -> list[str]:
-        """The nest's per-task code (nothing batched in it), not emitted: the lines."""
-        lines, batch = self.lines, self.batch
+        """The nest's per-task code, not emitted: the lines. Its root loop runs task by task;
+        inner nests are batched on their own (with their own fallbacks), as they would be if
+        the nest were not: a batch that succeeds raises nothing the per-task code would."""
+        lines = self.lines
         before = {k: v.materialized for k, v in self.symviews.items()}
-        self.lines, self.batch = [], False
+        self.lines = []
         try:
             _Generator.for_loop(self, root)
             return self.lines
         finally:
-            self.lines, self.batch = lines, batch
+            self.lines = lines
             for k, v in before.items():
                 self.symviews[k].materialized = v
 
@@ -953,7 +984,7 @@ class _SimGenerator(_Generator):
             self.line(f"{result} = _gather({tensor}, {_tup(index)})")
             self._level[result] = here
         else:
-            shape = [1] * self._rank
+            shape = ["1"] * self._rank
             for uid in self._open:
                 shape[uid] = f"_n{uid}"
             self.line(f"{result} = _gather({tensor}, {_tup(index)}, {_tup(shape)})")
@@ -997,6 +1028,7 @@ class _SimGenerator(_Generator):
             parts = [] if sym is None else [*sym.offsets, *sym.sizes, *sym.strides]
             if sym is not None and "?" not in sym.sizes and any(x in vn for x in parts):
                 unit = all(x == "1" for x in sym.strides)
+                self._vsizes.extend(val(x) for x in (*sym.sizes, *sym.strides) if x in vn)
                 return (
                     f"_BR({sym.tensor!r}, {_tup(val(x) for x in sym.offsets)}, "
                     f"{_tup(val(x) for x in sym.sizes)}, {_tup(val(x) for x in sym.strides)}, "
@@ -1183,6 +1215,7 @@ def _namespace() -> dict[str, Any]:
         "_when": _when,
         "_base": _base,
         "_fallback": _fallback,
+        "_split": _split,
     }
 
 
