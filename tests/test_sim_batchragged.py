@@ -101,19 +101,14 @@ def test_moe_takes_the_array_path_and_gives_the_per_task_graph():
 
 
 def test_attention_takes_the_array_path_and_gives_the_per_task_graph():
-    """seq_lens[b] is a parameter and K's and V's size: one batch when the lengths are equal;
-    when they differ, the nest splits (the builder would infer a batch of varying sizes task
-    by task): b task by task, each b's heads one batch."""
+    """seq_lens[b] is a parameter and K's and V's size (a size array in one batch)."""
     module, program = _example("attention.mlir")
     batched = _batched_source(program, module)
     assert batched.count("_b.add_tasks(") == 1 and "_b.add_task(" not in batched
-    assert "_split(" in batched
     rng = np.random.default_rng(1)
     for batch in (1, 4, 9):
         for seq in (np.full(batch, 200), rng.integers(0, 300, batch)):
-            splits = simgen.SPLITS
             g = _compare(module, program, {"batch_size": batch, "seq_lens": seq})
-            assert simgen.SPLITS - splits == (len(set(seq.tolist())) > 1)
             assert [int(g.args[i][2]) for i in range(g.num_nodes)] == np.repeat(seq, 8).tolist()
 
 
@@ -448,8 +443,7 @@ def test_a_site_follows_the_loaded_data_changed_in_place():
         args = plain.bind(bindings)
         assert_same_graph(g1, _run(plain.function, args, _shapes(args)))
     # One entry per distinct data.
-    sites = {k: v for k, v in batched.function.__globals__.items() if k[5:].isdigit()}
-    site = sites[max(sites, key=lambda k: int(k[5:]))]  # the nest's (its fallback's come first)
+    (site,) = [v for k, v in batched.function.__globals__.items() if k[5:].isdigit()]
     assert len(site) == 4
 
 
@@ -493,19 +487,18 @@ def test_a_gather_is_the_per_task_load(dtype):
             simgen._gather(Tensor("f", (2,), bad), (np.array([0, 1]),))
 
 
-def test_a_nest_whose_region_sizes_vary_splits_into_its_inner_batches():
-    """K[b, 0:lens[b]] read by every tile of row b: sizes differ between rows, not within
-    one: the rows run task by task and each row's tiles are one batch (no error fallback)."""
+def test_a_ragged_nest_whose_region_sizes_vary_is_one_batch():
+    """K[b, 0:lens[b]] read by every tile of row b: one batch with a size array, no
+    fallback, the per-task graph."""
     text = (
         RAGGED.replace("k: in memref<64x16xf32>", "k: in memref<?x16xf32>")
         .replace("[1, 64, 16] [1, 1, 1]", "[1, %n, 16] [1, 1, 1]")
         .replace("memref<64x16xf32, strided", "memref<?x16xf32, strided")
     )
     module, program = _parse(text)
-    source = compile_sim_program(program, module).source
-    assert "_split(" in source and source.count("_b.add_tasks(") == 2  # the nest, a row
-    for lens, split in (([3, 0, 2], True), ([2, 2], False), ([0, 0], False), ([5], False)):
-        before, splits = simgen.FALLBACKS, simgen.SPLITS
-        _compare(module, program, {"B": len(lens), "lens": np.array(lens)})
-        assert simgen.FALLBACKS == before
-        assert simgen.SPLITS - splits == split
+    batched = _batched_source(program, module)
+    assert batched.count("_b.add_tasks(") == 1 and "_b.add_task(" not in batched
+    for lens in ([3, 0, 2], [2, 2], [0, 0], [5]):
+        g = _compare(module, program, {"B": len(lens), "lens": np.array(lens)})
+        sizes = [r.sizes[1] for i in range(g.num_nodes) for r in g.regions[i] if r.tensor == "K"]
+        assert sizes == [n for n in lens for _ in range(n)]

@@ -192,31 +192,11 @@ def _base(pb, c, rep: np.ndarray, starts: np.ndarray) -> np.ndarray:
 #: How many times a data nest's batch failed and the nest ran its per-task code instead (an
 #: error the per-task code raises, or data it loads one by one); the tests check it stays put.
 FALLBACKS = 0
-#: How many times a data nest ran its per-task code because a region's sizes varied across
-#: the batch (``_split``).
-SPLITS = 0
 
 
-class _Split(Exception):
-    """A data nest's batch would hold regions whose sizes vary per task: its per-task code
-    (with its inner nests batched) serves the builder better."""
-
-
-def _split(*values: Any) -> None:
-    """Raise ``_Split`` unless each of these per-task sizes/strides (ints or arrays) is the
-    same for every task: ``add_tasks`` infers the edges of a batch whose region sizes vary
-    task by task, so the nest's inner nests (whose sizes may be uniform) batch instead."""
-    for v in values:
-        if v.__class__ is np.ndarray and v.size and not (v == v.flat[0]).all():
-            raise _Split
-
-
-def _fallback(error: BaseException) -> None:
-    global FALLBACKS, SPLITS
-    if error.__class__ is _Split:
-        SPLITS += 1
-    else:
-        FALLBACKS += 1
+def _fallback() -> None:
+    global FALLBACKS
+    FALLBACKS += 1
 
 
 class _NoKey:
@@ -358,7 +338,6 @@ class _SimGenerator(_Generator):
         self._level: dict[str, int] = {}
         self._xcache: dict[tuple[str, int | None], str] = {}
         self._open: list[int] = []  # the loops being emitted, outermost first
-        self._vsizes: list[str] = []  # region sizes/strides varying per task (``_split``)
         self._nests = 0  # data nests emitted (their names: ``_hit3``)
         # What _regular found in the nest: ragged loops, the tensors it loads.
         self._ragged = False
@@ -618,7 +597,6 @@ class _SimGenerator(_Generator):
         self._voutside = False
         self._flat = ragged
         self._open = []
-        self._vsizes = []
         try:
             if ragged:
                 self._parent, self._depth, self._items = {}, {}, {}
@@ -643,8 +621,6 @@ class _SimGenerator(_Generator):
                     call, args = "_chains(_b, ", f"{count}, _n{depth}, {scoped}"
                 else:
                     call, args = "_b.add_tasks(", f"{n} * {c}"
-            if data and self._vsizes:
-                self.line(f"_split({', '.join(dict.fromkeys(self._vsizes))})")
             body = self.lines[start:]
             del self.lines[start:]
             key = None
@@ -667,14 +643,14 @@ class _SimGenerator(_Generator):
         self, body: list[str], groups: list[str], call: str, args: str, key, fallback: list
     ) -> None:
         """The nest's code (``body``: its arrays) around its call, with a batch site when
-        ``key``, and with the per-task ``fallback`` of a data nest (whose inner nests have
-        sites of their own: a data nest's names are its own, ``_hit3``)."""
+        ``key``, and with the per-task ``fallback`` of a data nest (a data nest's names are
+        its own, ``_hit3``)."""
         pad = "    "
         hit, kv = "_hit", "_key"
         if fallback:
             self._nests += 1
             hit, kv = f"_hit{self._nests}", f"_key{self._nests}"
-        caught = "except Exception as _e:  # the per-task code raises, or not, as it would"
+        caught = "except Exception:  # the per-task code raises, or not, as it would"
         if key is not None:
             site = f"_site{len(self.sites)}"
             self.sites.append(site)
@@ -691,7 +667,7 @@ class _SimGenerator(_Generator):
             self.line(f"{inner}])")
             if fallback:
                 self.line(pad + caught)
-                self.line(pad * 2 + "_fallback(_e)")
+                self.line(pad * 2 + "_fallback()")
                 self.lines.extend(pad * 2 + x for x in fallback)
                 self.line(f"if {hit} is not None:")
                 self.line(f"    {call}*{hit})")
@@ -712,23 +688,21 @@ class _SimGenerator(_Generator):
             self.line(f"        {g},")
         self.line("    ])")
         self.line(caught)
-        self.line("    _fallback(_e)")
+        self.line("    _fallback()")
         self.lines.extend(pad + x for x in fallback)
         self.line("else:")
         self.line(f"    {call}*{hit})")
 
     def _per_task_lines(self, root: scf.ForOp) -> list[str]:
-        """The nest's per-task code, not emitted: the lines. Its root loop runs task by task;
-        inner nests are batched on their own (with their own fallbacks), as they would be if
-        the nest were not: a batch that succeeds raises nothing the per-task code would."""
-        lines = self.lines
+        """The nest's per-task code (nothing batched in it), not emitted: the lines."""
+        lines, batch = self.lines, self.batch
         before = {k: v.materialized for k, v in self.symviews.items()}
-        self.lines = []
+        self.lines, self.batch = [], False
         try:
             _Generator.for_loop(self, root)
             return self.lines
         finally:
-            self.lines = lines
+            self.lines, self.batch = lines, batch
             for k, v in before.items():
                 self.symviews[k].materialized = v
 
@@ -1028,7 +1002,6 @@ class _SimGenerator(_Generator):
             parts = [] if sym is None else [*sym.offsets, *sym.sizes, *sym.strides]
             if sym is not None and "?" not in sym.sizes and any(x in vn for x in parts):
                 unit = all(x == "1" for x in sym.strides)
-                self._vsizes.extend(val(x) for x in (*sym.sizes, *sym.strides) if x in vn)
                 return (
                     f"_BR({sym.tensor!r}, {_tup(val(x) for x in sym.offsets)}, "
                     f"{_tup(val(x) for x in sym.sizes)}, {_tup(val(x) for x in sym.strides)}, "
@@ -1215,7 +1188,6 @@ def _namespace() -> dict[str, Any]:
         "_when": _when,
         "_base": _base,
         "_fallback": _fallback,
-        "_split": _split,
     }
 
 
