@@ -83,10 +83,17 @@ def _example(name: str):
     return _parse((EXAMPLES / name).read_text())
 
 
-def test_moe_takes_the_array_path_and_gives_the_per_task_graph():
-    module, program = _example("moe.mlir")
+def _one_batch(name):
+    """The example's program, its module and batched source: one add_tasks call, no task
+    created one by one."""
+    module, program = _example(name)
     batched = _batched_source(program, module)
     assert batched.count("_b.add_tasks(") == 1 and "_b.add_task(" not in batched
+    return module, program, batched
+
+
+def test_moe_takes_the_array_path_and_gives_the_per_task_graph():
+    module, program, batched = _one_batch("moe.mlir")
     assert "_ragged(" in batched and "_gather(" in batched
     rng = np.random.default_rng(0)
     for rows in (1, 5, 23):
@@ -102,9 +109,7 @@ def test_moe_takes_the_array_path_and_gives_the_per_task_graph():
 
 def test_attention_takes_the_array_path_and_gives_the_per_task_graph():
     """seq_lens[b] is a parameter and K's and V's size (a size array in one batch)."""
-    module, program = _example("attention.mlir")
-    batched = _batched_source(program, module)
-    assert batched.count("_b.add_tasks(") == 1 and "_b.add_task(" not in batched
+    module, program, _ = _one_batch("attention.mlir")
     rng = np.random.default_rng(1)
     for batch in (1, 4, 9):
         for seq in (np.full(batch, 200), rng.integers(0, 300, batch)):
@@ -114,9 +119,7 @@ def test_attention_takes_the_array_path_and_gives_the_per_task_graph():
 
 def test_tiered_branches_take_the_array_path_and_give_the_per_task_graph():
     """examples/tiered.py: scf.if on a loaded length, nested in the else branch."""
-    module, program = _example("tiered.mlir")
-    batched = _batched_source(program, module)
-    assert batched.count("_b.add_tasks(") == 1 and "_b.add_task(" not in batched
+    module, program, _ = _one_batch("tiered.mlir")
     rng = np.random.default_rng(2)
     for batch in (1, 6, 17):
         seq = rng.integers(0, 12000, batch)
