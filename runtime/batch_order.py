@@ -23,10 +23,10 @@ Its structural edges, by the barrier rule (runtime/graph.py module doc), which
 every chain's first task follows the current frontier (through the one barrier ``add_tasks``
 makes first when the frontier has several nodes — the first task would have made it), each
 later task follows the one before it (one task per iteration: no barrier inside, ids stay
-contiguous),
-and the scope's group receives each chain's last task (scoped: on exit; bare: the chain's
-last ordering point makes it the frontier). Data edges are the batch's own (``add_tasks``),
-except for pairs already joined by a structural edge (the first reason wins).
+contiguous), and the scope's group receives each chain's last task (scoped: on exit; bare:
+the chain's last ordering point makes it the frontier). Data edges are the batch's own
+(``add_tasks``), except for pairs already joined by a structural edge (the first reason
+wins).
 """
 
 from __future__ import annotations
