@@ -167,10 +167,12 @@ _MISSING = object()
 _KEY_ARRAYS: dict[tuple, tuple] = {}
 
 
-def classify(n: int, groups: Sequence[Sequence]) -> dict | None:
+def classify(n: int, groups: Sequence[Sequence], skip: frozenset = frozenset()) -> dict | None:
     """A batch's accesses per tensor (``_TensorPlan``), from its groups alone; None when the
     array rule cannot take them (sizes or strides varying per task, offsets off one tiling,
-    a tensor's accesses on several tilings)."""
+    a tensor's accesses on several tilings). Accesses to the tensors of ``skip`` (declared
+    read-only: ``GraphBuilder.read_only``) are left out — whatever their geometry — and a
+    region writing one raises ``ValueError``."""
     per: dict[Any, list] = {}
     # Per (offset array, tile width): its cells, their range, and whether one residue.
     seen: dict[tuple[int, int], tuple] = {}
@@ -180,6 +182,10 @@ def classify(n: int, groups: Sequence[Sequence]) -> dict | None:
         if not m:
             continue
         for ri, r in enumerate(group[3]):
+            if skip and r.tensor in skip:
+                if r.access != "in":
+                    raise ValueError(read_only_error(f"kernel {group[0]!r}", r))
+                continue
             sizes, strides = _uniform(r.sizes), _uniform(r.strides)
             if sizes is None or strides is None:
                 return None
@@ -213,6 +219,15 @@ def classify(n: int, groups: Sequence[Sequence]) -> dict | None:
             return None
         out[tensor] = _TensorPlan(key, accesses)
     return out
+
+
+def read_only_error(who: str, region: Any) -> str:
+    """The error of a region writing a tensor declared read-only (``GraphBuilder.read_only``)."""
+    return (
+        f"{who}: {region.access} access to tensor {region.tensor!r}, which was declared "
+        "read-only (GraphBuilder.read_only: no task writes it, so its reads take no part in "
+        "dependency inference)"
+    )
 
 
 def _cells_box(cells: list, rank: int) -> tuple[list, list]:
@@ -375,17 +390,21 @@ class BulkDeps:
 
     # --------------------------------------------------------------- planning
 
-    def plan(self, n: int, groups: Sequence[Sequence], tensormap: Any) -> dict | None:
+    def plan(
+        self, n: int, groups: Sequence[Sequence], tensormap: Any, skip: frozenset = frozenset()
+    ) -> dict | None:
         """Classify a batch's accesses per tensor; None when the array rule is not exact for
         it (the caller takes the per-task path). The classification depends on the groups
-        alone (kept in ``Groups.memo``); the checks against the tensors' state run each time."""
+        alone (kept in ``Groups.memo``, per set of ``skip``ped tensors: those declared
+        read-only, which take no part); the checks against the tensors' state run each time."""
         memo = getattr(groups, "memo", None)
         if memo is None:
-            per = classify(n, groups)
+            per = classify(n, groups, skip)
         else:
-            per = memo.get("per", _MISSING)
+            mkey = ("per", skip) if skip else "per"
+            per = memo.get(mkey, _MISSING)
             if per is _MISSING:
-                per = memo["per"] = classify(n, groups)
+                per = memo[mkey] = classify(n, groups, skip)
         if per is None:
             return None
         tensors = self.tensors

@@ -181,6 +181,8 @@ class GraphBuilder:
         self._base = 0
         self._segs: list[_Segment] = []
         self._bulk: BulkDeps | None = None
+        # Tensors no task writes (``read_only``): their accesses take no part in inference.
+        self._read_only: frozenset = frozenset()
 
     # ------------------------------------------------------------------ nodes
 
@@ -193,6 +195,35 @@ class GraphBuilder:
     def num_tasks(self) -> int:
         """Tasks created so far (``tg.seq``): barriers do not count."""
         return self._num_tasks
+
+    def read_only(self, tensors: Iterable[str | int]) -> frozenset:
+        """Declare tensors that no task will write (the code generator finds them: simgen);
+        return the builder's read-only set.
+
+        A tensor no task writes gives no edge (no writer: no read-after-write; no later write:
+        no write-after-read), so its accesses are left out of dependency inference: a batch's
+        regions of it take no part in ``BulkDeps.plan`` (whatever their sizes) and no task
+        records them in the TensorMap. The graph is the same. A tensor that already has a
+        writer here (an earlier task wrote it: its readers need their edges) is not added.
+        A task or batch writing a tensor of the set raises ``ValueError`` before it is
+        created (it could have needed edges from the reads left out). Declarations add up
+        over calls.
+        """
+        ro = set(self._read_only)
+        for t in tensors:
+            if t not in ro and not self._written(t):
+                ro.add(t)
+        self._read_only = frozenset(ro)
+        return self._read_only
+
+    def _written(self, tensor: str | int) -> bool:
+        """Whether a task recorded so far writes ``tensor`` (a live writer in the TensorMap or
+        the batches' array state)."""
+        st = self.tensormap._tensors.get(tensor)
+        if st is not None and any(e.writer >= 0 for e in st.exact.values()):
+            return True
+        tilings = None if self._bulk is None else self._bulk.tensors.get(tensor)
+        return bool(tilings) and any(bool((t.writer >= 0).any()) for t in tilings.values())
 
     def kernel_id(self, kernel: str) -> int:
         """The kernel table index of ``kernel``, added on first use."""
@@ -247,6 +278,12 @@ class GraphBuilder:
         decides), ``stream``, ``priority``, ``domain`` (host_cpu / aicore / aie_tile) and
         ``deps`` explicit predecessors (node ids) added to the inferred ones.
         """
+        ro = self._read_only
+        if ro and regions:
+            for r in regions:
+                if r.writes and r.tensor in ro:
+                    where = f"task {self.num_nodes} (kernel {kernel!r})"
+                    raise ValueError(read_only_error(where, r))
         scope = self._scopes[-1]
         frontier = scope.frontier
         if len(frontier) > 1 or (frontier and frontier[0].__class__ is range):
@@ -291,8 +328,13 @@ class GraphBuilder:
             waw: list[int] = []
             war: list[int] = []
             access = self.tensormap.access
-            for r in regions:
-                access(r, tid, raw, waw, war)
+            if ro:
+                for r in regions:
+                    if r.tensor not in ro:
+                        access(r, tid, raw, waw, war)
+            else:
+                for r in regions:
+                    access(r, tid, raw, waw, war)
             if frontier or raw or waw or war or deps:
                 # Keep the first reason per predecessor; drop self-edges.
                 seen = {tid: None}
@@ -349,7 +391,7 @@ class GraphBuilder:
         if exact and self.infer_data_deps:
             if self._bulk is None:
                 self._bulk = BulkDeps()
-            plan = self._bulk.plan(n, groups, self.tensormap)
+            plan = self._bulk.plan(n, groups, self.tensormap, self._read_only)
             exact = plan is not None
         if not exact:
             # The per-task path. Subclasses take it unless they (or a base) set
@@ -891,5 +933,10 @@ class TaskGraph:
         return "".join(self.node_text(i) + "\n" for i in range(self.num_nodes))
 
 
-from pto_wsp.runtime.bulk import BulkDeps, group_fields, iter_batch  # noqa: E402
+from pto_wsp.runtime.bulk import (  # noqa: E402
+    BulkDeps,
+    group_fields,
+    iter_batch,
+    read_only_error,
+)
 from pto_wsp.runtime.bulk_kernels import chain_edges, csr, merge_edges  # noqa: E402

@@ -1209,6 +1209,52 @@ def _generator(
     return gen
 
 
+def _only_read(value: SSAValue) -> bool:
+    """Whether every use of ``value`` (a tensor argument), through subview chains, reads it:
+    a ``tg.task`` resource with access ``in``, a ``memref.load``, a ``memref.dim``. Anything
+    else (another access, a ``tg.call`` operand whose callee could write it, an op not
+    analysed here) means it may be written."""
+    work = [value]
+    while work:
+        v = work.pop()
+        for use in list(v.uses):
+            op = use.operation
+            if isinstance(op, memref.SubviewOp) and op.source is v:
+                work.append(op.result)
+            elif isinstance(op, memref.LoadOp) and op.memref is v:
+                continue
+            elif isinstance(op, memref.DimOp) and op.source is v:
+                continue
+            elif isinstance(op, tg.TaskOp):
+                access = [a.data for a in op.access.data]
+                resources = list(op.resources)
+                if len(access) != len(resources) or any(p is v for p in op.params):
+                    return False
+                if not any(r is v for r in resources):
+                    return False  # a coordinate, a pool, ...: not a region
+                if any(r is v and a != "in" for r, a in zip(resources, access)):
+                    return False
+            else:
+                return False
+    return True
+
+
+def read_only_args(program: tg.ProgramOp) -> tuple[str, ...]:
+    """The names of ``program``'s tensor arguments that no task of it writes: every use, in
+    the program and its process bodies, through subview chains, is a read (``_only_read``).
+    The builder is told (``GraphBuilder.read_only``) before the first task: their accesses
+    take no part in dependency inference (docs/batchgen.md "Tensors no task writes").
+    Conservative: anything not analysed counts as a write."""
+    try:
+        return tuple(
+            name.data
+            for arg, name in zip(program.body.block.args, program.arg_names)
+            if isinstance(arg.type, MemRefType) and _only_read(arg)
+        )
+    except Exception:  # an op shaped otherwise than expected: nothing is read-only
+        return ()
+
+
 def _compile_function(
     program: tg.ProgramOp,
     module: ModuleOp | None,
@@ -1226,7 +1272,16 @@ def _compile_function(
     params = [gen.name(a) for a in program.body.block.args]
     gen.block(program.body.block)
     header = f"def _program(_b{''.join(', ' + p for p in params)}):"
-    source = "\n".join([header, "    pass", *gen.lines]) + "\n"
+    head = [header, "    pass"]
+    read_only = () if callee else read_only_args(program)
+    if read_only:
+        # Tensors no task writes: no part in dependency inference (builders that can).
+        head += [
+            "    _ro = getattr(_b, 'read_only', None)",
+            "    if _ro is not None:",
+            f"        _ro({read_only!r})",
+        ]
+    source = "\n".join([*head, *gen.lines]) + "\n"
     namespace = _namespace()
     namespace.update((site, {}) for site in gen.sites)
     callees: dict[str, CompiledProgram] = {}
