@@ -38,7 +38,9 @@ one tiling, and the tensor's earlier entries on tilings nested with it; the tens
 lives in arrays (last writer per cell, readers since) until a task-by-task access to it moves
 it back into the TensorMap. The per-cell passes, the edge merge and ``build()``'s CSR run in
 ``runtime/bulk_kernels.py`` (numba, loaded once enough work went through their numpy twins).
-Anything else — and batches of fewer than ``BATCH_MIN`` tasks, and
+Tensors declared read-only (``read_only``: no task writes them, simgen finds them) take
+no part: their regions give no edge and are neither planned nor recorded, whatever their
+sizes; writing one raises. Anything else — and batches of fewer than ``BATCH_MIN`` tasks, and
 subclasses that do not set ``batches = True`` — takes the per-task path, one ``add_task`` per
 task. A batch of ordered chains (``for_each`` over t with one task per iteration, in parallel
 loops or bare: ``add_tasks(..., chains=...)``) has its structural edges and scope state from
