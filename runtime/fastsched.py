@@ -2,8 +2,8 @@
 
 ``Simulator`` (runtime/engine.py) is at once the builder a task-generation program drives and
 the scheduler that runs what it builds, one Python call chain per task. For a *main program*
-(not a pipeline) whose generator costs no virtual time and no task window stalls it, every
-task is created at virtual time 0, so the whole graph can be built first (``RecordingBuilder``,
+(not a pipeline) whose generator no task window stalls, task k is created at virtual time
+k * gen_cost whatever the schedule, so the whole graph can be built first (``RecordingBuilder``,
 a GraphBuilder on the batch path; ``OrderRecordingBuilder`` also remembers where the ordering
 points were, for batch_deps) and the scheduling replayed afterwards over the graph's arrays by
 ``schedule`` — a numba port of the engine's state machine (one function per engine method, no
@@ -13,11 +13,12 @@ and the order the functional mode calls the bodies in (dispatch order).
 
 What the port keeps of the engine, step for step (docs/simulator.md "Fast path"):
 
-- registrations in creation order, each a task and the barrier created just before it; before
-  each one the events due at the generator's time (0) are handled; after each one, idle
-  workers dispatch (so at t = 0 the first ready tasks created start first, whatever their
-  priority); zero-predecessor barriers complete at once; an edge whose source is already done
-  when its destination is created does not count;
+- registrations in creation order, each a task and the barrier created just before it, at
+  the generator's time (k * gen_cost; each node's creation time kept); before each one the
+  events due at that time are handled; after each one, idle workers dispatch (so at t = 0 the
+  first ready tasks created start first, whatever their priority); zero-predecessor barriers
+  complete at once; an edge whose source is already done when its destination is created
+  does not count;
 - batch_deps buffers flushed when full and at the recorded ordering points; timing immediate,
   batched(n), interleaved(n) (round-robin across stream keys), rate_limit(n) (issue events);
 - streams as lanes per placed worker; pipeline_depth gates per scope (global, per_stream,
@@ -25,7 +26,7 @@ What the port keeps of the engine, step for step (docs/simulator.md "Fast path")
   with the last completer and stealing from the longest queue; ready keys
   (priority, issue number), encoded into one int64 after a range check.
 
-Anything else — pipelines, ``gen_cost``, ``task_window``, pools other than vector/cube/any,
+Anything else — pipelines, ``task_window``, pools other than vector/cube/any,
 costs that are not integers in [0, 2^53), priorities whose range does not fit the key — makes
 ``schedule_graph`` decline (return None) and the general engine runs the program.
 """
@@ -131,6 +132,16 @@ class OrderRecordingBuilder(RecordingBuilder):
         super().order_point()
         self.order_points.append(self.num_tasks)
 
+    def add_tasks(self, n: int, groups: Any, chains: Any = None) -> range:
+        # A batch of ordered chains stands for add_task + order_point per task
+        # (runtime/batch_order.py): an ordering point after each of its tasks. (Taken task
+        # by task, order_point records them itself; twice is the same.)
+        before = self.num_tasks
+        ids = super().add_tasks(n, groups, chains)
+        if chains is not None:
+            self.order_points.extend(range(before + 1, self.num_tasks + 1))
+        return ids
+
 
 def decline_reason(config: Any, is_pipeline: bool) -> str | None:
     """Why the fast path cannot run this program with ``config`` (None: it can, as far as
@@ -141,8 +152,6 @@ def decline_reason(config: Any, is_pipeline: bool) -> str | None:
         return "fast=False"
     if is_pipeline:
         return "a pipeline (processes interleave with the scheduler)"
-    if config.gen_cost:
-        return "gen_cost > 0 (generation takes virtual time)"
     if config.task_window:
         return "task_window (the generator stalls; the TensorMap is collected)"
     return None
@@ -155,7 +164,7 @@ _BLK, _DEPS, _WORKER, _ISEQ, _SOF, _LANE, _GNEXT, _SNEXT = range(8)
 # Per-node static fields (NS rows).
 _KIND, _TARGET, _PIDX, _GSTREAM, _PRIO, _COST, _SDENSE = range(7)
 # Per-node float fields (NF rows).
-_START, _END, _ISSUED_T, _DEPS_T, _GSINCE = range(5)
+_START, _END, _ISSUED_T, _DEPS_T, _GSINCE, _CREATED_T = range(6)
 # Int scalars (S).
 (
     _ISSUED,
@@ -175,7 +184,7 @@ _START, _END, _ISSUED_T, _DEPS_T, _GSINCE = range(5)
     _NIDLE,
 ) = range(15)
 # Float scalars (T).
-_NOW, _NEXT_ISSUE = range(2)
+_NOW, _NEXT_ISSUE, _GEN = range(3)  # _GEN: the generator's time
 # Config (C).
 (
     _W,
@@ -190,7 +199,8 @@ _NOW, _NEXT_ISSUE = range(2)
     _BATCH,
     _PMIN,
     _NKEY,
-) = range(12)
+    _GEN_COST,
+) = range(13)
 # Stall causes, indices of engine.STALL_CAUSES.
 _ST_DEPS, _ST_STREAM, _ST_DEPTH, _ST_ISSUE = range(4)
 
@@ -423,8 +433,9 @@ def issue(
     now = T[_NOW]
     NI[_ISEQ, tid] = S[_ISSUED]
     NF[_ISSUED_T, tid] = now
-    if now > 0.0:
-        stalls[_ST_ISSUE] += now - 0.0
+    created = NF[_CREATED_T, tid]
+    if now > created:
+        stalls[_ST_ISSUE] += now - created
     streams = C[_STREAMS]
     if streams:
         s = stream_key(NS, C, S, tid)
@@ -733,8 +744,8 @@ def run(
     prev = task_ids[k0 - 1] + 1 if 0 < k0 <= n_tasks else 0
     for k in range(k0, n_tasks + 1):
         if k < n_tasks:
-            # _generator_wait: the events due at the generator's time (0) first
-            while S[_EVN] > 0 and evt[0] <= 0.0:
+            # _generator_wait: the events due at the generator's time first
+            while S[_EVN] > 0 and evt[0] <= T[_GEN]:
                 if depth and sp_tid.shape[0] - S[_SPANN] < n_tasks:
                     return k  # the caller grows the span arrays and resumes here
                 t = evt[0]
@@ -752,7 +763,7 @@ def run(
                 dispatch_some(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves,
                               tid_of, hst, hoff, hsize, lhead, ltail, infl, ghead, gtail,
                               is_idle, busy, trun, order, evt, evs, ekind, ea, eb)
-            T[_NOW] = 0.0
+            T[_NOW] = T[_GEN]
             # _register: the task and the barrier created with it
             tid = task_ids[k]
             S[_NCREATED] = tid + 1
@@ -767,7 +778,8 @@ def run(
                 NF[_START, d] = -1.0
                 NF[_END, d] = -1.0
                 NF[_ISSUED_T, d] = -1.0
-                NF[_DEPS_T, d] = 0.0
+                NF[_DEPS_T, d] = T[_GEN]
+                NF[_CREATED_T, d] = T[_GEN]
             for d in range(prev, tid):  # barriers
                 NI[_BLK, d] = NI[_DEPS, d]
             NI[_BLK, tid] = NI[_DEPS, tid] + 1
@@ -795,6 +807,7 @@ def run(
                 dispatch_some(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves,
                               tid_of, hst, hoff, hsize, lhead, ltail, infl, ghead, gtail,
                               is_idle, busy, trun, order, evt, evs, ekind, ea, eb)
+            T[_GEN] += C[_GEN_COST]  # gen_cost: the generator's time per task
         # ordering points after k + 1 tasks (before the first task: nothing buffered)
         if k < n_tasks and op_after[k + 1] and S[_BDN] > 0:
             flush_batch(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst,
@@ -815,8 +828,8 @@ def run(
         dispatch_some(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst,
                       hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy, trun,
                       order, evt, evs, ekind, ea, eb)
-    if T[_NOW] < 0.0:
-        T[_NOW] = 0.0
+    if T[_NOW] < T[_GEN]:
+        T[_NOW] = T[_GEN]
     while S[_EVN] > 0:
         if depth and sp_tid.shape[0] - S[_SPANN] < n_tasks:
             return n_tasks + 1
@@ -843,7 +856,7 @@ def schedule(
     serves, hoff, hcap_total, n_scopes, n_lanes, span_cap, NI, NF, tid_of, hst, order, ekind,
     ea, eb, stack, predone,
 ):
-    # NI (8, n), NF (5, n), tid_of, hst, order, ekind/ea/eb (2 n_tasks + 2), stack and
+    # NI (8, n), NF (6, n), tid_of, hst, order, ekind/ea/eb (2 n_tasks + 2), stack and
     # predone (n) come from the caller's Workspace (memory reused from run to run): NI and
     # NF rows are initialized when their node is registered (run), the rest here or where
     # they are written. C is a tuple: its values stay in registers (an array's
@@ -854,7 +867,7 @@ def schedule(
     S = np.zeros(15, np.int64)
     S[_LASTC] = -1
     S[_NIDLE] = W
-    T = np.zeros(2, np.float64)
+    T = np.zeros(3, np.float64)
     stalls = np.zeros(4, np.float64)
     hsize = np.zeros((5, W + 3), np.int64)
     for h in range(W + 3):
@@ -1102,6 +1115,7 @@ def schedule_graph(
             int(config.batch_deps),
             pmin,
             nkey,
+            int(config.gen_cost),
         ]
     )
     span_cap = 2 * n_tasks + 16 if depth else 0
@@ -1110,7 +1124,7 @@ def schedule_graph(
     NI, NF, S, stalls, busy, trun, order, sp_tid, sp_t0, sp_t1 = schedule(
         NS, fanin, begin, succ, task_ids, op_after, C, float(interval), cand, ncand,
         incand, serves, hoff, total, n_scopes, n_lanes, span_cap,
-        space.take("NI", (8, n), np.int64), space.take("NF", (5, n), np.float64),
+        space.take("NI", (8, n), np.int64), space.take("NF", (6, n), np.float64),
         space.take("tid_of", max(n_tasks, 1)), space.take("hst", (2, max(total, 1))),
         space.take("order", max(n_tasks, 1)), space.take("ekind", ecap), space.take("ea", ecap),
         space.take("eb", ecap), space.take("stack", m), space.take("predone", m),
@@ -1254,6 +1268,7 @@ class FastRun:
         self.lane_array = NI[_LANE]
         self.issued_t_array = NF[_ISSUED_T]
         self.deps_t_array = NF[_DEPS_T]
+        self.created_t_array = NF[_CREATED_T]
         self.cost_array = costs
         self.order = order
         self.busy = busy.tolist()
@@ -1262,7 +1277,7 @@ class FastRun:
         self.created = int(S[_CREATED])
         self.completed = int(S[_COMPLETED])
         self.live = 0
-        self.gen_t = 0.0
+        self.gen_t = float(self.created * config.gen_cost)
         self.stalls = dict.fromkeys(STALL_CAUSES, 0.0)
         for cause, value in zip(
             ("dependencies", "stream_order", "pipeline_depth", "issue"), stalls
@@ -1291,9 +1306,7 @@ class FastRun:
     deps_t = property(lambda self: self._list("deps_t"))
     cost = property(lambda self: self._list("cost"))
 
-    @property
-    def created_t(self) -> list[float]:
-        return [0.0] * len(self.end_array)
+    created_t = property(lambda self: self._list("created_t"))
 
     @property
     def stall_spans(self) -> list[tuple[str, str, float, float]]:

@@ -4,7 +4,7 @@ Every program runs twice — ``fast=True`` (the default) and ``fast=False`` (alw
 runtime/engine.py's Simulator) — and the two runs must agree on everything: per node the
 worker, start, end, issue number, stream and lane; the statistics; the stall spans; the order
 the functional mode calls the bodies in, and the results. Features the fast path does not
-port (pipelines, gen_cost, task_window, out-of-range costs or priorities) must make it
+port (pipelines, task_window, out-of-range costs or priorities) must make it
 decline, and the result is still the engine's.
 """
 
@@ -114,7 +114,17 @@ def both(target, size, **options):
     return pf, pg, (lf, lg), (af, ag)
 
 
-_PER_NODE = ("worker", "start", "end", "issue_seq", "stream_of", "lane", "issued_t", "deps_t")
+_PER_NODE = (
+    "worker",
+    "start",
+    "end",
+    "issue_seq",
+    "stream_of",
+    "lane",
+    "created_t",
+    "issued_t",
+    "deps_t",
+)
 
 
 def assert_same(pf, pg, logs=None, arrays=None, fast=True):
@@ -185,6 +195,7 @@ def cases(draw):
     if draw(st.booleans()):
         options = {"vector_workers": draw(st.integers(1, 2)), "cube_workers": 1}
     options["mode"] = draw(st.sampled_from(["functional", "cycles"]))
+    options["gen_cost"] = draw(st.sampled_from([0, 0, 0, 3, 700, 5000]))
     return s, options
 
 
@@ -288,7 +299,6 @@ def test_unbound_tensor_fails_at_the_same_task():
 @pytest.mark.parametrize(
     "options, schedule, reason",
     [
-        ({"gen_cost": 3}, None, "gen_cost"),
         ({}, lambda s: s.task_window(2), "task_window"),
         ({}, lambda s: s.task_window(64, overflow="abort"), "task_window"),
         ({}, lambda s: s.issue(IssuePolicy.priority(lambda i: i * 2**60)), "the graph"),
@@ -634,3 +644,21 @@ def test_kept_body_inputs_and_stretches_follow_the_graph_and_the_order():
         progs[fast, 3]._bindings.update(X2=x)
     assert both(5, 3, x, y, bind=False)[0] is not other_x[0]
     assert both(5, 2, x2, y)[1] is not None  # another Program, another order: its own
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
+@pytest.mark.parametrize("gen_cost", [0, 3])
+def test_generation_cost_and_batch_deps_on_batched_chains(workload, gen_cost):
+    """gen_cost on the fast path: task k is created at k * gen_cost (creation times, issue
+    and dependency stalls as the engine's); batch_deps flushes at the ordering point after
+    every task of a for_each chain, also when the chain was created as one batch (16 tasks:
+    the batch path)."""
+    schedule = workload.schedule().batch_deps(2)
+    for mode in ("cycles", "functional"):
+        pf, pg, logs, arrays = both(schedule, 16, workers=1, mode=mode, gen_cost=gen_cost)
+        assert_same(pf, pg, logs, arrays)
+        chain = [
+            t for t in range(pf.graph().num_nodes) if pf.graph().kernel_name(t) == "accumulate"
+        ]
+        assert pf._last().issued_t[chain[-1]] == pf._last().created_t[chain[-1]]  # flushed at once
+    assert pf._last().created_t[-1] == gen_cost * (pf.stats().num_tasks - 1)
