@@ -433,7 +433,7 @@ def issue(
     now = T[_NOW]
     NI[_ISEQ, tid] = S[_ISSUED]
     NF[_ISSUED_T, tid] = now
-    created = NF[_CREATED_T, tid]
+    created = NF[_CREATED_T, tid] if C[_GEN_COST] else 0.0
     if now > created:
         stalls[_ST_ISSUE] += now - created
     streams = C[_STREAMS]
@@ -745,7 +745,8 @@ def run(
     for k in range(k0, n_tasks + 1):
         if k < n_tasks:
             # _generator_wait: the events due at the generator's time first
-            while S[_EVN] > 0 and evt[0] <= T[_GEN]:
+            gt = T[_GEN]
+            while S[_EVN] > 0 and evt[0] <= gt:
                 if depth and sp_tid.shape[0] - S[_SPANN] < n_tasks:
                     return k  # the caller grows the span arrays and resumes here
                 t = evt[0]
@@ -763,7 +764,7 @@ def run(
                 dispatch_some(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves,
                               tid_of, hst, hoff, hsize, lhead, ltail, infl, ghead, gtail,
                               is_idle, busy, trun, order, evt, evs, ekind, ea, eb)
-            T[_NOW] = T[_GEN]
+            T[_NOW] = gt
             # _register: the task and the barrier created with it
             tid = task_ids[k]
             S[_NCREATED] = tid + 1
@@ -778,8 +779,9 @@ def run(
                 NF[_START, d] = -1.0
                 NF[_END, d] = -1.0
                 NF[_ISSUED_T, d] = -1.0
-                NF[_DEPS_T, d] = T[_GEN]
-                NF[_CREATED_T, d] = T[_GEN]
+                NF[_DEPS_T, d] = gt
+                if C[_GEN_COST]:  # (else every creation time is 0: the row is not written)
+                    NF[_CREATED_T, d] = gt
             for d in range(prev, tid):  # barriers
                 NI[_BLK, d] = NI[_DEPS, d]
             NI[_BLK, tid] = NI[_DEPS, tid] + 1
@@ -807,7 +809,7 @@ def run(
                 dispatch_some(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves,
                               tid_of, hst, hoff, hsize, lhead, ltail, infl, ghead, gtail,
                               is_idle, busy, trun, order, evt, evs, ekind, ea, eb)
-            T[_GEN] += C[_GEN_COST]  # gen_cost: the generator's time per task
+            T[_GEN] = gt + C[_GEN_COST]  # gen_cost: the generator's time per task
         # ordering points after k + 1 tasks (before the first task: nothing buffered)
         if k < n_tasks and op_after[k + 1] and S[_BDN] > 0:
             flush_batch(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst,
@@ -1268,7 +1270,7 @@ class FastRun:
         self.lane_array = NI[_LANE]
         self.issued_t_array = NF[_ISSUED_T]
         self.deps_t_array = NF[_DEPS_T]
-        self.created_t_array = NF[_CREATED_T]
+        self._created_t = NF[_CREATED_T]  # (written only with a gen_cost: created_t_array)
         self.cost_array = costs
         self.order = order
         self.busy = busy.tolist()
@@ -1307,6 +1309,12 @@ class FastRun:
     cost = property(lambda self: self._list("cost"))
 
     created_t = property(lambda self: self._list("created_t"))
+
+    @property
+    def created_t_array(self) -> np.ndarray:
+        if not self.cfg.gen_cost:  # every task created at 0 (the scheduler left the row)
+            return np.zeros(len(self.end_array))
+        return self._created_t
 
     @property
     def stall_spans(self) -> list[tuple[str, str, float, float]]:
