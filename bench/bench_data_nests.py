@@ -6,10 +6,10 @@ anchor and to the per-task code, in one run.
 Each workload is a ``tg.program`` (examples/moe.mlir and examples/attention.mlir lowered with
 wsp-to-tg, or the ragged programs below) of about 50k tasks, compiled for the simulator and run
 on a ``GraphBuilder`` plus ``build()`` — task generation and dependency inference, as
-bench_graph_build.py times it — three ways: ``per-task`` (compiled with ``batch=False``: the
-code these nests had before lowering/cpu/simgen.py batched them), ``first run`` (batched, batch
-sites off: every build generates its arrays) and ``run again`` (sites kept, keyed on the loaded
-data). The bound tensors are zero-strided (their data is never read by a build); the index
+bench_graph_build.py times it — three ways: ``per-task`` (compiled with ``batch=False``: task
+by task, as these nests ran before lowering/cpu/simgen.py batched them; tensors no task writes
+are left out of the inference either way), ``first run`` (batched, batch sites off: every build
+generates its arrays) and ``run again`` (sites kept, keyed on the loaded data). The bound tensors are zero-strided (their data is never read by a build); the index
 tensors (CSR rows, lengths) are random with a fixed seed.
 
 - ``moe``: examples/moe.mlir, 12,500 tokens routed to 0-8 of 8 experts (a CSR ``select``);
@@ -23,9 +23,9 @@ tensors (CSR rows, lengths) are random with a fixed seed.
 
 The anchor is the graph-build one (issue 5): 5,000 tasks/ms, what pto-isa-lh, a C runtime of
 this design, reports for building a graph with TensorMap dependency inference. Regions whose
-size varies per task are generated in arrays but their dependencies are inferred task by task
-(runtime/bulk.py's array rule needs one tiling per tensor): those rows stay near the
-per-task figure.
+size varies per task do not fit runtime/bulk.py's array rule (one tiling per tensor); in the
+last two workloads they are reads of tensors no task writes, which take no part in the
+inference (``GraphBuilder.read_only``), so those nests are batches too.
 """
 
 from __future__ import annotations
