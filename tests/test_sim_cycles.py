@@ -269,3 +269,14 @@ def test_directives_for_other_targets_are_reported(capsys):
     assert any("sched.spatial_map" in w for w in prog.warnings)
     assert any("sched.layout" in w for w in prog.warnings)
     assert "ignores it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "option, value",
+    [("gen_cost", -3), ("gen_cost", 2.5), ("gen_cost", True), ("threads", -1), ("workers", 0)],
+)
+def test_count_options_are_checked(option, value):
+    """workers, threads and gen_cost are ints (gen_cost and threads >= 0, workers >= 1):
+    anything else is a CompileError naming the option, never a silent truncation."""
+    with pytest.raises(pto_wsp.CompileError, match=f"{option} must be an int >= "):
+        independent().compile(target="cpu_sim", **{option: value})

@@ -373,8 +373,7 @@ def _config(
         workers = len(pools)
     if workers is None:
         workers = get("workers", 4)
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise _error(f"workers must be an int >= 1, got {workers!r}", loc)
+    workers = _count("workers", workers, 1, loc)
     return SimConfig(
         workers=workers,
         worker_pools=pools,
@@ -390,17 +389,18 @@ def _config(
         depth_scope=get("depth_scope", "global"),
         batch_deps=get("batch_deps", 0),
         functional=options.get("mode", "functional") == "functional",
-        gen_cost=int(options.get("gen_cost", 0)),
+        gen_cost=_count("gen_cost", options.get("gen_cost", 0), 0, loc),
         cycles_per_ms=float(options.get("cycles_per_ms", 1e6)),
-        threads=_threads(options.get("threads", 0), loc),
+        threads=_count("threads", options.get("threads", 0), 0, loc),
         fast=bool(options.get("fast", True)),
     )
 
 
-def _threads(value: Any, loc: SourceLoc) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise _error(f"threads must be an int >= 0, got {value!r}", loc)
-    return value
+def _count(name: str, value: Any, least: int, loc: SourceLoc) -> int:
+    """An integer option (a Python or numpy int, not a bool) of at least ``least``."""
+    if isinstance(value, bool) or not hasattr(value, "__index__") or int(value) < least:
+        raise _error(f"{name} must be an int >= {least}, got {value!r}", loc)
+    return int(value)
 
 
 # --------------------------------------------------------------------------- compile
