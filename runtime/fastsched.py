@@ -2,10 +2,11 @@
 
 ``Simulator`` (runtime/engine.py) is at once the builder a task-generation program drives and
 the scheduler that runs what it builds, one Python call chain per task. For a *main program*
-(not a pipeline) whose generator no task window stalls, task k is created at virtual time
-k * gen_cost whatever the schedule, so the whole graph can be built first (``RecordingBuilder``,
-a GraphBuilder on the batch path; ``OrderRecordingBuilder`` also remembers where the ordering
-points were, for batch_deps) and the scheduling replayed afterwards over the graph's arrays by
+(not a pipeline) the tasks and their order do not depend on the schedule — only when each is
+created does (k * gen_cost, later when a task window stalls the generator) — so the whole
+graph can be built first (``RecordingBuilder``, a GraphBuilder on the batch path;
+``OrderRecordingBuilder`` also remembers where the ordering points were, for batch_deps) and
+the scheduling replayed afterwards over the graph's arrays by
 ``schedule`` — a numba port of the engine's state machine (one function per engine method, no
 reference counting, nothing allocated per task) that reproduces the engine exactly: the same start, end and worker for every task, the
 same issue numbers, streams, lanes, steals, stalls (summed in the same order) and stall spans,
@@ -19,6 +20,11 @@ What the port keeps of the engine, step for step (docs/simulator.md "Fast path")
   first ready tasks created start first, whatever their priority); zero-predecessor barriers
   complete at once; an edge whose source is already done when its destination is created
   does not count;
+- task_window (stall): before a registration with the window full, the buffers flushed and
+  the events stepped until a task completes (the window stall and its span); every
+  max(window, 1024) nodes the engine's TensorMap forgets the accesses of the done tasks
+  before the oldest live one — recorded, and those data edges (which never counted) taken
+  out of the graph afterwards (``_collected``), so the edges are the engine's too;
 - batch_deps buffers flushed when full and at the recorded ordering points; timing immediate,
   batched(n), interleaved(n) (round-robin across stream keys), rate_limit(n) (issue events);
 - streams as lanes per placed worker; pipeline_depth gates per scope (global, per_stream,
@@ -26,13 +32,15 @@ What the port keeps of the engine, step for step (docs/simulator.md "Fast path")
   with the last completer and stealing from the longest queue; ready keys
   (priority, issue number), encoded into one int64 after a range check.
 
-Anything else — pipelines, ``task_window``, pools other than vector/cube/any,
+Anything else — pipelines, task_window with overflow=abort (the engine stops while
+generating, after some bodies ran), pools other than vector/cube/any,
 costs that are not integers in [0, 2^53), priorities whose range does not fit the key — makes
 ``schedule_graph`` decline (return None) and the general engine runs the program.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import operator
 from collections import deque
@@ -152,8 +160,8 @@ def decline_reason(config: Any, is_pipeline: bool) -> str | None:
         return "fast=False"
     if is_pipeline:
         return "a pipeline (processes interleave with the scheduler)"
-    if config.task_window:
-        return "task_window (the generator stalls; the TensorMap is collected)"
+    if config.task_window and config.window_overflow == "abort":
+        return "task_window with overflow=abort (the run stops while generating, bodies ran)"
     return None
 
 
@@ -182,7 +190,10 @@ _START, _END, _ISSUED_T, _DEPS_T, _GSINCE, _CREATED_T = range(6)
     _SPANN,
     _ORDN,
     _NIDLE,
-) = range(15)
+    _OLDEST,
+    _SINCE_GC,
+    _GCN,
+) = range(18)
 # Float scalars (T).
 _NOW, _NEXT_ISSUE, _GEN = range(3)  # _GEN: the generator's time
 # Config (C).
@@ -200,9 +211,10 @@ _NOW, _NEXT_ISSUE, _GEN = range(3)  # _GEN: the generator's time
     _PMIN,
     _NKEY,
     _GEN_COST,
-) = range(13)
+    _WINDOW,
+) = range(14)
 # Stall causes, indices of engine.STALL_CAUSES.
-_ST_DEPS, _ST_STREAM, _ST_DEPTH, _ST_ISSUE = range(4)
+_ST_DEPS, _ST_STREAM, _ST_DEPTH, _ST_ISSUE, _ST_WINDOW = range(5)
 
 _T_IMMEDIATE, _T_RATE, _T_BATCHED, _T_INTERLEAVED = range(4)
 _S_GLOBAL, _S_STREAM, _S_POOL = range(3)
@@ -433,7 +445,7 @@ def issue(
     now = T[_NOW]
     NI[_ISEQ, tid] = S[_ISSUED]
     NF[_ISSUED_T, tid] = now
-    created = NF[_CREATED_T, tid] if C[_GEN_COST] else 0.0
+    created = NF[_CREATED_T, tid] if C[_GEN_COST] or C[_WINDOW] else 0.0
     if now > created:
         stalls[_ST_ISSUE] += now - created
     streams = C[_STREAMS]
@@ -733,12 +745,15 @@ def run(
     NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst, hoff, hsize,
     lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order, evt, evs, ekind, ea, eb, bd,
     tb, scratch, kbuf, stack, predone, sp_tid, sp_t0, sp_t1, fanin, sbegin, succ, task_ids,
-    op_after, interval, k0,
+    op_after, interval, k0, gc_at, gc_old,
 ):
     # The state machine from task k0 on (k0 = n_tasks + 1: the drain); returns where to
-    # resume when the stall spans need more room (schedule grows them), -1 when done.
+    # resume when the stall spans need more room (schedule grows them), -1 when done, -2 when
+    # the task window is full with nothing running.
     n_tasks = task_ids.shape[0]
     depth = C[_DEPTH]
+    window = C[_WINDOW]
+    spans = depth or window
     batch = C[_BATCH]
 
     prev = task_ids[k0 - 1] + 1 if 0 < k0 <= n_tasks else 0
@@ -747,7 +762,7 @@ def run(
             # _generator_wait: the events due at the generator's time first
             gt = T[_GEN]
             while S[_EVN] > 0 and evt[0] <= gt:
-                if depth and sp_tid.shape[0] - S[_SPANN] < n_tasks:
+                if spans and sp_tid.shape[0] - S[_SPANN] <= n_tasks:
                     return k  # the caller grows the span arrays and resumes here
                 t = evt[0]
                 T[_NOW] = t
@@ -765,8 +780,50 @@ def run(
                               tid_of, hst, hoff, hsize, lhead, ltail, infl, ghead, gtail,
                               is_idle, busy, trun, order, evt, evs, ekind, ea, eb)
             T[_NOW] = gt
+            if window and S[_LIVE] >= window:
+                # the window is full: _flush_all, then the generator waits for completions
+                if S[_BDN] > 0:
+                    flush_batch(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of,
+                                hst, hoff, hsize, lhead, ltail, tb, scratch, kbuf, evt, evs,
+                                ekind, ea, eb, interval, bd)
+                if S[_TBN] > 0:
+                    flush_timing(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of,
+                                 hst, hoff, hsize, lhead, ltail, tb, scratch, kbuf)
+                dispatch_some(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves,
+                              tid_of, hst, hoff, hsize, lhead, ltail, infl, ghead, gtail,
+                              is_idle, busy, trun, order, evt, evs, ekind, ea, eb)
+                while S[_LIVE] >= window:
+                    if S[_EVN] == 0:
+                        return -2
+                    if sp_tid.shape[0] - S[_SPANN] <= n_tasks:
+                        return k  # (resumes here: the buffers are empty, gt unchanged)
+                    t = evt[0]
+                    T[_NOW] = t
+                    while S[_EVN] > 0 and evt[0] == t:
+                        seq = epop(evt, evs, S)
+                        if ekind[seq] == _EV_COMPLETE:
+                            complete_task(NS, NI, NF, C, S, T, stalls, cand, ncand, incand,
+                                          tid_of, hst, hoff, hsize, sbegin, succ, stack,
+                                          predone, infl, ghead, gtail, is_idle, sp_tid, sp_t0,
+                                          sp_t1, ea[seq], eb[seq])
+                        else:
+                            issue(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of,
+                                  hst, hoff, hsize, lhead, ltail, eb[seq])
+                    dispatch_some(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves,
+                                  tid_of, hst, hoff, hsize, lhead, ltail, infl, ghead, gtail,
+                                  is_idle, busy, trun, order, evt, evs, ekind, ea, eb)
+                if T[_NOW] > gt:
+                    stalls[_ST_WINDOW] += T[_NOW] - gt
+                    sk = S[_SPANN]
+                    sp_tid[sk] = -1  # the generator
+                    sp_t0[sk] = gt
+                    sp_t1[sk] = T[_NOW]
+                    S[_SPANN] = sk + 1
+                gt = T[_NOW]
+                T[_GEN] = gt
             # _register: the task and the barrier created with it
             tid = task_ids[k]
+            first = prev
             S[_NCREATED] = tid + 1
             for d in range(prev, tid + 1):
                 # predecessors already done when d is created do not count; the node's
@@ -780,7 +837,7 @@ def run(
                 NF[_END, d] = -1.0
                 NF[_ISSUED_T, d] = -1.0
                 NF[_DEPS_T, d] = gt
-                if C[_GEN_COST]:  # (else every creation time is 0: the row is not written)
+                if C[_GEN_COST] or window:  # (else every creation time is 0: not written)
                     NF[_CREATED_T, d] = gt
             for d in range(prev, tid):  # barriers
                 NI[_BLK, d] = NI[_DEPS, d]
@@ -810,6 +867,18 @@ def run(
                               tid_of, hst, hoff, hsize, lhead, ltail, infl, ghead, gtail,
                               is_idle, busy, trun, order, evt, evs, ekind, ea, eb)
             T[_GEN] = gt + C[_GEN_COST]  # gen_cost: the generator's time per task
+            if window:  # _gc: the TensorMap forgets the tasks before the oldest live one
+                S[_SINCE_GC] += tid + 1 - first
+                if S[_SINCE_GC] >= (window if window > 1024 else 1024):
+                    S[_SINCE_GC] = 0
+                    i = S[_OLDEST]
+                    while i <= tid and NF[_END, i] >= 0.0:
+                        i += 1
+                    S[_OLDEST] = i
+                    g = S[_GCN]
+                    gc_at[g] = tid + 1
+                    gc_old[g] = i
+                    S[_GCN] = g + 1
         # ordering points after k + 1 tasks (before the first task: nothing buffered)
         if k < n_tasks and op_after[k + 1] and S[_BDN] > 0:
             flush_batch(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst,
@@ -833,7 +902,7 @@ def run(
     if T[_NOW] < T[_GEN]:
         T[_NOW] = T[_GEN]
     while S[_EVN] > 0:
-        if depth and sp_tid.shape[0] - S[_SPANN] < n_tasks:
+        if spans and sp_tid.shape[0] - S[_SPANN] <= n_tasks:
             return n_tasks + 1
         t = evt[0]
         T[_NOW] = t
@@ -866,11 +935,11 @@ def schedule(
     n_tasks = task_ids.shape[0]
     W = C[_W]
     predone[:] = 0
-    S = np.zeros(15, np.int64)
+    S = np.zeros(18, np.int64)
     S[_LASTC] = -1
     S[_NIDLE] = W
     T = np.zeros(3, np.float64)
-    stalls = np.zeros(4, np.float64)
+    stalls = np.zeros(5, np.float64)
     hsize = np.zeros((5, W + 3), np.int64)
     for h in range(W + 3):
         hsize[4, h] = (hoff[h + 1] if h + 1 < W + 3 else hcap_total) - hoff[h]
@@ -896,14 +965,21 @@ def schedule(
     sp_tid = np.zeros(span_cap, np.int64)
     sp_t0 = np.zeros(span_cap, np.float64)
     sp_t1 = np.zeros(span_cap, np.float64)
+    # The TensorMap collections of a task window: after how many nodes, and the oldest live
+    # node then (at most one per 1024 nodes).
+    ngc = NS.shape[1] // 1024 + 2 if C[_WINDOW] else 1
+    gc_at = np.zeros(ngc, np.int64)
+    gc_old = np.zeros(ngc, np.int64)
     k = 0
     while True:
         k = run(
             NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst, hoff, hsize,
             lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order, evt, evs, ekind, ea, eb, bd,
             tb, scratch, kbuf, stack, predone, sp_tid, sp_t0, sp_t1, fanin, sbegin, succ, task_ids,
-            op_after, interval, k,
+            op_after, interval, k, gc_at, gc_old,
         )
+        if k == -2:
+            raise RuntimeError("internal: task window full with nothing running")
         if k < 0:
             break
         cap = 2 * sp_tid.shape[0] + n_tasks  # room for the spans of the next events
@@ -912,7 +988,7 @@ def schedule(
         sp_t1 = np.concatenate((sp_t1, np.zeros(cap, np.float64)))
     nspan = S[_SPANN]
     return (NI, NF, S, stalls, busy, trun, order[: S[_ORDN]], sp_tid[:nspan],
-            sp_t0[:nspan], sp_t1[:nspan])
+            sp_t0[:nspan], sp_t1[:nspan], gc_at[: S[_GCN]], gc_old[: S[_GCN]])
 # fmt: on
 
 
@@ -1118,12 +1194,13 @@ def schedule_graph(
             pmin,
             nkey,
             int(config.gen_cost),
+            int(config.task_window),
         ]
     )
-    span_cap = 2 * n_tasks + 16 if depth else 0
+    span_cap = 2 * n_tasks + 16 if depth or config.task_window else 0
     m = max(n, 1)
     ecap = 2 * n_tasks + 2
-    NI, NF, S, stalls, busy, trun, order, sp_tid, sp_t0, sp_t1 = schedule(
+    NI, NF, S, stalls, busy, trun, order, sp_tid, sp_t0, sp_t1, gc_at, gc_old = schedule(
         NS, fanin, begin, succ, task_ids, op_after, C, float(interval), cand, ncand,
         incand, serves, hoff, total, n_scopes, n_lanes, span_cap,
         space.take("NI", (8, n), np.int64), space.take("NF", (6, n), np.float64),
@@ -1131,6 +1208,8 @@ def schedule_graph(
         space.take("order", max(n_tasks, 1)), space.take("ekind", ecap), space.take("ea", ecap),
         space.take("eb", ecap), space.take("stack", m), space.take("predone", m),
     )  # fmt: skip
+    if len(gc_at):
+        graph = _collected(graph, gc_at, gc_old)
     if S[_COMPLETED] != S[_CREATED]:
         raise RuntimeError(
             f"internal: {S[_CREATED] - S[_COMPLETED]} task(s) never ran "
@@ -1159,6 +1238,33 @@ def schedule_graph(
 
 
 _CODES = np.array([POOL_VECTOR, POOL_CUBE, POOL_ANY], np.int64)
+
+
+def _collected(graph: Any, gc_at: np.ndarray, gc_old: np.ndarray) -> Any:
+    """``graph`` without the data edges the engine's TensorMap no longer gives: with a task
+    window it forgets, after ``gc_at[g]`` nodes, every access by a node before ``gc_old[g]``
+    (all done then), so a node created after that gets no data edge from them (edges that
+    would not have counted: their source was done). Structural edges stay."""
+    n = graph.num_nodes
+    begin = graph.fanout_begin
+    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(begin))
+    dst = graph.fanout_edges
+    kind = graph.edge_kind
+    last = np.searchsorted(gc_at, dst, side="right") - 1
+    oldest = np.where(last >= 0, gc_old[np.maximum(last, 0)], -1)
+    keep = (kind == 0) | (src >= oldest)
+    if keep.all():
+        return graph
+    counts = np.bincount(src[keep], minlength=n)
+    new_begin = np.zeros(n + 1, dtype=begin.dtype)
+    np.cumsum(counts, out=new_begin[1:])
+    return dataclasses.replace(
+        graph,
+        fanin=np.bincount(dst[keep], minlength=n).astype(graph.fanin.dtype),
+        fanout_begin=new_begin,
+        fanout_edges=dst[keep],
+        edge_kind=kind[keep],
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -1282,7 +1388,7 @@ class FastRun:
         self.gen_t = float(self.created * config.gen_cost)
         self.stalls = dict.fromkeys(STALL_CAUSES, 0.0)
         for cause, value in zip(
-            ("dependencies", "stream_order", "pipeline_depth", "issue"), stalls
+            ("dependencies", "stream_order", "pipeline_depth", "issue", "window"), stalls
         ):
             self.stalls[cause] = float(value)
         self._spans = spans
@@ -1312,7 +1418,7 @@ class FastRun:
 
     @property
     def created_t_array(self) -> np.ndarray:
-        if not self.cfg.gen_cost:  # every task created at 0 (the scheduler left the row)
+        if not (self.cfg.gen_cost or self.cfg.task_window):  # all created at 0 (row not written)
             return np.zeros(len(self.end_array))
         return self._created_t
 
@@ -1320,7 +1426,10 @@ class FastRun:
     def stall_spans(self) -> list[tuple[str, str, float, float]]:
         if self._spans_list is None:
             tids, t0, t1 = (a.tolist() for a in self._spans)
-            self._spans_list = [(_SPAN_CAUSE, f"task {g}", a, b) for g, a, b in zip(tids, t0, t1)]
+            self._spans_list = [
+                ("window", "generator", a, b) if g < 0 else (_SPAN_CAUSE, f"task {g}", a, b)
+                for g, a, b in zip(tids, t0, t1)
+            ]
         return self._spans_list
 
     def _scope(self, tid: int) -> int:
