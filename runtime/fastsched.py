@@ -741,6 +741,30 @@ def flush_batch(
 
 
 @_bare
+def step(
+    NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst, hoff, hsize,
+    lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order, evt, evs, ekind, ea, eb,
+    sbegin, succ, stack, predone, sp_tid, sp_t0, sp_t1,
+):
+    # _step: every event of the next instant, then the idle workers choose. A call (the
+    # generator's waits) rather than one more inlined copy; the drain inlines its own.
+    t = evt[0]
+    T[_NOW] = t
+    while S[_EVN] > 0 and evt[0] == t:
+        seq = epop(evt, evs, S)
+        if ekind[seq] == _EV_COMPLETE:
+            complete_task(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff,
+                          hsize, sbegin, succ, stack, predone, infl, ghead, gtail, is_idle,
+                          sp_tid, sp_t0, sp_t1, ea[seq], eb[seq])
+        else:
+            issue(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of, hst, hoff, hsize,
+                  lhead, ltail, eb[seq])
+    dispatch_some(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst, hoff,
+                  hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order, evt,
+                  evs, ekind, ea, eb)
+
+
+@_bare
 def run(
     NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst, hoff, hsize,
     lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order, evt, evs, ekind, ea, eb, bd,
@@ -764,21 +788,10 @@ def run(
             while S[_EVN] > 0 and evt[0] <= gt:
                 if spans and sp_tid.shape[0] - S[_SPANN] <= n_tasks:
                     return k  # the caller grows the span arrays and resumes here
-                t = evt[0]
-                T[_NOW] = t
-                while S[_EVN] > 0 and evt[0] == t:
-                    seq = epop(evt, evs, S)
-                    if ekind[seq] == _EV_COMPLETE:
-                        complete_task(NS, NI, NF, C, S, T, stalls, cand, ncand, incand,
-                                      tid_of, hst, hoff, hsize, sbegin, succ, stack, predone, infl,
-                                      ghead, gtail, is_idle, sp_tid, sp_t0, sp_t1,
-                                      ea[seq], eb[seq])
-                    else:
-                        issue(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of,
-                              hst, hoff, hsize, lhead, ltail, eb[seq])
-                dispatch_some(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves,
-                              tid_of, hst, hoff, hsize, lhead, ltail, infl, ghead, gtail,
-                              is_idle, busy, trun, order, evt, evs, ekind, ea, eb)
+                step(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst,
+                     hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order,
+                     evt, evs, ekind, ea, eb, sbegin, succ, stack, predone, sp_tid, sp_t0,
+                     sp_t1)
             T[_NOW] = gt
             if window and S[_LIVE] >= window:
                 # the window is full: _flush_all, then the generator waits for completions
@@ -797,21 +810,10 @@ def run(
                         return -2
                     if sp_tid.shape[0] - S[_SPANN] <= n_tasks:
                         return k  # (resumes here: the buffers are empty, gt unchanged)
-                    t = evt[0]
-                    T[_NOW] = t
-                    while S[_EVN] > 0 and evt[0] == t:
-                        seq = epop(evt, evs, S)
-                        if ekind[seq] == _EV_COMPLETE:
-                            complete_task(NS, NI, NF, C, S, T, stalls, cand, ncand, incand,
-                                          tid_of, hst, hoff, hsize, sbegin, succ, stack,
-                                          predone, infl, ghead, gtail, is_idle, sp_tid, sp_t0,
-                                          sp_t1, ea[seq], eb[seq])
-                        else:
-                            issue(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of,
-                                  hst, hoff, hsize, lhead, ltail, eb[seq])
-                    dispatch_some(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves,
-                                  tid_of, hst, hoff, hsize, lhead, ltail, infl, ghead, gtail,
-                                  is_idle, busy, trun, order, evt, evs, ekind, ea, eb)
+                    step(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst,
+                         hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy, trun,
+                         order, evt, evs, ekind, ea, eb, sbegin, succ, stack, predone, sp_tid,
+                         sp_t0, sp_t1)
                 if T[_NOW] > gt:
                     stalls[_ST_WINDOW] += T[_NOW] - gt
                     sk = S[_SPANN]
