@@ -792,7 +792,8 @@ def run(
                      hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order,
                      evt, evs, ekind, ea, eb, sbegin, succ, stack, predone, sp_tid, sp_t0,
                      sp_t1)
-            T[_NOW] = gt
+            if T[_NOW] < gt:  # (later only when resuming inside a window wait)
+                T[_NOW] = gt
             if window and S[_LIVE] >= window:
                 # the window is full: _flush_all, then the generator waits for completions
                 if S[_BDN] > 0:
