@@ -302,9 +302,9 @@ def _chain_np(D, tid0, n, length, head):
     s, d, k = D[0], D[1], D[2]
     dup = np.where((d - tid0) % length == 0, s == head, s == d - 1)
     s, d, k = s[~dup], d[~dup], k[~dup]
+    kind = np.concatenate([np.zeros(len(src), np.int64), k])  # structural first: kind 0
     src = np.concatenate([src, s])
     dst = np.concatenate([dst, d])
-    kind = np.concatenate([np.zeros(len(keep.nonzero()[0]), np.int64), k])
     order = np.lexsort((src, dst))
     return np.stack([src[order], dst[order], kind[order]]).astype(np.int64, copy=False)
 

@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from pto_wsp.runtime.bulk_kernels import csr
 from pto_wsp.runtime.graph import KIND_BARRIER, POOL_ANY, POOL_CUBE, POOL_VECTOR, GraphBuilder
 
 __all__ = [
@@ -1248,25 +1249,17 @@ def _collected(graph: Any, gc_at: np.ndarray, gc_old: np.ndarray) -> Any:
     window it forgets, after ``gc_at[g]`` nodes, every access by a node before ``gc_old[g]``
     (all done then), so a node created after that gets no data edge from them (edges that
     would not have counted: their source was done). Structural edges stay."""
-    n = graph.num_nodes
-    begin = graph.fanout_begin
-    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(begin))
-    dst = graph.fanout_edges
+    src, dst = graph.edges()
     kind = graph.edge_kind
     last = np.searchsorted(gc_at, dst, side="right") - 1
     oldest = np.where(last >= 0, gc_old[np.maximum(last, 0)], -1)
     keep = (kind == 0) | (src >= oldest)
     if keep.all():
         return graph
-    counts = np.bincount(src[keep], minlength=n)
-    new_begin = np.zeros(n + 1, dtype=begin.dtype)
-    np.cumsum(counts, out=new_begin[1:])
+    E = np.stack([src[keep], dst[keep], kind[keep]]).astype(np.int64)
+    begin, edges, kinds, fanin = csr(E, graph.num_nodes)  # (build()'s own CSR)
     return dataclasses.replace(
-        graph,
-        fanin=np.bincount(dst[keep], minlength=n).astype(graph.fanin.dtype),
-        fanout_begin=new_begin,
-        fanout_edges=dst[keep],
-        edge_kind=kind[keep],
+        graph, fanin=fanin, fanout_begin=begin, fanout_edges=edges, edge_kind=kinds
     )
 
 
@@ -1623,10 +1616,7 @@ def _kept_inputs(
         if seg.fields.__class__ is not _BatchFields:
             return _batch_inputs(tg, arrays, simple, shared)
         groups.append((seg.base, seg.n, seg.fields.groups))
-    where = [
-        (name, a, a.shape, a.strides, a.__array_interface__["data"][0])
-        for name, a in arrays.items()
-    ]
+    where = [(name, a, *_geometry(a)) for name, a in arrays.items()]
     kept = shared.get(_INPUTS)
     if (
         kept is not None
@@ -1776,7 +1766,7 @@ def _bulk_views(
     run = int(flat[-1]) == lo + m - 1 and (m == 1 or bool((np.diff(flat) == 1).all()))
     key = (r.tensor, k0)
     kept_rows = shared.get(key)
-    where = (shape, array.strides, array.__array_interface__["data"][0])
+    where = _geometry(array)
     rows = None
     if kept_rows is not None and kept_rows[0] is array and kept_rows[1] == where:
         rows = kept_rows[2]
@@ -1790,6 +1780,11 @@ def _bulk_views(
     if run:
         return list(lead[lo : lo + m])
     return [lead[i] for i in flat.tolist()]
+
+
+def _geometry(array: np.ndarray) -> tuple:
+    """What views of ``array`` depend on besides the object: shape, strides, address."""
+    return array.shape, array.strides, array.__array_interface__["data"][0]
 
 
 def _view(array: np.ndarray, r: Any) -> np.ndarray:

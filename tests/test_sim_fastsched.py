@@ -593,55 +593,47 @@ def test_kept_body_inputs_and_stretches_follow_the_graph_and_the_order():
     from pto_wsp.runtime import fastsched
 
     w = _cells("cells_kept")
+    log = []
+
+    def cell(i, j, xv, yv):
+        log.append((i, j, float(xv[0]), yv.ctypes.data))
 
     progs = {}
     for workers in (3, 2):
         for fast in (True, False):
             progs[fast, workers] = w.compile(
-                target="cpu_sim",
-                workers=workers,
-                fast=fast,
-                kernels={"cell": lambda *a: body_of[0](*a)},
+                target="cpu_sim", workers=workers, fast=fast, kernels={"cell": cell}
             )
-    body_of = [None]
-
-    def calls_into(log):
-        def body(i, j, xv, yv):
-            log.append((i, j, float(xv[0]), yv.ctypes.data))
-
-        return body
-
     x = np.arange(6 * 20 * 4, dtype=np.float32).reshape(6, 20, 4)
     y = np.zeros((6, 4), np.float32)
 
-    def both(n, workers, x, y, bind=True):
+    def run_both(n, workers, x, y, bind=True):
         logs = []
         for fast in (True, False):
-            log = []
-            body_of[0] = calls_into(log)
+            log.clear()
             prog = progs[fast, workers]
             if bind:  # (bind clears what the Program kept)
                 prog.bind(n=n, X2=x, Y2=y)
             prog.execute()
             assert (prog.fast_declined is None) == fast
-            logs.append(log)
+            logs.append(list(log))
         assert logs[0] == logs[1] and len(logs[0]) == 20 * n
         rows = progs[True, workers]._rows
         return rows.get(fastsched._INPUTS), rows.get(fastsched._STRETCHES)
 
-    first = both(4, 3, x, y)
+    first = run_both(4, 3, x, y)
     assert first[0] is not None and first[1] is not None
-    again = both(4, 3, x, y, bind=False)
+    again = run_both(4, 3, x, y, bind=False)
     assert again[0] is first[0] and again[1] is first[1]  # reused
-    other_n = both(5, 3, x, y)
+    other_n = run_both(5, 3, x, y)
     assert other_n[0] is not first[0]  # other batches: made again
     x2 = x + 1000
-    other_x = both(5, 3, x2, y)
+    other_x = run_both(5, 3, x2, y)
     assert other_x[0] is not other_n[0]  # other arrays: made again
     for fast in (True, False):  # swapped in behind bind's back: checked, not only cleared
         progs[fast, 3]._bindings.update(X2=x)
-    assert both(5, 3, x, y, bind=False)[0] is not other_x[0]
-    assert both(5, 2, x2, y)[1] is not None  # another Program, another order: its own
+    assert run_both(5, 3, x, y, bind=False)[0] is not other_x[0]
+    assert run_both(5, 2, x2, y)[1] is not None  # another Program, another order: its own
 
 
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
