@@ -37,6 +37,21 @@ inline int64_t floordiv(int64_t a, int64_t b) {
   return q;
 }
 
+// A dense grid's cells k0..k1 along d holding a region's span r0..r1 (relative to the grid's
+// start): shifts for power-of-two widths, no division for a span inside the first cell.
+inline void cell_span(const Grid& grid, int d, int64_t r0, int64_t r1, int64_t& k0,
+                      int64_t& k1) {
+  if (grid.shift[d] >= 0) {
+    k0 = r0 >> grid.shift[d];
+    k1 = r1 >> grid.shift[d];
+  } else if (r0 >= 0 && r1 < grid.width[d]) {
+    k0 = k1 = 0;
+  } else {
+    k0 = floordiv(r0, grid.width[d]);
+    k1 = floordiv(r1, grid.width[d]);
+  }
+}
+
 // Python's a % b for b > 0.
 __int128 pymod(__int128 a, __int128 b) {
   __int128 r = a % b;
@@ -665,17 +680,8 @@ void TensorMap::find_in_grid(const TensorState& st, const Grid& grid, const Geom
     bool one = true, inside = true;
     for (int d = 0; d < rank && one; ++d) {
       const int64_t r0 = g.off[d] - grid.start[d];
-      const int64_t r1 = r0 + (g.size[d] - 1) * g.stride[d];
       int64_t k0, k1;
-      if (grid.shift[d] >= 0) {
-        k0 = r0 >> grid.shift[d];
-        k1 = r1 >> grid.shift[d];
-      } else if (r0 >= 0 && r1 < grid.width[d]) {
-        k0 = k1 = 0;
-      } else {
-        k0 = floordiv(r0, grid.width[d]);
-        k1 = floordiv(r1, grid.width[d]);
-      }
+      cell_span(grid, d, r0, r0 + (g.size[d] - 1) * g.stride[d], k0, k1);
       one = k0 == k1;
       inside = inside && static_cast<uint64_t>(k0) < static_cast<uint64_t>(grid.n[d]);
       lin += k0 * grid.mult[d];
@@ -793,17 +799,8 @@ bool TensorMap::read_new_tile(TensorState& st, const TensorRegion& r, uint32_t t
   bool inside = true;
   for (int d = 0; d < rank; ++d) {
     const int64_t r0 = r.offsets[d] - og.start[d];
-    const int64_t r1 = r0 + (gr.size[d] - 1) * gr.stride[d];
     int64_t k0, k1;
-    if (og.shift[d] >= 0) {
-      k0 = r0 >> og.shift[d];
-      k1 = r1 >> og.shift[d];
-    } else if (r0 >= 0 && r1 < og.width[d]) {
-      k0 = k1 = 0;
-    } else {
-      k0 = floordiv(r0, og.width[d]);
-      k1 = floordiv(r1, og.width[d]);
-    }
+    cell_span(og, d, r0, r0 + (gr.size[d] - 1) * gr.stride[d], k0, k1);
     if (k0 != k1) return false;
     inside = inside && static_cast<uint64_t>(k0) < static_cast<uint64_t>(og.n[d]);
     olin += k0 * og.mult[d];
