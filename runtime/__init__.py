@@ -26,6 +26,8 @@ Graph construction, independent of any IR (pure Python + numpy):
   rules on grid cells); ``iter_batch`` gives a batch back task by task.
 - ``bulk_kernels``: the batch path's hot loops compiled with numba, each with a numpy twin.
 - ``batch_order``: the structural edges of ``for_each`` chains created as one batch.
+- ``memory``: ``retain_freed_memory()`` (called by every ``GraphBuilder``): glibc keeps freed
+  large blocks for reuse instead of unmapping them (``PTO_WSP_MALLOC=system`` opts out).
 
 Execution (docs/simulator.md):
 

@@ -67,6 +67,7 @@ from typing import Any
 import numpy as np
 
 from pto_wsp.runtime import batch_order
+from pto_wsp.runtime.memory import retain_freed_memory
 from pto_wsp.runtime.regions import TensorRegion
 from pto_wsp.runtime.tensormap import TensorMap
 
@@ -155,6 +156,7 @@ class GraphBuilder:
         *,
         infer_data_deps: bool = True,
     ) -> None:
+        retain_freed_memory()
         self.tensormap = TensorMap(shapes)
         self.infer_data_deps = infer_data_deps
         self._kernel_ids: dict[str, int] = {}
