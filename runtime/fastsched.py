@@ -194,7 +194,9 @@ _START, _END, _ISSUED_T, _DEPS_T, _GSINCE, _CREATED_T = range(6)
     _OLDEST,
     _SINCE_GC,
     _GCN,
-) = range(18)
+    _GROWN,
+    _GROWN_WAIT,
+) = range(20)
 # Float scalars (T).
 _NOW, _NEXT_ISSUE, _GEN = range(3)  # _GEN: the generator's time
 # Config (C).
@@ -788,6 +790,7 @@ def run(
             gt = T[_GEN]
             while S[_EVN] > 0 and evt[0] <= gt:
                 if spans and sp_tid.shape[0] - S[_SPANN] <= n_tasks:
+                    S[_GROWN] += 1
                     return k  # the caller grows the span arrays and resumes here
                 step(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst,
                      hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy, trun, order,
@@ -811,6 +814,8 @@ def run(
                     if S[_EVN] == 0:
                         return -2
                     if sp_tid.shape[0] - S[_SPANN] <= n_tasks:
+                        S[_GROWN] += 1
+                        S[_GROWN_WAIT] += 1
                         return k  # (resumes here: the buffers are empty, gt unchanged)
                     step(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, serves, tid_of, hst,
                          hoff, hsize, lhead, ltail, infl, ghead, gtail, is_idle, busy, trun,
@@ -907,6 +912,7 @@ def run(
         T[_NOW] = T[_GEN]
     while S[_EVN] > 0:
         if spans and sp_tid.shape[0] - S[_SPANN] <= n_tasks:
+            S[_GROWN] += 1
             return n_tasks + 1
         t = evt[0]
         T[_NOW] = t
@@ -939,7 +945,7 @@ def schedule(
     n_tasks = task_ids.shape[0]
     W = C[_W]
     predone[:] = 0
-    S = np.zeros(18, np.int64)
+    S = np.zeros(20, np.int64)
     S[_LASTC] = -1
     S[_NIDLE] = W
     T = np.zeros(3, np.float64)
@@ -1083,6 +1089,16 @@ def rows_ascending(begin, succ):
 _SPAN_CAUSE = "pipeline_depth"
 
 
+def span_capacity(n_tasks: int) -> int:
+    """The first capacity of the stall-span arrays (pipeline_depth and window stalls). A
+    step of the compiled loop records at most ``n_tasks`` spans, so the loop stops while
+    fewer than ``n_tasks + 1`` entries are free — where it is: before a step of the
+    generator's wait, of a window wait or of the drain — and ``schedule`` grows the arrays
+    (to 3x their size + n_tasks) and resumes there. (A module-level function: the tests
+    shrink it to force growths, tests/test_fastsched_spans.py.)"""
+    return 2 * n_tasks + 16
+
+
 def schedule_graph(
     builder: RecordingBuilder,
     graph: Any,
@@ -1201,7 +1217,7 @@ def schedule_graph(
             int(config.task_window),
         ]
     )
-    span_cap = 2 * n_tasks + 16 if depth or config.task_window else 0
+    span_cap = span_capacity(n_tasks) if depth or config.task_window else 0
     m = max(n, 1)
     ecap = 2 * n_tasks + 2
     NI, NF, S, stalls, busy, trun, order, sp_tid, sp_t0, sp_t1, gc_at, gc_old = schedule(
@@ -1382,6 +1398,9 @@ class FastRun:
         self.completed = int(S[_COMPLETED])
         self.live = 0
         self.gen_t = float(self.created * config.gen_cost)
+        #: How often the stall-span arrays grew during the run, and how many of those
+        #: growths stopped the compiled loop inside a task-window wait.
+        self.span_growths = (int(S[_GROWN]), int(S[_GROWN_WAIT]))
         self.stalls = dict.fromkeys(STALL_CAUSES, 0.0)
         for cause, value in zip(
             ("dependencies", "stream_order", "pipeline_depth", "issue", "window"), stalls
