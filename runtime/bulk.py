@@ -170,7 +170,8 @@ _KEY_ARRAYS: dict[tuple, tuple] = {}
 def classify(n: int, groups: Sequence[Sequence], skip: frozenset = frozenset()) -> dict | None:
     """A batch's accesses per tensor (``_TensorPlan``), from its groups alone; None when the
     array rule cannot take them (sizes or strides varying per task, offsets off one tiling,
-    a tensor's accesses on several tilings). Accesses to the tensors of ``skip`` (declared
+    a tensor's accesses on several tilings that are not nested or whose cells meet: see
+    ``_disjoint_tilings``). A tensor's plans are a tuple, one per tiling. Accesses to the tensors of ``skip`` (declared
     read-only: ``GraphBuilder.read_only``) are left out — whatever their geometry — and a
     region writing one raises ``ValueError``."""
     per: dict[Any, list] = {}
@@ -215,10 +216,67 @@ def classify(n: int, groups: Sequence[Sequence], skip: frozenset = frozenset()) 
     out = {}
     for tensor, accesses in per.items():
         key = accesses[0][0]
-        if any(a[0] != key for a in accesses):
+        if all(a[0] == key for a in accesses):
+            out[tensor] = (_TensorPlan(key, accesses),)
+            continue
+        by_key: dict[tuple, list] = {}
+        for a in accesses:
+            by_key.setdefault(a[0], []).append(a)
+        plans = tuple(_TensorPlan(k, acc) for k, acc in by_key.items())
+        if not _disjoint_tilings(plans):
             return None
-        out[tensor] = _TensorPlan(key, accesses)
+        out[tensor] = plans
     return out
+
+
+def _disjoint_tilings(plans: tuple[_TensorPlan, ...]) -> bool:
+    """Whether a batch's accesses to one tensor on several tilings can be taken one tiling
+    after the other: every two tilings nested (one's cells inside the other's), and no cell
+    of the finer one inside a cell the coarser one's accesses touch. Then no task of the
+    batch overlaps a task on another tiling, and the order between them does not matter."""
+    cells = [_access_cells(tp) for tp in plans]
+    for i, a in enumerate(plans):
+        for j in range(i + 1, len(plans)):
+            b = plans[j]
+            rel = _relation(a.key, b.key)
+            if rel is None:
+                return False
+            fine, coarse = (j, i) if rel == "finer" else (i, j)
+            (fs, _, fr), (cs, _, cr) = plans[fine].key, plans[coarse].key
+            # The coarse cell holding each fine cell (unit strides: _relation's condition).
+            inside = [
+                (c * w + r - r2) // w2 for c, w, r, w2, r2 in zip(cells[fine], fs, fr, cs, cr)
+            ]
+            if _meet(inside, cells[coarse]):
+                return False
+    return True
+
+
+def _access_cells(tp: _TensorPlan) -> list[np.ndarray]:
+    """The cells (per dimension, one entry per access of every task) of a plan's accesses."""
+    out = []
+    for d in range(tp.rank):
+        parts = [np.broadcast_to(np.asarray(a[3][d], dtype=np.int64), (a[2],)) for a in tp.accesses]
+        out.append(np.concatenate(parts))
+    return out
+
+
+def _meet(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
+    """Whether two sets of cell coordinates (per dimension arrays) share a cell."""
+    if not len(a[0]) or not len(b[0]):
+        return False
+    lin_a = np.zeros(len(a[0]), dtype=np.int64)
+    lin_b = np.zeros(len(b[0]), dtype=np.int64)
+    size = 1
+    for x, y in zip(a, b):
+        lo = min(int(x.min()), int(y.min()))
+        extent = max(int(x.max()), int(y.max())) - lo + 1
+        size *= extent
+        if size >= 1 << 62:
+            return True  # too wide to linearise: assume they meet (the per-task path decides)
+        lin_a = lin_a * extent + (x - lo)
+        lin_b = lin_b * extent + (y - lo)
+    return bool(np.isin(lin_a, lin_b, assume_unique=False).any())
 
 
 def read_only_error(who: str, region: Any) -> str:
@@ -409,40 +467,45 @@ class BulkDeps:
             return None
         tensors = self.tensors
         states = tensormap._tensors
-        for tensor, tp in per.items():
-            st = states.get(tensor)
-            tilings = tensors.get(tensor)
-            if st is None and tilings is None:
-                if tp.size > MAX_CELLS:
-                    return None
-                continue
-            key, rank = tp.key, tp.rank
-            if self.ranks.get(tensor, rank) != rank:
-                return None
-            boxes = [(tp.lo, tp.hi)]
-            mine = None if tilings is None else tilings.get(key)
-            if mine is not None and mine.writer.size:
-                boxes.append((mine._lo, mine._hi))
-            if st is not None and key in st.grids and st.grids[key].cells:
-                boxes.append(_cells_box(list(st.grids[key].cells), rank))
-            if len(boxes) == 1:
-                size = tp.size
-            else:
-                size = 1.0
-                for d in range(rank):
-                    size *= max(b[1][d] for b in boxes) - min(b[0][d] for b in boxes) + 1
-            if size > MAX_CELLS:
-                return None
-            if st is not None and st.exact:
-                if st.levels or st.rank != rank:
-                    return None  # regions outside the grids: the per-task path decides
-                for grid in st.grids.values():
-                    if grid.cells and _box(list(grid.cells)) > MAX_CELLS:
-                        return None
-            for other in self._existing(tensor, tensormap):
-                if other != key and _relation(key, other) is None:
+        for tensor, tps in per.items():
+            for tp in tps:
+                if not self._fits(tensor, tp, tensors, states, tensormap):
                     return None
         return per
+
+    def _fits(self, tensor, tp: _TensorPlan, tensors: dict, states: dict, tensormap) -> bool:
+        """Whether the array rule is exact for a plan's accesses, given the tensor's state."""
+        st = states.get(tensor)
+        tilings = tensors.get(tensor)
+        if st is None and tilings is None:
+            return tp.size <= MAX_CELLS
+        key, rank = tp.key, tp.rank
+        if self.ranks.get(tensor, rank) != rank:
+            return False
+        boxes = [(tp.lo, tp.hi)]
+        mine = None if tilings is None else tilings.get(key)
+        if mine is not None and mine.writer.size:
+            boxes.append((mine._lo, mine._hi))
+        if st is not None and key in st.grids and st.grids[key].cells:
+            boxes.append(_cells_box(list(st.grids[key].cells), rank))
+        if len(boxes) == 1:
+            size = tp.size
+        else:
+            size = 1.0
+            for d in range(rank):
+                size *= max(b[1][d] for b in boxes) - min(b[0][d] for b in boxes) + 1
+        if size > MAX_CELLS:
+            return False
+        if st is not None and st.exact:
+            if st.levels or st.rank != rank:
+                return False  # regions outside the grids: the per-task path decides
+            for grid in st.grids.values():
+                if grid.cells and _box(list(grid.cells)) > MAX_CELLS:
+                    return False
+        for other in self._existing(tensor, tensormap):
+            if other != key and _relation(key, other) is None:
+                return False
+        return True
 
     def _existing(self, tensor, tensormap) -> list[tuple]:
         keys = list(self.tensors.get(tensor, {}))
@@ -520,10 +583,11 @@ class BulkDeps:
         dst, kind."""
         out = []
         states = tensormap._tensors
-        for tensor, tp in plan.items():
+        for tensor, tps in plan.items():
             if tensor in states:
                 self.adopt(tensor, tensormap)
-            out.extend(self._tensor(tensor, tid0, n, tp))
+            for tp in tps:  # several tilings: disjoint (classify), one after the other
+                out.extend(self._tensor(tensor, tid0, n, tp))
         return out
 
     @staticmethod
