@@ -47,6 +47,7 @@ LOAD_AFTER_NUMBA = 1 << 20
 _KERNELS = (
     "_merge_nb",
     "_chain_nb",
+    "_chain_src_nb",
     "_csr_nb",
     "_map_nb",
     "_table_nb",
@@ -96,6 +97,7 @@ def _warm() -> None:
     _merge_nb(E, 1, 1, -1, -1)
     _merge_nb(E * 0 + 1, 1, 1, -1, 0)  # self-edges only: the general path
     _chain_nb(E, 1, 2, 1, 0)
+    _chain_src_nb(E, 1, i)
     _csr_nb(E, 2)
     _map_nb(i, one * 0, one, one, one * 0, one * 0, one, one, one * 0)
     _table_nb(one * 0, one, one, one * 0, one * 0, one, one, one * 0)
@@ -309,14 +311,71 @@ def _chain_np(D, tid0, n, length, head):
     return np.stack([src[order], dst[order], kind[order]]).astype(np.int64, copy=False)
 
 
-def chain_edges(D: np.ndarray | None, tid0: int, n: int, length: int, head: int) -> np.ndarray:
+def _chain_src_nb(D, tid0, s0):  # pragma: no cover - compiled
+    # _chain_nb with each task's structural source given (s0[i], -1 for none): chains of
+    # varying lengths.
+    n = len(s0)
+    m = D.shape[1]
+    total = 0
+    j = 0
+    for i in range(n):
+        if s0[i] >= 0:
+            total += 1
+        while j < m and D[1, j] == tid0 + i:
+            if D[0, j] != s0[i]:
+                total += 1
+            j += 1
+    out = np.empty((3, total), np.int64)
+    o = 0
+    j = 0
+    for i in range(n):
+        d = tid0 + i
+        placed = s0[i] < 0
+        while j < m and D[1, j] == d:
+            s = D[0, j]
+            if not placed and s >= s0[i]:
+                out[0, o], out[1, o], out[2, o] = s0[i], d, 0
+                o += 1
+                placed = True
+            if s != s0[i]:
+                out[0, o], out[1, o], out[2, o] = s, d, D[2, j]
+                o += 1
+            j += 1
+        if not placed:
+            out[0, o], out[1, o], out[2, o] = s0[i], d, 0
+            o += 1
+    return out
+
+
+def _chain_src_np(D, tid0, s0):
+    dst = np.arange(tid0, tid0 + len(s0), dtype=np.int64)
+    s, d, k = D[0], D[1], D[2]
+    keep = s != s0[d - tid0]
+    src, dst = s0[s0 >= 0], dst[s0 >= 0]
+    kind = np.concatenate([np.zeros(len(src), np.int64), k[keep]])  # structural first
+    src = np.concatenate([src, s[keep]])
+    dst = np.concatenate([dst, d[keep]])
+    order = np.lexsort((src, dst))
+    return np.stack([src[order], dst[order], kind[order]]).astype(np.int64, copy=False)
+
+
+def chain_edges(
+    D: np.ndarray | None, tid0: int, n: int, length: int | np.ndarray, head: int
+) -> np.ndarray:
     """The edges into a batch of ordered chains (tasks tid0..tid0+n-1, chains of ``length``,
     docs/batchgen.md "Ordered chains"): the structural ones — ``head`` (the frontier's node,
     -1 if none) -> each chain's first task, each other task -> the task before it — and the
     data edges ``D`` (rows src, dst, kind, by destination then source, one per pair, from
-    ``merge_edges``) not joining a structurally joined pair; by destination then source."""
+    ``merge_edges``) not joining a structurally joined pair; by destination then source.
+    ``length`` may be an int64 array: the chains' lengths (each > 0, summing to n)."""
     if D is None:
         D = np.empty((3, 0), np.int64)
+    if length.__class__ is np.ndarray:  # chains of varying lengths (runtime/batch_order.py)
+        s0 = np.arange(tid0 - 1, tid0 + n - 1, dtype=np.int64)
+        s0[np.cumsum(length) - length] = head
+        if _use(D.shape[1] + n):
+            return _chain_src_nb(D, tid0, s0)
+        return _chain_src_np(D, tid0, s0)
     if _use(D.shape[1] + n):
         return _chain_nb(D, tid0, n, length, head)
     return _chain_np(D, tid0, n, length, head)

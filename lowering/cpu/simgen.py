@@ -409,31 +409,42 @@ class _SimGenerator(_Generator):
 
     @staticmethod
     def _chain_shape(root: scf.ForOp) -> tuple[int, bool] | None:
-        """(index of the chain's loop in the nest, scoped) when the nest at ``root`` is
-        parallel loops around ``tg.ordered { scf.for %t { ...; one tg.task; tg.order_point } }``
-        (scoped) or is the ``scf.for %t`` itself (bare) — docs/batchgen.md "Ordered chains";
-        else None. Only the shape: ``_regular(..., chain=True)`` checks the ops."""
+        """(how many loops of the nest at ``root`` are outside the chains, scoped) when the
+        nest is parallel loops around ``tg.ordered { <chain loops> }`` (scoped) or is the chain
+        loops themselves (bare) — docs/batchgen.md "Ordered chains"; else None. The chain
+        loops: ``scf.for %t { ...; one tg.task; tg.order_point }``, or loops each holding
+        exactly one loop around it (a ``for_each`` over a ragged or 2-d axis: one chain
+        through all their iterations). Only the shape: ``_regular(..., chain=True)`` checks
+        the ops."""
+        creates = scf.ForOp | scf.IfOp | tg.TaskOp | tg.OrderedOp | tg.OrderPointOp
 
         def chain_loop(loop: scf.ForOp) -> bool:
             ops = [o for o in loop.body.block.ops if not isinstance(o, scf.YieldOp)]
             if not ops or not isinstance(ops[-1], tg.OrderPointOp):
                 return False
-            if any(isinstance(o, scf.ForOp | tg.OrderedOp | tg.OrderPointOp) for o in ops[:-1]):
+            if any(
+                isinstance(o, scf.ForOp | scf.IfOp | tg.OrderedOp | tg.OrderPointOp)
+                for o in ops[:-1]
+            ):
                 return False
             return sum(isinstance(o, tg.TaskOp) for o in ops) == 1
 
-        if chain_loop(root):
+        def chain_loops(loop: scf.ForOp) -> bool:
+            while not chain_loop(loop):
+                inner = [o for o in loop.body.block.ops if isinstance(o, creates)]
+                if len(inner) != 1 or not isinstance(inner[0], scf.ForOp):
+                    return False
+                (loop,) = inner
+            return True
+
+        if chain_loops(root):
             return 0, False
         depth = 0
         loop = root
         while True:
             depth += 1
-            inner = [
-                o
-                for o in loop.body.block.ops
-                if isinstance(o, scf.ForOp | tg.TaskOp | tg.OrderedOp)
-            ]
-            if len(inner) != 1 or any(isinstance(o, tg.OrderPointOp) for o in loop.body.block.ops):
+            inner = [o for o in loop.body.block.ops if isinstance(o, creates)]
+            if len(inner) != 1:
                 return None
             (o,) = inner
             if isinstance(o, scf.ForOp):
@@ -441,12 +452,8 @@ class _SimGenerator(_Generator):
                 continue
             if not isinstance(o, tg.OrderedOp):
                 return None
-            body = [
-                x
-                for x in o.body.block.ops
-                if isinstance(x, scf.ForOp | tg.TaskOp | tg.OrderPointOp | tg.OrderedOp)
-            ]
-            if len(body) != 1 or not isinstance(body[0], scf.ForOp) or not chain_loop(body[0]):
+            body = [x for x in o.body.block.ops if isinstance(x, creates)]
+            if len(body) != 1 or not isinstance(body[0], scf.ForOp) or not chain_loops(body[0]):
                 return None
             return depth, True
 
@@ -456,7 +463,7 @@ class _SimGenerator(_Generator):
         arguments, subviews folded onto tensor arguments and tg.task ops — nothing else.
         Sets ``_ragged`` (a loop's bounds depend on the nest's induction variables: the flat
         iteration space) and ``_loads`` (the tensors whose data it loads); ordered chains
-        (``chain``) take neither."""
+        (``chain``) take no ``scf.if``."""
         varying: set[SSAValue] = set()
         folded: set[SSAValue] = set()
         counts = [0, 0]  # loops, tasks
@@ -475,8 +482,6 @@ class _SimGenerator(_Generator):
                     if o.iter_args or step is None or step <= 0:
                         return False
                     if o.lb in varying or o.ub in varying:
-                        if chain:
-                            return False
                         self._ragged = True  # bounds per outer iteration: the flat space
                     counts[0] += 1
                     varying.add(o.body.block.args[0])
@@ -539,7 +544,7 @@ class _SimGenerator(_Generator):
                     continue
                 elif isinstance(o, memref.LoadOp):
                     # A load of a tensor argument's index/integer data: a gather.
-                    if chain or o.memref not in self.tensor_args:
+                    if o.memref not in self.tensor_args:
                         return False
                     if not isinstance(o.res.type, IndexType | IntegerType):
                         return False
@@ -608,6 +613,8 @@ class _SimGenerator(_Generator):
                     self._flat_positions()
                 groups = [self._flat_task(op, uid, off, single) for op, uid, off in tasks]
                 call, args = "_b.add_tasks(", " + ".join(f"_m{uid}" for _, uid, _ in tasks)
+                if chain is not None:
+                    call, args = "_chains(_b, ", self._flat_chains(chain, tasks[0][1])
             else:
                 n, c = self._vector_loop(root, [])
                 tasks = self._vtasks
@@ -617,8 +624,9 @@ class _SimGenerator(_Generator):
                 if chain is not None:
                     depth, scoped = chain
                     count = " * ".join(f"_n{u}" for u in range(depth)) or "1"
+                    length = " * ".join(f"_n{u}" for u in range(depth, rank))
                     self.line(f"# ordered chains: loop {depth} is a for_each (docs/batchgen.md)")
-                    call, args = "_chains(_b, ", f"{count}, _n{depth}, {scoped}"
+                    call, args = "_chains(_b, ", f"{count}, {length}, {scoped}"
                 else:
                     call, args = "_b.add_tasks(", f"{n} * {c}"
             body = self.lines[start:]
@@ -638,6 +646,21 @@ class _SimGenerator(_Generator):
                 for k, v in self.symviews.items():
                     if k in before and v.materialized and not before[k]:
                         v.materialized = False
+
+    def _flat_chains(self, chain: tuple[int, bool], inner: int) -> str:
+        """``_chains``' count, lengths and scoped in the flat space: loops ``depth`` on (to
+        ``inner``, the chain's task loop) make one chain per iteration of loop ``depth - 1``
+        (or one chain: bare), as long as the iterations of ``inner`` under it (per parent
+        iteration ``_n``, or counted through the composed parent map)."""
+        depth, scoped = chain
+        self.line(f"# ordered chains: loop {depth} is a for_each, lengths per chain")
+        if depth == 0:
+            return f"1, _m{inner}, {scoped}"
+        count = f"_m{depth - 1}"
+        if inner == depth:
+            return f"{count}, _n{inner}, {scoped}"
+        rep = self._rmap(depth - 1, inner)
+        return f"{count}, _np.bincount({rep}, minlength={count}), {scoped}"
 
     def _emit_nest(
         self, body: list[str], groups: list[str], call: str, args: str, key, fallback: list
@@ -804,8 +827,14 @@ class _SimGenerator(_Generator):
         self._open.append(uid)
         items: list = []
         self._items[uid] = items
-        for o in block.ops:
-            if isinstance(o, scf.ForOp):
+        ops = list(block.ops)
+        while ops:
+            o = ops.pop(0)
+            if isinstance(o, tg.OrderedOp):
+                ops[:0] = list(o.body.block.ops)  # a chain's scope: _chains makes it
+            elif isinstance(o, tg.OrderPointOp):
+                pass  # a chain's ordering point: _chains makes it
+            elif isinstance(o, scf.ForOp):
                 items.append(("loop", self._flat_loop(o, uid)))
             elif isinstance(o, scf.IfOp):
                 items.extend(("loop", u) for u in self._flat_if(o, uid))
