@@ -154,6 +154,8 @@ class Simulator(PipelineMixin):
         # Workers.
         self.local: list[list] = [[] for _ in range(n_workers)]
         self.shared: dict[int, list] = {POOL_VECTOR: [], POOL_CUBE: [], POOL_ANY: []}
+        # Ready tasks in the local and shared heaps (no idle worker has anything to try at 0).
+        self.queued = 0
         self.idle: list[int] = list(range(n_workers))
         self.is_idle = [True] * n_workers
         self.busy = [0.0] * n_workers
@@ -492,6 +494,7 @@ class Simulator(PipelineMixin):
         if pool not in self.pool_workers:
             pool = POOL_ANY
         key = self._key(tid)
+        self.queued += 1
         if target >= 0:
             candidates = self.pool_workers[pool]
             heapq.heappush(self.local[candidates[target % len(candidates)]], key)
@@ -510,7 +513,7 @@ class Simulator(PipelineMixin):
         changes (an issue, a flush, an event), never in the middle of one, so every task
         that became ready at the same instant competes by the issue policy."""
         progress = True
-        while progress and self.idle:
+        while progress and self.idle and self.queued:
             progress = False
             for w in list(self.idle):
                 if self.is_idle[w] and self._dispatch(w):
@@ -538,6 +541,7 @@ class Simulator(PipelineMixin):
             if h and (best is None or h[0] < best):
                 best_heap, best = h, h[0]
         if best_heap is not None:
+            self.queued -= 1
             return heapq.heappop(best_heap)
         if self.work_steal:
             serves = _SERVES[self.worker_pool[w]]
@@ -548,6 +552,7 @@ class Simulator(PipelineMixin):
                     victim, size = v, len(h)
             if victim >= 0:
                 self.steals += 1
+                self.queued -= 1
                 return heapq.heappop(self.local[victim])
         return None
 
