@@ -1,7 +1,13 @@
 """Graph build of data-dependent loop nests (ragged, sparse, gathered), next to the graph-build
 anchor and to the per-task code, in one run.
 
-    python3 bench/bench_data_nests.py [--repeat 3] [--only moe,ragged,ragged-acc,attention,ragged-k]
+    python3 bench/bench_data_nests.py [--repeat 3] [--only moe,ragged,ragged-acc,attention,ragged-k,ragged-chain]
+    python3 bench/bench_data_nests.py --inventory [examples,tests]
+
+``--inventory`` prints instead what the code generator makes of every loop nest holding tasks
+(``simgen.NESTS``: batch, chains, per task and why) in examples/*.mlir (the IR of
+examples/*.py) and, with ``tests``, in the programs tests/test_sim_*.py compile (each file run
+with pytest in this process, counted per file; docs/batchgen.md "Inventory").
 
 Each workload is a ``tg.program`` (examples/moe.mlir and examples/attention.mlir lowered with
 wsp-to-tg, or the ragged programs below) of about 50k tasks, compiled for the simulator and run
@@ -19,7 +25,10 @@ tensors (CSR rows, lengths) are random with a fixed seed.
   chains along each row);
 - ``attention``: examples/attention.mlir, 6,250 x 8 (batch, head) tasks reading
   ``K[b, 0:seq_lens[b]]`` — a region whose size varies per task;
-- ``ragged-k``: ``ragged`` whose K read is ``K[b, 0:lens[b]]`` (sizes varying per task).
+- ``ragged-k``: ``ragged`` whose K read is ``K[b, 0:lens[b]]`` (sizes varying per task);
+- ``ragged-chain``: a ``for_each`` per row over its loaded length ``0 to lens[b]`` (the same
+  3,200 rows: one ordered chain per row, each step after the one before it), every step
+  reading the K block ``route[t]`` names (a gather) and accumulating into the row's output.
 
 The anchor is the graph-build one (issue 5): 5,000 tasks/ms, what pto-isa-lh, a C runtime of
 this design, reports for building a graph with TensorMap dependency inference. Regions whose
@@ -79,6 +88,39 @@ memref<64x64xf32, strided<[64, 1], offset: ?>>) access(in, in, out) at(b = %b, t
 RAGGED_ACC = RAGGED.replace("%O[%b, %r, 0]", "%O[%b, 0, 0]").replace(
     "access(in, in, out)", "access(in, in, inout)"
 )
+# A for_each per row over its loaded length (tg.ordered inside the row loop: one chain per
+# row, each step after the one before it), every step reading the K block a routing table
+# gives and accumulating into the row's output.
+RAGGED_CHAIN = """
+wsp.kernel @step(b: index, t: index, q: in memref<64x64xf32>, k: in memref<64x64xf32>, \
+o: inout memref<64x64xf32>) unit(cube) cost(100)
+tg.program @chain(%Q: memref<?x2048x64xf32>, %K: memref<?x64x64xf32>, \
+%O: memref<?x64x64xf32>, %lens: memref<?xindex>, %route: memref<?xindex>, %B: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %b = %c0 to %B step %c1 {
+    %n = memref.load %lens[%b] : memref<?xindex>
+    %o = memref.subview %O[%b, 0, 0] [1, 64, 64] [1, 1, 1] : memref<?x64x64xf32> to \
+memref<64x64xf32, strided<[64, 1], offset: ?>>
+    tg.ordered {
+      scf.for %t = %c0 to %n step %c1 {
+        %e = memref.load %route[%t] : memref<?xindex>
+        %r = arith.muli %t, %c64 : index
+        %q = memref.subview %Q[%b, %r, 0] [1, 64, 64] [1, 1, 1] : memref<?x2048x64xf32> to \
+memref<64x64xf32, strided<[64, 1], offset: ?>>
+        %k = memref.subview %K[%e, 0, 0] [1, 64, 64] [1, 1, 1] : memref<?x64x64xf32> to \
+memref<64x64xf32, strided<[64, 1], offset: ?>>
+        tg.task @step(%b, %t : index, index) resources(%q, %k, %o : memref<64x64xf32, \
+strided<[64, 1], offset: ?>>, memref<64x64xf32, strided<[64, 1], offset: ?>>, \
+memref<64x64xf32, strided<[64, 1], offset: ?>>) access(in, in, inout) at(b = %b, t = %t) \
+pool(cube)
+        tg.order_point
+      }
+    }
+  }
+}
+"""
 RAGGED_K = (
     RAGGED.replace("k: in memref<2048x64xf32>", "k: in memref<?x64xf32>")
     .replace("[1, 2048, 64] [1, 1, 1]", "[1, %n, 64] [1, 1, 1]")
@@ -140,6 +182,14 @@ def workloads() -> dict[str, tuple[str, dict]]:
         lens=rng.integers(0, 32, nb),
         B=nb,
     )
+    chain = dict(
+        Q=np.broadcast_to(zero, (nb, 2048, 64)),
+        K=np.broadcast_to(zero, (16, 64, 64)),
+        O=np.broadcast_to(zero, (nb, 64, 64)),
+        lens=ragged["lens"],
+        route=np.random.default_rng(1).integers(0, 16, 32),  # (the draws above unchanged)
+        B=nb,
+    )
     na = 6250
     attention = dict(
         Q=np.broadcast_to(zero, (na, 8, 64, 64)),
@@ -155,14 +205,53 @@ def workloads() -> dict[str, tuple[str, dict]]:
         "ragged-acc": (RAGGED_ACC, ragged),
         "attention": ((EXAMPLES / "attention.mlir").read_text(), attention),
         "ragged-k": (RAGGED_K, ragged),
+        "ragged-chain": (RAGGED_CHAIN, chain),
     }
+
+
+def inventory(parts: list[str]) -> None:
+    """What the code generator makes of each loop nest (see the module doc)."""
+    from collections import Counter
+
+    from xdsl.parser import Parser
+
+    simgen.NESTS = []
+    if "examples" in parts:
+        for path in sorted(EXAMPLES.glob("*.mlir")):
+            ctx = universe_context()
+            module = Parser(ctx, path.read_text()).parse_module()
+            with contextlib.redirect_stderr(io.StringIO()):
+                WspToTgPass().apply(ctx, module)
+                CspToTgPass().apply(ctx, module)
+            for op in module.ops:
+                if isinstance(op, ProgramOp):
+                    simgen.NESTS.clear()
+                    compile_sim_program(op, module)
+                    for prog, _, kernels, what in simgen.NESTS:
+                        print(f"{path.name:22s} {prog:22s} {kernels:38s} {what}", flush=True)
+    if "tests" in parts:
+        import pytest
+
+        tests = Path(__file__).resolve().parent.parent / "tests"
+        for path in sorted(tests.glob("test_sim_*.py")):
+            simgen.NESTS.clear()
+            with contextlib.redirect_stdout(io.StringIO()):
+                pytest.main(["-q", "-x", "-p", "no:cacheprovider", str(path)])
+            seen = Counter(what for _, _, _, what in simgen.NESTS)
+            for what, count in sorted(seen.items()):
+                print(f"{path.name:30s} {count:6d} x {what}", flush=True)
+    simgen.NESTS = None
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", default="moe,ragged,ragged-acc,attention,ragged-k")
+    parser.add_argument("--only", default="moe,ragged,ragged-acc,attention,ragged-k,ragged-chain")
+    parser.add_argument("--inventory", default=None, help="examples,tests")
     args = parser.parse_args()
+    if args.inventory is not None:
+        inventory(args.inventory.split(","))
+        return
     start = time.perf_counter()
     bulk_kernels.load()
     print(

@@ -348,6 +348,12 @@ class _SimGenerator(_Generator):
         #: Whether regular nests become batch sites (off for a program run once).
         self.keep_sites = True
         self._voutside = False
+        #: Whether this is a tg.call callee (its tensors are the caller's: no folded views).
+        self.callee = False
+        #: The inventory: per loop nest holding tasks (location, kernels, what it became).
+        self.nests: list[tuple[str, str, str]] = []
+        self._why = ""
+        self._depth_pt = 0  # per-task loops being emitted around the current op
 
     def op(self, op: Operation) -> None:
         if self._vtasks is not None:
@@ -387,8 +393,12 @@ class _SimGenerator(_Generator):
         elif isinstance(op, tg.TaskOp) and self.replica is not None and not self.in_send:
             self.line("while _b.window_full():")
             self.line("    yield ('window',)")
+            if not self._depth_pt and self.batch:
+                self._note(op, "per task: a pipeline process (the general engine)")
             super().op(op)
         else:
+            if isinstance(op, tg.TaskOp) and not self._depth_pt and self.batch:
+                self._note(op, "single task (no loop)")
             super().op(op)
 
     # --- regular loop nests as numpy batches --------------------------------------------------
@@ -397,15 +407,46 @@ class _SimGenerator(_Generator):
         if self._vtasks is None and self.batch and self.replica is None and not self.in_send:
             rank = self._regular(op)
             if rank:
+                self._note(op, "batch")
                 self._vector_nest(op, rank)
                 return
+            why = self._why
             shape = self._chain_shape(op)
             if shape is not None:
                 rank = self._regular(op, chain=True)
                 if rank:
+                    self._note(op, "chains")
                     self._vector_nest(op, rank, chain=shape)
                     return
-        super().for_loop(op)
+                why = self._why
+            elif why in ("tg.ordered inside", "tg.order_point inside"):
+                why = "ordering points not in a chain's shape (several tasks or loops a step)"
+            self._note(op, f"per task: {why}")
+        elif self._vtasks is None and self.batch:
+            self._note(op, "per task: a pipeline process (the general engine)")
+        self._depth_pt += 1
+        try:
+            super().for_loop(op)
+        finally:
+            self._depth_pt -= 1
+
+    def _callee_or(self, reason: str) -> str:
+        return "in a tg.call callee (its tensors are the caller's)" if self.callee else reason
+
+    def _note(self, root: Operation, decision: str) -> None:
+        """The inventory (docs/batchgen.md): per loop nest holding tasks (or task outside
+        loops), its tasks' kernels and what the generator made of it."""
+        kernels = sorted(
+            {o.kernel.root_reference.data for o in root.walk() if isinstance(o, tg.TaskOp)}
+        )
+        if not kernels:
+            return
+        if decision not in ("batch", "chains") or not self._ragged and not self._loads:
+            kind = decision
+        else:
+            kind = f"{decision} (data: {'ragged' if self._ragged else 'gathers'})"
+        where = location_of(root)
+        self.nests.append((where or "", " ".join("@" + k for k in kernels), kind))
 
     @staticmethod
     def _chain_shape(root: scf.ForOp) -> tuple[int, bool] | None:
@@ -470,6 +511,10 @@ class _SimGenerator(_Generator):
         self._ragged = False
         self._loads = set()
 
+        def why(reason: str) -> bool:
+            self._why = reason  # what the inventory (``nests``) says
+            return False
+
         def source_ok(value: SSAValue) -> bool:
             if value in folded or value in self.tensor_args:
                 return True
@@ -480,7 +525,7 @@ class _SimGenerator(_Generator):
                 if isinstance(o, scf.ForOp):
                     step = _const(o.step)
                     if o.iter_args or step is None or step <= 0:
-                        return False
+                        return why("a loop with loop-carried values or no constant step")
                     if o.lb in varying or o.ub in varying:
                         self._ragged = True  # bounds per outer iteration: the flat space
                     counts[0] += 1
@@ -490,12 +535,12 @@ class _SimGenerator(_Generator):
                     continue
                 if isinstance(o, scf.YieldOp):
                     if o.operands:
-                        return False
+                        return why("loop-carried values")
                     continue
                 if isinstance(o, scf.IfOp):
                     # A branch: a loop of 0 or 1 trips per iteration (the flat space).
                     if chain or o.results:
-                        return False
+                        return why("scf.if in a for_each chain" if chain else "scf.if results")
                     self._ragged = True
                     if not walk(o.true_region.block):
                         return False
@@ -510,17 +555,17 @@ class _SimGenerator(_Generator):
                     continue
                 if isinstance(o, arith.ConstantOp):
                     if not isinstance(o.value, IntegerAttr):
-                        return False
+                        return why("a constant that is not an integer")
                     continue
                 if type(o) in _BINARY:
                     if isinstance(o, _DIVISIONS):
                         d = _const(o.operands[1])
                         if d is None or d == 0:
-                            return False
+                            return why("a division by a non-constant")
                     if isinstance(o, _SHIFTS):
                         d = _const(o.operands[1])
                         if d is None or not 0 <= d < 63:
-                            return False
+                            return why("a shift by a non-constant")
                 elif isinstance(o, arith.CmpiOp):
                     if not all(
                         isinstance(u.operation, arith.SelectOp)
@@ -528,48 +573,50 @@ class _SimGenerator(_Generator):
                         or isinstance(u.operation, scf.IfOp)
                         for u in o.result.uses
                     ):
-                        return False
+                        return why("arith.cmpi used as a value")
                 elif isinstance(o, memref.SubviewOp):
                     if not source_ok(o.source):
-                        return False
+                        return why(self._callee_or("a subview of a view made at run time"))
                     if not all(
                         isinstance(u.operation, memref.SubviewOp | tg.TaskOp) for u in o.result.uses
                     ):
-                        return False
+                        return why("a subview used other than by subviews and tasks (a load)")
                     folded.add(o.result)
                 elif isinstance(o, memref.DimOp):
                     # The extent of a tensor argument: invariant (computed once per nest).
                     if o.source not in self.tensor_args or o.index in varying:
-                        return False
+                        return why(self._callee_or("memref.dim of a view or a varying dim"))
                     continue
                 elif isinstance(o, memref.LoadOp):
                     # A load of a tensor argument's index/integer data: a gather.
                     if o.memref not in self.tensor_args:
-                        return False
+                        return why(self._callee_or("a load of a view (a subview)"))
                     if not isinstance(o.res.type, IndexType | IntegerType):
-                        return False
+                        return why("a load of data that is not an integer")
                     self._loads.add(self.name(o.memref))
                 elif isinstance(o, tg.TaskOp):
                     counts[1] += 1
                     for r in o.resources:
                         if r not in folded and _inside(r, root):
-                            return False
+                            return why("a task region that is not a folded subview")
                     continue
                 elif not isinstance(o, (arith.SelectOp, *_CASTS)):
-                    return False
+                    return why(f"{o.name} inside")
                 if any(x in varying for x in o.operands):
                     varying.update(o.results)
             return True
 
         step = _const(root.step)
         if root.iter_args or step is None or step <= 0:
-            return 0
+            return why("a loop with loop-carried values or no constant step")
         varying.add(root.body.block.args[0])
         if not walk(root.body.block):
             return 0
         loops, tasks = counts[0] + 1, counts[1]
-        if not tasks or (loops > _MAX_AXES and not self._ragged):
-            return 0
+        if not tasks:
+            return why("no task inside")
+        if loops > _MAX_AXES and not self._ragged:
+            return why(f"more than {_MAX_AXES} loops")
         return loops
 
     def _vector_nest(
@@ -1220,6 +1267,17 @@ def _namespace() -> dict[str, Any]:
     }
 
 
+#: When a list: every program compiled appends its inventory, (program, location, kernels,
+#: what its loop nest became: "batch", "chains", "per task: why") — docs/batchgen.md
+#: "Inventory", ``bench/bench_data_nests.py --inventory``.
+NESTS: list | None = None
+
+
+def _inventory(program: str, gen: _SimGenerator) -> None:
+    if NESTS is not None:
+        NESTS.extend((program, *nest) for nest in gen.nests)
+
+
 def _generator(
     program: tg.ProgramOp, batch: bool | None = None, fold: bool = True, sites: bool = True
 ) -> _SimGenerator:
@@ -1231,6 +1289,7 @@ def _generator(
     gen.batch = BATCH_LOOPS if batch is None else batch
     gen.keep_sites = sites
     if not fold:
+        gen.callee = True
         return gen
     for arg, name in zip(program.body.block.args, program.arg_names):
         if isinstance(arg.type, MemRefType):
@@ -1300,6 +1359,7 @@ def _compile_function(
     gen = _generator(program, batch, fold=not callee, sites=sites)
     params = [gen.name(a) for a in program.body.block.args]
     gen.block(program.body.block)
+    _inventory(name, gen)
     header = f"def _program(_b{''.join(', ' + p for p in params)}):"
     head = [header, "    pass"]
     read_only = () if callee else read_only_args(program)
@@ -1371,6 +1431,7 @@ def compile_sim_program(
         replica = gen.name(process.replica)
         gen.replica = replica
         gen.block(process.body.block)
+        _inventory(f"{name}::{process.sym_name.data}", gen)
         fn_name = f"_process_{process.sym_name.data}"
         header = f"def {fn_name}(_b{''.join(', ' + p for p in params)}, {replica}):"
         source = "\n".join([header, *gen.lines, "    yield ('wait',)"]) + "\n"
