@@ -250,3 +250,17 @@ def test_dispatch_threshold_over_replica_is_evaluated_at_receipt(capsys):
     assert len(rows) == 12
     # replica 0 -> below the threshold -> vector worker 0; replica 1 -> cube worker 1.
     assert {(t["coords"]["replica"], t["worker"]) for t in rows} == {(0, 0), (1, 1)}
+
+
+def test_gen_cost_on_a_pipeline_is_reported_as_ignored(capsys):
+    """Processes cost no cycles: a generation cost is the main program's, and says so."""
+    prog = megakernel().compile(target="cpu_sim", mode="cycles", workers=3, gen_cost=7)
+    assert any("gen_cost=7" in w and "ignored" in w for w in prog.warnings)
+    assert "gen_cost=7" in capsys.readouterr().err
+    bind(prog)
+    prog.execute()
+    plain = megakernel().compile(target="cpu_sim", mode="cycles", workers=3)
+    bind(plain)
+    plain.execute()
+    assert prog.stats().makespan_cycles == plain.stats().makespan_cycles
+    assert not any("gen_cost" in w for w in plain.warnings)

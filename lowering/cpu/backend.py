@@ -467,6 +467,12 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
                 f"warning: sched.{what} places tasks on an AIE array; the CPU simulator runs "
                 "on its workers and ignores it"
             )
+    if code.is_pipeline and config.gen_cost:
+        warnings.append(
+            f"warning: gen_cost={config.gen_cost} is the main program's generation cost; a "
+            'pipeline\'s processes cost no cycles (docs/simulator.md "Pipelines"), so it is '
+            "ignored"
+        )
     extensions = raw.get("extensions")
     if extensions is not None:
         names = ", ".join(getattr(e, "data", str(e)) for e in extensions.data)
