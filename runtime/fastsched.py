@@ -196,9 +196,11 @@ _START, _END, _ISSUED_T, _DEPS_T, _GSINCE, _CREATED_T = range(6)
     _GCN,
     _GROWN,
     _GROWN_WAIT,
-) = range(20)
+    _NS,  # (S's length before the tasks run per worker)
+) = range(21)
 # Float scalars (T).
 _NOW, _NEXT_ISSUE, _GEN = range(3)  # _GEN: the generator's time
+_NR = 8  # (R: the float scalars, the five stalls, then busy cycles per worker)
 # Config (C).
 (
     _W,
@@ -945,11 +947,17 @@ def schedule(
     n_tasks = task_ids.shape[0]
     W = C[_W]
     predone[:] = 0
-    S = np.zeros(20, np.int64)
+    # The results the caller reads in two arrays (each returned array costs its boxing):
+    # S = the int scalars, then tasks run per worker; R = the float scalars T, the five
+    # stalls, then busy cycles per worker.
+    S = np.zeros(_NS + W, np.int64)
     S[_LASTC] = -1
     S[_NIDLE] = W
-    T = np.zeros(3, np.float64)
-    stalls = np.zeros(5, np.float64)
+    trun = S[_NS:]
+    R = np.zeros(_NR + W, np.float64)
+    T = R[:3]
+    stalls = R[3:_NR]
+    busy = R[_NR:]
     hsize = np.zeros((5, W + 3), np.int64)
     for h in range(W + 3):
         hsize[4, h] = (hoff[h + 1] if h + 1 < W + 3 else hcap_total) - hoff[h]
@@ -959,8 +967,6 @@ def schedule(
     ghead = np.full(max(n_scopes, 1), -1, np.int64)
     gtail = np.full(max(n_scopes, 1), -1, np.int64)
     is_idle = np.ones(W, np.bool_)
-    busy = np.zeros(W, np.float64)
-    trun = np.zeros(W, np.int64)
     ecap = 2 * n_tasks + 2
     evt = np.empty(ecap, np.float64)
     evs = np.empty(ecap, np.int64)
@@ -996,9 +1002,8 @@ def schedule(
         sp_tid = np.concatenate((sp_tid, np.zeros(cap, np.int64)))
         sp_t0 = np.concatenate((sp_t0, np.zeros(cap, np.float64)))
         sp_t1 = np.concatenate((sp_t1, np.zeros(cap, np.float64)))
-    nspan = S[_SPANN]
-    return (NI, NF, S, stalls, busy, trun, order[: S[_ORDN]], sp_tid[:nspan],
-            sp_t0[:nspan], sp_t1[:nspan], gc_at[: S[_GCN]], gc_old[: S[_GCN]])
+    # (NI, NF and order: the caller's; the span arrays and the collections may be new)
+    return S, R, sp_tid, sp_t0, sp_t1, gc_at, gc_old
 # fmt: on
 
 
@@ -1018,13 +1023,15 @@ def prepare(
     work_steal,
     task_ids,
     caps,
+    hoff,
     found,
 ):
     # The per-node static rows of NS from the graph's fields, the task ids (kind 0) in
     # task_ids, each ready queue's capacity in caps (a task sits in one queue at a time:
     # its target worker's, its pool's, or with work_steal any of its pool's workers'), and
-    # found = (task count, lowest and highest task priority); 1 when a pool is not
-    # vector/cube/any or a cost is not in [0, 2^53).
+    # hoff each queue's offset in the heap storage, found = (task count, lowest and highest
+    # task priority, total capacity); 1 when a pool is not vector/cube/any or a cost is not
+    # in [0, 2^53).
     n = kind.shape[0]
     W = cand.shape[1]
     nt = 0
@@ -1071,6 +1078,11 @@ def prepare(
     found[0] = nt
     found[1] = pmin
     found[2] = pmax
+    total = 0
+    for h in range(caps.shape[0]):
+        hoff[h] = total
+        total += caps[h]
+    found[3] = total
     return 0
 
 
@@ -1087,6 +1099,8 @@ def rows_ascending(begin, succ):
 # ----------------------------------------------------------------------------- Python side
 
 _SPAN_CAUSE = "pipeline_depth"
+#: The causes of the stalls ``schedule`` sums (R[3:8]), in its order (_ST_*).
+_STALL_ORDER = ("dependencies", "stream_order", "pipeline_depth", "issue", "window")
 
 
 def span_capacity(n_tasks: int) -> int:
@@ -1135,13 +1149,14 @@ def schedule_graph(
     work_steal = config.dispatch == "work_steal"
     # The static rows, the task ids and the ready queues' capacities in one compiled pass.
     caps = np.zeros(W + 3, np.int64)
-    found = np.zeros(3, np.int64)
+    hoff = np.empty(W + 3, np.int64)
+    found = np.empty(4, np.int64)
     task_buf = space.take("task_ids", max(n, 1))
     graph_kind = graph.kind.astype(np.uint8, copy=False)
     bad = prepare(
         NS, graph_kind, pool.astype(np.uint8, copy=False), costs, graph.priority.astype(np.int64, copy=False),
         graph.target.astype(np.int64, copy=False), graph.stream.astype(np.int64, copy=False), _CODES,
-        cand, ncand, incand, work_steal, task_buf, caps, found,
+        cand, ncand, incand, work_steal, task_buf, caps, hoff, found,
     )  # fmt: skip
     if bad:
         return None  # a pool not vector/cube/any, or a cost not in [0, 2^53)
@@ -1157,9 +1172,7 @@ def schedule_graph(
         pmin, pmax = int(found[1]), int(found[2])
         if (pmax - pmin + 1) * nkey >= 1 << 62:
             return None
-    hoff = np.zeros(W + 3, np.int64)
-    np.cumsum(caps[:-1], out=hoff[1:])
-    total = int(caps.sum())
+    total = int(found[3])
     if total > 1 << 28:
         return None
     # Streams, scopes, timing.
@@ -1220,16 +1233,19 @@ def schedule_graph(
     span_cap = span_capacity(n_tasks) if depth or config.task_window else 0
     m = max(n, 1)
     ecap = 2 * n_tasks + 2
-    NI, NF, S, stalls, busy, trun, order, sp_tid, sp_t0, sp_t1, gc_at, gc_old = schedule(
+    NI = space.take("NI", (8, n), np.int64)
+    NF = space.take("NF", (6, n), np.float64)
+    order = space.take("order", max(n_tasks, 1))
+    S, R, sp_tid, sp_t0, sp_t1, gc_at, gc_old = schedule(
         NS, fanin, begin, succ, task_ids, op_after, C, float(interval), cand, ncand,
-        incand, serves, hoff, total, n_scopes, n_lanes, span_cap,
-        space.take("NI", (8, n), np.int64), space.take("NF", (6, n), np.float64),
+        incand, serves, hoff, total, n_scopes, n_lanes, span_cap, NI, NF,
         space.take("tid_of", max(n_tasks, 1)), space.take("hst", (2, max(total, 1))),
-        space.take("order", max(n_tasks, 1)), space.take("ekind", ecap), space.take("ea", ecap),
+        order, space.take("ekind", ecap), space.take("ea", ecap),
         space.take("eb", ecap), space.take("stack", m), space.take("predone", m),
     )  # fmt: skip
-    if len(gc_at):
-        graph = _collected(graph, gc_at, gc_old)
+    ngc = int(S[_GCN])
+    if ngc:
+        graph = _collected(graph, gc_at[:ngc], gc_old[:ngc])
     if S[_COMPLETED] != S[_CREATED]:
         raise RuntimeError(
             f"internal: {S[_CREATED] - S[_COMPLETED]} task(s) never ran "
@@ -1247,10 +1263,8 @@ def schedule_graph(
         NI=NI,
         NF=NF,
         S=S,
-        stalls=stalls,
-        busy=busy,
-        tasks_run=trun,
-        order=order,
+        R=R,
+        order=order[: S[_ORDN]],
         spans=(sp_tid, sp_t0, sp_t1),
         costs=costs,
         workspace=space,
@@ -1318,18 +1332,25 @@ class Workspace:
     0.05-0.1 us per task, as much as the scheduling itself — so a Program keeps two
     workspaces and alternates (the last run's FastRun keeps reading its own while the next
     run writes the other). ``take`` hands out an uninitialized array of the shape asked for,
-    in a buffer that only grows."""
+    in a buffer that only grows (the array handed out last per name is kept: asked again
+    for the same shape and dtype, the same array object, no slicing)."""
 
     def __init__(self) -> None:
         self._buffers: dict[str, np.ndarray] = {}
+        self._last: dict[str, tuple] = {}
 
     def take(self, name: str, shape: int | tuple[int, int], dtype: Any = np.int64) -> np.ndarray:
+        last = self._last.get(name)
+        if last is not None and last[0] == shape and last[1] is dtype:
+            return last[2]
         pair = shape.__class__ is tuple
         size = int(shape[0] * shape[1] if pair else shape)
         buf = self._buffers.get(name)
         if buf is None or buf.size < size or buf.dtype != dtype:
             buf = self._buffers[name] = np.empty(size + size // 4, dtype)
-        return buf[:size].reshape(shape) if pair else buf[:size]
+        out = buf[:size].reshape(shape) if pair else buf[:size]
+        self._last[name] = (shape, dtype, out)
+        return out
 
 
 class FastRun:
@@ -1356,16 +1377,12 @@ class FastRun:
         NI: np.ndarray,
         NF: np.ndarray,
         S: np.ndarray,
-        stalls: np.ndarray,
-        busy: np.ndarray,
-        tasks_run: np.ndarray,
+        R: np.ndarray,
         order: np.ndarray,
         spans: tuple[np.ndarray, np.ndarray, np.ndarray],
         costs: np.ndarray,
         workspace: Workspace | None = None,
     ) -> None:
-        from pto_wsp.runtime.engine import STALL_CAUSES
-
         self.workspace = workspace
         #: Wall time per phase (Stats.phases_ms), set by the Program.
         self.phases_ms: dict[str, float] = {}
@@ -1378,8 +1395,6 @@ class FastRun:
         self.n_workers = n_workers
         self.worker_pool = worker_pool
         self.pool_workers = pool_workers
-        self.priority_ready = config.ready == "priority"
-        self.work_steal = config.dispatch == "work_steal"
         self.worker_array = NI[_WORKER]
         self.start_array = NF[_START]
         self.end_array = NF[_END]
@@ -1391,27 +1406,47 @@ class FastRun:
         self._created_t = NF[_CREATED_T]  # (written only with a gen_cost: created_t_array)
         self.cost_array = costs
         self.order = order
-        self.busy = busy.tolist()
-        self.tasks_run = tasks_run.tolist()
-        self.steals = int(S[_STEALS])
-        self.created = int(S[_CREATED])
-        self.completed = int(S[_COMPLETED])
+        # The scalars and per-worker results (S: ints, then tasks run per worker; R: floats,
+        # stalls, then busy cycles per worker) are read into lists and dicts on first use.
+        self._S = S
+        self._R = R
         self.live = 0
-        self.gen_t = float(self.created * config.gen_cost)
-        #: How often the stall-span arrays grew during the run, and how many of those
-        #: growths stopped the compiled loop inside a task-window wait.
-        self.span_growths = (int(S[_GROWN]), int(S[_GROWN_WAIT]))
-        self.stalls = dict.fromkeys(STALL_CAUSES, 0.0)
-        for cause, value in zip(
-            ("dependencies", "stream_order", "pipeline_depth", "issue", "window"), stalls
-        ):
-            self.stalls[cause] = float(value)
         self._spans = spans
         self._spans_list: list | None = None
         self._lists: dict[str, list] = {}
         self._specs: list[Any] = []
         self.processes: list = []
         self.progress = None
+
+    priority_ready = property(lambda self: self.cfg.ready == "priority")
+    work_steal = property(lambda self: self.cfg.dispatch == "work_steal")
+    steals = property(lambda self: int(self._S[_STEALS]))
+    created = property(lambda self: int(self._S[_CREATED]))
+    completed = property(lambda self: int(self._S[_COMPLETED]))
+    gen_t = property(lambda self: float(self.created * self.cfg.gen_cost))
+
+    @functools.cached_property
+    def busy(self) -> list[float]:
+        return self._R[_NR:].tolist()
+
+    @functools.cached_property
+    def tasks_run(self) -> list[int]:
+        return self._S[_NS:].tolist()
+
+    @functools.cached_property
+    def stalls(self) -> dict[str, float]:
+        from pto_wsp.runtime.engine import STALL_CAUSES
+
+        stalls = dict.fromkeys(STALL_CAUSES, 0.0)
+        for cause, value in zip(_STALL_ORDER, self._R[3:_NR].tolist()):
+            stalls[cause] = value
+        return stalls
+
+    @property
+    def span_growths(self) -> tuple[int, int]:
+        """How often the stall-span arrays grew during the run, and how many of those
+        growths stopped the compiled loop inside a task-window wait."""
+        return int(self._S[_GROWN]), int(self._S[_GROWN_WAIT])
 
     def _list(self, name: str) -> list:
         out = self._lists.get(name)
@@ -1440,7 +1475,8 @@ class FastRun:
     @property
     def stall_spans(self) -> list[tuple[str, str, float, float]]:
         if self._spans_list is None:
-            tids, t0, t1 = (a.tolist() for a in self._spans)
+            nspan = int(self._S[_SPANN])
+            tids, t0, t1 = (a[:nspan].tolist() for a in self._spans)
             self._spans_list = [
                 ("window", "generator", a, b) if g < 0 else (_SPAN_CAUSE, f"task {g}", a, b)
                 for g, a, b in zip(tids, t0, t1)
