@@ -281,7 +281,7 @@ def main() -> None:
             for g in graphs[1:]
         )
         print(
-            f"{name:10s} {graphs[0].num_tasks:>7,} tasks {graphs[0].num_edges:>7,} edges | "
+            f"{name:12s} {graphs[0].num_tasks:>7,} tasks {graphs[0].num_edges:>7,} edges | "
             + " | ".join(parts)
             + f" | anchor {ANCHOR:,.0f} | {'same graph' if same else 'GRAPHS DIFFER'}",
             flush=True,
