@@ -63,14 +63,16 @@ MAX_GRIDS = 16
 
 class _Entry:
     """The last writer of one region geometry and the readers since that write, and where the
-    index keeps it: a cell of a grid, or the interval index (``grid`` None)."""
+    index keeps it: a cell of a grid (``gkey``: the grid's key, not the grid, so that entries
+    and grids make no reference cycle and a dropped TensorMap is freed at once), or the
+    interval index (``gkey`` None)."""
 
     __slots__ = (
         "region",
         "writer",
         "readers",
         "alone",
-        "grid",
+        "gkey",
         "cell",
         "lo",
         "hi",
@@ -85,7 +87,7 @@ class _Entry:
         self.readers: list[int] = []
         # True while no other live entry overlaps this one (see the module doc).
         self.alone = True
-        self.grid: _Grid | None = None
+        self.gkey: tuple | None = None
         self.cell: tuple[int, ...] = ()
 
     def place_on_line(self, lo: int, hi: int) -> None:
@@ -188,7 +190,7 @@ class _TensorState:
         if grid is None and len(self.grids) < MAX_GRIDS:
             grid = self.grids[gkey] = _Grid(region, widths, gkey[2])
         if grid is not None:
-            entry.grid = grid
+            entry.gkey = gkey
             entry.cell = cell = tuple(map(floordiv, region.offsets, widths))
             grid.cells[cell] = entry
             return
@@ -210,12 +212,12 @@ class _TensorState:
         region = entry.region
         key = region.key
         del self.exact[key]
-        grid = entry.grid
-        if grid is not None:
+        gkey = entry.gkey
+        if gkey is not None:
+            grid = self.grids[gkey]
             del grid.cells[entry.cell]
             if not grid.cells:
-                # Free the slot for another tiling.
-                del self.grids[(region.sizes, region.strides, grid.residues)]
+                del self.grids[gkey]  # free the slot for another tiling
             return
         level = self.levels[entry.level]
         for b in (entry.b0, entry.b1) if entry.b1 != entry.b0 else (entry.b0,):
@@ -307,7 +309,7 @@ class TensorMap:
         region's classification."""
         gkey, widths, grid = st.classify(region)
         cands = st.overlapping(region, grid) if st.exact else []
-        if entry is not None and entry.grid is not None:
+        if entry is not None and entry.gkey is not None:
             # Its own grid was skipped (an entry of the interval index was found there).
             cands.append(entry)
         return cands, gkey, widths, grid

@@ -611,3 +611,26 @@ def test_llama_like_stages_exact_counts():
         proj = 2 * B * H + i
         assert g.predecessors(proj).tolist() == [B * H + i * H + h for h in range(H)]
     assert EDGE_WAW != EDGE_WAR
+
+
+def test_a_dropped_builder_leaves_no_cyclic_garbage():
+    """TensorMap entries name their grid by key: a builder (and its TensorMap) dropped after
+    a run is freed by reference counting, not left for the cyclic collector."""
+    import gc
+
+    GraphBuilder()  # the process's first one sets the allocator up (ctypes objects)
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        b = GraphBuilder({"A": (8, 8)})
+        for i in range(8):
+            b.add_task("w", (), (R("A", (i, 0), (1, 8), access="out"),))
+            b.add_task("r", (), (R("A", (i, 0), (1, 4), access="in"),))
+        b.add_task("all", (), (R("A", (0, 0), (8, 8), access="inout"),))
+        assert b.build().num_edges == 8 + 8 + 8
+        del b
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()
