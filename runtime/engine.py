@@ -513,11 +513,18 @@ class Simulator(PipelineMixin):
         changes (an issue, a flush, an event), never in the middle of one, so every task
         that became ready at the same instant competes by the issue policy."""
         progress = True
+        local, shared, steal = self.local, self.shared, self.work_steal
         while progress and self.idle and self.queued:
             progress = False
+            # Whether a shared heap holds a task (else a worker whose own heap is empty and
+            # which may not steal has nothing to pick: _dispatch would return False).
+            any_shared = shared[POOL_VECTOR] or shared[POOL_CUBE] or shared[POOL_ANY]
             for w in list(self.idle):
+                if not (local[w] or any_shared or steal):
+                    continue
                 if self.is_idle[w] and self._dispatch(w):
                     progress = True
+                    any_shared = shared[POOL_VECTOR] or shared[POOL_CUBE] or shared[POOL_ANY]
 
     # ================================================================== dispatch
 
