@@ -1204,7 +1204,7 @@ def schedule_graph(
         points = [p for p in builder.order_points if 0 < p <= n_tasks]
         op_after[points] = True
     # Successors in CSR rows (ascending); fanin counts every node's predecessors.
-    # (copied into the workspace: warm memory, and int64 whatever the graph's dtypes)
+    # (int64 whatever the graph's dtypes: copied into the workspace where they are not)
     begin = _copy(space, "begin", graph.fanout_begin)
     succ = _copy(space, "succ", graph.fanout_edges)
     # the engine releases successors in creation order: rows ascending
@@ -1319,7 +1319,12 @@ def _workers(W: int, pools: tuple[int, ...]) -> tuple:
 
 
 def _copy(space: Workspace, name: str, values: np.ndarray) -> np.ndarray:
-    """``values`` as int64, in the workspace's buffer ``name``."""
+    """``values`` as int64: the array itself when it is a writeable contiguous int64 array
+    (the compiled functions' argument type: just built, its memory is warm), else a copy in
+    the workspace's buffer ``name``."""
+    flags = values.flags
+    if values.dtype == np.int64 and flags.c_contiguous and flags.writeable and values.ndim == 1:
+        return values
     out = space.take(name, len(values))
     out[:] = values
     return out
