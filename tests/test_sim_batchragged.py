@@ -505,3 +505,48 @@ def test_a_ragged_nest_whose_region_sizes_vary_is_one_batch():
         g = _compare(module, program, {"B": len(lens), "lens": np.array(lens)})
         sizes = [r.sizes[1] for i in range(g.num_nodes) for r in g.regions[i] if r.tensor == "K"]
         assert sizes == [n for n in lens for _ in range(n)]
+
+
+# ---------------------------------------------------------------------------- divisions
+
+DIVIDE = """
+wsp.kernel @k(i: index, a: index, b: index, x: in memref<4xf32>) unit(vector)
+tg.program @g(%A: memref<?x4xf32>, %n: index, %m: index, %s: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %c3 step %c1 {
+      %q = arith.muli %i, %c3 : index
+      %u = arith.OP1 %q, %m : index
+      %d = arith.subi %j, %s : index
+      %w = arith.OP2 %i, %d : index
+      %x = arith.OP1 %s, %m : index
+      %v = memref.subview %A[%j, 0] [1, 4] [1, 1] : memref<?x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+      tg.task @k(%u, %w, %x : index, index, index) resources(%v : memref<4xf32, strided<[1], offset: ?>>) access(in) at(i = %i) pool(vector) target(%u)
+    }
+  }
+}
+"""
+_DIVS = ["divui", "divsi", "floordivsi", "ceildivsi", "remui", "remsi"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.sampled_from(_DIVS),
+    st.sampled_from(_DIVS),
+    st.integers(0, 3),
+    st.integers(-3, 3),
+    st.integers(-1, 3),
+)
+def test_divisions_by_a_value_take_the_array_path_or_the_per_task_error(op1, op2, n, m, s):
+    """Divisions by a symbol (range dispatch: ``coord * count / extent``), by a varying
+    value and an invariant one: a data nest — the array path, or the per-task code's
+    ZeroDivisionError (the nest falls back; nothing raised where no division runs)."""
+    module, program = _parse(DIVIDE.replace("OP1", op1).replace("OP2", op2))
+    assert "_nonzero(" in _batched_source(program, module)
+    before = simgen.FALLBACKS
+    error = _same_outcome(module, program, {"n": n, "m": m, "s": s})
+    divides = n and (m == 0 or 0 <= s < 3)
+    assert (error and error[0]) == (ZeroDivisionError if divides else None)
+    assert simgen.FALLBACKS - before == (1 if error else 0)

@@ -138,6 +138,19 @@ def _gather(tensor: Tensor, index: tuple, shape: tuple | None = None) -> np.ndar
     return out.astype(np.int64, copy=False)
 
 
+def _nonzero(a, b):
+    """The divisor ``b`` of an elementwise division of ``a``: ZeroDivisionError if it is 0
+    for any entry computed (where the per-task code raises; the nest then falls back)."""
+    if np.ndim(b) == 0:
+        if b == 0 and np.size(a):
+            raise ZeroDivisionError("integer division or modulo by zero")
+        return b
+    full = np.broadcast_to(b, np.broadcast_shapes(np.shape(a), np.shape(b)))
+    if full.size and (full == 0).any():
+        raise ZeroDivisionError("integer division or modulo by zero")
+    return b
+
+
 def _trips(lb, ub, step: int, m: int) -> np.ndarray:
     """Per iteration of the enclosing loop (m of them) the trip count of a loop ``range(lb,
     ub, step)`` (step > 0) whose bounds are arrays over those iterations or ints."""
@@ -339,9 +352,11 @@ class _SimGenerator(_Generator):
         self._xcache: dict[tuple[str, int | None], str] = {}
         self._open: list[int] = []  # the loops being emitted, outermost first
         self._nests = 0  # data nests emitted (their names: ``_hit3``)
-        # What _regular found in the nest: ragged loops, the tensors it loads.
+        # What _regular found in the nest: ragged loops, the tensors it loads, divisions by a
+        # value (not a constant).
         self._ragged = False
         self._loads: set[str] = set()
+        self._divides = False
         # Batch sites (their cache dicts' names) and whether the nest being emitted gave a
         # Python name to a value defined outside it (the nest is then not cached).
         self.sites: list[str] = []
@@ -365,6 +380,18 @@ class _SimGenerator(_Generator):
                 src, idx = self.name(op.source), self.name(op.index)
                 runs = " and ".join(self._vguard)
                 self.line(f"{self.name(op.result)} = {src}.dim({idx}) if {runs} else 0")
+                return
+            if (
+                isinstance(op, _DIVISIONS)
+                and self._vguard
+                and _const(op.operands[1]) is None
+                and not any(self.name(x) in self._vnames for x in op.operands)
+            ):
+                # An invariant division by a value: once, only if its loops run (a zero
+                # divisor raises where the per-task code divides).
+                text = _BINARY[type(op)].format(a=self.name(op.lhs), b=self.name(op.rhs))
+                runs = " and ".join(self._vguard)
+                self.line(f"{self.name(op.result)} = {text} if {runs} else 0")
                 return
             if isinstance(op, memref.LoadOp) and self._vguard:
                 # An invariant load: once, only if its loops run (as task by task).
@@ -441,10 +468,13 @@ class _SimGenerator(_Generator):
         )
         if not kernels:
             return
-        if decision not in ("batch", "chains") or not self._ragged and not self._loads:
+        data = "ragged" if self._ragged else "gathers" if self._loads else "divisions"
+        if decision not in ("batch", "chains") or not (
+            self._ragged or self._loads or self._divides
+        ):
             kind = decision
         else:
-            kind = f"{decision} (data: {'ragged' if self._ragged else 'gathers'})"
+            kind = f"{decision} (data: {data})"
         where = location_of(root)
         self.nests.append((where or "", " ".join("@" + k for k in kernels), kind))
 
@@ -510,6 +540,7 @@ class _SimGenerator(_Generator):
         counts = [0, 0]  # loops, tasks
         self._ragged = False
         self._loads = set()
+        self._divides = False
 
         def why(reason: str) -> bool:
             self._why = reason  # what the inventory (``nests``) says
@@ -560,8 +591,10 @@ class _SimGenerator(_Generator):
                 if type(o) in _BINARY:
                     if isinstance(o, _DIVISIONS):
                         d = _const(o.operands[1])
-                        if d is None or d == 0:
-                            return why("a division by a non-constant")
+                        if d == 0:
+                            return why("a division by zero")
+                        if d is None:  # a zero divisor raises task by task: the fallback
+                            self._divides = True
                     if isinstance(o, _SHIFTS):
                         d = _const(o.operands[1])
                         if d is None or not 0 <= d < 63:
@@ -634,7 +667,7 @@ class _SimGenerator(_Generator):
         range, ...), the nest runs task by task (``_fallback``), which raises — or not —
         exactly the per-task error."""
         ragged, loads = self._ragged, set(self._loads)
-        data = ragged or bool(loads)
+        data = ragged or bool(loads) or self._divides
         fallback = self._per_task_lines(root) if data else []
         before = {k: v.materialized for k, v in self.symviews.items()}
         if ragged:
@@ -1006,7 +1039,10 @@ class _SimGenerator(_Generator):
         if self._flat:
             level, names = self._common(names)
         if type(op) in _VBINARY:
-            text = _VBINARY[type(op)].format(a=names[0], b=names[1])
+            b = names[1]
+            if isinstance(op, _DIVISIONS) and _const(op.operands[1]) is None:
+                b = f"_nonzero({names[0]}, {b})"  # raises where the per-task code would
+            text = _VBINARY[type(op)].format(a=names[0], b=b)
         elif isinstance(op, arith.CmpiOp):
             from pto_wsp.lowering.cpu.pygen import _CMP
 
@@ -1258,6 +1294,7 @@ def _namespace() -> dict[str, Any]:
         "_dkey": _dkey,
         "_site_put": _site_put,
         "_gather": _gather,
+        "_nonzero": _nonzero,
         "_trips": _trips,
         "_ragged": _ragged,
         "_seg": _seg,
