@@ -550,3 +550,46 @@ def test_divisions_by_a_value_take_the_array_path_or_the_per_task_error(op1, op2
     divides = n and (m == 0 or 0 <= s < 3)
     assert (error and error[0]) == (ZeroDivisionError if divides else None)
     assert simgen.FALLBACKS - before == (1 if error else 0)
+
+
+# ---------------------------------------------------------------------------- tg.seq
+
+SEQ = """
+wsp.kernel @k(i: index, a: index, x: inout memref<4xf32>) unit(vector)
+tg.program @g(%A: memref<?x4xf32>, %n: index, %m: index, %w: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %s0 = tg.seq
+  %v0 = memref.subview %A[%c0, 0] [1, 4] [1, 1] : memref<?x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+  tg.task @k(%s0, %c0 : index, index) resources(%v0 : memref<4xf32, strided<[1], offset: ?>>) access(inout) at(i = %c0) pool(vector)
+  scf.for %i = %c0 to %n step %c1 {
+    %s1 = tg.seq
+    %t1 = arith.remui %s1, %w : index
+    %v = memref.subview %A[%i, 0] [1, 4] [1, 1] : memref<?x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+    tg.task @k(%i, %s1 : index, index) resources(%v : memref<4xf32, strided<[1], offset: ?>>) access(inout) at(i = %i) pool(vector) target(%t1)
+    scf.for %j = %c0 to %m step %c1 {
+      %s2 = tg.seq
+      %u = arith.addi %s2, %j : index
+      %t2 = arith.remui %u, %w : index
+      %q = arith.cmpi ult, %s2, %c2 : index
+      %p = arith.select %q, %t2, %s1 : index
+      tg.task @k(%j, %p : index, index) resources(%v : memref<4xf32, strided<[1], offset: ?>>) access(inout) at(i = %i) pool(vector) target(%t2)
+    }
+    %s3 = tg.seq
+    tg.task @k(%i, %s3 : index, index) resources(%v : memref<4xf32, strided<[1], offset: ?>>) access(inout) at(i = %i) pool(vector) target(%s3)
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("n, m, w", [(3, 2, 2), (0, 2, 2), (2, 0, 3), (4, 3, 0), (1, 1, 1)])
+def test_tg_seq_in_a_nest_is_the_task_count_before_each_task(n, m, w):
+    """round_robin dispatch (``tg.seq % workers``): the count of tasks created before each
+    task — after a task outside the nest, with tasks before, in and after an inner loop — in
+    one batch (a zero divisor: the per-task ZeroDivisionError, through the fallback)."""
+    module, program = _parse(SEQ)
+    batched = _batched_source(program, module)
+    assert batched.count("_b.add_tasks(") == 1 and batched.count("_b.add_task(") == 1
+    error = _same_outcome(module, program, {"n": n, "m": m, "w": w})
+    assert (error and error[0]) == (ZeroDivisionError if n and not w else None)

@@ -357,6 +357,13 @@ class _SimGenerator(_Generator):
         self._ragged = False
         self._loads: set[str] = set()
         self._divides = False
+        self._seqs = False
+        # tg.seq in a regular nest: its values (the task count at the op: ``_nt``, the count
+        # before the nest, plus the position of the next task) and the ops computed from
+        # them, emitted after the loops, when the tasks per iteration are known.
+        self._late: set[str] = set()
+        self._late_defs: list[tuple[str, list]] = []
+        self._late_ops: list[Operation] = []
         # Batch sites (their cache dicts' names) and whether the nest being emitted gave a
         # Python name to a value defined outside it (the nest is then not cached).
         self.sites: list[str] = []
@@ -372,6 +379,10 @@ class _SimGenerator(_Generator):
 
     def op(self, op: Operation) -> None:
         if self._vtasks is not None:
+            if self._late and any(self.name(x) in self._late for x in op.operands):
+                self._late_ops.append(op)  # a value of tg.seq: after the loops
+                self._late.update(self.name(r) for r in op.results)
+                return
             if self._vector_op(op):
                 return
             if isinstance(op, memref.DimOp) and self._vguard:
@@ -541,6 +552,8 @@ class _SimGenerator(_Generator):
         self._ragged = False
         self._loads = set()
         self._divides = False
+        self._seqs = False
+        late: set[SSAValue] = set()  # tg.seq values and what is computed from them
 
         def why(reason: str) -> bool:
             self._why = reason  # what the inventory (``nests``) says
@@ -553,6 +566,17 @@ class _SimGenerator(_Generator):
 
         def walk(block) -> bool:
             for o in block.ops:
+                if late and not isinstance(o, tg.TaskOp) and any(x in late for x in o.operands):
+                    # A value of tg.seq: task values only (computed after the loops).
+                    if type(o) in _BINARY or isinstance(o, (arith.CmpiOp, arith.SelectOp, *_CASTS)):
+                        late.update(o.results)
+                    else:
+                        return why("tg.seq used other than in a task's values")
+                if isinstance(o, tg.SeqOp):
+                    late.add(o.results[0])
+                    varying.add(o.results[0])
+                    self._seqs = True
+                    continue
                 if isinstance(o, scf.ForOp):
                     step = _const(o.step)
                     if o.iter_args or step is None or step <= 0:
@@ -648,6 +672,8 @@ class _SimGenerator(_Generator):
         loops, tasks = counts[0] + 1, counts[1]
         if not tasks:
             return why("no task inside")
+        if self._seqs and self._ragged:
+            return why("tg.seq in a ragged nest")
         if loops > _MAX_AXES and not self._ragged:
             return why(f"more than {_MAX_AXES} loops")
         return loops
@@ -674,6 +700,8 @@ class _SimGenerator(_Generator):
             self.line("# a nest with ragged loops: a flat iteration space")
         else:
             self.line(f"# a regular loop nest: {rank} loop(s) as numpy arrays")
+        if self._seqs:
+            self.line("_nt = _b.num_tasks  # tg.seq: the tasks created before the nest")
         start = len(self.lines)
         self._vtasks = []
         self._vnames = set()
@@ -697,6 +725,7 @@ class _SimGenerator(_Generator):
                     call, args = "_chains(_b, ", self._flat_chains(chain, tasks[0][1])
             else:
                 n, c = self._vector_loop(root, [])
+                self._emit_late()
                 tasks = self._vtasks
                 groups = []
                 for op, path in tasks:
@@ -720,6 +749,7 @@ class _SimGenerator(_Generator):
             self._vnames = set()
             self._flat = False
             self._open = []
+            self._late, self._late_defs, self._late_ops = set(), [], []
             if data:
                 # Views of outside values given a name in the nest's code may not have run
                 # (a batch that failed, a fallback not taken): later code names them again.
@@ -795,6 +825,18 @@ class _SimGenerator(_Generator):
         self.lines.extend(pad + x for x in fallback)
         self.line("else:")
         self.line(f"    {call}*{hit})")
+
+    def _emit_late(self) -> None:
+        """tg.seq values over their loops' axes — the tasks before the nest plus the position
+        of the task created next — and the ops computed from them, in order."""
+        for name, here in self._late_defs:
+            terms = " + ".join(f"_i{uid} * _c{uid} + ({off})" for uid, off in here)
+            self.line(f"{name} = _nt + {terms}")
+            self._vnames.add(name)
+        ops, self._late = self._late_ops, set()
+        self._late_ops, self._late_defs = [], []
+        for op in ops:
+            self.op(op)
 
     def _per_task_lines(self, root: scf.ForOp) -> list[str]:
         """The nest's per-task code (nothing batched in it), not emitted: the lines."""
@@ -873,6 +915,10 @@ class _SimGenerator(_Generator):
                 ops[:0] = list(o.body.block.ops)  # a chain's scope: _chains makes it
             elif isinstance(o, tg.OrderPointOp):
                 pass  # a chain's ordering point: _chains makes it
+            elif isinstance(o, tg.SeqOp):
+                name = self.name(o.results[0])
+                self._late_defs.append((name, here))  # the count before the next task
+                self._late.add(name)
             else:
                 self.op(o)
         self.line(f"{c} = {' + '.join(counts) or '0'}")
