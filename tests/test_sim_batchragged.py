@@ -583,13 +583,25 @@ tg.program @g(%A: memref<?x4xf32>, %n: index, %m: index, %w: index) {
 """
 
 
+SEQ_RAGGED = SEQ.replace("%w: index)", "%w: index, %lens: memref<?xindex>)").replace(
+    "    scf.for %j = %c0 to %m step %c1 {",
+    "    %len = memref.load %lens[%i] : memref<?xindex>\n    scf.for %j = %c0 to %len step %c1 {",
+)
+
+
+@pytest.mark.parametrize("ragged", [False, True])
 @pytest.mark.parametrize("n, m, w", [(3, 2, 2), (0, 2, 2), (2, 0, 3), (4, 3, 0), (1, 1, 1)])
-def test_tg_seq_in_a_nest_is_the_task_count_before_each_task(n, m, w):
+def test_tg_seq_in_a_nest_is_the_task_count_before_each_task(ragged, n, m, w):
     """round_robin dispatch (``tg.seq % workers``): the count of tasks created before each
-    task — after a task outside the nest, with tasks before, in and after an inner loop — in
-    one batch (a zero divisor: the per-task ZeroDivisionError, through the fallback)."""
-    module, program = _parse(SEQ)
+    task — after a task outside the nest, with tasks before, in and after an inner loop
+    (dense, or ragged: ``0 to lens[i]``, the flat iteration space) — in one batch (a zero
+    divisor: the per-task ZeroDivisionError, through the fallback)."""
+    module, program = _parse(SEQ_RAGGED if ragged else SEQ)
     batched = _batched_source(program, module)
     assert batched.count("_b.add_tasks(") == 1 and batched.count("_b.add_task(") == 1
-    error = _same_outcome(module, program, {"n": n, "m": m, "w": w})
+    assert ("_ragged(" in batched) == ragged
+    bindings = {"n": n, "m": m, "w": w}
+    if ragged:
+        bindings["lens"] = (np.arange(n) * m) % 4
+    error = _same_outcome(module, program, bindings)
     assert (error and error[0]) == (ZeroDivisionError if n and not w else None)

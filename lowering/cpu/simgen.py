@@ -362,7 +362,7 @@ class _SimGenerator(_Generator):
         # before the nest, plus the position of the next task) and the ops computed from
         # them, emitted after the loops, when the tasks per iteration are known.
         self._late: set[str] = set()
-        self._late_defs: list[tuple[str, list]] = []
+        self._late_defs: list[tuple] = []
         self._late_ops: list[Operation] = []
         # Batch sites (their cache dicts' names) and whether the nest being emitted gave a
         # Python name to a value defined outside it (the nest is then not cached).
@@ -672,8 +672,6 @@ class _SimGenerator(_Generator):
         loops, tasks = counts[0] + 1, counts[1]
         if not tasks:
             return why("no task inside")
-        if self._seqs and self._ragged:
-            return why("tg.seq in a ragged nest")
         if loops > _MAX_AXES and not self._ragged:
             return why(f"more than {_MAX_AXES} loops")
         return loops
@@ -717,8 +715,9 @@ class _SimGenerator(_Generator):
                 self._flat_loop(root, None)
                 tasks = self._vtasks
                 single = len(tasks) == 1
-                if not single:
+                if not single or self._late_defs:
                     self._flat_positions()
+                self._emit_late()
                 groups = [self._flat_task(op, uid, off, single) for op, uid, off in tasks]
                 call, args = "_b.add_tasks(", " + ".join(f"_m{uid}" for _, uid, _ in tasks)
                 if chain is not None:
@@ -829,9 +828,14 @@ class _SimGenerator(_Generator):
     def _emit_late(self) -> None:
         """tg.seq values over their loops' axes — the tasks before the nest plus the position
         of the task created next — and the ops computed from them, in order."""
-        for name, here in self._late_defs:
-            terms = " + ".join(f"_i{uid} * _c{uid} + ({off})" for uid, off in here)
-            self.line(f"{name} = _nt + {terms}")
+        for name, *here in self._late_defs:
+            if self._flat:  # over the iterations of its loop: where that loop's tasks start
+                uid, item = here
+                self.line(f"{name} = _nt + _B{uid} + {self._offset(uid, item)}")
+                self._level[name] = uid
+            else:
+                terms = " + ".join(f"_i{uid} * _c{uid} + ({off})" for uid, off in here[0])
+                self.line(f"{name} = _nt + {terms}")
             self._vnames.add(name)
         ops, self._late = self._late_ops, set()
         self._late_ops, self._late_defs = [], []
@@ -967,6 +971,10 @@ class _SimGenerator(_Generator):
             elif isinstance(o, tg.TaskOp):
                 self._vtasks.append((o, uid, len(items)))
                 items.append(("task", o))
+            elif isinstance(o, tg.SeqOp):
+                name = self.name(o.results[0])
+                self._late_defs.append((name, uid, len(items)))  # the count before the next task
+                self._late.add(name)
             else:
                 self.op(o)
         self._vguard.pop()
