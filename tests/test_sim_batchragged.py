@@ -187,7 +187,8 @@ VIEW = "memref<4xf32, strided<[1], offset: ?>>"
 def _nest(draw):
     """A random nest: loops dense, ragged (lens[i]), triangular (0..i, i..4) or CSR
     (ptr[i]..ptr[i+1], idx[k] as a value), 1-3 levels, scf.if branches (with or without an
-    else) on the loop values, tasks at any level (tg text)."""
+    else) on the loop values, tasks at any level, targets from tg.seq or divided by %n (tg
+    text)."""
     lines: list[str] = []
     counter = [0]
 
@@ -220,9 +221,19 @@ def _nest(draw):
         )
         types = ", ".join(["index"] * len(values))
         coords = ", ".join(f"x{i} = {v}" for i, v in enumerate(values))
+        target = ""
+        if draw(st.booleans()):  # round_robin (tg.seq) or range (a division by %n) dispatch
+            t = fresh("tgt")
+            if draw(st.booleans()):
+                seq = fresh("seq")
+                lines.append(f"{seq} = tg.seq")
+                lines.append(f"{t} = arith.remui {seq}, {const(3)} : index")
+            else:
+                lines.append(f"{t} = arith.divui {mix}, %n : index")
+            target = f" target({t})"
         lines.append(
             f"tg.task @k{len(values)}({', '.join(values)} : {types}) resources({view} : "
-            f"{VIEW}) access(inout) at({coords}) pool(vector) stream({tile})"
+            f"{VIEW}) access(inout) at({coords}) pool(vector){target} stream({tile})"
         )
 
     def loop(values: list[str], depth: int) -> None:
