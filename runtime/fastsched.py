@@ -45,7 +45,7 @@ import functools
 import operator
 from collections import deque
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -54,6 +54,7 @@ from pto_wsp.runtime.graph import KIND_BARRIER, POOL_ANY, POOL_CUBE, POOL_VECTOR
 
 __all__ = [
     "FastRun",
+    "KernelCosts",
     "OrderRecordingBuilder",
     "RecordingBuilder",
     "Workspace",
@@ -1012,7 +1013,8 @@ def prepare(
     NS,
     kind,
     pool,
-    cost,
+    kernel,
+    table,
     prio,
     target,
     stream,
@@ -1026,7 +1028,8 @@ def prepare(
     hoff,
     found,
 ):
-    # The per-node static rows of NS from the graph's fields, the task ids (kind 0) in
+    # The per-node static rows of NS from the graph's fields (a node's cost: table[its
+    # kernel], the last entry for kernel -1, the barriers), the task ids (kind 0) in
     # task_ids, each ready queue's capacity in caps (a task sits in one queue at a time:
     # its target worker's, its pool's, or with work_steal any of its pool's workers'), and
     # hoff each queue's offset in the heap storage, found = (task count, lowest and highest
@@ -1050,7 +1053,7 @@ def prepare(
         else:
             return 1
         NS[_PIDX, i] = q
-        c = cost[i]
+        c = table[kernel[i]]
         if c < 0 or c >= 9007199254740992:
             return 1
         NS[_COST, i] = c
@@ -1125,7 +1128,8 @@ def schedule_graph(
     """Schedule the built ``graph`` as ``Simulator.run_main`` would have; None when the
     graph needs what the port does not do (the caller then runs the general engine).
 
-    ``costs`` holds each node's cycles (0 for barriers); ``builder`` is the RecordingBuilder
+    ``costs`` holds each node's cycles (0 for barriers), or is a ``KernelCosts`` (a cost per
+    kernel, and the tasks whose kernel has a cost function); ``builder`` is the RecordingBuilder
     the program ran on (its ordering points); the per-node arrays live in ``workspace``
     (a fresh one when None): the returned FastRun reads them until the workspace is used
     again."""
@@ -1135,14 +1139,23 @@ def schedule_graph(
     n = graph.num_nodes
     # The per-node static fields, written straight into their rows (no astype copies).
     NS = space.take("NS", (7, n), np.int64)
-    costs = np.asarray(costs)
     pool = graph.pool
-    if (
-        costs.dtype != np.int64
-        or len(costs) != n
-        or (pool.dtype != np.uint8 and n and (int(pool.min()) < 0 or int(pool.max()) > 255))
-    ):
+    if pool.dtype != np.uint8 and n and (int(pool.min()) < 0 or int(pool.max()) > 255):
         return None
+    if costs.__class__ is KernelCosts:
+        table, fixed = costs.table, costs.ids
+        kernel = graph.kernel.astype(np.int32, copy=False)
+        if table.dtype != np.int64 or len(table) != len(graph.kernels) + 1:
+            return None
+        if fixed is not None and len(fixed):
+            values = costs.values
+            if values.dtype != np.int64 or int(values.min()) < 0 or int(values.max()) >= 1 << 53:
+                return None
+    else:  # one cost per node
+        table, fixed = np.asarray(costs), None
+        kernel = np.arange(n, dtype=np.int32)
+        if table.dtype != np.int64 or len(table) != n:
+            return None
     W, worker_pool, serves, cand, ncand, incand, pool_workers = _workers(
         max(1, config.workers), tuple(config.pools())
     )
@@ -1154,12 +1167,14 @@ def schedule_graph(
     task_buf = space.take("task_ids", max(n, 1))
     graph_kind = graph.kind.astype(np.uint8, copy=False)
     bad = prepare(
-        NS, graph_kind, pool.astype(np.uint8, copy=False), costs, graph.priority.astype(np.int64, copy=False),
+        NS, graph_kind, pool.astype(np.uint8, copy=False), kernel, table, graph.priority.astype(np.int64, copy=False),
         graph.target.astype(np.int64, copy=False), graph.stream.astype(np.int64, copy=False), _CODES,
         cand, ncand, incand, work_steal, task_buf, caps, hoff, found,
     )  # fmt: skip
     if bad:
         return None  # a pool not vector/cube/any, or a cost not in [0, 2^53)
+    if fixed is not None and len(fixed):
+        NS[_COST, fixed] = costs.values  # (the tasks of kernels with a cost function)
     n_tasks = int(found[0])
     task_ids = task_buf[:n_tasks]
     if n and graph_kind[-1] != 0:
@@ -1328,6 +1343,16 @@ def _copy(space: Workspace, name: str, values: np.ndarray) -> np.ndarray:
     out = space.take(name, len(values))
     out[:] = values
     return out
+
+
+class KernelCosts(NamedTuple):
+    """The cycles of a graph's nodes, per kernel: node i costs ``table[kernel[i]]`` (the last
+    entry, 0, for kernel -1: the barriers), except the tasks ``ids`` (of kernels with a cost
+    function, when not None) which cost ``values``."""
+
+    table: np.ndarray
+    ids: np.ndarray | None = None
+    values: np.ndarray | None = None
 
 
 class Workspace:

@@ -27,6 +27,7 @@ from pto_wsp.runtime import fastsched
 from pto_wsp.runtime.engine import STALL_CAUSES, SimConfig, Simulator
 from pto_wsp.runtime.fastsched import (
     FastRun,
+    KernelCosts,
     OrderRecordingBuilder,
     RecordingBuilder,
     Workspace,
@@ -395,12 +396,13 @@ class Program:
                 run.phases_ms["bodies"] = (time.perf_counter() - scheduled) * 1e3
         return run
 
-    def _costs(self, graph: TaskGraph) -> np.ndarray | None:
-        """Each node's cycles (0 for barriers): a constant per kernel is spread with numpy,
-        a cost function is called per task (``KernelSpec.cycles``, as the engine does)."""
+    def _costs(self, graph: TaskGraph) -> KernelCosts | None:
+        """Each node's cycles (0 for barriers), per kernel: a constant per kernel in a table
+        (the scheduler's first pass looks each node's up), a cost function called per task
+        (``KernelSpec.cycles``, as the engine does): those tasks and their values."""
         kernel = graph.kernel
-        # A constant per kernel: one lookup in a table whose last entry (kernel -1: the
-        # barriers) is 0; a cost function: its tasks' values written after.
+        # A constant per kernel: a table whose last entry (kernel -1: the barriers) is 0; a
+        # cost function: its tasks' values (in the table: 0).
         table = np.zeros(len(graph.kernels) + 1, np.int64)
         functions = []
         for kid, name in enumerate(graph.kernels):
@@ -412,15 +414,18 @@ class Program:
                 table[kid] = cost
             else:
                 functions.append((kid, spec))
-        costs = table.take(kernel)  # (take: half the time of table[kernel]; -1 is the last)
+        if not functions:
+            return KernelCosts(table)
+        fixed, values = [], []
         for kid, spec in functions:
             ids = np.flatnonzero(kernel == kid).tolist()
             args, regions, cycles = graph.args, graph.regions, spec.cycles
-            values = [cycles(args[i], regions[i]) for i in ids]
-            if values and not (0 <= min(values) and max(values) < _MAX_COST):
+            mine = [cycles(args[i], regions[i]) for i in ids]
+            if mine and not (0 <= min(mine) and max(mine) < _MAX_COST):
                 return None
-            costs[ids] = values
-        return costs
+            fixed.extend(ids)
+            values.extend(mine)
+        return KernelCosts(table, np.array(fixed, np.int64), np.array(values, np.int64))
 
     # ------------------------------------------------------------------ results
 
