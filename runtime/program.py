@@ -370,7 +370,7 @@ class Program:
             self.code.compiled.function(builder, *args)
             graph = builder.build()
             built = time.perf_counter()
-            if graph.num_tasks < fastsched.FAST_MIN_TASKS and not fastsched.loaded():
+            if not fastsched.loaded() and graph.num_tasks < fastsched.FAST_MIN_TASKS:
                 self.fast_declined = (
                     f"{graph.num_tasks} tasks, fewer than fastsched.FAST_MIN_TASKS "
                     f"({fastsched.FAST_MIN_TASKS}): the general engine is cheaper than loading "
