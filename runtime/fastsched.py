@@ -1142,13 +1142,13 @@ def schedule_graph(
     pool = graph.pool
     if pool.dtype != np.uint8 and n and (int(pool.min()) < 0 or int(pool.max()) > 255):
         return None
-    if costs.__class__ is KernelCosts:
-        table, fixed = costs.table, costs.ids
+    if isinstance(costs, tuple):  # a KernelCosts (also another copy's: the A/B harnesses)
+        table, fixed = costs[0], costs[1]
         kernel = graph.kernel.astype(np.int32, copy=False)
         if table.dtype != np.int64 or len(table) != len(graph.kernels) + 1:
             return None
         if fixed is not None and len(fixed):
-            values = costs.values
+            values = costs[2]
             if values.dtype != np.int64 or int(values.min()) < 0 or int(values.max()) >= 1 << 53:
                 return None
     else:  # one cost per node
@@ -1174,7 +1174,7 @@ def schedule_graph(
     if bad:
         return None  # a pool not vector/cube/any, or a cost not in [0, 2^53)
     if fixed is not None and len(fixed):
-        NS[_COST, fixed] = costs.values  # (the tasks of kernels with a cost function)
+        NS[_COST, fixed] = costs[2]  # (the tasks of kernels with a cost function)
     n_tasks = int(found[0])
     task_ids = task_buf[:n_tasks]
     if n and graph_kind[-1] != 0:
