@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_sim_batchragged import _batched_source, _compare, _parse, _same_outcome
+from test_sim_batchragged import _batched_source, _compare, _parse, _same_outcome, _Text
 
 from pto_wsp.lowering.cpu import simgen
 from pto_wsp.runtime import batch_order, bulk_kernels
@@ -45,23 +45,9 @@ def _gen(draw) -> tuple[str, int]:
     """A random program: stages of parallel writes, single tasks and ordered chains (bare or
     in 0-2 parallel loops; chain loops dense, ragged ``lens[row]``, CSR ``ptr[r]..ptr[r+1]``
     or triangular, 1-2 deep; the body maybe gathering ``idx[t]`` as a parameter and a row)."""
-    lines: list[str] = []
-    counter = [0]
+    text = _Text(ROWS)
+    lines, fresh, const, row = text.lines, text.fresh, text.const, text.row
     chains = [0]
-
-    def fresh(prefix: str) -> str:
-        counter[0] += 1
-        return f"%{prefix}{counter[0]}"
-
-    def const(value: int) -> str:
-        name = fresh("c")
-        lines.append(f"{name} = arith.constant {value} : index")
-        return name
-
-    def row(value: str) -> str:
-        name = fresh("row")
-        lines.append(f"{name} = arith.remui {value}, {const(ROWS)} : index")
-        return name
 
     def view(tensor: str, r: str) -> str:
         v = fresh("v")

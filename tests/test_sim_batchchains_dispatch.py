@@ -10,23 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_sim_batchgen import _run, assert_same_graph
+from test_sim_batchragged import _without_fallbacks
 from test_sim_properties import DISPATCH, WORKLOAD
 
 from pto_wsp.lowering.cpu import backend, simgen
 from pto_wsp.runtime import graph as graph_module
 from pto_wsp.runtime.program import Program
-
-
-def _without_fallbacks(source: str) -> str:
-    """The generated code without the data nests' per-task fallbacks."""
-    out, skip = [], None
-    for line in source.splitlines():
-        indent = len(line) - len(line.lstrip())
-        if skip is not None and indent > skip:
-            continue
-        skip = indent if line.strip().startswith("except Exception") else None
-        out.append(line)
-    return "\n".join(out)
 
 
 @pytest.mark.parametrize("index", range(len(DISPATCH.elements)))

@@ -57,7 +57,11 @@ def _compare(module, program, bindings, fallbacks: int = 0):
 
 def _batched_source(program, module) -> str:
     """The generated code without the per-task fallbacks (what runs when nothing fails)."""
-    source = compile_sim_program(program, module).source
+    return _without_fallbacks(compile_sim_program(program, module).source)
+
+
+def _without_fallbacks(source: str) -> str:
+    """Generated code without the data nests' per-task fallbacks."""
     out, skip = [], None
     for line in source.splitlines():
         indent = len(line) - len(line.lstrip())
@@ -183,28 +187,38 @@ ROWS = 6  # lens and ptr rows
 VIEW = "memref<4xf32, strided<[1], offset: ?>>"
 
 
+class _Text:
+    """tg text being written (random programs): its lines, fresh names, index constants and
+    rows (a value modulo ``rows``)."""
+
+    def __init__(self, rows: int) -> None:
+        self.lines: list[str] = []
+        self.rows = rows
+        self.k = 0
+
+    def fresh(self, prefix: str) -> str:
+        self.k += 1
+        return f"%{prefix}{self.k}"
+
+    def const(self, value: int) -> str:
+        name = self.fresh("c")
+        self.lines.append(f"{name} = arith.constant {value} : index")
+        return name
+
+    def row(self, value: str) -> str:
+        name = self.fresh("row")
+        self.lines.append(f"{name} = arith.remui {value}, {self.const(self.rows)} : index")
+        return name
+
+
 @st.composite
 def _nest(draw):
     """A random nest: loops dense, ragged (lens[i]), triangular (0..i, i..4) or CSR
     (ptr[i]..ptr[i+1], idx[k] as a value), 1-3 levels, scf.if branches (with or without an
     else) on the loop values, tasks at any level, targets from tg.seq or divided by %n (tg
     text)."""
-    lines: list[str] = []
-    counter = [0]
-
-    def fresh(prefix: str) -> str:
-        counter[0] += 1
-        return f"%{prefix}{counter[0]}"
-
-    def const(value: int) -> str:
-        name = fresh("c")
-        lines.append(f"{name} = arith.constant {value} : index")
-        return name
-
-    def row(value: str) -> str:
-        name = fresh("row")
-        lines.append(f"{name} = arith.remui {value}, {const(ROWS)} : index")
-        return name
+    text = _Text(ROWS)
+    lines, fresh, const, row = text.lines, text.fresh, text.const, text.row
 
     def task(values: list[str]) -> None:
         values = values[-4:]
