@@ -630,3 +630,58 @@ def test_tg_seq_in_a_nest_is_the_task_count_before_each_task(ragged, n, m, w):
         bindings["lens"] = (np.arange(n) * m) % 4
     error = _same_outcome(module, program, bindings)
     assert (error and error[0]) == (ZeroDivisionError if n and not w else None)
+
+
+# ---------------------------------------------------------------------------- loads of views
+
+VIEW_LOADS = """
+wsp.kernel @k(i: index, e: index, f: index, x: in memref<4xf32>) unit(vector)
+tg.program @g(%A: memref<?x4xf32>, %idx: memref<?x8xindex>, %lens: memref<?x2xindex>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %row = memref.subview %idx[%c1, 0] [1, 8] [1, 1] : memref<?x8xindex> to memref<8xindex, strided<[1], offset: ?>>
+  scf.for %i = %c0 to %n step %c1 {
+    %lr = memref.subview %lens[%i, 0] [1, 2] [1, 1] : memref<?x2xindex> to memref<2xindex, strided<[1], offset: ?>>
+    %len = memref.load %lr[%c1] : memref<2xindex, strided<[1], offset: ?>>
+    scf.for %j = %c0 to %len step %c1 {
+      %e = memref.load %row[%j] : memref<8xindex, strided<[1], offset: ?>>
+      %s = memref.subview %idx[%c0, 2] [1, 3] [1, 2] : memref<?x8xindex> to memref<3xindex, strided<[2], offset: ?>>
+      %f = memref.load %s[%c1] : memref<3xindex, strided<[2], offset: ?>>
+      %v = memref.subview %A[%e, 0] [1, 4] [1, 1] : memref<?x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+      tg.task @k(%i, %e, %f : index, index, index) resources(%v : memref<4xf32, strided<[1], offset: ?>>) access(in) at(i = %i) pool(vector)
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "lens, idx, error",
+    [
+        ([[0, 3], [9, 0], [5, 2]], np.arange(16).reshape(2, 8) % 5, None),
+        ([[0, 0]], None, None),  # idx never loaded
+        ([[0, 9]], np.arange(16).reshape(2, 8) % 5, IndexError),  # idx[1, 8]: past the root
+        ([[0, 2], [0, 1]], None, KeyError),  # idx unbound
+        ([[0, 2]], np.arange(8).reshape(1, 8), IndexError),  # idx[1, ...]: one row only
+    ],
+)
+def test_loads_of_views_read_the_root_tensor(lens, idx, error):
+    """memref.load of a subview (of a tensor argument, defined outside the nest or inside
+    it, strided): the root tensor's element at offset + index * stride, task by task (it
+    failed there before: View has no load) and gathered in one batch; the same errors."""
+    module, program = _parse(VIEW_LOADS)
+    batched = _batched_source(program, module)
+    assert batched.count("_b.add_tasks(") == 1 and "_b.add_task(" not in batched
+    bindings = {"n": len(lens), "lens": np.array(lens)}
+    if idx is not None:
+        bindings["idx"] = idx
+    before = simgen.FALLBACKS
+    got = _same_outcome(module, program, bindings)
+    assert (got and got[0]) == error
+    assert simgen.FALLBACKS - before == (error is not None)
+    if error is None and idx is not None:
+        g = compare_program(module, program, bindings)
+        want = [
+            (i, int(idx[1, j]), int(idx[0, 4])) for i, (_, k) in enumerate(lens) for j in range(k)
+        ]
+        assert [tuple(int(a) for a in g.args[t]) for t in range(g.num_nodes)] == want

@@ -378,6 +378,9 @@ class _SimGenerator(_Generator):
         self._depth_pt = 0  # per-task loops being emitted around the current op
 
     def op(self, op: Operation) -> None:
+        if isinstance(op, memref.LoadOp) and op.memref in self.symviews:
+            self._folded_load(op)
+            return
         if self._vtasks is not None:
             if self._late and any(self.name(x) in self._late for x in op.operands):
                 self._late_ops.append(op)  # a value of tg.seq: after the loops
@@ -635,9 +638,10 @@ class _SimGenerator(_Generator):
                     if not source_ok(o.source):
                         return why(self._callee_or("a subview of a view made at run time"))
                     if not all(
-                        isinstance(u.operation, memref.SubviewOp | tg.TaskOp) for u in o.result.uses
+                        isinstance(u.operation, memref.SubviewOp | tg.TaskOp | memref.LoadOp)
+                        for u in o.result.uses
                     ):
-                        return why("a subview used other than by subviews and tasks (a load)")
+                        return why("a subview used other than by subviews, loads and tasks")
                     folded.add(o.result)
                 elif isinstance(o, memref.DimOp):
                     # The extent of a tensor argument: invariant (computed once per nest).
@@ -646,11 +650,14 @@ class _SimGenerator(_Generator):
                     continue
                 elif isinstance(o, memref.LoadOp):
                     # A load of a tensor argument's index/integer data: a gather.
-                    if o.memref not in self.tensor_args:
-                        return why(self._callee_or("a load of a view (a subview)"))
+                    tensor = self._root_name(o.memref) if source_ok(o.memref) else None
+                    if tensor is None:
+                        return why(self._callee_or("a load of a view made at run time"))
                     if not isinstance(o.res.type, IndexType | IntegerType):
                         return why("a load of data that is not an integer")
-                    self._loads.add(self.name(o.memref))
+                    self._loads.add(
+                        next(self.name(v) for v, n in self.tensor_args.items() if n == tensor)
+                    )
                 elif isinstance(o, tg.TaskOp):
                     counts[1] += 1
                     for r in o.resources:
@@ -1114,10 +1121,46 @@ class _SimGenerator(_Generator):
             self._level[result] = level
         return True
 
-    def _vector_load(self, op: memref.LoadOp, index: list[str]) -> bool:
+    def _root_name(self, value: SSAValue) -> str | None:
+        """The tensor argument a value (a tensor argument, a folded view or a subview chain
+        of one) addresses, by name; None for anything else."""
+        while True:
+            if value in self.tensor_args:
+                return self.tensor_args[value]
+            sym = self.symviews.get(value)
+            if sym is not None:
+                return sym.tensor
+            if not isinstance(value.owner, memref.SubviewOp):
+                return None
+            value = value.owner.source
+
+    def _folded_load(self, op: memref.LoadOp) -> None:
+        """``memref.load`` of a folded view (a subview chain of a tensor argument): the root
+        tensor's element at ``offset + index * stride`` per kept dimension, the others at
+        their offset — what the load addresses — read with ``Tensor.load`` (numpy's bounds,
+        on the root tensor). Task by task, or in a nest as a gather (varying) or once where
+        its loops run (invariant)."""
+        sym = self.symviews[op.memref]
+        root = next(self.name(v) for v, n in self.tensor_args.items() if n == sym.tensor)
+        exprs = list(sym.offsets)
+        for i, dim in zip(op.indices, sym.kept):
+            stride = sym.strides[dim]
+            term = self.name(i) if stride == "1" else f"{self.name(i)} * {stride}"
+            exprs[dim] = term if exprs[dim] == "0" else f"{exprs[dim]} + {term}"
+        index = [self._temp(e) for e in exprs]
+        result = self.name(op.res)
+        if self._vtasks is not None and any(x in self._vnames for x in index):
+            self._vector_load(op, index, root)
+            return
+        load = f"{root}.load({', '.join(index)})"
+        if self._vtasks is not None and self._vguard:
+            load += f" if {' and '.join(self._vguard)} else 0"  # only if its loops run
+        self.line(f"{result} = {load}")
+
+    def _vector_load(self, op: memref.LoadOp, index: list[str], tensor: str = "") -> bool:
         """A load whose index varies: a gather, once per iteration of its loops (where the
-        per-task code loads)."""
-        result, tensor = self.name(op.res), self.name(op.memref)
+        per-task code loads); ``tensor``: the root tensor of a folded view's load."""
+        result, tensor = self.name(op.res), tensor or self.name(op.memref)
         if self._flat:
             here = self._open[-1]
             index = [self._expand(x, here) for x in index]
@@ -1222,7 +1265,8 @@ class _SimGenerator(_Generator):
 
     def subview(self, op) -> None:
         foldable = all(
-            isinstance(use.operation, memref.SubviewOp | tg.TaskOp) for use in op.result.uses
+            isinstance(use.operation, memref.SubviewOp | tg.TaskOp | memref.LoadOp)
+            for use in op.result.uses
         )
         sym = self._source_sym(op.source)
         if sym is None or not foldable:
