@@ -685,3 +685,68 @@ def test_loads_of_views_read_the_root_tensor(lens, idx, error):
             (i, int(idx[1, j]), int(idx[0, 4])) for i, (_, k) in enumerate(lens) for j in range(k)
         ]
         assert [tuple(int(a) for a in g.args[t]) for t in range(g.num_nodes)] == want
+
+
+# ---------------------------------------------------------------------------- tg.call callees
+
+CALLS = """
+wsp.kernel @k(i: index, e: index, x: inout memref<4xf32>) unit(vector)
+tg.program @inner(%X: memref<?x4xf32>, %lens: memref<?xindex>, %idx: memref<?xindex>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %len = memref.load %lens[%i] : memref<?xindex>
+    scf.for %j = %c0 to %len step %c1 {
+      %e = memref.load %idx[%j] : memref<?xindex>
+      %v = memref.subview %X[%e, 0] [1, 4] [1, 1] : memref<?x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+      tg.task @k(%i, %e : index, index) resources(%v : memref<4xf32, strided<[1], offset: ?>>) access(inout) at(i = %i) pool(vector)
+    }
+  }
+}
+tg.program @main(%A: memref<?x4xf32>, %B: memref<?x4xf32>, %lens: memref<?xindex>, %idx: memref<?xindex>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  tg.call @inner(%A, %lens, %idx, %n : memref<?x4xf32>, memref<?xindex>, memref<?xindex>, index)
+  %w = memref.subview %B[%c2, 0] [4, 4] [1, 1] : memref<?x4xf32> to memref<4x4xf32, strided<[4, 1], offset: ?>>
+  tg.call @inner(%w, %lens, %idx, %n : memref<4x4xf32, strided<[4, 1], offset: ?>>, memref<?xindex>, memref<?xindex>, index)
+  tg.call @inner(%B, %lens, %idx, %n : memref<?x4xf32>, memref<?xindex>, memref<?xindex>, index)
+}
+"""
+
+
+def _main(text: str):
+    ctx = _context()
+    module = Parser(ctx, text).parse_module()
+    (main,) = [op for op in module.ops if isinstance(op, ProgramOp) and op.sym_name.data == "main"]
+    return module, main
+
+
+@pytest.mark.parametrize(
+    "lens, idx, error",
+    [
+        ([2, 0, 3], [3, 1, 0], None),
+        ([0, 0], None, None),  # idx never loaded
+        ([2, 0, 4], [3, 1, 0], IndexError),  # idx[3]
+        ([2, 1], [5, 0], None),  # row 5 of A and of B; of the view (rows 2..5): row 7
+    ],
+)
+def test_callee_nests_batch_on_whole_tensors(lens, idx, error):
+    """A tg.call callee's nests (a ragged loop, a gather) batch as the caller's when it is
+    given whole tensors (the regions name the caller's tensors) and run task by task when
+    given a view (the caller's subview: its code with runtime views) — the per-task graph
+    (a callee compiled with runtime views throughout) and errors either way."""
+    module, program = _main(CALLS)
+    compiled = compile_sim_program(program, module).compiled
+    inner = compiled.callees["inner"].source
+    assert "_unfolded(" in inner
+    assert "_b.add_tasks(" in _without_fallbacks(inner) and "_gather(" in inner
+    bindings = {"n": len(lens), "lens": np.array(lens)}
+    if idx is not None:
+        bindings["idx"] = np.array(idx)
+    before = simgen.FALLBACKS
+    got = _same_outcome(module, program, bindings)
+    assert (got and got[0]) == error
+    assert simgen.FALLBACKS - before == (error is not None)
+    if error is None:
+        g = compare_program(module, program, bindings)
+        assert {r.tensor for i in range(g.num_nodes) for r in g.regions[i]} <= {"A", "B"}

@@ -372,6 +372,9 @@ class _SimGenerator(_Generator):
         self._voutside = False
         #: Whether this is a tg.call callee (its tensors are the caller's: no folded views).
         self.callee = False
+        #: A tensor argument's name as a Python expression when it is not its literal name
+        #: (a callee's tensors are the caller's: ``v1.name``).
+        self.tensor_expr: dict[str, str] = {}
         #: The inventory: per loop nest holding tasks (location, kernels, what it became).
         self.nests: list[tuple[str, str, str]] = []
         self._why = ""
@@ -472,7 +475,8 @@ class _SimGenerator(_Generator):
             self._depth_pt -= 1
 
     def _callee_or(self, reason: str) -> str:
-        return "in a tg.call callee (its tensors are the caller's)" if self.callee else reason
+        unfolded = self.callee and not self.tensor_args
+        return "in a tg.call callee given views (made at run time)" if unfolded else reason
 
     def _note(self, root: Operation, decision: str) -> None:
         """The inventory (docs/batchgen.md): per loop nest holding tasks (or task outside
@@ -1121,6 +1125,11 @@ class _SimGenerator(_Generator):
             self._level[result] = level
         return True
 
+    def _texpr(self, tensor: str) -> str:
+        """A folded view's tensor name as a Python expression (a literal, or a callee's
+        ``v1.name``)."""
+        return self.tensor_expr.get(tensor) or repr(tensor)
+
     def _root_name(self, value: SSAValue) -> str | None:
         """The tensor argument a value (a tensor argument, a folded view or a subview chain
         of one) addresses, by name; None for anything else."""
@@ -1212,7 +1221,7 @@ class _SimGenerator(_Generator):
             if sym is not None and "?" not in sym.sizes and any(x in vn for x in parts):
                 unit = all(x == "1" for x in sym.strides)
                 return (
-                    f"_BR({sym.tensor!r}, {_tup(val(x) for x in sym.offsets)}, "
+                    f"_BR({self._texpr(sym.tensor)}, {_tup(val(x) for x in sym.offsets)}, "
                     f"{_tup(val(x) for x in sym.sizes)}, {_tup(val(x) for x in sym.strides)}, "
                     f"{access!r}, {sym.kept!r}, {unit})"
                 )
@@ -1259,7 +1268,8 @@ class _SimGenerator(_Generator):
         if self._vtasks is not None:
             self._voutside = True  # a name later code may read: not a cached nest
         self.line(
-            f"{self.name(value)} = _View({sym.tensor!r}, {_tup(sym.offsets)}, {_tup(sym.sizes)}, "
+            f"{self.name(value)} = _View({self._texpr(sym.tensor)}, {_tup(sym.offsets)}, "
+            f"{_tup(sym.sizes)}, "
             f"{_tup(sym.strides)}, {sym.kept!r})"
         )
 
@@ -1305,7 +1315,8 @@ class _SimGenerator(_Generator):
             return f"_region({self.name(value)}, {access!r})"
         unit = all(x == "1" for x in sym.strides)
         return (
-            f"_R({sym.tensor!r}, {_tup(sym.offsets)}, {_tup(sym.sizes)}, {_tup(sym.strides)}, "
+            f"_R({self._texpr(sym.tensor)}, {_tup(sym.offsets)}, {_tup(sym.sizes)}, "
+            f"{_tup(sym.strides)}, "
             f"{access!r}, {sym.kept!r}, {unit})"
         )
 
@@ -1414,21 +1425,34 @@ def _inventory(program: str, gen: _SimGenerator) -> None:
 
 
 def _generator(
-    program: tg.ProgramOp, batch: bool | None = None, fold: bool = True, sites: bool = True
+    program: tg.ProgramOp,
+    batch: bool | None = None,
+    fold: bool = True,
+    sites: bool = True,
+    callee: bool = False,
 ) -> _SimGenerator:
     """A generator that knows the program's tensor arguments by name (for folded views).
 
-    ``fold=False`` for a ``tg.call`` callee: its tensor arguments are the caller's tensors,
-    whose names are known only when it runs, so its views stay runtime View objects."""
+    A ``tg.call`` callee's tensor arguments are the caller's tensors: ``fold=False`` keeps
+    its views runtime View objects; folded, a tensor argument ``v1`` is named ``v1.name``
+    in the code (the callee's code then requires whole tensors: ``_compile_function``)."""
     gen = _SimGenerator()
     gen.batch = BATCH_LOOPS if batch is None else batch
     gen.keep_sites = sites
+    gen.callee = callee or not fold
     if not fold:
-        gen.callee = True
         return gen
+    if gen.callee:
+        for arg in program.body.block.args:
+            gen.name(arg)  # the parameters' names in order
     for arg, name in zip(program.body.block.args, program.arg_names):
         if isinstance(arg.type, MemRefType):
-            gen.tensor_args[arg] = name.data
+            if gen.callee:  # the caller's tensor: its name when the callee runs
+                var = gen.name(arg)
+                gen.tensor_args[arg] = var
+                gen.tensor_expr[var] = f"{var}.name"
+            else:
+                gen.tensor_args[arg] = name.data
     return gen
 
 
@@ -1485,18 +1509,36 @@ def _compile_function(
     batch: bool | None = None,
     callee: bool = False,
     sites: bool = True,
+    fold: bool = True,
 ) -> CompiledProgram:
     """A plain (non-pipeline) program, with its tg.call callees; ``sites``: its regular nests
-    keep their results per key (docs/batchgen.md "Batch sites"), for a program run again."""
+    keep their results per key (docs/batchgen.md "Batch sites"), for a program run again.
+
+    A callee (``callee``) with tensor arguments is compiled, when batches are on, twice: its
+    subviews folded onto the tensors it is given (named as they are when it runs: its nests
+    batch as the caller's), run when every tensor argument is a whole tensor; and with
+    runtime views (``fold=False``), run otherwise (a caller passing a subview)."""
     name = program.sym_name.data
     if name in seen:
         return seen[name]
-    gen = _generator(program, batch, fold=not callee, sites=sites)
+    tensors = [a for a in program.body.block.args if isinstance(a.type, MemRefType)]
+    batching = BATCH_LOOPS if batch is None else batch
+    folded = callee and fold and batching and bool(tensors)
+    gen = _generator(program, batch, fold=not callee or folded, sites=sites, callee=callee)
     params = [gen.name(a) for a in program.body.block.args]
     gen.block(program.body.block)
     _inventory(name, gen)
     header = f"def _program(_b{''.join(', ' + p for p in params)}):"
     head = [header, "    pass"]
+    unfolded = None
+    if folded:
+        # Whole tensors (the caller's Tensor objects) run the folded code; views the other.
+        unfolded = _compile_function(program, module, {}, batch, True, sites, fold=False)
+        whole = " and ".join(f"{gen.name(a)}.__class__ is _Tensor" for a in tensors)
+        head += [
+            f"    if not ({whole}):",
+            f"        return _unfolded(_b{''.join(', ' + p for p in params)})",
+        ]
     read_only = () if callee else read_only_args(program)
     if read_only:
         # Tensors no task writes: no part in dependency inference (builders that can).
@@ -1508,6 +1550,9 @@ def _compile_function(
     source = "\n".join([*head, *gen.lines]) + "\n"
     namespace = _namespace()
     namespace.update((site, {}) for site in gen.sites)
+    if unfolded is not None:
+        namespace["_unfolded"] = unfolded.function
+        namespace["_Tensor"] = Tensor
     callees: dict[str, CompiledProgram] = {}
     for callee in sorted(gen.calls):
         target = _find_program(module, callee, program)
