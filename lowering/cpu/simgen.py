@@ -476,7 +476,11 @@ class _SimGenerator(_Generator):
 
     def _callee_or(self, reason: str) -> str:
         unfolded = self.callee and not self.tensor_args
-        return "in a tg.call callee given views (made at run time)" if unfolded else reason
+        return (
+            "a tg.call callee's code for views (run when a caller passes one)"
+            if unfolded
+            else reason
+        )
 
     def _note(self, root: Operation, decision: str) -> None:
         """The inventory (docs/batchgen.md): per loop nest holding tasks (or task outside
