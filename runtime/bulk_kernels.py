@@ -47,7 +47,6 @@ LOAD_AFTER_NUMBA = 1 << 20
 _KERNELS = (
     "_merge_nb",
     "_chain_nb",
-    "_chain_src_nb",
     "_csr_nb",
     "_map_nb",
     "_table_nb",
@@ -96,8 +95,7 @@ def _warm() -> None:
     E = np.array([[0, 0], [1, 1], [1, 2]], dtype=np.int64)
     _merge_nb(E, 1, 1, -1, -1)
     _merge_nb(E * 0 + 1, 1, 1, -1, 0)  # self-edges only: the general path
-    _chain_nb(E, 1, 2, 1, 0)
-    _chain_src_nb(E, 1, i)
+    _chain_nb(E, 1, i)
     _csr_nb(E, 2)
     _map_nb(i, one * 0, one, one, one * 0, one * 0, one, one, one * 0)
     _table_nb(one * 0, one, one, one * 0, one * 0, one, one, one * 0)
@@ -249,71 +247,10 @@ def merge_edges(E: np.ndarray, tid0: int, n: int, skip: int, head: int = -1) -> 
     return _merge_np(E, tid0, n, skip, head)
 
 
-def _chain_nb(D, tid0, n, length, head):  # pragma: no cover - compiled
-    # One pass over the destinations in order: each task's structural source (head for a
-    # chain's first task, -1 for none; else the task before it) goes in among its data
+def _chain_nb(D, tid0, s0):  # pragma: no cover - compiled
+    # One pass over the destinations in order: each task's structural source (s0[i]: head
+    # for a chain's first task, -1 for none; else the task before it) goes in among its data
     # edges' sources, a data edge from that same source dropped.
-    m = D.shape[1]
-    total = 0
-    j = 0
-    for i in range(n):
-        d = tid0 + i
-        s0 = head if i % length == 0 else d - 1
-        if s0 >= 0:
-            total += 1
-        while j < m and D[1, j] == d:
-            if D[0, j] != s0:
-                total += 1
-            j += 1
-    out = np.empty((3, total), np.int64)
-    o = 0
-    j = 0
-    for i in range(n):
-        d = tid0 + i
-        s0 = head if i % length == 0 else d - 1
-        placed = s0 < 0
-        while j < m and D[1, j] == d:
-            s = D[0, j]
-            if not placed and s >= s0:
-                out[0, o] = s0
-                out[1, o] = d
-                out[2, o] = 0
-                o += 1
-                placed = True
-            if s != s0:
-                out[0, o] = s
-                out[1, o] = d
-                out[2, o] = D[2, j]
-                o += 1
-            j += 1
-        if not placed:
-            out[0, o] = s0
-            out[1, o] = d
-            out[2, o] = 0
-            o += 1
-    return out
-
-
-def _chain_np(D, tid0, n, length, head):
-    dst = np.arange(tid0, tid0 + n, dtype=np.int64)
-    src = dst - 1
-    first = (dst - tid0) % length == 0
-    src[first] = head
-    keep = src >= 0
-    src, dst = src[keep], dst[keep]
-    s, d, k = D[0], D[1], D[2]
-    dup = np.where((d - tid0) % length == 0, s == head, s == d - 1)
-    s, d, k = s[~dup], d[~dup], k[~dup]
-    kind = np.concatenate([np.zeros(len(src), np.int64), k])  # structural first: kind 0
-    src = np.concatenate([src, s])
-    dst = np.concatenate([dst, d])
-    order = np.lexsort((src, dst))
-    return np.stack([src[order], dst[order], kind[order]]).astype(np.int64, copy=False)
-
-
-def _chain_src_nb(D, tid0, s0):  # pragma: no cover - compiled
-    # _chain_nb with each task's structural source given (s0[i], -1 for none): chains of
-    # varying lengths.
     n = len(s0)
     m = D.shape[1]
     total = 0
@@ -347,7 +284,7 @@ def _chain_src_nb(D, tid0, s0):  # pragma: no cover - compiled
     return out
 
 
-def _chain_src_np(D, tid0, s0):
+def _chain_np(D, tid0, s0):
     dst = np.arange(tid0, tid0 + len(s0), dtype=np.int64)
     s, d, k = D[0], D[1], D[2]
     keep = s != s0[d - tid0]
@@ -370,15 +307,15 @@ def chain_edges(
     ``length`` may be an int64 array: the chains' lengths (each > 0, summing to n)."""
     if D is None:
         D = np.empty((3, 0), np.int64)
+    # Each task's structural source: the task before it, the head for a chain's first.
+    s0 = np.arange(tid0 - 1, tid0 + n - 1, dtype=np.int64)
     if length.__class__ is np.ndarray:  # chains of varying lengths (runtime/batch_order.py)
-        s0 = np.arange(tid0 - 1, tid0 + n - 1, dtype=np.int64)
         s0[np.cumsum(length) - length] = head
-        if _use(D.shape[1] + n):
-            return _chain_src_nb(D, tid0, s0)
-        return _chain_src_np(D, tid0, s0)
+    else:
+        s0[::length] = head
     if _use(D.shape[1] + n):
-        return _chain_nb(D, tid0, n, length, head)
-    return _chain_np(D, tid0, n, length, head)
+        return _chain_nb(D, tid0, s0)
+    return _chain_np(D, tid0, s0)
 
 
 # ----------------------------------------------------------------------------- csr
