@@ -1023,6 +1023,7 @@ def prepare(
     ncand,
     incand,
     work_steal,
+    prio_ready,
     task_ids,
     caps,
     hoff,
@@ -1058,11 +1059,12 @@ def prepare(
             return 1
         NS[_COST, i] = c
         pr = prio[i]
-        NS[_PRIO, i] = pr
+        if prio_ready:  # (the row is read only for priority keys)
+            NS[_PRIO, i] = pr
         t = target[i]
         NS[_TARGET, i] = t
         NS[_GSTREAM, i] = stream[i]
-        NS[_SDENSE, i] = 0
+        # (the _SDENSE row is read only with per_stream depth and no streams: written then)
         if k == 0:
             task_ids[nt] = i
             if nt == 0 or pr < pmin:
@@ -1160,6 +1162,7 @@ def schedule_graph(
         max(1, config.workers), tuple(config.pools())
     )
     work_steal = config.dispatch == "work_steal"
+    prio_ready = config.ready == "priority"
     # The static rows, the task ids and the ready queues' capacities in one compiled pass.
     caps = np.zeros(W + 3, np.int64)
     hoff = np.empty(W + 3, np.int64)
@@ -1169,7 +1172,7 @@ def schedule_graph(
     bad = prepare(
         NS, graph_kind, pool.astype(np.uint8, copy=False), kernel, table, graph.priority.astype(np.int64, copy=False),
         graph.target.astype(np.int64, copy=False), graph.stream.astype(np.int64, copy=False), _CODES,
-        cand, ncand, incand, work_steal, task_buf, caps, hoff, found,
+        cand, ncand, incand, work_steal, prio_ready, task_buf, caps, hoff, found,
     )  # fmt: skip
     if bad:
         return None  # a pool not vector/cube/any, or a cost not in [0, 2^53)
@@ -1180,7 +1183,6 @@ def schedule_graph(
     if n and graph_kind[-1] != 0:
         return None  # a barrier no task follows: not something add_task creates
     costs = NS[_COST]
-    prio_ready = config.ready == "priority"
     nkey = max(n_tasks, 1)
     pmin = 0
     if prio_ready and n_tasks:
