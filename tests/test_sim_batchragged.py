@@ -687,6 +687,33 @@ def test_loads_of_views_read_the_root_tensor(lens, idx, error):
         assert [tuple(int(a) for a in g.args[t]) for t in range(g.num_nodes)] == want
 
 
+@pytest.mark.parametrize(
+    "lens, idx, error",
+    [
+        ([[0, 3], [9, 0], [5, 2]], np.arange(16).reshape(2, 8) % 5, None),
+        ([[0, 9]], np.arange(16).reshape(2, 8) % 5, IndexError),
+        ([[0, 2], [0, 1]], None, KeyError),
+    ],
+)
+def test_pygens_plain_generator_loads_views_as_the_simulator_does(lens, idx, error):
+    """compile_program_plain (pygen's own task-by-task generator, runtime Views): a load of
+    a view reads the root tensor as simgen's code does; the same graph, the same errors."""
+    from pto_wsp.lowering.cpu.pygen import compile_program_plain
+
+    module, program = _parse(VIEW_LOADS)
+    bindings = {"n": len(lens), "lens": np.array(lens)}
+    if idx is not None:
+        bindings["idx"] = idx
+    plain = compile_program_plain(program, module)
+    args = plain.bind(bindings)
+    if error is not None:
+        with pytest.raises(error):
+            _run(plain.function, args, _shapes(args))
+        return
+    g = compare_program(module, program, bindings)
+    assert _run(plain.function, args, _shapes(args)).to_text() == g.to_text()
+
+
 # ---------------------------------------------------------------------------- tg.call callees
 
 CALLS = """

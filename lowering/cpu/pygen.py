@@ -42,6 +42,8 @@ class View:
     sizes: tuple[int, ...]
     strides: tuple[int, ...]
     kept: tuple[int, ...]  # root dims that are dims of this view, in order
+    #: The root tensor (its data, for ``load``); not part of the view's value.
+    source: Tensor | None = field(default=None, compare=False, repr=False)
 
     def sub(self, offsets, sizes, strides, keep_mask) -> View:
         """The subview of this view: entries address this view's dims (``kept``)."""
@@ -55,7 +57,24 @@ class View:
             root_stride[dim] = self.strides[dim] * strides[i]
             if keep_mask[i]:
                 kept.append(dim)
-        return View(self.tensor, tuple(root_off), tuple(root_size), tuple(root_stride), tuple(kept))
+        return View(
+            self.tensor,
+            tuple(root_off),
+            tuple(root_size),
+            tuple(root_stride),
+            tuple(kept),
+            self.source,
+        )
+
+    def load(self, *index: int) -> int:
+        """``memref.load`` of the view: the root tensor's element at offset + index * stride
+        per kept dimension, the others at their offset (numpy's bounds, on the root)."""
+        if self.source is None:
+            raise KeyError(self.tensor)
+        at = list(self.offsets)
+        for i, dim in zip(index, self.kept):
+            at[dim] += i * self.strides[dim]
+        return self.source.load(*at)
 
     def region(self, access: str) -> TensorRegion:
         return TensorRegion(self.tensor, self.offsets, self.sizes, self.strides, access)
@@ -77,7 +96,7 @@ class Tensor:
         rank = len(self.shape)
         # An unknown extent is "the whole dimension": large enough to overlap any region.
         sizes = tuple(s if s is not None else WHOLE for s in self.shape)
-        return View(self.name, (0,) * rank, sizes, (1,) * rank, tuple(range(rank)))
+        return View(self.name, (0,) * rank, sizes, (1,) * rank, tuple(range(rank)), self)
 
     def load(self, *index: int) -> int:
         if self.data is None:
