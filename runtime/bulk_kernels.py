@@ -45,6 +45,7 @@ LOAD_AFTER = 1 << 23
 LOAD_AFTER_NUMBA = 1 << 20
 
 _KERNELS = (
+    "_merge_runs",
     "_merge_nb",
     "_chain_nb",
     "_csr_nb",
@@ -95,6 +96,7 @@ def _warm() -> None:
     E = np.array([[0, 0], [1, 1], [1, 2]], dtype=np.int64)
     _merge_nb(E, 1, 1, -1, -1)
     _merge_nb(E * 0 + 1, 1, 1, -1, 0)  # self-edges only: the general path
+    _merge_nb(E[:, ::-1].copy(), 1, 2, -1, -1)  # two runs
     _chain_nb(E, 1, i)
     _csr_nb(E, 2)
     _map_nb(i, one * 0, one, one, one * 0, one * 0, one, one, one * 0)
@@ -136,19 +138,37 @@ def _merge_nb(E, tid0, n, skip, head):  # pragma: no cover - compiled
     dst = E[1]
     kind = E[2]
     e_all = len(src)
-    # Already by destination then source, once each, nothing to drop: as it is.
+    # Already by destination then source, once each, nothing to drop: as it is. Else, when
+    # the edges are a few runs by destination (a batch's parts, each in task order): merged
+    # per destination (``_merge_runs``), without the counting sort below.
     ordered = head < 0
-    for e in range(e_all if ordered else 0):
+    starts = np.empty(9, np.int64)
+    starts[0] = 0
+    runs = 1
+    aligned = True
+    for e in range(e_all):
         s = src[e]
         d = dst[e]
         if s == skip or s == d:
             ordered = False
-            break
-        if e and (d < dst[e - 1] or (d == dst[e - 1] and s <= src[e - 1])):
-            ordered = False
-            break
+        if e:
+            if d < dst[e - 1]:
+                ordered = False
+                starts[runs] = e
+                runs += 1
+                if runs > 8:
+                    break
+            elif d == dst[e - 1]:
+                aligned = False
+                if s <= src[e - 1]:
+                    ordered = False
     if ordered:
         return E
+    if runs <= 8 and e_all:
+        starts[runs] = e_all
+        # Aligned: every run is one edge into each task, in order.
+        aligned = aligned and e_all == runs * n
+        return _merge_runs(E, tid0, n, skip, head, starts[: runs + 1], aligned)
     cnt = np.zeros(n + 1, np.int64)
     for e in range(e_all):
         s = src[e]
@@ -215,6 +235,68 @@ def _merge_nb(E, tid0, n, skip, head):  # pragma: no cover - compiled
                 m += 1
                 last = s
     return out
+
+
+def _merge_runs(E, tid0, n, skip, head, starts, aligned):  # pragma: no cover - compiled
+    src = E[0]
+    dst = E[1]
+    kind = E[2]
+    e_all = len(src)
+    runs = len(starts) - 1
+    ptr = starts[:runs].copy()
+    end = starts[1:]
+    cap = e_all + (n if head >= 0 else 0)
+    out = np.empty((3, cap), np.int64)
+    buf = np.empty(e_all, np.int64)
+    m = 0
+    for i in range(n):
+        d = i + tid0
+        c = 0
+        for r in range(runs if aligned else 0):
+            x = ptr[r] + i
+            s = src[x]
+            if s != skip and s != d:
+                v = s * 4 + kind[x]
+                y = c - 1
+                while y >= 0 and buf[y] > v:
+                    buf[y + 1] = buf[y]
+                    y -= 1
+                buf[y + 1] = v
+                c += 1
+        for r in range(0 if aligned else runs):
+            x = ptr[r]
+            stop = end[r]
+            while x < stop and dst[x] == d:
+                s = src[x]
+                if s != skip and s != d:
+                    v = s * 4 + kind[x]
+                    y = c - 1
+                    while y >= 0 and buf[y] > v:  # insertion sort: a few edges per task
+                        buf[y + 1] = buf[y]
+                        y -= 1
+                    buf[y + 1] = v
+                    c += 1
+                x += 1
+            ptr[r] = x
+        if head >= 0:  # the structural edge first
+            out[0, m] = head
+            out[1, m] = d
+            out[2, m] = 0
+            m += 1
+        last = -1
+        for x in range(c):
+            s = buf[x] >> 2
+            if s != last:
+                out[0, m] = s
+                out[1, m] = d
+                out[2, m] = buf[x] & 3
+                m += 1
+                last = s
+    if m == cap:
+        return out
+    res = np.empty((3, m), np.int64)
+    res[:, :] = out[:, :m]
+    return res
 
 
 def _merge_np(E, tid0, n, skip, head=-1):
