@@ -149,13 +149,20 @@ class _TensorPlan:
 
     def __init__(self, key: tuple, accesses: list) -> None:
         self.key = key
-        self.rank = rank = len(key[0])
+        self.rank = len(key[0])
         self.accesses = accesses
-        self.lo = [min(a[6][d] for a in accesses) for d in range(rank)]
-        self.hi = [max(a[7][d] for a in accesses) for d in range(rank)]
+        first = accesses[0]
+        lo, hi = list(first[6]), list(first[7])
+        for a in accesses[1:]:
+            for d, (x, y) in enumerate(zip(a[6], a[7])):
+                if x < lo[d]:
+                    lo[d] = x
+                if y > hi[d]:
+                    hi[d] = y
+        self.lo, self.hi = lo, hi
         size = 1.0
-        for d in range(rank):
-            size *= self.hi[d] - self.lo[d] + 1
+        for x, y in zip(lo, hi):
+            size *= y - x + 1
         self.size = size
         self.lin: dict[tuple, list] = {}
         self.pos: list | None = None
@@ -177,42 +184,62 @@ def classify(n: int, groups: Sequence[Sequence], skip: frozenset = frozenset()) 
     per: dict[Any, list] = {}
     # Per (offset array, tile width): its cells, their range, and whether one residue.
     seen: dict[tuple[int, int], tuple] = {}
+    ndarray = np.ndarray
     for group in groups:
         pos = group[1]
-        m = group_count(group, n)
+        m = n if pos is None else len(pos)
         if not m:
             continue
-        for ri, r in enumerate(group[3]):
-            if skip and r.tensor in skip:
+        ri = -1
+        for r in group[3]:
+            ri += 1
+            tensor = r.tensor
+            if skip and tensor in skip:
                 if r.access != "in":
                     raise ValueError(read_only_error(f"kernel {group[0]!r}", r))
                 continue
-            sizes, strides = _uniform(r.sizes), _uniform(r.strides)
-            if sizes is None or strides is None:
-                return None
+            sizes, strides = r.sizes, r.strides
+            for v in sizes:
+                if v.__class__ is ndarray:
+                    sizes = _uniform(sizes)
+                    if sizes is None:
+                        return None
+                    break
+            for v in strides:
+                if v.__class__ is ndarray:
+                    strides = _uniform(strides)
+                    if strides is None:
+                        return None
+                    break
             if 0 in sizes:
                 continue  # an empty region: no access (TensorMap.access)
             if min(strides, default=1) < 1:
                 return None
-            res, cells, lo, hi = [], [], [], []
-            for o, a, b in zip(r.offsets, sizes, strides):
-                w = a * b
-                if o.__class__ is np.ndarray:
+            rank = len(sizes)
+            if len(r.offsets) != rank or len(strides) != rank:
+                return None
+            res, cells, lo, hi = [0] * rank, [0] * rank, [0] * rank, [0] * rank
+            d = 0
+            for o in r.offsets:
+                w = sizes[d] * strides[d]
+                if o.__class__ is ndarray:
                     hit = seen.get((id(o), w))
                     if hit is None:
                         hit = seen[(id(o), w)] = cells_of(o, w)
                         if hit is None:
                             return None
-                    q, rm, qlo, qhi = hit
+                    cells[d], res[d], lo[d], hi[d] = hit
                 else:
-                    q, rm = divmod(o, w)
-                    qlo = qhi = q
-                res.append(rm)
-                cells.append(q)
-                lo.append(qlo)
-                hi.append(qhi)
+                    q, res[d] = divmod(o, w)
+                    cells[d] = lo[d] = hi[d] = q
+                d += 1
             key = (tuple(sizes), tuple(strides), tuple(res))
-            per.setdefault(r.tensor, []).append((key, pos, m, cells, r.access, ri, lo, hi))
+            acc = (key, pos, m, cells, r.access, ri, lo, hi)
+            accs = per.get(tensor)
+            if accs is None:
+                per[tensor] = [acc]
+            else:
+                accs.append(acc)
     out = {}
     for tensor, accesses in per.items():
         key = accesses[0][0]

@@ -127,6 +127,7 @@ def _use(size: int) -> bool:
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+_I64 = _EMPTY.dtype
 _BIG = 1 << 62
 
 
@@ -1232,13 +1233,14 @@ def _range_nb(o):  # pragma: no cover - compiled
 def cells_of(o: np.ndarray, w: int) -> tuple[np.ndarray, int, int, int] | None:
     """Offsets (a non-empty int array) on a tiling of width ``w``: (cells, residue, lowest
     cell, highest cell), or None when the offsets have several residues modulo ``w``."""
-    if o.dtype == np.int64 and _use(len(o)):
-        o = np.ascontiguousarray(o)
+    if o.dtype is _I64 and (_loaded and COMPILED or _use(len(o))):
+        if not o.flags.c_contiguous:
+            o = np.ascontiguousarray(o)
         if w == 1:
             lo, hi = _range_nb(o)
-            return o, 0, int(lo), int(hi)
+            return o, 0, lo, hi
         q, rm, lo, hi = _cells_nb(o, w)
-        return None if rm < 0 else (q, int(rm), int(lo), int(hi))
+        return None if rm < 0 else (q, rm, lo, hi)
     if w == 1:
         return o, 0, int(o.min()), int(o.max())
     q, rm0 = np.divmod(o, w)
