@@ -277,9 +277,10 @@ class TensorMap:
 
     def __init__(self, shapes: Mapping[str | int, Iterable[int]] | None = None) -> None:
         self._tensors: dict[str | int, _TensorState] = {}
-        self._shapes: dict[str | int, tuple[int, ...]] = {}
-        for tensor, shape in (shapes or {}).items():
-            self.declare(tensor, shape)
+        # (declare's checks cannot fail on a fresh map: its work in one comprehension)
+        self._shapes: dict[str | int, tuple[int, ...]] = {
+            tensor: tuple(map(int, shape)) for tensor, shape in (shapes or {}).items()
+        }
 
     def declare(self, tensor: str | int, shape: Iterable[int]) -> None:
         """Give the shape of ``tensor`` (before its first access) for a finer overlap index."""
