@@ -29,6 +29,7 @@ from pto_wsp.runtime.bulk_kernels import (
     cells_of,
     coarser_pass,
     finer_pass,
+    lin_of,
     own_pass,
     single_pass,
 )
@@ -439,24 +440,29 @@ class _Tiling:
 
 def _cells_lin(t: _Tiling, cells: list, m: int) -> np.ndarray:
     """Linear indices in ``t``'s box of per-dimension cell indices (ints or arrays of m)."""
-    const = 0
-    lin = None
-    stride = 1
     shape, lo = t._shape, t._lo
+    arrays, ks = [], []
+    const = 0
+    stride = 1
     for d in range(len(cells) - 1, -1, -1):
         c = cells[d]
         const -= lo[d] * stride
         if c.__class__ is np.ndarray:
-            c = c.astype(np.int64, copy=False)
-            term = c * stride if stride != 1 else c
-            lin = term if lin is None else lin + term
+            arrays.append(c)
+            ks.append(stride)
         else:
             const += int(c) * stride
         stride *= shape[d]
-    if lin is None:
+    if not arrays:
         return np.full(m, const, dtype=np.int64)
-    lin = lin + const if const else lin.astype(np.int64, copy=True)
-    return lin
+    lin = lin_of(list(arrays), list(ks), const)
+    if lin is not None:
+        return lin
+    for c, k in zip(arrays, ks):
+        c = c.astype(np.int64, copy=False)
+        term = c * k if k != 1 else c
+        lin = term if lin is None else lin + term
+    return lin + const if const else lin.astype(np.int64, copy=True)
 
 
 #: A tiling's box of cells holds at most this many cells (else the batch takes the per-task

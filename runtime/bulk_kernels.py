@@ -59,6 +59,7 @@ _KERNELS = (
     "_own_core",
     "_single_nb",
     "_cells_nb",
+    "_lin_nb",
     "_range_nb",
     "_cell_map",
     "_by_cell",
@@ -105,6 +106,7 @@ def _warm() -> None:
     _own_nb(np.array([1, 0]), i, b, b, i, 2, 0, i - 1, i, i)  # unsorted: the counting sorts
     _single_nb(one * 0, one, True, True, i.copy(), i, i)
     _cells_nb(i, 2)
+    _lin_nb(i, 1, i, 0, i, 0, i, 0, 0)
     _range_nb(i)
     two = one * 2  # two cells on either side: writer and written fit the boxes
     box = (one * 0, two, one, one * 0, one * 0, two, one, one * 0)
@@ -1248,3 +1250,36 @@ def cells_of(o: np.ndarray, w: int) -> tuple[np.ndarray, int, int, int] | None:
     if (rm0 != rm).any():
         return None
     return q, rm, int(q.min()), int(q.max())
+
+
+def _lin_nb(a, ka, b, kb, c, kc, d, kd, const):  # pragma: no cover - compiled
+    out = np.empty(len(a), np.int64)
+    for i in range(len(a)):
+        out[i] = a[i] * ka + b[i] * kb + c[i] * kc + d[i] * kd + const
+    return out
+
+
+def lin_of(arrays: list, strides: list, const: int) -> np.ndarray | None:
+    """``sum(arrays[k] * strides[k]) + const`` for up to four int64 arrays of one length in
+    one compiled pass; None when the kernels are not loaded or the arrays do not fit."""
+    k = len(arrays)
+    if not (_loaded and COMPILED) or k > 4:
+        return None
+    for a in arrays:
+        if a.dtype is not _I64 or not a.flags.c_contiguous:
+            return None
+    a0 = arrays[0]
+    while len(arrays) < 4:
+        arrays.append(a0)
+        strides.append(0)
+    return _lin_nb(
+        arrays[0],
+        strides[0],
+        arrays[1],
+        strides[1],
+        arrays[2],
+        strides[2],
+        arrays[3],
+        strides[3],
+        const,
+    )
