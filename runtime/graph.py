@@ -428,7 +428,7 @@ class GraphBuilder:
         kernel = None if kept is None else kept.get(kids)
         if kernel is None:
             if len(kids) == 1:
-                kernel = np.full(n, kids[0], dtype=np.int32)
+                kernel = kids[0]  # one int for the segment (build() expands it)
             else:
                 kernel = np.empty(n, dtype=np.int32)
                 for k, where in zip(kids, at):
@@ -604,15 +604,16 @@ class GraphBuilder:
         segs = self._segs
         n = self._base
         cat = np.concatenate
-        begin, edges, kinds, fanin = csr(cat([s.edges for s in segs], axis=1), n)
+        E = segs[0].edges if len(segs) == 1 else cat([s.edges for s in segs], axis=1)
+        begin, edges, kinds, fanin = csr(E, n)
         return TaskGraph(
-            kind=cat([s.kind for s in segs]),
-            kernel=cat([s.kernel for s in segs]),
-            pool=cat([s.pool for s in segs]).astype(np.uint8),
-            domain=cat([s.domain for s in segs]).astype(np.uint8),
-            target=cat([s.target for s in segs]),
-            stream=cat([s.stream for s in segs]),
-            priority=cat([s.priority for s in segs]),
+            kind=_fill(segs, n, "kind", np.uint8),
+            kernel=_fill(segs, n, "kernel", np.int32),
+            pool=_fill(segs, n, "pool", np.uint8),
+            domain=_fill(segs, n, "domain", np.uint8),
+            target=_fill(segs, n, "target", np.int64),
+            stream=_fill(segs, n, "stream", np.int64),
+            priority=_fill(segs, n, "priority", np.int64),
             fanin=fanin,
             fanout_begin=begin,
             fanout_edges=edges,
@@ -622,6 +623,15 @@ class GraphBuilder:
             regions=_NodeSeq(segs, 1),
             coords=_NodeSeq(segs, 2),
         )
+
+
+def _fill(segs: list[_Segment], n: int, field: str, dtype: type) -> np.ndarray:
+    """One per-node field of all segments (each an array of its nodes or one int for all of
+    them) as one array of ``dtype``."""
+    out = np.empty(n, dtype)
+    for s in segs:
+        out[s.base : s.base + s.n] = getattr(s, field)
+    return out
 
 
 def _expand(nodes: list) -> list[int]:
@@ -660,6 +670,15 @@ def _node_fields(n: int, groups: Sequence[Sequence]) -> tuple:
     first use with each one's tasks (a slice or positions), the pool, domain, target, stream,
     priority and kind arrays, and the lazy per-task fields (``Groups.memo`` keeps them; no
     one modifies them: ``build()`` concatenates)."""
+    if len(groups) == 1 and groups[0][1] is None:
+        # One group, the whole batch: each field one int (``_fill`` expands them in build()).
+        group = groups[0]
+        p, d = group[5], group[9]
+        p = POOLS[p] if p.__class__ is str else p
+        d = DOMAINS[d] if d.__class__ is str else d
+        ints = (p, d, group[6], group[7], group[8])
+        if all(x.__class__ is int for x in ints) and 0 <= p < 256 and 0 <= d < 256:
+            return [group[0]], [slice(None)], *ints, 0, _BatchFields(n, groups)
     names, at = [], []
     pool = np.empty(n, dtype=np.int64)
     domain = np.empty(n, dtype=np.int64)
@@ -705,19 +724,19 @@ BATCH_MIN = 16
 
 @dataclass
 class _Segment:
-    """Consecutive nodes: per-node field arrays, the per-node (args, regions, coords) as
-    three lists or a batch's ``_BatchFields``, and the edges into these nodes (an int64 array
-    of rows src, dst, kind)."""
+    """Consecutive nodes: per-node fields (each an array, or one int for all the nodes: a
+    batch of one group), the per-node (args, regions, coords) as three lists or a batch's
+    ``_BatchFields``, and the edges into these nodes (an int64 array of rows src, dst, kind)."""
 
     base: int
     n: int
-    kind: np.ndarray
-    kernel: np.ndarray
-    pool: np.ndarray
-    domain: np.ndarray
-    target: np.ndarray
-    stream: np.ndarray
-    priority: np.ndarray
+    kind: np.ndarray | int
+    kernel: np.ndarray | int
+    pool: np.ndarray | int
+    domain: np.ndarray | int
+    target: np.ndarray | int
+    stream: np.ndarray | int
+    priority: np.ndarray | int
     fields: Any
     edges: np.ndarray
 
