@@ -674,7 +674,15 @@ class BulkDeps:
         # The accesses: local task position, cell (linear in our box), reads, writes.
         if not own.fit(tp.lo, tp.hi, MAX_CELLS):
             raise RuntimeError("internal: tiling box too large")
-        if tp.pos is None:
+        if tp.pos is None and len(accesses) == 1:
+            _key, pos, m, _cells, access, ri, _lo, _hi = accesses[0]
+            tp.pos = [
+                np.arange(n, dtype=np.int64) if pos is None else pos.astype(np.int64),
+                np.full(m, access != "out"),
+                np.full(m, access != "in"),
+                np.full(m, ri, dtype=np.int64),
+            ]
+        elif tp.pos is None:
             ps, rs, ws, ris = [], [], [], []
             for _key, pos, m, _cells, access, ri, _lo, _hi in accesses:
                 ps.append(np.arange(n, dtype=np.int64) if pos is None else pos.astype(np.int64))

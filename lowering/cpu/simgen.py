@@ -920,7 +920,9 @@ class _SimGenerator(_Generator):
         self._vguard.append(n)
         self.line(f"{i} = _axis({n}, {axis}, {self._rank})")
         iv = self.name(op.body.block.args[0])
-        self.line(f"{iv} = {lb} + {i} * {step}")
+        # lb + i * step, without the numpy operations a constant 0 or 1 makes useless.
+        value = i if _const(op.step) == 1 else f"{i} * {step}"
+        self.line(f"{iv} = {value}" if _const(op.lb) == 0 else f"{iv} = {lb} + {value}")
         self._vnames.add(iv)
         self._open.append(uid)
         counts: list[str] = []
