@@ -515,6 +515,22 @@ class BulkDeps:
         key, rank = tp.key, tp.rank
         if self.ranks.get(tensor, rank) != rank:
             return False
+        if st is None:
+            # Array state alone (the common case): the union of two boxes, then the tilings.
+            mine = tilings.get(key)
+            if mine is None or not mine.writer.size:
+                size = tp.size
+            else:
+                size = 1.0
+                for a, b, c, d in zip(tp.lo, tp.hi, mine._lo, mine._hi):
+                    size *= (b if b > d else d) - (a if a < c else c) + 1
+            if size > MAX_CELLS:
+                return False
+            if mine is None or len(tilings) > 1:
+                for other in tilings:
+                    if other != key and _relation(key, other) is None:
+                        return False
+            return True
         boxes = [(tp.lo, tp.hi)]
         mine = None if tilings is None else tilings.get(key)
         if mine is not None and mine.writer.size:
