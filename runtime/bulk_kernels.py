@@ -1207,6 +1207,22 @@ def _cells_nb(o, w):  # pragma: no cover - compiled
     rm = o[0] % w
     lo = o[0] // w
     hi = lo
+    if w & (w - 1) == 0:  # a power of two: shifts and masks (floor semantics) for divisions
+        k = 0
+        while (1 << k) < w:
+            k += 1
+        mask = w - 1
+        for i in range(m):
+            x = o[i]
+            if x & mask != rm:
+                return q, -1, 0, 0
+            c = x >> k
+            q[i] = c
+            if c < lo:
+                lo = c
+            elif c > hi:
+                hi = c
+        return q, rm, lo, hi
     for i in range(m):
         x = o[i]
         c = x // w
