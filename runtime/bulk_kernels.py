@@ -144,7 +144,7 @@ def _merge_nb(E, tid0, n, skip, head):  # pragma: no cover - compiled
     # Already by destination then source, once each, nothing to drop: as it is. Else, when
     # the edges are a few runs by destination (a batch's parts, each in task order): merged
     # per destination (``_merge_runs``), without the counting sort below.
-    ordered = head < 0
+    ordered = True  # by (destination, source), nothing to drop; head aside
     starts = np.empty(9, np.int64)
     starts[0] = 0
     runs = 1
@@ -165,8 +165,26 @@ def _merge_nb(E, tid0, n, skip, head):  # pragma: no cover - compiled
                 aligned = False
                 if s <= src[e - 1]:
                     ordered = False
-    if ordered:
+    if ordered and head < 0:
         return E
+    if ordered:  # the structural edge first into each task, the rest as it is
+        out = np.empty((3, e_all + n), np.int64)
+        m = 0
+        e = 0
+        for i in range(n):
+            d = i + tid0
+            out[0, m] = head
+            out[1, m] = d
+            out[2, m] = 0
+            m += 1
+            while e < e_all and dst[e] == d:
+                out[0, m] = src[e]
+                out[1, m] = d
+                out[2, m] = kind[e]
+                m += 1
+                e += 1
+        if e == e_all:
+            return out
     if runs <= 8 and e_all:
         starts[runs] = e_all
         # Aligned: every run is one edge into each task, in order.
