@@ -1269,7 +1269,8 @@ def _range_nb(o):  # pragma: no cover - compiled
 def cells_of(o: np.ndarray, w: int) -> tuple[np.ndarray, int, int, int] | None:
     """Offsets (a non-empty int array) on a tiling of width ``w``: (cells, residue, lowest
     cell, highest cell), or None when the offsets have several residues modulo ``w``."""
-    if o.dtype is _I64 and (_loaded and COMPILED or _use(len(o))):
+    dt = o.dtype
+    if (dt is _I64 or dt == _I64) and (_loaded and COMPILED or _use(len(o))):
         if not o.flags.c_contiguous:
             o = np.ascontiguousarray(o)
         if w == 1:
@@ -1300,7 +1301,8 @@ def lin_of(arrays: list, strides: list, const: int) -> np.ndarray | None:
     if not (_loaded and COMPILED) or k > 4:
         return None
     for a in arrays:
-        if a.dtype is not _I64 or not a.flags.c_contiguous:
+        dt = a.dtype  # (numba's arrays have dtype objects of their own: compare too)
+        if (dt is not _I64 and dt != _I64) or not a.flags.c_contiguous:
             return None
     a0 = arrays[0]
     while len(arrays) < 4:
