@@ -176,12 +176,12 @@ _KEY_ARRAYS: dict[tuple, tuple] = {}
 
 
 def classify(n: int, groups: Sequence[Sequence], skip: frozenset = frozenset()) -> dict | None:
-    """A batch's accesses per tensor (``_TensorPlan``), from its groups alone; None when the
-    array rule cannot take them (sizes or strides varying per task, offsets off one tiling,
-    a tensor's accesses on several tilings that are not nested or whose cells meet: see
-    ``_disjoint_tilings``). A tensor's plans are a tuple, one per tiling. Accesses to the tensors of ``skip`` (declared
-    read-only: ``GraphBuilder.read_only``) are left out — whatever their geometry — and a
-    region writing one raises ``ValueError``."""
+    """A batch's accesses per tensor (a tuple of ``_TensorPlan``, one per tiling), from its
+    groups alone; None when the array rule cannot take them (sizes or strides varying per
+    task, offsets off one tiling, a tensor's accesses on several tilings that are not nested
+    or whose cells meet: ``_disjoint_tilings``). Accesses to the tensors of ``skip``
+    (declared read-only: ``GraphBuilder.read_only``) are left out — whatever their geometry —
+    and a region writing one raises ``ValueError``."""
     per: dict[Any, list] = {}
     # Per (offset array, tile width): its cells, their range, and whether one residue.
     seen: dict[tuple[int, int], tuple] = {}
