@@ -47,7 +47,7 @@ def _set_thresholds() -> bool:
         mallopt = libc.mallopt
         # gnu_get_libc_version exists on glibc only: musl has a mallopt that does nothing.
         libc.gnu_get_libc_version  # noqa: B018
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):  # (TypeError: no CDLL(None) on Windows)
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
