@@ -455,7 +455,7 @@ def _cells_lin(t: _Tiling, cells: list, m: int) -> np.ndarray:
         stride *= shape[d]
     if not arrays:
         return np.full(m, const, dtype=np.int64)
-    lin = lin_of(list(arrays), list(ks), const)
+    lin = lin_of(arrays, ks, const)
     if lin is not None:
         return lin
     for c, k in zip(arrays, ks):
@@ -535,7 +535,7 @@ class BulkDeps:
         mine = None if tilings is None else tilings.get(key)
         if mine is not None and mine.writer.size:
             boxes.append((mine._lo, mine._hi))
-        if st is not None and key in st.grids and st.grids[key].cells:
+        if key in st.grids and st.grids[key].cells:
             boxes.append(_cells_box(list(st.grids[key].cells), rank))
         if len(boxes) == 1:
             size = tp.size
@@ -545,7 +545,7 @@ class BulkDeps:
                 size *= max(b[1][d] for b in boxes) - min(b[0][d] for b in boxes) + 1
         if size > MAX_CELLS:
             return False
-        if st is not None and st.exact:
+        if st.exact:
             if st.levels or st.rank != rank:
                 return False  # regions outside the grids: the per-task path decides
             for grid in st.grids.values():

@@ -1304,18 +1304,7 @@ def lin_of(arrays: list, strides: list, const: int) -> np.ndarray | None:
         dt = a.dtype  # (numba's arrays have dtype objects of their own: compare too)
         if (dt is not _I64 and dt != _I64) or not a.flags.c_contiguous:
             return None
-    a0 = arrays[0]
-    while len(arrays) < 4:
-        arrays.append(a0)
-        strides.append(0)
-    return _lin_nb(
-        arrays[0],
-        strides[0],
-        arrays[1],
-        strides[1],
-        arrays[2],
-        strides[2],
-        arrays[3],
-        strides[3],
-        const,
-    )
+    # Padded to four terms with the first array times 0 (the caller's lists left as they are).
+    a = [*arrays, *[arrays[0]] * (4 - k)]
+    s = [*strides, *[0] * (4 - k)]
+    return _lin_nb(a[0], s[0], a[1], s[1], a[2], s[2], a[3], s[3], const)

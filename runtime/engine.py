@@ -520,13 +520,13 @@ class Simulator(PipelineMixin):
             # which may not steal has nothing to pick: _dispatch would return False).
             # (a bool, not the first non-empty heap: a heap emptied by a worker's gating
             # later in this pass must not hide the others' tasks)
-            any_shared = bool(shared[POOL_VECTOR] or shared[POOL_CUBE] or shared[POOL_ANY])
+            any_shared = any(shared.values())
             for w in list(self.idle):
                 if not (local[w] or any_shared or steal):
                     continue
                 if self.is_idle[w] and self._dispatch(w):
                     progress = True
-                    any_shared = bool(shared[POOL_VECTOR] or shared[POOL_CUBE] or shared[POOL_ANY])
+                    any_shared = any(shared.values())
 
     # ================================================================== dispatch
 
