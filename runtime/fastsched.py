@@ -64,6 +64,7 @@ __all__ = [
     "load",
     "loaded",
     "schedule_graph",
+    "worth_loading",
 ]
 
 try:  # numba is a dependency; without it the general engine runs everything.
@@ -98,6 +99,20 @@ FAST_MIN_TASKS = 4096
 
 
 _in_memory = False
+#: Tasks this process ran on the general engine for want of the compiled scheduler.
+_small_tasks = 0
+
+
+def worth_loading(n_tasks: int) -> bool:
+    """Whether a run of ``n_tasks`` (the scheduler not in memory) should load the compiled
+    scheduler: a graph of ``FAST_MIN_TASKS`` tasks or more, or one that brings the tasks of
+    the process's earlier small runs to that many (a Program run again and again, each run
+    small: the general engine's cost adds up, loading is paid once). Else it counts them."""
+    global _small_tasks
+    if n_tasks >= FAST_MIN_TASKS or _small_tasks + n_tasks >= FAST_MIN_TASKS:
+        return True
+    _small_tasks += n_tasks
+    return False
 
 
 def loaded() -> bool:
@@ -1829,16 +1844,16 @@ def _bulk_views(
     if kept != tuple(range(k0, nd)) or not all(
         s.__class__ is int and s == 1 for s in (r.strides[d] for d in kept)
     ):
-        return None
+        return _window_views(r, m, array)
     shape = array.shape
     for d in kept:
         o, size = r.offsets[d], r.sizes[d]
         if o.__class__ is not int or o != 0 or size.__class__ is not int or size != shape[d]:
-            return None
+            return _window_views(r, m, array)
     if k0 == 0:
         return [array[()]] * m
     if not array.flags.c_contiguous:
-        return None
+        return _window_views(r, m, array)
     index = []
     for d in range(k0):
         o = np.broadcast_to(np.asarray(r.offsets[d], dtype=np.int64), (m,))
@@ -1867,6 +1882,52 @@ def _bulk_views(
     if run:
         return list(lead[lo : lo + m])
     return [lead[i] for i in flat.tolist()]
+
+
+def _window_views(r: Any, m: int, array: np.ndarray) -> list | None:
+    """The m views of a batch region column that is not whole rows (tiles, column blocks,
+    strided windows): the view of each task is the element of one strided array whose first
+    axis walks the array's memory element by element and whose other axes are the region's
+    kept dimensions (shape: their sizes; strides: the array's times the region's); task j's
+    view is that array at the element offset of its region's origin. Same shape, strides and
+    memory as ``numpy_view``. None (made per task, with numpy's own clipping, wrapping and
+    errors) unless every task's window lies inside the array with sizes and strides the same
+    for every task, at least one element per kept dimension, and non-negative strides that
+    are whole elements."""
+    if not m:
+        return []
+    shape, strides, item = array.shape, array.strides, array.itemsize
+    kept = r.kept
+    lin = np.zeros(m, np.int64)
+    for d, o in enumerate(r.offsets):
+        step = strides[d]
+        if step < 0 or step % item:
+            return None
+        last = 0  # the window's last index past its origin along d
+        if d in kept:
+            n, s = r.sizes[d], r.strides[d]
+            if n.__class__ is not int or s.__class__ is not int or n < 1 or s < 1:
+                return None
+            last = (n - 1) * s
+        if o.__class__ is np.ndarray:
+            if int(o.min()) < 0 or int(o.max()) + last >= shape[d]:
+                return None
+            lin += o * (step // item)
+        else:
+            try:
+                o = operator.index(o)
+            except TypeError:
+                return None
+            if o < 0 or o + last >= shape[d]:
+                return None
+            lin += o * (step // item)
+    tile = tuple(r.sizes[d] for d in kept)
+    tile_strides = tuple(strides[d] * r.strides[d] for d in kept)
+    span = int(lin.max()) + 1
+    walk = np.lib.stride_tricks.as_strided(
+        array, (span, *tile), (item, *tile_strides), writeable=array.flags.writeable
+    )
+    return list(map(walk.__getitem__, lin.tolist()))
 
 
 def _geometry(array: np.ndarray) -> tuple:

@@ -370,11 +370,11 @@ class Program:
             self.code.compiled.function(builder, *args)
             graph = builder.build()
             built = time.perf_counter()
-            if not fastsched.loaded() and graph.num_tasks < fastsched.FAST_MIN_TASKS:
+            if not fastsched.loaded() and not fastsched.worth_loading(graph.num_tasks):
                 self.fast_declined = (
                     f"{graph.num_tasks} tasks, fewer than fastsched.FAST_MIN_TASKS "
-                    f"({fastsched.FAST_MIN_TASKS}): the general engine is cheaper than loading "
-                    "the compiled scheduler"
+                    f"({fastsched.FAST_MIN_TASKS}) with this process's earlier small runs: the "
+                    "general engine is cheaper than loading the compiled scheduler"
                 )
                 return None
             costs = self._costs(graph)

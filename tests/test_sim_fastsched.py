@@ -398,6 +398,86 @@ def test_bulk_views_are_the_engines_views():
     assert any(e[0] == "late" and e[1][1] == 5 for e in logs[0])
 
 
+T3 = Tensor("T3", [None, 8, 6], f32)
+C2 = Tensor("C2", [8, None], f32)
+
+
+@kernel(cost=2)
+def tile_in(i, x: In[f32[2, 3]], c: In[f32[8, 2]], z: Out[f32[4]]):
+    z[...] = x.sum() + c.sum() + i
+
+
+def test_tile_views_made_in_bulk_are_the_engines_views():
+    """Regions that are not whole rows — tiles moving along a middle dimension, a block of
+    columns, a fixed tile — made in bulk as strided windows (``_window_views``), on a
+    C-ordered, a Fortran-ordered and a sliced bound array: the engine's views for every
+    task (shape, strides, memory), the same results."""
+
+    def record(log):
+        def body(i, *xs):
+            log.append((i, *((x.shape, x.strides, x.__array_interface__["data"][0]) for x in xs)))
+            x, c, z = xs
+            z[...] = x.sum() + c.sum() + i
+
+        return body
+
+    m = 6
+    w = combine(
+        parallel_for(
+            DenseDyn(n),
+            lambda i: task(tile_in, [i], [T3[0, i : i + 2, 1:4], C2[:, 2 * i : 2 * i + 2], Z[i]]),
+        ),
+        parallel_for(
+            DenseDyn(n), lambda i: task(tile_in, [i], [T3[i, 5:7, 3:6], C2[:, 0:2], Y[i]])
+        ),
+    ).named("views_tiles")
+    base = np.arange(m * 8 * 6, dtype=np.float32).reshape(m, 8, 6)
+    cols = np.arange(8 * 2 * m, dtype=np.float32).reshape(8, 2 * m)
+    bound = {
+        "C": (base, cols),
+        "F": (np.asfortranarray(base), np.asfortranarray(cols)),
+        "sliced": (np.arange(m * 8 * 12, dtype=np.float32).reshape(m, 8, 12)[:, :, ::2], cols),
+    }
+    out = {"Y": np.zeros((m, 4), np.float32), "Z": np.zeros((m, 4), np.float32)}
+    for t3, c2 in bound.values():
+        runs = []
+        for fast in (True, False):
+            log: list = []
+            prog = w.compile(target="cpu_sim", fast=fast, kernels={"tile_in": record(log)})
+            for v in out.values():
+                v[...] = 0
+            prog.bind(n=m, T3=t3, C2=c2, **out).execute()
+            assert (prog.fast_declined is None) == fast
+            runs.append((sorted(log), {k: v.copy() for k, v in out.items()}))
+        (log_fast, out_fast), (log_general, out_general) = runs
+        assert log_fast == log_general and len(log_fast) == 2 * m
+        for k in out_fast:
+            np.testing.assert_array_equal(out_fast[k], out_general[k])
+        assert {entry[1][0] for entry in log_fast} == {(2, 3)}
+        assert out_fast["Z"][5, 0] == t3[0, 5:7, 1:4].sum() + c2[:, 10:12].sum() + 5
+
+
+def test_window_views_decline_what_numpy_would_clip_or_wrap():
+    from pto_wsp.runtime.bulk import BatchRegion
+    from pto_wsp.runtime.fastsched import _view, _window_views
+
+    a = np.arange(8 * 6, dtype=np.float32).reshape(8, 6)
+    ok = BatchRegion("a", (np.array([0, 3, 6]), 2), (2, 3), (1, 1), "in", (0, 1))
+    views = _window_views(ok, 3, a)
+    for j, o in enumerate((0, 3, 6)):
+        assert views[j].shape == (2, 3) and views[j].strides == a[o : o + 2, 2:5].strides
+        assert views[j].__array_interface__["data"][0] == a[o:, 2:].__array_interface__["data"][0]
+        np.testing.assert_array_equal(views[j], a[o : o + 2, 2:5])
+    strided = BatchRegion("a", (1, np.array([0, 1])), (3, 2), (2, 3), "in", (0, 1))
+    for j, view in enumerate(_window_views(strided, 2, a)):
+        np.testing.assert_array_equal(view, a[1:6:2, j : j + 4 : 3])
+    for offsets in ((np.array([0, 7]), 2), (np.array([-1, 0]), 0), (0, 4)):
+        assert _window_views(BatchRegion("a", offsets, (2, 3), (1, 1), "in", (0, 1)), 2, a) is None
+    assert _window_views(ok, 0, a) == []
+    assert _window_views(ok, 3, a[::-1]) is None  # a negative stride: per task
+    assert _view(a, BatchRegion("a", (7, 2), (2, 3), (1, 1), "in", (0, 1))).shape == (1, 3)
+
+
 def _where(entry, arrays):
     """A recorded call with each view as (tensor, byte offset, shape, strides)."""
     name, xs = entry
@@ -431,6 +511,43 @@ def test_small_graphs_take_the_general_engine_until_the_scheduler_is_loaded(monk
     assert fast.fast_declined is None and isinstance(fast._last(), FastRun)
     assert fast.schedule_of() == small.schedule_of() == general.schedule_of()
     assert fastsched.load() and fastsched.schedule.signatures
+
+
+def test_small_runs_load_the_scheduler_once_their_tasks_add_up(monkeypatch):
+    """A Program run again and again, each run under FAST_MIN_TASKS: the general engine runs
+    until the process's small runs reach FAST_MIN_TASKS tasks together, then the compiled
+    scheduler is loaded and every later run takes it (the same schedule)."""
+    from pto_wsp.runtime import fastsched
+
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 20)
+    monkeypatch.setattr(fastsched, "_small_tasks", 0)
+    in_memory = [False]
+    monkeypatch.setattr(fastsched, "loaded", lambda: in_memory[0])
+    prog = WORKLOADS[0].compile(target="cpu_sim", mode="cycles", workers=2)
+    names = {a.name for a in prog.args}
+    prog.bind(n=2, **{k: v for k, v in _arrays(2).items() if k in names})  # 4 stages of 2
+    taken = []
+    for _ in range(4):
+        prog.execute()
+        taken.append(isinstance(prog._last(), FastRun))
+        in_memory[0] = in_memory[0] or taken[-1]
+        if not taken[-1]:
+            assert "earlier small runs" in prog.fast_declined
+            general = prog.schedule_of()
+    assert prog.stats().num_tasks == 8
+    assert taken == [False, False, True, True]  # 8, 16, then 24 >= 20 tasks
+    assert prog.fast_declined is None and prog.schedule_of() == general
+    assert fastsched._small_tasks == 16
+
+
+def test_worth_loading_counts_small_runs(monkeypatch):
+    from pto_wsp.runtime import fastsched
+
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 100)
+    monkeypatch.setattr(fastsched, "_small_tasks", 0)
+    assert fastsched.worth_loading(100)  # big enough alone; nothing counted
+    assert [fastsched.worth_loading(40) for _ in range(3)] == [False, False, True]
+    assert fastsched._small_tasks == 80
 
 
 @kernel(cost=lambda i, j: 5 + (i + j) % 3)
