@@ -104,11 +104,18 @@ def _meta(pid: int, tid: int | None, name: str, value: Any) -> dict[str, Any]:
 
 
 def write_gantt(program: Any, path: str, title: str | None = None) -> None:
-    """Draw the last run as a Gantt chart (a row per worker, a bar per task) into ``path``."""
+    """Draw the last run as a Gantt chart (a row per worker, a bar per task) into ``path``.
+
+    All bars are one ``PolyCollection`` (one artist, whatever the number of tasks): a
+    rectangle per task on its worker's row, coloured by kernel, outlined while there are at
+    most ``_OUTLINED`` tasks (beyond, outlines would cover the bars), labelled with the
+    task's coordinates while there are at most 64."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.collections import PolyCollection
 
     sim = program._last()
     tasks = [t for t in program.schedule_of() if t["start"] >= 0]
@@ -117,29 +124,34 @@ def write_gantt(program: Any, path: str, title: str | None = None) -> None:
     colors = {k: cmap(i % cmap.N) for i, k in enumerate(kernels)}
     height = max(2.0, 0.45 * sim.n_workers + 1.2)
     fig, ax = plt.subplots(figsize=(11, height))
-    for t in tasks:
-        width = t["end"] - t["start"]
-        ax.barh(
-            t["worker"],
-            width,
-            left=t["start"],
-            height=0.8,
-            color=colors[t["kernel"]],
-            edgecolor="black",
-            linewidth=0.3,
-        )
-        if len(tasks) <= 64 and width > 0:
-            label = ",".join(str(v) for v in t["coords"].values())
-            ax.text(
-                t["start"] + width / 2,
-                t["worker"],
-                label,
-                ha="center",
-                va="center",
-                fontsize=6,
-            )
+    start = np.array([t["start"] for t in tasks], dtype=np.float64)
+    end = np.array([t["end"] for t in tasks], dtype=np.float64)
+    row = np.array([t["worker"] for t in tasks], dtype=np.float64)
+    verts = np.empty((len(tasks), 4, 2))
+    verts[:, 0, 0] = verts[:, 1, 0] = start
+    verts[:, 2, 0] = verts[:, 3, 0] = end
+    verts[:, 0, 1] = verts[:, 3, 1] = row - 0.4
+    verts[:, 1, 1] = verts[:, 2, 1] = row + 0.4
+    outlined = len(tasks) <= _OUTLINED
+    bars = PolyCollection(
+        verts,
+        facecolors=[colors[t["kernel"]] for t in tasks],
+        edgecolors="black" if outlined else "face",
+        linewidths=0.3 if outlined else 0.0,
+    )
+    ax.add_collection(bars)
+    if tasks:
+        ax.set_xlim(0.0, max(float(end.max()), 1.0) * 1.01)
+    ax.set_ylim(sim.n_workers - 0.5, -0.5)  # worker 0 on top
+    if len(tasks) <= 64:
+        for t in tasks:
+            width = t["end"] - t["start"]
+            if width > 0:
+                label = ",".join(str(v) for v in t["coords"].values())
+                ax.text(
+                    t["start"] + width / 2, t["worker"], label, ha="center", va="center", fontsize=6
+                )
     ax.set_yticks(range(sim.n_workers), [f"worker {w}" for w in range(sim.n_workers)])
-    ax.invert_yaxis()
     ax.set_xlabel("virtual time (cycles)")
     stats = program.stats()
     ax.set_title(
@@ -152,3 +164,7 @@ def write_gantt(program: Any, path: str, title: str | None = None) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+#: Up to this many tasks the Gantt chart outlines each bar.
+_OUTLINED = 2000
