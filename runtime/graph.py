@@ -119,6 +119,8 @@ def gc_paused() -> Iterator[None]:
     A build allocates a few objects per task and keeps them all, none in a reference cycle, so
     the collector's periodic passes over the growing heap find nothing and cost about half the
     build time at 10^5 tasks. Materializers wrap ``add_task`` loops and ``build()`` in this.
+    On exit, what the block kept goes to the collector's oldest generation without a pass
+    (``_promote_young_objects``).
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -126,7 +128,24 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
+            _promote_young_objects()
             gc.enable()
+
+
+def _promote_young_objects() -> None:
+    """Move every object the collector tracks into its oldest generation, without a pass.
+
+    What a paused build or run kept (its graph: a few tuples, regions and lists per task) is
+    long-lived, but all of it sits in the youngest generation: the first collection after
+    ``gc.enable()`` would visit every object — 55 ms after an 8,000-task pipeline run of
+    ~200 ms. ``gc.freeze()`` then ``gc.unfreeze()`` moves them all to the oldest generation
+    (two list splices), where only full collections visit them, as they would any object that
+    survived two collections; garbage among them (and a user's young objects) is collected
+    there. Not done while the process keeps objects frozen itself (``gc.freeze()``):
+    unfreezing would undo that."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 class _Scope:
