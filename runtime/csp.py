@@ -55,8 +55,11 @@ def _merge_coords(outer: tuple, inner: tuple) -> tuple:
     """``outer`` coordinates, then ``inner``'s; a name in both keeps ``inner``'s value."""
     if not inner:
         return outer
-    names = {n for n, _ in inner}
-    return (*(c for c in outer if c[0] not in names), *inner)
+    if not outer:
+        return inner
+    names = [n for n, _ in inner]  # (a few names: a list beats a set here)
+    kept = [c for c in outer if c[0] not in names]
+    return (*kept, *inner) if kept else inner
 
 
 class Message:
