@@ -320,6 +320,57 @@ def test_raising_kernel_names_the_task_and_stops():
         prog.synchronize()
 
 
+_OVERLAP = {"now": 0, "most": 0}
+
+
+@kernel(cost=5)
+def napping(i, y: Out[f32[4]]):
+    """Sleeps (releasing the GIL, as a large numpy operation does) while counting the bodies
+    running at once."""
+    import threading
+    import time
+
+    with _OVERLAP.setdefault("lock", threading.Lock()):
+        _OVERLAP["now"] += 1
+        _OVERLAP["most"] = max(_OVERLAP["most"], _OVERLAP["now"])
+    time.sleep(0.02)
+    with _OVERLAP["lock"]:
+        _OVERLAP["now"] -= 1
+    y[...] = i
+
+
+def test_bodies_on_threads_overlap_and_every_failure_is_the_smallest_task():
+    """Bodies that release the GIL run at once on the threads (here all four of a stage,
+    each sleeping); the stages still run in order (a sequential: barriers); with several
+    failing tasks the smallest failing id is reported and nothing runs after it."""
+    Y = Tensor("Y", [None, 4], f32)
+    Z = Tensor("Z", [None, 4], f32)
+    n = sym("n")
+    w = sequential(
+        parallel_for(DenseDyn(n), lambda i: task(napping, [i], [Y[i]])),
+        parallel_for(DenseDyn(n), lambda i: task(napping, [i + 100], [Z[i]])),
+    ).named("naps")
+    prog = w.compile(target="cpu_sim", workers=4, threads=4)
+    y, z = np.zeros((4, 4), np.float32), np.zeros((4, 4), np.float32)
+    _OVERLAP.update(now=0, most=0)
+    prog.bind(Y=y, Z=z, n=4).execute()
+    np.testing.assert_array_equal(y[:, 0], np.arange(4))
+    np.testing.assert_array_equal(z[:, 0], np.arange(100, 104))
+    assert 2 <= _OVERLAP["most"] <= 4  # never the two stages at once: 4 at most
+
+    @kernel(cost=5)
+    def shaky(i, y: Out[f32[4]]):
+        if i % 5 == 3:
+            raise ValueError(f"bad tile {i}")
+        y[...] = i
+
+    failing = parallel_for(DenseDyn(n), lambda i: task(shaky, [i], [Y[i]])).named("shaky_all")
+    prog = failing.compile(target="cpu_sim", threads=3)
+    prog.bind(Y=np.zeros((40, 4), np.float32), n=40)
+    with pytest.raises(ExecutionError, match="task 3 .*bad tile 3"):
+        prog.execute()
+
+
 def test_execute_async_synchronize_is_complete():
     prog = pto_wsp.compile(_three_stage(), target="cpu_sim", mode="functional")
     x = np.ones((3, 32), np.float32)
