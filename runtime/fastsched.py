@@ -177,8 +177,6 @@ def decline_reason(config: Any, is_pipeline: bool) -> str | None:
         return "fast=False"
     if is_pipeline:
         return "a pipeline (processes interleave with the scheduler)"
-    if config.task_window and config.window_overflow == "abort":
-        return "task_window with overflow=abort (the run stops while generating, bodies ran)"
     return None
 
 
@@ -212,8 +210,9 @@ _START, _END, _ISSUED_T, _DEPS_T, _GSINCE, _CREATED_T = range(6)
     _GCN,
     _GROWN,
     _GROWN_WAIT,
+    _WFULL,  # task creations that found the task window full
     _NS,  # (S's length before the tasks run per worker)
-) = range(21)
+) = range(22)
 # Float scalars (T).
 _NOW, _NEXT_ISSUE, _GEN = range(3)  # _GEN: the generator's time
 _NR = 8  # (R: the float scalars, the five stalls, then busy cycles per worker)
@@ -818,6 +817,7 @@ def run(
                 T[_NOW] = gt
             if window and S[_LIVE] >= window:
                 # the window is full: _flush_all, then the generator waits for completions
+                S[_WFULL] += 1
                 if S[_BDN] > 0:
                     flush_batch(NS, NI, NF, C, S, T, stalls, cand, ncand, incand, tid_of,
                                 hst, hoff, hsize, lhead, ltail, tb, scratch, kbuf, evt, evs,
@@ -1470,6 +1470,9 @@ class FastRun:
     steals = property(lambda self: int(self._S[_STEALS]))
     created = property(lambda self: int(self._S[_CREATED]))
     completed = property(lambda self: int(self._S[_COMPLETED]))
+    #: Whether a task's creation found the task window full (the generator waited, perhaps
+    #: for no time): with ``overflow=abort`` the engine raises there.
+    window_filled = property(lambda self: bool(self._S[_WFULL]))
     gen_t = property(lambda self: float(self.created * self.cfg.gen_cost))
 
     @functools.cached_property

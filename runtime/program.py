@@ -387,6 +387,14 @@ class Program:
             if run is None:
                 self.fast_declined = "the graph (pools, priorities or heap sizes out of range)"
                 return None
+            if config.window_overflow == "abort" and run.window_filled:
+                # The engine stops at the first creation that finds the window full, after
+                # running the bodies of the tasks started by then: it raises the error.
+                self.fast_declined = (
+                    "task_window with overflow=abort: the window filled (the general engine "
+                    "stops there)"
+                )
+                return None
             scheduled = time.perf_counter()
             run.phases_ms = {"build": (built - start) * 1e3, "schedule": (scheduled - built) * 1e3}
             if progress is not None:

@@ -4,8 +4,8 @@ Every program runs twice — ``fast=True`` (the default) and ``fast=False`` (alw
 runtime/engine.py's Simulator) — and the two runs must agree on everything: per node the
 worker, start, end, issue number, stream and lane; the statistics; the stall spans; the order
 the functional mode calls the bodies in, and the results. Features the fast path does not
-port (pipelines, task_window with overflow=abort, out-of-range costs or priorities) must make it
-decline, and the result is still the engine's.
+port (pipelines, a task window with overflow=abort that fills, out-of-range costs or
+priorities) must make it decline, and the result is still the engine's.
 """
 
 from __future__ import annotations
@@ -298,7 +298,6 @@ def test_unbound_tensor_fails_at_the_same_task():
 @pytest.mark.parametrize(
     "options, schedule, reason",
     [
-        ({}, lambda s: s.task_window(64, overflow="abort"), "task_window"),
         ({}, lambda s: s.issue(IssuePolicy.priority(lambda i: i * 2**60)), "the graph"),
     ],
 )
@@ -309,6 +308,37 @@ def test_declined_features_run_on_the_engine(options, schedule, reason):
     pf, pg, logs, arrays = both(s, 5, workers=2, **options)
     assert pf.fast_declined is not None and reason in pf.fast_declined
     assert_same(pf, pg, logs, arrays, fast=False)
+
+
+@pytest.mark.parametrize("mode", ["functional", "cycles"])
+def test_task_window_abort_takes_the_fast_path_until_the_window_fills(mode):
+    """``overflow=abort``: a run whose window never fills is the fast path's (the same run as
+    the engine's, which never aborts then); one whose window fills declines after scheduling,
+    before any body ran, and the engine raises the same ResourceError after the same bodies."""
+    from pto_wsp import ResourceError
+
+    big = WORKLOADS[1].schedule().task_window(64, overflow="abort")  # 20 tasks: never full
+    pf, pg, logs, arrays = both(big, 5, workers=2, mode=mode)
+    assert pf.fast_declined is None
+    assert_same(pf, pg, logs, arrays)
+    small = WORKLOADS[1].schedule().task_window(3, overflow="abort")
+    messages, results = [], []
+    for fast in (True, False):
+        log: list = []
+        prog = small.compile(
+            target="cpu_sim", fast=fast, kernels=_logged(log), mode=mode, workers=2
+        )
+        arrays = {k: v for k, v in _arrays(5).items() if k in {a.name for a in prog.args}}
+        with pytest.raises(ResourceError, match="task window full") as info:
+            prog.bind(n=5, **arrays).execute()
+        messages.append(str(info.value))
+        results.append((log, {k: v.copy() for k, v in arrays.items()}))
+        if fast:
+            assert "window filled" in prog.fast_declined
+    assert messages[0] == messages[1]
+    assert results[0][0] == results[1][0]  # the same bodies ran, in the same order
+    for k in results[0][1]:
+        np.testing.assert_array_equal(results[0][1][k], results[1][1][k])
 
 
 def test_negative_cost_declines():
