@@ -67,8 +67,10 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import IsolatedFromAbove, Pure, SymbolOpInterface, SymbolTable
+from xdsl.traits import Pure, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
+
+from pto_wsp.dialects.traits import IsolatedScopes
 
 from .wsp import (
     TaskType,
@@ -183,7 +185,7 @@ class PipelineOp(IRDLOperation):
     arg_names = prop_def(ArrayAttr[StringAttr])
     body = region_def("single_block")
 
-    traits = traits_def(SymbolOpInterface(), SymbolTable(), IsolatedFromAbove())
+    traits = traits_def(SymbolOpInterface(), SymbolTable(), IsolatedScopes())
 
     def __init__(
         self,

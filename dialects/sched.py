@@ -54,6 +54,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from pto_wsp.dialects.traits import IsolatedScopes
 from pto_wsp.dialects.wsp import EXEC_UNITS, resolve_symbol
 
 DISPATCH_POLICIES = ("round_robin", "affinity", "hash", "range", "work_steal", "dispatch_by")
@@ -402,7 +403,7 @@ class DispatchOp(_KeyedOp):
     axis = opt_prop_def(StringAttr)
     count = opt_prop_def(IntegerAttr[IntegerType])
 
-    traits = traits_def(*DIRECTIVE_TRAITS, IsolatedFromAbove())
+    traits = traits_def(*DIRECTIVE_TRAITS, IsolatedScopes())
 
     def __init__(
         self,
@@ -538,7 +539,7 @@ class StreamByOp(_KeyedOp):
 
     name = "sched.stream_by"
 
-    traits = traits_def(*DIRECTIVE_TRAITS, IsolatedFromAbove())
+    traits = traits_def(*DIRECTIVE_TRAITS, IsolatedScopes())
 
     def __init__(self, key_names: Sequence[str], key: KeyBody):
         region = _as_key(key_names, key)
@@ -578,7 +579,7 @@ class IssueOp(_KeyedOp):
 
     policy = prop_def(StringAttr)
 
-    traits = traits_def(*DIRECTIVE_TRAITS, IsolatedFromAbove())
+    traits = traits_def(*DIRECTIVE_TRAITS, IsolatedScopes())
 
     def __init__(self, policy: str, key_names: Sequence[str] = (), key: Region | None = None):
         super().__init__(
@@ -838,7 +839,7 @@ class DispatchThresholdOp(_KeyedOp):
     below = prop_def(StringAttr)
     above = prop_def(StringAttr)
 
-    traits = traits_def(*DIRECTIVE_TRAITS, IsolatedFromAbove())
+    traits = traits_def(*DIRECTIVE_TRAITS, IsolatedScopes())
 
     def __init__(
         self,

@@ -62,8 +62,10 @@ from xdsl.irdl import (
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
-from xdsl.traits import IsolatedFromAbove, IsTerminator, Pure, SymbolOpInterface, SymbolTable
+from xdsl.traits import IsTerminator, Pure, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
+
+from pto_wsp.dialects.traits import IsolatedScopes
 
 from .csp import BoundedQueueOp
 from .sched import (
@@ -424,7 +426,7 @@ class ProgramOp(_DefinitionOp):
 
     name = "tg.program"
 
-    traits = traits_def(SymbolOpInterface(), SymbolTable(), IsolatedFromAbove())
+    traits = traits_def(SymbolOpInterface(), SymbolTable(), IsolatedScopes())
 
     def queue(self, name: str) -> QueueOp | None:
         """The queue called ``name``, if any."""
@@ -1337,7 +1339,7 @@ class GraphOp(_DefinitionOp):
 
     name = "tg.graph"
 
-    traits = traits_def(SymbolOpInterface(), IsolatedFromAbove())
+    traits = traits_def(SymbolOpInterface(), IsolatedScopes())
 
     def nodes(self) -> list[NodeOp]:
         """The nodes, in order."""

@@ -63,7 +63,6 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import (
-    IsolatedFromAbove,
     IsTerminator,
     OpTrait,
     Pure,
@@ -71,6 +70,8 @@ from xdsl.traits import (
     SymbolTable,
 )
 from xdsl.utils.exceptions import VerifyException
+
+from pto_wsp.dialects.traits import IsolatedScopes
 
 # --------------------------------------------------------------------------- types
 
@@ -644,7 +645,7 @@ class WorkloadOp(IRDLOperation):
     level = prop_def(StringAttr)
     body = region_def("single_block")
 
-    traits = traits_def(SymbolOpInterface(), IsolatedFromAbove())
+    traits = traits_def(SymbolOpInterface(), IsolatedScopes())
 
     def __init__(
         self,
@@ -777,7 +778,7 @@ class KernelOp(IRDLOperation):
     impls = opt_prop_def(DictionaryAttr)
     cost_region = region_def()
 
-    traits = traits_def(SymbolOpInterface(), IsolatedFromAbove())
+    traits = traits_def(SymbolOpInterface(), IsolatedScopes())
 
     def __init__(
         self,

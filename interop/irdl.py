@@ -334,7 +334,7 @@ def op_irdl(
             f"// optional attributes (not checked: IRDL has no optional attributes): "
             f"{', '.join(optional)}"
         )
-    traits = [type(t).__name__ for t in d.traits]
+    traits = [_mlir_trait_name(t) for t in d.traits]
     if traits:
         comments.append(f"// traits (IRDL has none): {', '.join(traits)}")
     comments += [f"// {n}" for n in dict.fromkeys(w.notes)]
@@ -398,3 +398,11 @@ def irdl_text(dialects: Sequence[Dialect] | None = None) -> str:
 
 def _indent(text: str) -> str:
     return "".join(("  " + line if line else line) + "\n" for line in text.splitlines())
+
+
+def _mlir_trait_name(trait: object) -> str:
+    """The MLIR name of an op trait: our ``IsolatedScopes`` is MLIR's ``IsolatedFromAbove``
+    (the scope rule it adds is MLIR's dominance, which every region has there)."""
+    from pto_wsp.dialects.traits import IsolatedScopes
+
+    return "IsolatedFromAbove" if isinstance(trait, IsolatedScopes) else type(trait).__name__

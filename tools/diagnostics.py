@@ -126,8 +126,12 @@ def failing_op(error: BaseException) -> Operation | None:
     """The op that ``error`` is about: the innermost op whose verifier it went through.
 
     xDSL's ``VerifyException`` does not carry its op, but ``Operation.verify``, ``verify_``
-    and ``emit_error`` are methods of that op, so their frames on the traceback hold it.
+    and ``emit_error`` are methods of that op, so their frames on the traceback hold it. An
+    ``OpVerifyException`` (a verifier's finding about a nested op) names it.
     """
+    named = getattr(error, "op", None)  # dialects.traits.OpVerifyException: a nested op
+    if isinstance(named, Operation):
+        return named
     found: Operation | None = None
     trace = error.__traceback__
     while trace is not None:
