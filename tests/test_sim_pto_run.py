@@ -179,6 +179,10 @@ def test_trace_shows_streams_and_stalls(capsys, tmp_path):
         ([EXAMPLES / "moe.mlir", "--bind", "nope=1"], "@moe has no argument 'nope'"),
         ([EXAMPLES / "attention_module.mlir"], "choose one with workload=NAME"),
         ([EXAMPLES / "scan.mlir", "--workers", "0", "--bind", "n=3"], "workers must be"),
+        (  # 10^13 tasks: numpy cannot allocate the batch's arrays
+            [EXAMPLES / "scan.mlir", "--mode", "cycles", "--bind", "n=10000000000000"],
+            "pto-run: error: out of memory (Unable to allocate",
+        ),
     ],
 )
 def test_bad_input_is_one_error_line(capsys, args, message):

@@ -299,6 +299,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get(TRACEBACK_ENV):
             raise
         print(f"{TOOL}: error: {str(error).rstrip()}", file=sys.stderr)
+    except MemoryError as error:  # e.g. a size bound to 10^11: numpy cannot allocate
+        if os.environ.get(TRACEBACK_ENV):
+            raise
+        detail = f" ({str(error).rstrip()})" if str(error) else ""
+        print(
+            f"{TOOL}: error: out of memory{detail}; are the bound sizes what you meant?",
+            file=sys.stderr,
+        )
     except KeyboardInterrupt:
         print(f"{TOOL}: interrupted", file=sys.stderr)
         return 130
