@@ -337,7 +337,9 @@ class Simulator(PipelineMixin):
                     barriers.append(nid)
                 continue
             spec = self._spec(graph._kernel[nid])
-            self.cost[nid] = spec.cycles(graph._args[nid], graph._regions[nid])
+            self.cost[nid] = spec.task_cycles(
+                nid, graph._coords[nid], graph._args[nid], graph._regions[nid]
+            )
             self.blockers[nid] = deps_left[nid] + 1  # + not issued yet
             self.live += 1
             self.created += 1

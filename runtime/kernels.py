@@ -118,6 +118,18 @@ class KernelSpec:
         dims = [Dims(getattr(r, "view_shape", r.sizes)) for r in regions]
         return int(cost(*self.arguments(args, dims)))
 
+    def task_cycles(
+        self, tid: int, coords: Sequence, args: Sequence[int], regions: Sequence[TensorRegion]
+    ) -> int:
+        """``cycles``, a failing cost function reported as the task's ``ExecutionError``."""
+        try:
+            return self.cycles(args, regions)
+        except Exception as error:
+            from pto_wsp.runtime.errors import ExecutionError
+
+            cause = f"its cost function raised {type(error).__name__}: {error}"
+            raise ExecutionError(tid, self.name, coords, cause) from error
+
 
 def cached_spec(
     specs: list[KernelSpec | None],

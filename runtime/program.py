@@ -352,6 +352,11 @@ class Program:
             ) from None
         except IndexError as error:
             raise ValueError(f"@{self.name}: an index is out of the bound data: {error}") from None
+        except ZeroDivisionError as error:
+            raise ValueError(
+                f"@{self.name}: a division or remainder by zero in the task-generation program "
+                f"(the workload's index arithmetic or a schedule key): {error}"
+            ) from None
 
     def _run_fast(
         self,
@@ -427,8 +432,9 @@ class Program:
         fixed, values = [], []
         for kid, spec in functions:
             ids = np.flatnonzero(kernel == kid).tolist()
-            args, regions, cycles = graph.args, graph.regions, spec.cycles
-            mine = [cycles(args[i], regions[i]) for i in ids]
+            args, regions, coords = graph.args, graph.regions, graph.coords
+            cycles = spec.task_cycles
+            mine = [cycles(i, coords[i], args[i], regions[i]) for i in ids]
             if mine and not (0 <= min(mine) and max(mine) < _MAX_COST):
                 return None
             fixed.extend(ids)

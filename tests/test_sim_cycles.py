@@ -91,6 +91,24 @@ def test_task_window_one_is_serial():
     assert windowed.stats().stalls["window"] == 3 * C  # the generator waited, C per task
 
 
+@kernel(cost=lambda i: 10 // (i - 2))
+def fragile_cost(i, x: In[f32[4]], y: Out[f32[4]]):
+    pass
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_failing_cost_function_names_the_task(fast):
+    """A cost function that raises is the task's ExecutionError (as a failing body), on both
+    paths: the task id, kernel and coordinates, and the cause."""
+    prog = independent(fragile_cost).compile(target="cpu_sim", mode="cycles", fast=fast)
+    with pytest.raises(pto_wsp.ExecutionError) as info:
+        prog.bind(n=5).execute()
+    error = info.value
+    assert error.task_id == 2 and error.kernel == "fragile_cost" and error.coords == (("i", 2),)
+    assert "its cost function raised ZeroDivisionError" in str(error)
+    assert isinstance(error.__cause__, ZeroDivisionError)
+
+
 def test_task_window_abort_raises_resource_error():
     prog = (
         independent()

@@ -214,6 +214,28 @@ def test_a_value_of_another_region_is_a_verify_error_not_a_name_error(capsys, tm
     assert f"{bad}:{line}:" in err and "%i is not defined before this op" in err
 
 
+def test_a_division_by_zero_in_a_schedule_key_is_one_error_line(capsys, tmp_path):
+    text = (EXAMPLES / "three_stage.mlir").read_text()
+    bad = tmp_path / "zero.mlir"
+    bad.write_text(
+        text
+        + """
+sched.schedule @zero for @three_stage {
+  sched.dispatch dispatch_by key(%b = "b") {
+    %c0 = arith.constant 0 : index
+    %w = arith.remui %b, %c0 : index
+    sched.yield %w : index
+  }
+}
+"""
+    )
+    for fast in ("cycles", "functional"):
+        args = ["--schedule", "zero", "--mode", fast, "--bind", "batch_size=3"]
+        code, _, err = run(capsys, bad, *args)
+        assert code == 1 and "Traceback" not in err
+        assert "@three_stage: a division or remainder by zero in the task-generation" in err
+
+
 def test_a_failing_kernel_is_reported(capsys, tmp_path):
     script = tmp_path / "boom.py"
     script.write_text(
