@@ -1913,7 +1913,7 @@ def _window_views(r: Any, m: int, array: np.ndarray) -> list | None:
                 return None
             last = (n - 1) * s
         if o.__class__ is np.ndarray:
-            if int(o.min()) < 0 or int(o.max()) + last >= shape[d]:
+            if o.shape != (m,) or int(o.min()) < 0 or int(o.max()) + last >= shape[d]:
                 return None
             lin += o * (step // item)
         else:

@@ -504,6 +504,7 @@ def test_window_views_decline_what_numpy_would_clip_or_wrap():
     for offsets in ((np.array([0, 7]), 2), (np.array([-1, 0]), 0), (0, 4)):
         assert _window_views(BatchRegion("a", offsets, (2, 3), (1, 1), "in", (0, 1)), 2, a) is None
     assert _window_views(ok, 0, a) == []
+    assert _window_views(ok, 2, a) is None  # offsets for 3 tasks, 2 asked: per task
     assert _window_views(ok, 3, a[::-1]) is None  # a negative stride: per task
     assert _view(a, BatchRegion("a", (7, 2), (2, 3), (1, 1), "in", (0, 1))).shape == (1, 3)
 
