@@ -25,6 +25,7 @@ import numpy as np
 
 from pto_wsp.runtime import fastsched
 from pto_wsp.runtime.engine import STALL_CAUSES, SimConfig, Simulator
+from pto_wsp.runtime.errors import ExecutionError
 from pto_wsp.runtime.fastsched import (
     FastRun,
     KernelCosts,
@@ -382,7 +383,13 @@ class Program:
                     "general engine is cheaper than loading the compiled scheduler"
                 )
                 return None
-            costs = self._costs(graph)
+            try:
+                costs = self._costs(graph)
+            except ExecutionError:
+                # The engine raises it when it creates that task, after the bodies of the
+                # tasks started by then (functional mode): the same error, the same arrays.
+                self.fast_declined = "a cost function raised (the general engine stops there)"
+                return None
             if costs is None:
                 self.fast_declined = "a cost is not an integer in [0, 2^53)"
                 return None

@@ -97,9 +97,13 @@ def fragile_cost(i, x: In[f32[4]], y: Out[f32[4]]):
 
 
 @pytest.mark.parametrize("fast", [True, False])
-def test_a_failing_cost_function_names_the_task(fast):
+def test_a_failing_cost_function_names_the_task(fast, monkeypatch):
     """A cost function that raises is the task's ExecutionError (as a failing body), on both
-    paths: the task id, kernel and coordinates, and the cause."""
+    paths: the task id, kernel and coordinates, and the cause (the fast path finds it before
+    scheduling and leaves the run to the engine, which stops at that task)."""
+    from pto_wsp.runtime import fastsched
+
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)  # the fast path even for 5 tasks
     prog = independent(fragile_cost).compile(target="cpu_sim", mode="cycles", fast=fast)
     with pytest.raises(pto_wsp.ExecutionError) as info:
         prog.bind(n=5).execute()
@@ -107,6 +111,7 @@ def test_a_failing_cost_function_names_the_task(fast):
     assert error.task_id == 2 and error.kernel == "fragile_cost" and error.coords == (("i", 2),)
     assert "its cost function raised ZeroDivisionError" in str(error)
     assert isinstance(error.__cause__, ZeroDivisionError)
+    assert fast == ("cost function raised" in (prog.fast_declined or ""))
 
 
 def test_task_window_abort_raises_resource_error():
