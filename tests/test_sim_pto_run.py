@@ -251,6 +251,32 @@ def test_a_failing_kernel_is_reported(capsys, tmp_path):
     assert "pto-run: error: task 0 (kernel @k, i=0) failed: RuntimeError: boom" in err
 
 
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("import pto_wsp\nx = undefined_name\n", "{f}:2: NameError: name 'undefined_name'"),
+        ("def f(:\n", "{f}:1:7: SyntaxError: invalid syntax"),
+        (  # the program's entry function fails, inside a helper of its own
+            "def helper():\n    return 1 / 0\ndef functional():\n    return helper()\n",
+            "{f}:2: ZeroDivisionError: division by zero",
+        ),
+        (  # pto-wsp's own error, which names its place already
+            "from pto_wsp import *\nX = Tensor('X', [None, 4], f32)\n@kernel\n"
+            "def k(i, x: In[f32[5]]): pass\n"
+            "w = parallel_for(Dense[2], lambda i: task(k, [i], [X[i]])).named('w')\n",
+            "{f}:5: task: resource 'x' of @k must be memref<5xf32>",
+        ),
+    ],
+)
+def test_a_failing_python_program_is_one_error_line_at_its_place(capsys, tmp_path, source, message):
+    script = tmp_path / "prog.py"
+    script.write_text(source)
+    code, _, err = run(capsys, script)
+    assert code == 1 and "Traceback" not in err
+    assert err.strip().count("\n") == 0
+    assert f"pto-run: error: {message.format(f=script)}" in err
+
+
 def test_console_script_is_installed():
     result = subprocess.run(
         [sys.executable, "-m", "pto_wsp.tools.pto_run", "--help"],

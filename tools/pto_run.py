@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
 import os
 import re
 import runpy
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -165,14 +167,18 @@ def _load_python(path: str, entry: str | None) -> Any:
         raise ToolError(f"cannot open input file '{path}': No such file or directory")
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     try:
-        namespace = runpy.run_path(path, run_name="__pto_run__")
+        with _program_errors(path):
+            namespace = runpy.run_path(path, run_name="__pto_run__")
     finally:
         sys.path.pop(0)
     names = [entry] if entry else ["functional"]
     for name in names:
         if name in namespace:
             value = namespace[name]
-            return value() if callable(value) and not isinstance(value, Workload) else value
+            if callable(value) and not isinstance(value, Workload):
+                with _program_errors(path):
+                    return value()
+            return value
     if entry:
         raise ToolError(f"{path} defines no {entry!r}")
     found = [v for v in namespace.values() if isinstance(v, ModuleOp | Schedule | Workload)]
@@ -182,6 +188,48 @@ def _load_python(path: str, entry: str | None) -> Any:
         f"{path}: say what to run with --entry NAME (a function returning a module, workload "
         "or schedule, or a variable holding one)"
     )
+
+
+@contextlib.contextmanager
+def _program_errors(path: str) -> Iterator[None]:
+    """A Python program that fails to load (a syntax error, an exception of its own code) as
+    one error line at its innermost frame in the user's files, not a traceback through
+    pto-run; pto-wsp's own errors (which name their place already) pass through."""
+    if os.environ.get(TRACEBACK_ENV):
+        yield  # the program's own traceback, as it is
+        return
+    try:
+        yield
+    except SyntaxError as error:
+        where = f"{error.filename or path}:{error.lineno or 0}:{error.offset or 0}"
+        raise ToolError(f"{where}: SyntaxError: {error.msg}") from None
+    except Exception as error:
+        if type(error).__module__.startswith("pto_wsp"):
+            raise
+        frames = traceback.extract_tb(error.__traceback__)
+        mine = [f for f in frames if not _library_file(f.filename)]
+        where = f"{mine[-1].filename}:{mine[-1].lineno}: " if mine else f"{path}: "
+        raise ToolError(f"{where}{type(error).__name__}: {error}") from None
+
+
+def _library_file(filename: str) -> bool:
+    """Whether a traceback frame is pto-wsp's (its packages, its generated code) or Python's
+    own (runpy)."""
+    if filename.startswith("<"):
+        return True
+    import pto_wsp
+
+    full = os.path.abspath(filename)
+    for name in _PACKAGES:
+        module = sys.modules.get(f"pto_wsp.{name}" if name else "pto_wsp", pto_wsp)
+        where = getattr(module, "__file__", None)
+        if where and full.startswith(os.path.dirname(os.path.abspath(where)) + os.sep):
+            return True
+    return False
+
+
+#: pto-wsp's packages (each its own directory: pyproject's package-dir).
+_PACKAGES = ("", "dialects", "passes", "lowering", "runtime", "tools", "interop")
 
 
 class _Reported(Exception):
