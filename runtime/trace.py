@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 __all__ = ["chrome_trace", "write_gantt"]
 
 _WORKERS_PID = 1
@@ -114,37 +116,34 @@ def write_gantt(program: Any, path: str, title: str | None = None) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
     from matplotlib.collections import PolyCollection
 
     sim = program._last()
-    tasks = [t for t in program.schedule_of() if t["start"] >= 0]
-    kernels = sorted({t["kernel"] for t in tasks})
+    ids, start, end, row, kernel, names = _bars(sim)
+    kernels = sorted({names[k] for k in np.unique(kernel).tolist()})
     cmap = plt.get_cmap("tab10" if len(kernels) <= 10 else "tab20")
     colors = {k: cmap(i % cmap.N) for i, k in enumerate(kernels)}
+    table = np.array([colors.get(name, (0, 0, 0, 1)) for name in names] or [(0, 0, 0, 1)])
     height = max(2.0, 0.45 * sim.n_workers + 1.2)
     fig, ax = plt.subplots(figsize=(11, height))
-    start = np.array([t["start"] for t in tasks], dtype=np.float64)
-    end = np.array([t["end"] for t in tasks], dtype=np.float64)
-    row = np.array([t["worker"] for t in tasks], dtype=np.float64)
-    verts = np.empty((len(tasks), 4, 2))
+    verts = np.empty((len(ids), 4, 2))
     verts[:, 0, 0] = verts[:, 1, 0] = start
     verts[:, 2, 0] = verts[:, 3, 0] = end
     verts[:, 0, 1] = verts[:, 3, 1] = row - 0.4
     verts[:, 1, 1] = verts[:, 2, 1] = row + 0.4
-    outlined = len(tasks) <= _OUTLINED
+    outlined = len(ids) <= _OUTLINED
     bars = PolyCollection(
         verts,
-        facecolors=[colors[t["kernel"]] for t in tasks],
+        facecolors=table[kernel],
         edgecolors="black" if outlined else "face",
         linewidths=0.3 if outlined else 0.0,
     )
     ax.add_collection(bars)
-    if tasks:
+    if len(ids):
         ax.set_xlim(0.0, max(float(end.max()), 1.0) * 1.01)
     ax.set_ylim(sim.n_workers - 0.5, -0.5)  # worker 0 on top
-    if len(tasks) <= 64:
-        for t in tasks:
+    if len(ids) <= 64:
+        for t in (t for t in program.schedule_of() if t["start"] >= 0):
             width = t["end"] - t["start"]
             if width > 0:
                 label = ",".join(str(v) for v in t["coords"].values())
@@ -168,3 +167,22 @@ def write_gantt(program: Any, path: str, title: str | None = None) -> None:
 
 #: Up to this many tasks the Gantt chart outlines each bar.
 _OUTLINED = 2000
+
+
+def _bars(sim: Any) -> tuple:
+    """The run's tasks that started, as arrays: ids, start, end, worker, kernel id, and the
+    kernel names (the fast path's arrays, or the engine's lists)."""
+    tg = getattr(sim, "task_graph", None)
+    if tg is not None:
+        kind, kernel, names = tg.kind, tg.kernel, tg.kernels
+        start, end, worker = sim.start_array, sim.end_array, sim.worker_array
+    else:
+        graph = sim.graph
+        kind, kernel, names = np.asarray(graph._kind), np.asarray(graph._kernel), graph.kernels
+        start, end, worker = (
+            np.asarray(x, dtype=np.float64) for x in (sim.start, sim.end, sim.worker)
+        )
+    n = len(kind)
+    start, end, worker = start[:n], end[:n], worker[:n]
+    ids = np.flatnonzero((kind == 0) & (start >= 0))
+    return ids, start[ids], end[ids], worker[ids].astype(np.float64), kernel[ids], list(names)
