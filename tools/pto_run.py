@@ -213,23 +213,16 @@ def _program_errors(path: str) -> Iterator[None]:
 
 
 def _library_file(filename: str) -> bool:
-    """Whether a traceback frame is pto-wsp's (its packages, its generated code) or Python's
-    own (runpy)."""
+    """Whether a traceback frame is pto-wsp's (the directory of one of its loaded modules,
+    or its generated code) or Python's own (runpy)."""
     if filename.startswith("<"):
         return True
-    import pto_wsp
-
     full = os.path.abspath(filename)
-    for name in _PACKAGES:
-        module = sys.modules.get(f"pto_wsp.{name}" if name else "pto_wsp", pto_wsp)
-        where = getattr(module, "__file__", None)
-        if where and full.startswith(os.path.dirname(os.path.abspath(where)) + os.sep):
-            return True
-    return False
-
-
-#: pto-wsp's packages (each its own directory: pyproject's package-dir).
-_PACKAGES = ("", "dialects", "passes", "lowering", "runtime", "tools", "interop")
+    return any(
+        full.startswith(os.path.dirname(os.path.abspath(module.__file__)) + os.sep)
+        for name, module in list(sys.modules.items())
+        if name.partition(".")[0] == "pto_wsp" and getattr(module, "__file__", None)
+    )
 
 
 class _Reported(Exception):
