@@ -29,8 +29,9 @@ Two paths. ``per-task``: the stages above written as Python loops calling
 the Python API (``llama_workload``: one parallel_for nest per stage, the same regions),
 compiled once with ``target="cpu_sim"``; its task-generation program creates each stage as
 numpy arrays and one ``GraphBuilder.add_tasks`` call, whose data edges are inferred in array
-form (docs/batchgen.md). Timed: running the compiled program on a GraphBuilder plus
-``build()`` (inside ``gc_paused()``), two ways: ``sites off`` — every build generates every
+form (docs/batchgen.md). Timed: binding the layer's values, running the compiled program on
+a GraphBuilder plus ``build()`` (inside ``gc_paused()``; the bound arrays themselves, the
+program's inputs, are made once before), two ways: ``sites off`` — every build generates every
 batch, what a program's first run does — and ``sites kept`` — each batch site of the
 generated code keeps its task arrays and their per-tensor access classification from one
 build to the next (docs/batchgen.md "Batch sites"), what a Program run again with the same
@@ -356,21 +357,28 @@ def compiled_layer(structure: str, batch: bool):
         simgen.BATCH_LOOPS = saved
 
 
-def build_compiled(prog, B: int, nt: int) -> TaskGraph:
-    """Generation (the compiled program) + inference + build() on a GraphBuilder."""
+def layer_tensors(B: int, nt: int) -> dict[str, np.ndarray]:
+    """The layer's activation tensors as bound values: their extents only (zero-stride arrays,
+    no memory; the kernels never run)."""
     S = nt * TILE
     extents = {"Q": (B, HEADS, S, HEAD_DIM), "G": (B, S, FFN)}
     extents["K"] = extents["V"] = extents["Q"]
     for name in ("X", "Xn", "O", "Y", "X1", "Xn2", "Y2", "X2"):
         extents[name] = (B, S, HIDDEN)
-    # The tensors' extents only (zero-stride arrays: no memory); the kernels never run.
     zero = np.zeros((), np.float32)
-    tensors = {n: np.broadcast_to(zero, shape) for n, shape in extents.items()}
+    return {n: np.broadcast_to(zero, shape) for n, shape in extents.items()}
+
+
+def build_compiled(prog, B: int, nt: int, tensors: dict | None = None) -> TaskGraph:
+    """Binding, generation (the compiled program), inference and build() on a GraphBuilder.
+    ``tensors``: the bound arrays (``layer_tensors``; made here if not given)."""
+    if tensors is None:
+        tensors = layer_tensors(B, nt)
     compiled = prog.code.compiled
     args = compiled.bind({"B": B, "NT": nt, **tensors})
     shapes = {a.name: a.shape for a in args if hasattr(a, "shape") and hasattr(a, "name")}
     g = GraphBuilder(shapes)
-    prog.code.compiled.function(g, *args)
+    compiled.function(g, *args)
     return g.build()
 
 
@@ -392,11 +400,18 @@ def same_graph(a: TaskGraph, b: TaskGraph) -> bool:
     return True
 
 
+#: Before each timed build, a full collection (``--collect each``) or one before the first
+#: (``once``). The collector walks every object of the process (~10^5 here: xDSL, numba,
+#: numpy), which evicts the CPU caches: the build after it runs cold (~0.4 ms more at 1k).
+COLLECT_EACH = False
+
+
 def measure_compiled(prog, B: int, nt: int, repeat: int, kept: bool = True):
     """Best-of-``repeat`` builds of the compiled program. ``kept``: its batch sites keep
     their results from one build to the next (simgen.SITE_ENTRIES, as a Program run again
     with the same values); else every build generates every batch (nothing is kept: a first
-    run's work, built on a freshly compiled program)."""
+    run's work, built on a freshly compiled program). The builds run back to back, the
+    previous graph freed (``COLLECT_EACH``: a full collection before each)."""
     from pto_wsp.lowering.cpu import simgen
 
     saved = simgen.SITE_ENTRIES
@@ -404,12 +419,15 @@ def measure_compiled(prog, B: int, nt: int, repeat: int, kept: bool = True):
     best_wall = best_cpu = float("inf")
     graph = None
     try:
+        tensors = layer_tensors(B, nt)  # the program's inputs: made once, not timed
+        gc.collect()
         for _ in range(repeat):
             graph = None
-            gc.collect()
+            if COLLECT_EACH:
+                gc.collect()
             w0, c0 = time.perf_counter(), time.process_time()
             with gc_paused():
-                graph = build_compiled(prog, B, nt)
+                graph = build_compiled(prog, B, nt, tensors)
             w1, c1 = time.perf_counter(), time.process_time()
             best_wall = min(best_wall, w1 - w0)
             best_cpu = min(best_cpu, c1 - c0)
@@ -422,9 +440,11 @@ def measure(B: int, nt: int, structure: str, repeat: int, paused: bool):
     """Best-of-``repeat`` wall and CPU time of generation + inference + build(), and the graph."""
     best_wall = best_cpu = float("inf")
     graph = None
+    gc.collect()
     for _ in range(repeat):
         graph = None
-        gc.collect()
+        if COLLECT_EACH or not paused:
+            gc.collect()  # (with the collector on: each build from the same generations)
         ctx = gc_paused() if paused else contextlib.nullcontext()
         w0, c0 = time.perf_counter(), time.process_time()
         with ctx:
@@ -469,10 +489,22 @@ def main(argv: list[str] | None = None) -> None:
         help="compiled (runtime/bulk_kernels.py with numba, loaded before timing) or numpy "
         "(their numpy twins)",
     )
+    ap.add_argument(
+        "--collect",
+        default="once",
+        choices=("once", "each"),
+        help="a full garbage collection before the first timed build (once) or before each "
+        "(each: every build then starts with cold CPU caches)",
+    )
     args = ap.parse_args(argv)
     paths = args.path.split(",")
+    global COLLECT_EACH
+    COLLECT_EACH = args.collect == "each"
 
-    print(f"# graph build (task generation + dependency inference + CSR), best of {args.repeat}")
+    print(
+        f"# graph build (task generation + dependency inference + CSR), best of {args.repeat}; "
+        f"full collection {'before each build' if COLLECT_EACH else 'once, builds back to back'}"
+    )
     print(
         f"# python {platform.python_version()} on {platform.machine()}, "
         f"{os.cpu_count()} cpus, {platform.platform()}, load average "
