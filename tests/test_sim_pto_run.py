@@ -331,3 +331,57 @@ def test_progress_line_on_a_terminal_for_long_runs():
         example, "--mode", "cycles", "--bind", "batch_size=3000", "--quiet"
     )
     assert code == 0 and "tasks created" not in err
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [("0", 0), ("1073741824", 1 << 30), ("1536M", 1536 << 20), ("8G", 8 << 30),
+     ("1.5g", 3 << 29), ("2048MiB", 2 << 30), ("1048576k", 1 << 30), ("1T", 1 << 40)],
+)  # fmt: skip
+def test_max_memory_sizes(text, size):
+    from pto_wsp.tools.pto_run import _memory_size
+
+    assert _memory_size(text) == size
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("abc", "is not a size"), ("-1", "is not a size"), ("5X", "is not a size"),
+     ("", "is not a size"), ("1.5.2G", "is not a size"), ("512M", "is less than 1G"),
+     ("1", "is less than 1G")],
+)  # fmt: skip
+def test_a_bad_max_memory_is_a_usage_error(capsys, text, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(EXAMPLES / "scan.mlir"), "--max-memory", text])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_memory_limit_is_lifted_after_a_run(capsys):
+    resource = pytest.importorskip("resource")
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    code, out, _ = run(capsys, EXAMPLES / "scan.mlir", "--mode", "cycles", "--bind", "n=4")
+    assert code == 0 and "tasks" in out
+    assert resource.getrlimit(resource.RLIMIT_AS) == before
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="the limit is Linux's")
+def test_a_run_beyond_its_memory_is_one_error_line():
+    import resource
+
+    if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+        pytest.skip("an address-space limit is already set")
+    # 6 * 10^7 tasks: their arrays (a few GB) would fit this machine, not the budget.
+    result = subprocess.run(
+        [sys.executable, "-m", "pto_wsp.tools.pto_run", str(EXAMPLES / "three_stage.py"),
+         "--mode", "cycles", "--bind", "batch_size=20000000", "--max-memory", "1G"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    errors = [line for line in result.stderr.splitlines() if "error" in line]
+    assert len(errors) == 1, result.stderr
+    assert errors[0].startswith("pto-run: error: out of memory"), result.stderr
+    assert errors[0].endswith(
+        "(the run may take 1 GiB: --max-memory); are the bound sizes what you meant?"
+    ), result.stderr
+    assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr

@@ -8,7 +8,9 @@ a ``.py`` file is run as a script and what it builds is compiled (``--entry``, d
 ``functional()`` function, else the one workload, schedule or module it defines). Bindings:
 ``n=4``, ``lens=[3,0,2]``, ``x=@file.npy``, ``x=zeros(4,64)``, ``x=rand(4,64)`` (seeded,
 float32 unless ``dtype=``: ``rand(4,64,dtype=float64)``). In functional mode ``--save
-x=out.npy`` writes a bound array after the run.
+x=out.npy`` writes a bound array after the run. The run (from binding on) takes at most the
+memory the machine had available when it started, or ``--max-memory SIZE``: beyond it, an
+out-of-memory error.
 
 As pto-opt, bad input never ends in a traceback: ``file:line:col: error: ...`` for the
 input, ``pto-run: error: ...`` otherwise, and exit code 1.
@@ -69,8 +71,118 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME=PATH",
         help="write a bound array (.npy) after the run",
     )
+    p.add_argument(
+        "--max-memory",
+        type=_memory_size,
+        metavar="SIZE",
+        help="the most memory the run may take, at least 1G, e.g. 8G (default: what the "
+        "machine has available when the run starts; 0: no limit): beyond it the run stops "
+        "with an out-of-memory error instead of meeting the system's out-of-memory killer",
+    )
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return p
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
+
+
+#: The smallest memory budget: below it the libraries a run loads may fail in ways of their
+#: own (OpenBLAS, loaded with numba's kernels, spins when it cannot map its buffers).
+MIN_BUDGET = 1 << 30
+
+
+def _memory_size(text: str) -> int:
+    """``--max-memory``'s value in bytes: a number with an optional K, M, G or T (powers of
+    1024; ``8G``, ``1536MiB``, ``1.5g``), at least ``MIN_BUDGET``, or ``0``."""
+    match = _SIZE.match(text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (e.g. 2G, 1536M, 0)")
+    scale = 1024 ** " KMGT".index(match.group(2).upper() or " ")
+    size = int(float(match.group(1)) * scale)
+    if 0 < size < MIN_BUDGET:
+        raise argparse.ArgumentTypeError(f"{text!r} is less than 1G (the least a run may take)")
+    return size
+
+
+def _address_space() -> int | None:
+    """This process's address space in bytes (Linux), else None."""
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[0])
+        return pages * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def _available_memory() -> int | None:
+    """The memory the machine has available now (Linux: MemAvailable plus SwapFree), else
+    None."""
+    fields = {}
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                name, _, rest = line.partition(":")
+                if name in ("MemAvailable", "SwapFree"):
+                    fields[name] = int(rest.split()[0]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    if "MemAvailable" not in fields:
+        return None
+    return fields["MemAvailable"] + fields.get("SwapFree", 0)
+
+
+def limit_memory(budget: int | None) -> int | None:
+    """Let the run take at most ``budget`` more bytes of address space (None: the memory
+    available now; 0: no limit): an allocation beyond it raises MemoryError, which ``main``
+    reports in one line, where the system's out-of-memory killer would end the process with
+    no word (and, on the way, starve the rest of the machine). Address space is what the
+    limit (RLIMIT_AS) counts; it is at least the memory used. Returns the limit set (None:
+    none, e.g. not on Linux, or an existing lower limit kept)."""
+    if budget == 0:
+        return None
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return None
+    used = _address_space()
+    source = "--max-memory"
+    if budget is None:
+        budget = _available_memory()
+        source = "the memory (and swap) available when it started"
+        if budget is not None and budget < MIN_BUDGET:
+            budget, source = MIN_BUDGET, "1G, the least a run may take"
+    if used is None or budget is None:
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = used + budget
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    if soft != resource.RLIM_INFINITY and soft <= limit:
+        return None  # a lower limit set by whoever started us: theirs
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError):  # pragma: no cover - refused by the system
+        return None
+    # What lifting needs, made now: at the limit even a tuple may not be allocated.
+    _MEMORY_LIMIT[:] = [resource.setrlimit, resource.RLIMIT_AS, (soft, hard), (budget, source)]
+    return limit
+
+
+#: While a limit is set: setrlimit, RLIMIT_AS, the limits before, the run's budget and where
+#: it comes from.
+_MEMORY_LIMIT: list = []
+
+
+def lift_memory_limit() -> tuple[int, str] | None:
+    """Put back the address-space limit ``limit_memory`` replaced (so that an error can be
+    reported, and the state of a run that failed freed); return the run's budget and where
+    it came from, None if no limit was set."""
+    if not _MEMORY_LIMIT:
+        return None
+    setrlimit, which, before, budget = _MEMORY_LIMIT
+    setrlimit(which, before)
+    _MEMORY_LIMIT.clear()
+    return budget
 
 
 # --------------------------------------------------------------------------- bindings
@@ -260,6 +372,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     program = compile_cpu_sim(item, **options)
     if not args.quiet:
         print(f"{TOOL}: @{program.name} ({program.mode} mode, {program.config.workers} workers)")
+    limit_memory(args.max_memory)
     program.bind(**bindings)
     progress = _Progress() if sys.stderr.isatty() and not args.quiet else None
     program.execute(progress=progress)
@@ -325,8 +438,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run pto-run on ``argv`` (default: the command line); return the exit code."""
     from pto_wsp import ChannelError, CompileError, ExecutionError, ResourceError
 
+    budget = None
     try:
-        return run(argv)
+        try:
+            return run(argv)
+        finally:
+            budget = lift_memory_limit()
     except _Reported as error:
         sys.stderr.write(str(error))
     except (
@@ -344,8 +461,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get(TRACEBACK_ENV):
             raise
         detail = f" ({str(error).rstrip()})" if str(error) else ""
+        error.__traceback__ = error.__context__ = None  # the failed run's frames: freed
+        within = ""
+        if budget is not None:
+            within = f" (the run may take {budget[0] / 2**30:.3g} GiB: {budget[1]})"
         print(
-            f"{TOOL}: error: out of memory{detail}; are the bound sizes what you meant?",
+            f"{TOOL}: error: out of memory{detail}{within}; are the bound sizes what you meant?",
             file=sys.stderr,
         )
     except KeyboardInterrupt:
