@@ -402,6 +402,9 @@ def test_compile_errors():
         w.compile(target="cpu_sim", mode="fast")
     with pytest.raises(pto_wsp.CompileError, match="test_sim_functional.py"):
         w.compile(target="cpu_sim", workers=0)
+    # A schedule name the module does not have: an error, not another schedule (or none).
+    with pytest.raises(pto_wsp.CompileError, match=r"no schedule @fast \(the module's"):
+        w.compile(target="cpu_sim", schedule="fast")
 
 
 MLIR_WITH_IMPLS = """

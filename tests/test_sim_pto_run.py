@@ -177,8 +177,28 @@ def test_trace_shows_streams_and_stalls(capsys, tmp_path):
         ([EXAMPLES / "moe.mlir", "--bind", "x=foo"], "is not an integer"),
         ([EXAMPLES / "moe.mlir", "--mode", "cycles"], "needs a value for batch_size"),
         ([EXAMPLES / "moe.mlir", "--bind", "nope=1"], "@moe has no argument 'nope'"),
-        ([EXAMPLES / "attention_module.mlir"], "choose one with workload=NAME"),
-        ([EXAMPLES / "scan.mlir", "--workers", "0", "--bind", "n=3"], "workers must be"),
+        (
+            [EXAMPLES / "attention_module.mlir"],
+            f"pto-run: error: {EXAMPLES / 'attention_module.mlir'}: the module has several "
+            "workloads or pipelines (@attention, @megakernel); choose one with --workload NAME",
+        ),
+        (
+            [EXAMPLES / "scan.mlir", "--workers", "0", "--bind", "n=3"],
+            f"pto-run: error: {EXAMPLES / 'scan.mlir'}: workers must be",
+        ),
+        (  # a schedule that is not there: an error, not another schedule (or none) run
+            [EXAMPLES / "scan.mlir", "--schedule", "nope", "--bind", "n=3"],
+            f"pto-run: error: {EXAMPLES / 'scan.mlir'}: no schedule @nope (the module's "
+            "schedules: none)",
+        ),
+        (
+            [EXAMPLES / "moe.mlir", "--schedule", "moe_schedule", *MOE],
+            "no schedule @moe_schedule (the module's schedules: @moe_sched)",
+        ),
+        (
+            [EXAMPLES / "scan.mlir", "--workload", "nope", "--bind", "n=3"],
+            f"pto-run: error: {EXAMPLES / 'scan.mlir'}: no workload or pipeline @nope",
+        ),
         (  # 10^13 tasks: numpy cannot allocate the batch's arrays
             [EXAMPLES / "scan.mlir", "--mode", "cycles", "--bind", "n=10000000000000"],
             "pto-run: error: out of memory (Unable to allocate",
@@ -190,6 +210,22 @@ def test_bad_input_is_one_error_line(capsys, args, message):
     assert code == 1
     assert message in err
     assert "Traceback" not in err
+    assert "pto_run.py" not in err  # (the API names its caller's line: not pto-run's own)
+
+
+def test_an_empty_module_has_nothing_to_run(capsys, tmp_path):
+    empty = tmp_path / "empty.mlir"
+    empty.write_text("// nothing here\n")
+    code, _, err = run(capsys, empty)
+    assert code == 1
+    assert err == f"pto-run: error: {empty}: the module has no workload or pipeline to run\n"
+
+
+def test_a_named_schedule_runs(capsys):
+    args = [EXAMPLES / "moe.mlir", "--mode", "cycles", "--schedule", "moe_sched", *MOE]
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    assert "tasks" in out
 
 
 def test_parse_errors_point_at_the_input(capsys, tmp_path):

@@ -32,6 +32,7 @@ from xdsl.parser import Parser, Span
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, MultipleSpansParseError, ParseError
 from xdsl.utils.lexer import Location
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 
 def universe_context() -> Context:
@@ -64,6 +65,13 @@ class LocatingParser(Parser):
         self._counted_to = 0
         self._line = 1
         self._failed_op_location: Location | None = None
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        # Nothing but blanks and comments is an empty module, as mlir-opt reads it (xDSL
+        # says "Could not parse entire input!" at 1:1).
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            return ModuleOp([])
+        return super().parse_module(allow_implicit_module)
 
     def _parse_op_result_list(self) -> list[tuple[Span, int]]:
         # parse_operation reads the results, then the name: this is the only point where

@@ -352,6 +352,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         if not sep or not name or not target:
             raise ToolError(f"bad --save '{name}{sep}{target}' (expected NAME=PATH)")
     import pto_wsp
+    from pto_wsp import CompileError
     from pto_wsp.lowering.cpu.backend import compile_cpu_sim
 
     if args.file.endswith(".py"):
@@ -369,7 +370,15 @@ def run(argv: Sequence[str] | None = None) -> int:
 
     if not isinstance(item, ModuleOp):
         item = item.module() if hasattr(item, "module") else item
-    program = compile_cpu_sim(item, **options)
+    try:
+        program = compile_cpu_sim(item, **options)
+    except CompileError as error:
+        if os.path.abspath(error.loc.filename) != os.path.abspath(__file__):
+            raise  # a line of the user's program (.py): its own place
+        # The API names the line that called compile(), here pto-run's own: name the input,
+        # and the options as pto-run spells them.
+        message = error.message.replace("with workload=NAME", "with --workload NAME")
+        raise ToolError(f"{args.file}: {message}") from None
     if not args.quiet:
         print(f"{TOOL}: @{program.name} ({program.mode} mode, {program.config.workers} workers)")
     limit_memory(args.max_memory)

@@ -56,7 +56,7 @@ OPTIONS = {
     "vector_workers": "workers serving only the vector pool (with cube_workers)",
     "cube_workers": "workers serving only the cube pool (with vector_workers)",
     "workload": "the workload or pipeline to run when the module has several",
-    "schedule": "the schedule to apply when the workload has several",
+    "schedule": "the schedule to apply when the workload has several (it must exist)",
     "kernels": "{kernel name: Python function} bodies that override the others",
     "default_cost": "cycles of a kernel without a cost (default 1)",
     "gen_cost": "cycles the generator spends per task created (default 0)",
@@ -431,6 +431,14 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
     bodies.update(options.get("kernels") or {})
     schedule = options.get("schedule")
     m = module.clone()
+    if schedule is not None:
+        names = [s.properties["sym_name"].data for s in _schedules(m)]
+        if schedule not in names:  # a typo would otherwise run another schedule, or none
+            raise _error(
+                f"no schedule @{schedule} (the module's schedules: "
+                f"{', '.join('@' + n for n in names) or 'none'})",
+                loc,
+            )
     entry = _entry(m, options.get("workload"), schedule, loc)
     keys = None
     pipeline_schedules = [
