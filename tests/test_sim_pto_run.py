@@ -421,3 +421,17 @@ def test_a_run_beyond_its_memory_is_one_error_line():
         "(the run may take 1 GiB: --max-memory); are the bound sizes what you meant?"
     ), result.stderr
     assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
+
+
+@pytest.mark.parametrize("flag", ["--stats-json", "--trace", "--gantt", "--save"])
+def test_an_output_that_cannot_be_written_fails_before_the_run(capsys, tmp_path, flag):
+    missing = tmp_path / "no" / "such" / "out.json"
+    value = f"out={missing}" if flag == "--save" else str(missing)
+    args = [EXAMPLES / "scan.py", "--bind", "n=3", "--bind", "in=rand(3,64)"]
+    args += ["--bind", "out=zeros(3,64)", flag, value]
+    code, out, err = run(capsys, *args)
+    assert code == 1
+    assert err == f"pto-run: error: cannot write {missing}: No such directory '{missing.parent}'\n"
+    assert out == ""  # nothing ran: not even compiled
+    code, out, err = run(capsys, *args[:-1], f"out={tmp_path}" if flag == "--save" else tmp_path)
+    assert code == 1 and err == f"pto-run: error: cannot write {tmp_path}: Is a directory\n"

@@ -351,6 +351,11 @@ def run(argv: Sequence[str] | None = None) -> int:
     for name, sep, target in saves:
         if not sep or not name or not target:
             raise ToolError(f"bad --save '{name}{sep}{target}' (expected NAME=PATH)")
+    # Outputs are written after the run: a path that cannot be written fails now, not after
+    # a long run whose results would be lost.
+    for path in (args.stats_json, args.trace, args.gantt, *(t for _, _, t in saves)):
+        if path:
+            _check_writable(path)
     import pto_wsp
     from pto_wsp import CompileError
     from pto_wsp.lowering.cpu.backend import compile_cpu_sim
@@ -391,7 +396,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     for name, _, target in saves:
         if name not in bindings:
             raise ToolError(f"--save {name}: {name} is not bound")
-        np.save(target, bindings[name])
+        try:
+            np.save(target, bindings[name])
+        except OSError as error:
+            raise ToolError(f"cannot write {target}: {error.strerror}") from None
     if args.stats_json:
         _write(args.stats_json, json.dumps(stats.as_dict(), indent=2) + "\n")
     if args.trace:
@@ -418,6 +426,19 @@ def run(argv: Sequence[str] | None = None) -> int:
                 print(f"{label}: {path}")
     del pto_wsp
     return 0
+
+
+def _check_writable(path: str) -> None:
+    """Fail (a ToolError) if ``path`` cannot be written: a directory, or in a directory that
+    does not exist or that we may not write."""
+    target = Path(path)
+    if target.is_dir():
+        raise ToolError(f"cannot write {path}: Is a directory")
+    parent = target.parent
+    if not parent.is_dir():
+        raise ToolError(f"cannot write {path}: No such directory {str(parent)!r}")
+    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise ToolError(f"cannot write {path}: Permission denied")
 
 
 def _write(path: str, text: str) -> None:
