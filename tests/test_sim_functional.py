@@ -402,6 +402,15 @@ def test_compile_errors():
         w.compile(target="cpu_sim", mode="fast")
     with pytest.raises(pto_wsp.CompileError, match="test_sim_functional.py"):
         w.compile(target="cpu_sim", workers=0)
+    # Bounds: virtual workers cost memory and a share of every dispatch.
+    with pytest.raises(pto_wsp.CompileError, match=r"workers must be an int <= 65536"):
+        w.compile(target="cpu_sim", workers=10**9)
+    with pytest.raises(pto_wsp.CompileError, match=r"vector_workers must be an int >= 0"):
+        w.compile(target="cpu_sim", vector_workers=-2, cube_workers=1)
+    with pytest.raises(pto_wsp.CompileError, match=r"cube_workers must be an int <= 65536"):
+        w.compile(target="cpu_sim", cube_workers=10**9)
+    with pytest.raises(pto_wsp.CompileError, match=r"threads must be an int <= 1024"):
+        w.compile(target="cpu_sim", threads=10**6)
     # A schedule name the module does not have: an error, not another schedule (or none).
     with pytest.raises(pto_wsp.CompileError, match=r"no schedule @fast \(the module's"):
         w.compile(target="cpu_sim", schedule="fast")

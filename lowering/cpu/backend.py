@@ -366,14 +366,15 @@ def _config(
     workers = options.get("workers")
     pools: tuple[str, ...] = ()
     if vector is not None or cube is not None:
-        vector, cube = int(vector or 0), int(cube or 0)
+        vector = _count("vector_workers", vector or 0, 0, loc, MAX_WORKERS)
+        cube = _count("cube_workers", cube or 0, 0, loc, MAX_WORKERS)
         pools = ("vector",) * vector + ("cube",) * cube
         if workers is not None and workers != len(pools):
             raise _error(f"workers={workers} but vector_workers + cube_workers = {len(pools)}", loc)
         workers = len(pools)
     if workers is None:
         workers = get("workers", 4)
-    workers = _count("workers", workers, 1, loc)
+    workers = _count("workers", workers, 1, loc, MAX_WORKERS)
     return SimConfig(
         workers=workers,
         worker_pools=pools,
@@ -391,15 +392,24 @@ def _config(
         functional=options.get("mode", "functional") == "functional",
         gen_cost=_count("gen_cost", options.get("gen_cost", 0), 0, loc),
         cycles_per_ms=float(options.get("cycles_per_ms", 1e6)),
-        threads=_count("threads", options.get("threads", 0), 0, loc),
+        threads=_count("threads", options.get("threads", 0), 0, loc, MAX_THREADS),
         fast=bool(options.get("fast", True)),
     )
 
 
-def _count(name: str, value: Any, least: int, loc: SourceLoc) -> int:
-    """An integer option (a Python or numpy int, not a bool) of at least ``least``."""
+#: The most workers a simulation has (virtual workers: each costs memory and a share of
+#: every dispatch, and more than this many makes no machine we model), and threads.
+MAX_WORKERS = 1 << 16
+MAX_THREADS = 1 << 10
+
+
+def _count(name: str, value: Any, least: int, loc: SourceLoc, most: int | None = None) -> int:
+    """An integer option (a Python or numpy int, not a bool) of at least ``least`` (and at
+    most ``most``)."""
     if isinstance(value, bool) or not hasattr(value, "__index__") or int(value) < least:
         raise _error(f"{name} must be an int >= {least}, got {value!r}", loc)
+    if most is not None and int(value) > most:
+        raise _error(f"{name} must be an int <= {most}, got {value!r}", loc)
     return int(value)
 
 
