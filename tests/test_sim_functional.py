@@ -394,6 +394,14 @@ def test_binding_errors():
         prog.execute()
 
 
+def test_a_body_for_a_kernel_the_module_lacks_is_said(capsys):
+    prog = _three_stage().compile(target="cpu_sim", kernels={"stage_9": lambda *a: None})
+    assert prog is not None  # (one dict of bodies may serve several workloads)
+    assert "warning: kernels={'stage_9': ...}: the module has no kernel @stage_9" in (
+        capsys.readouterr().err
+    )
+
+
 def test_compile_errors():
     w = _three_stage()
     with pytest.raises(pto_wsp.CompileError, match="unknown option 'wrokers'"):
@@ -411,6 +419,17 @@ def test_compile_errors():
         w.compile(target="cpu_sim", cube_workers=10**9)
     with pytest.raises(pto_wsp.CompileError, match=r"threads must be an int <= 1024"):
         w.compile(target="cpu_sim", threads=10**6)
+    for bad, message in [
+        ({"cycles_per_ms": 0}, "cycles_per_ms must be a positive number"),
+        ({"cycles_per_ms": float("nan")}, "cycles_per_ms must be a positive number"),
+        ({"cycles_per_ms": "fast"}, "cycles_per_ms must be a positive number"),
+        ({"default_cost": -3}, "default_cost must be an int >= 0"),
+        ({"default_cost": 2**60}, "default_cost must be an int <= 9007199254740991"),
+        ({"fast": "no"}, "fast must be True or False"),
+        ({"kernels": 5}, r"kernels must be a dict \{kernel name: function\}"),
+    ]:
+        with pytest.raises(pto_wsp.CompileError, match=message):
+            w.compile(target="cpu_sim", **bad)
     # A schedule name the module does not have: an error, not another schedule (or none).
     with pytest.raises(pto_wsp.CompileError, match=r"no schedule @fast \(the module's"):
         w.compile(target="cpu_sim", schedule="fast")

@@ -18,12 +18,14 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+import math
 import os
 import sys
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     IndexType,
@@ -391,11 +393,14 @@ def _config(
         batch_deps=get("batch_deps", 0),
         functional=options.get("mode", "functional") == "functional",
         gen_cost=_count("gen_cost", options.get("gen_cost", 0), 0, loc),
-        cycles_per_ms=float(options.get("cycles_per_ms", 1e6)),
+        cycles_per_ms=_rate(options.get("cycles_per_ms", 1e6), loc),
         threads=_count("threads", options.get("threads", 0), 0, loc, MAX_THREADS),
-        fast=bool(options.get("fast", True)),
+        fast=_flag("fast", options.get("fast", True), loc),
     )
 
+
+#: The largest cycle count of a cost (the schedulers keep time in float64: exact below 2^53).
+MAX_COST = (1 << 53) - 1
 
 #: The most workers a simulation has (virtual workers: each costs memory and a share of
 #: every dispatch, and more than this many makes no machine we model), and threads.
@@ -411,6 +416,23 @@ def _count(name: str, value: Any, least: int, loc: SourceLoc, most: int | None =
     if most is not None and int(value) > most:
         raise _error(f"{name} must be an int <= {most}, got {value!r}", loc)
     return int(value)
+
+
+def _rate(value: Any, loc: SourceLoc) -> float:
+    """``cycles_per_ms``: a positive finite number."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise _error(f"cycles_per_ms must be a positive number, got {value!r}", loc)
+    rate = float(value)
+    if not math.isfinite(rate) or rate <= 0:
+        raise _error(f"cycles_per_ms must be a positive number, got {value!r}", loc)
+    return rate
+
+
+def _flag(name: str, value: Any, loc: SourceLoc) -> bool:
+    """A yes/no option: True or False (a string such as "no" would read as true)."""
+    if not isinstance(value, bool | np.bool_):
+        raise _error(f"{name} must be True or False, got {value!r}", loc)
+    return bool(value)
 
 
 # --------------------------------------------------------------------------- compile
@@ -438,7 +460,21 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
     if mode not in _MODES:
         raise _error(f"mode must be 'functional' or 'cycles', got {mode!r}", loc)
     bodies = dict(_bodies_from_frontend(module))
-    bodies.update(options.get("kernels") or {})
+    given = options.get("kernels") or {}
+    if not isinstance(given, Mapping):
+        raise _error(
+            f"kernels must be a dict {{kernel name: function}}, got {type(given).__name__}", loc
+        )
+    known = [op.sym_name.data for op in module.ops if isinstance(op, wsp.KernelOp)]
+    # A misspelt name leaves its kernel's body as it was: said (not an error: one dict of
+    # bodies may serve several workloads, each module holding the kernels it uses).
+    unused = [
+        f"warning: kernels={{{name!r}: ...}}: the module has no kernel @{name} (its kernels: "
+        f"{', '.join('@' + k for k in known) or 'none'}); that body is not used"
+        for name in given
+        if name not in known
+    ]
+    bodies.update(given)
     schedule = options.get("schedule")
     m = module.clone()
     if schedule is not None:
@@ -462,7 +498,7 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
         except CodegenError as error:
             raise _error(str(error), loc) from None
         keys = keys if keys.any else None
-    warnings: list[str] = []
+    warnings: list[str] = unused
     stderr = io.StringIO()
     try:
         with contextlib.redirect_stderr(stderr):
@@ -495,9 +531,8 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
     if extensions is not None:
         names = ", ".join(getattr(e, "data", str(e)) for e in extensions.data)
         warnings.append(f"warning: the CPU simulator does not know the schedule op(s) {names}")
-    kernels = _kernel_specs(
-        m, bodies, int(options.get("default_cost", 1)), config.functional, loc, warnings
-    )
+    default_cost = _count("default_cost", options.get("default_cost", 1), 0, loc, MAX_COST)
+    kernels = _kernel_specs(m, bodies, default_cost, config.functional, loc, warnings)
     for line in warnings:
         print(line, file=sys.stderr)
     return Program(
