@@ -192,6 +192,8 @@ class Program:
         if spec.kind == "scalar":
             if isinstance(value, bool) or not isinstance(value, int | np.integer):
                 raise ValueError(f"{spec.name} is an index: bind an int, got {value!r}")
+            if not -(1 << 63) <= int(value) < 1 << 63:
+                raise ValueError(f"{spec.name} is an index: {int(value)} does not fit in 64 bits")
             return int(value)
         if isinstance(value, list | tuple):
             value = np.asarray(value, dtype=np.int64 if spec.dtype == "index" else spec.dtype)
@@ -219,6 +221,10 @@ class Program:
         """Run the program once with the current bindings; raise its error, if any.
 
         ``progress(created, completed)`` is called every few thousand tasks."""
+        if progress is not None and not callable(progress):
+            raise TypeError(
+                f"progress must be a function progress(created, completed), got {progress!r}"
+            )
         thread = self._thread
         if thread is not None and thread.is_alive() and thread is not threading.current_thread():
             raise RuntimeError(f"@{self.name} is executing asynchronously: synchronize() first")

@@ -392,6 +392,12 @@ def test_binding_errors():
         prog.bind(input=np.zeros((2, 31), np.float32))
     with pytest.raises(ValueError, match="needs a value for batch_size"):
         prog.execute()
+    with pytest.raises(ValueError, match="9223372036854775808 does not fit in 64 bits"):
+        prog.bind(batch_size=np.uint64(1 << 63))
+    with pytest.raises(ValueError, match="is an index: bind an int, got True"):
+        prog.bind(batch_size=True)
+    with pytest.raises(TypeError, match="progress must be a function"):
+        prog.execute(progress=5)
 
 
 def test_a_body_for_a_kernel_the_module_lacks_is_said(capsys):
