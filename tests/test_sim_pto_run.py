@@ -302,6 +302,15 @@ def test_a_failing_kernel_is_reported(capsys, tmp_path):
             "w = parallel_for(Dense[2], lambda i: task(k, [i], [X[i]])).named('w')\n",
             "{f}:5: task: resource 'x' of @k must be memref<5xf32>",
         ),
+        (  # what the entry gives is not something to run
+            "def functional():\n    return 42\n",
+            "{f}: functional() is int 42, not a module, workload or schedule to run",
+        ),
+        (  # the program ends itself (any code: pto-run's exit code stays 1)
+            "import sys\nsys.exit(3)\n",
+            "{f}: the program exited (sys.exit(3)) before giving what to run",
+        ),
+        ("import sys\nsys.exit(0)\n", "{f}: the program exited (sys.exit(0))"),
     ],
 )
 def test_a_failing_python_program_is_one_error_line_at_its_place(capsys, tmp_path, source, message):

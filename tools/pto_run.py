@@ -287,9 +287,18 @@ def _load_python(path: str, entry: str | None) -> Any:
     for name in names:
         if name in namespace:
             value = namespace[name]
+            what = f"{path}: {name}"
             if callable(value) and not isinstance(value, Workload):
                 with _program_errors(path):
-                    return value()
+                    value = value()
+                what += "()"
+            if not isinstance(value, ModuleOp | Schedule | Workload) and not hasattr(
+                value, "module"
+            ):
+                raise ToolError(
+                    f"{what} is {type(value).__name__} {value!r:.60}, not a module, workload "
+                    "or schedule to run"
+                )
             return value
     if entry:
         raise ToolError(f"{path} defines no {entry!r}")
@@ -315,6 +324,10 @@ def _program_errors(path: str) -> Iterator[None]:
     except SyntaxError as error:
         where = f"{error.filename or path}:{error.lineno or 0}:{error.offset or 0}"
         raise ToolError(f"{where}: SyntaxError: {error.msg}") from None
+    except SystemExit as error:  # the program ended itself before giving what to run
+        raise ToolError(
+            f"{path}: the program exited (sys.exit({error.code!r})) before giving what to run"
+        ) from None
     except Exception as error:
         if type(error).__module__.startswith("pto_wsp"):
             raise
