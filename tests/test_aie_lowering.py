@@ -185,10 +185,12 @@ def test_python_compile_errors_are_compile_errors():
     from pto_wsp.frontend.errors import CompileError
 
     built = _example("megakernel").functional()
-    with pytest.raises(CompileError, match="num_tiles is a runtime value"):
+    with pytest.raises(CompileError, match="num_tiles is a runtime value") as error:
         pto_wsp.compile(built, target="aie", device="npu1_1col")
-    with pytest.raises(CompileError, match="unknown option"):
+    assert error.value.loc.filename == __file__  # the user's line, not the backend's
+    with pytest.raises(CompileError, match="unknown option") as error:
         pto_wsp.compile(built, target="aie", colour="red")
+    assert error.value.loc.filename == __file__
 
 
 def test_kernel_names_keep_their_symbol():

@@ -259,6 +259,10 @@ def check_frontend_compile(pto_wsp, CompileError, tmp_path):
     with pytest.raises(CompileError, match="has no Ascend body") as error:
         pto_wsp.compile(module, target="ascend")
     assert error.value.loc.filename == __file__
+    # An option compile_module does not take: named, with the ones it does (not Python's
+    # "unexpected keyword argument").
+    with pytest.raises(CompileError, match=r"unknown option\(s\) for target 'ascend': colour "):
+        pto_wsp.compile(module, target="ascend", colour="red")
 
 
 # ------------------------------------------------------------------ diagnostics

@@ -259,7 +259,7 @@ def compile_aie(module: ModuleOp, **options: object) -> str:
     Options: ``device`` (default npu1_1col), ``bind`` ({name: int} or "n=4"), ``program``,
     ``acquire`` ('subview' or 'memref').
     """
-    from pto_wsp.frontend.errors import CompileError
+    from pto_wsp.frontend.errors import CompileError, caller_location
 
     allowed = {"device", "bind", "program", "acquire"}
     unknown = sorted(set(options) - allowed)
@@ -268,9 +268,10 @@ def compile_aie(module: ModuleOp, **options: object) -> str:
             "compile",
             f"unknown option(s) for target 'aie': {', '.join(unknown)} "
             f"(options: {', '.join(sorted(allowed))})",
+            loc=caller_location(),
         )
     try:
         lowered = compile_module(module, **options)  # type: ignore[arg-type]
     except PassFailedException as error:
-        raise CompileError("compile", str(error).split("\n")[0]) from None
+        raise CompileError("compile", str(error).split("\n")[0], loc=caller_location()) from None
     return module_text(lowered)

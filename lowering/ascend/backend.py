@@ -8,9 +8,9 @@ still holds workloads or pipelines (on a copy: the caller's module is left alone
 
 from __future__ import annotations
 
+import inspect
 import os
 import time
-from pathlib import Path
 from typing import Any
 
 from xdsl.context import Context
@@ -98,28 +98,22 @@ def compile_module(
 def backend(module: ModuleOp, **options: Any) -> EmittedTree | AscendProgram:
     """The ``ascend`` backend of ``pto_wsp.compile``: compile_module, its errors as
     CompileErrors at the user's line."""
-    from pto_wsp.frontend.errors import CompileError
+    from pto_wsp.frontend.errors import CompileError, caller_location
 
+    allowed = [p for p in inspect.signature(compile_module).parameters if p != "module"]
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise CompileError(
+            "compile",
+            f"unknown option(s) for target 'ascend': {', '.join(unknown)} "
+            f"(options: {', '.join(allowed)})",
+            loc=caller_location(),
+        )
     try:
         return compile_module(module, **options)
     except AscendEmitError as error:
-        raise CompileError("compile", f"ascend: {error.located()}", loc=_caller()) from error
+        raise CompileError(
+            "compile", f"ascend: {error.located()}", loc=caller_location()
+        ) from error
     except TypeError as error:
-        raise CompileError("compile", f"ascend: {error}", loc=_caller()) from error
-
-
-def _caller() -> Any:
-    """Where the user called compile: the innermost frame outside pto-wsp's own folders."""
-    import sys
-
-    from pto_wsp.frontend.errors import SourceLoc
-
-    root = Path(__file__).resolve().parents[2]
-    own = [root / d for d in ("pto_wsp", "lowering", "passes", "dialects", "runtime", "tools")]
-    frame = sys._getframe(1)
-    while frame is not None:
-        path = Path(frame.f_code.co_filename).resolve()
-        if not any(path.is_relative_to(d) for d in own):
-            return SourceLoc(frame.f_code.co_filename, frame.f_lineno)
-        frame = frame.f_back
-    return SourceLoc("<unknown>", 0)
+        raise CompileError("compile", f"ascend: {error}", loc=caller_location()) from error

@@ -54,6 +54,25 @@ def _is_internal(filename: str) -> bool:
     )
 
 
+def caller_location() -> SourceLoc:
+    """Where the user called into pto-wsp (a backend's ``compile``): the innermost frame
+    outside every folder of pto-wsp's loaded modules (the API, the passes, the lowerings,
+    the runtime, the tools)."""
+    own = {
+        os.path.dirname(os.path.abspath(module.__file__)) + os.sep
+        for name, module in list(sys.modules.items())
+        if name.partition(".")[0] == "pto_wsp" and getattr(module, "__file__", None)
+    }
+    own_tuple = tuple(own)
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith(own_tuple):
+            return SourceLoc(frame.f_code.co_filename, frame.f_lineno)
+        frame = frame.f_back
+    return SourceLoc("<unknown>", 0)
+
+
 def user_location() -> SourceLoc:
     """The innermost frame of the caller that is not inside the API: where the user wrote it."""
     frame = sys._getframe(1)
