@@ -412,6 +412,17 @@ def test_kernel_with_an_unknown_exec_unit():
     check(error, "@kernel k", line, "exec_unit must be one of vector, cube")
 
 
+def test_kernel_of_something_else_than_a_function():
+    with pytest.raises(CompileError) as error:
+        line = here() + 1
+        kernel(5)
+    check(error, "kernel", line, "@kernel declares a Python function, got 5")
+    with pytest.raises(CompileError) as error:
+        line = here() + 1
+        kernel(cost=3)("not a function")
+    check(error, "kernel", line, "got 'not a function'")
+
+
 def test_workload_with_parameters_used_unbound():
     @workload  # <unbound>
     def w(x):

@@ -238,6 +238,8 @@ def kernel(
     """Declare a kernel from a Python function: ``@kernel`` or ``@kernel(cost=..., exec_unit=...)``."""
 
     def declare(f: Callable[..., Any]) -> Kernel:
+        if not callable(f) or not hasattr(f, "__name__"):
+            raise CompileError("kernel", f"@kernel declares a Python function, got {f!r}")
         kernel_name = check_identifier("kernel", name or f.__name__)
         construct = f"@kernel {kernel_name}"
         if exec_unit not in EXEC_UNITS:
