@@ -425,6 +425,11 @@ def test_compile_errors():
         w.compile(target="cpu_sim", cube_workers=10**9)
     with pytest.raises(pto_wsp.CompileError, match=r"threads must be an int <= 1024"):
         w.compile(target="cpu_sim", threads=10**6)
+    wide = w.schedule().dispatch(DispatchPolicy.round_robin(10**6))
+    with pytest.raises(
+        pto_wsp.CompileError, match=r"workers \(the schedule's round_robin/range count\) must"
+    ):
+        wide.compile(target="cpu_sim")
     for bad, message in [
         ({"cycles_per_ms": 0}, "cycles_per_ms must be a positive number"),
         ({"cycles_per_ms": float("nan")}, "cycles_per_ms must be a positive number"),

@@ -374,9 +374,12 @@ def _config(
         if workers is not None and workers != len(pools):
             raise _error(f"workers={workers} but vector_workers + cube_workers = {len(pools)}", loc)
         workers = len(pools)
+    name = "workers"
     if workers is None:
         workers = get("workers", 4)
-    workers = _count("workers", workers, 1, loc, MAX_WORKERS)
+        if raw.get("workers") is not None:
+            name = "workers (the schedule's round_robin/range count)"
+    workers = _count(name, workers, 1, loc, MAX_WORKERS)
     return SimConfig(
         workers=workers,
         worker_pools=pools,
