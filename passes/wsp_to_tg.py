@@ -16,6 +16,7 @@ by the time it reaches the task.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -764,6 +765,21 @@ _Lowering._LOWERINGS = {
 }
 
 
+def _said_unknown(module: ModuleOp, choice: str, pass_name: str) -> None:
+    """A ``schedule=NAME`` option that names no schedule of the module is said (a typo would
+    leave each workload its only schedule, or none). Not when a lowering ran before (a
+    tg.program exists): the schedule it applied is gone, and the option was for it."""
+    if not choice or any(isinstance(o, tg.ProgramOp) for o in module.ops):
+        return
+    names = [o.properties["sym_name"].data for o in module.ops if o.name == "sched.schedule"]
+    if choice not in names:
+        print(
+            f"warning: {pass_name}{{schedule={choice}}}: the module has no schedule @{choice} "
+            f"(its schedules: {', '.join('@' + n for n in names) or 'none'})",
+            file=sys.stderr,
+        )
+
+
 def _bound_schedules(module: ModuleOp, choice: str) -> dict[str, Operation]:
     """The schedule to apply to each workload; ``choice`` picks one where several exist."""
     by_workload: dict[str, list[Operation]] = {}
@@ -806,6 +822,7 @@ class WspToTgPass(ModulePass):
             raise PassFailedException(
                 f"wsp-to-tg: calls must be inline or nested, got '{self.calls}'"
             )
+        _said_unknown(op, self.schedule, self.name)
         schedules = _bound_schedules(op, self.schedule)
         lowering = _Lowering(op, schedules, self.calls)
         for workload in [o for o in op.ops if isinstance(o, wsp.WorkloadOp)]:
@@ -852,6 +869,7 @@ class CspToTgPass(ModulePass):
             )
         pipelines = [o for o in op.ops if isinstance(o, csp.PipelineOp)]
         lowered = {p.sym_name.data for p in pipelines}
+        _said_unknown(op, self.schedule, self.name)
         chosen = _bound_schedules(op, self.schedule)
         schedules = {k: v for k, v in chosen.items() if k in lowered}
         lowering = _Lowering(op, schedules, self.calls)
