@@ -196,7 +196,18 @@ class Program:
                 raise ValueError(f"{spec.name} is an index: {int(value)} does not fit in 64 bits")
             return int(value)
         if isinstance(value, list | tuple):
-            value = np.asarray(value, dtype=np.int64 if spec.dtype == "index" else spec.dtype)
+            if spec.dtype == "index" and not _integers(value):
+                raise ValueError(
+                    f"{spec.name} ({spec.type_text}) holds indices: bind a list of integers, "
+                    f"got {value!r:.80}"
+                )
+            try:
+                value = np.asarray(value, dtype=np.int64 if spec.dtype == "index" else spec.dtype)
+            except (ValueError, TypeError, OverflowError) as error:
+                raise ValueError(
+                    f"{spec.name} ({spec.type_text}): the list is not a rectangular array of "
+                    f"numbers: {error}"
+                ) from None
         if not isinstance(value, np.ndarray):
             raise ValueError(f"{spec.name} is a tensor ({spec.type_text}): bind a numpy array")
         if value.ndim != len(spec.shape) or any(
@@ -541,3 +552,11 @@ class Program:
 
     def __repr__(self) -> str:
         return f"<pto_wsp Program @{self.name} cpu_sim {self.mode}, {self.config.workers} workers>"
+
+
+def _integers(value: Any) -> bool:
+    """Whether a list (or tuple) holds integers only — no bools, floats or strings — at any
+    depth: numpy would truncate 1.5 to 1 without a word."""
+    if isinstance(value, list | tuple):
+        return all(_integers(v) for v in value)
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)

@@ -400,6 +400,29 @@ def test_binding_errors():
         prog.execute(progress=5)
 
 
+def test_index_lists_bind_integers_only():
+    """numpy would truncate 1.5 to 1 without a word; a ragged list is named."""
+    tokens = Tensor("tokens", [None, 16], f32)
+    weights = Tensor("weights", [8, 16, 16], f32)
+    out = Tensor("out", [None, 8, 16], f32)
+    batch = sym("batch_size")
+    lens = Tensor("lens", [None], index)
+    routing = Sparse(batch, lens, Tensor("indices", [None], index))
+    w = parallel_for(
+        DenseDyn(batch),
+        lambda b: select(
+            routing[b], lambda e: task(expert, [b, e], [tokens[b], weights[e], out[b, e]])
+        ),
+    ).named("moe")
+    prog = w.compile(target="cpu_sim", mode="cycles")
+    for bad in ([0, 1.5, 2], [0, True], [0, "a"]):
+        with pytest.raises(ValueError, match="holds indices: bind a list of integers"):
+            prog.bind(lens=bad)
+    with pytest.raises(ValueError, match="the list is not a rectangular array"):
+        prog.bind(lens=[[0, 1], [2]])
+    prog.bind(lens=[0, 1, 2])  # (integers: fine)
+
+
 def test_a_body_for_a_kernel_the_module_lacks_is_said(capsys):
     prog = _three_stage().compile(target="cpu_sim", kernels={"stage_9": lambda *a: None})
     assert prog is not None  # (one dict of bodies may serve several workloads)

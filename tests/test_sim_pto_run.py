@@ -175,6 +175,15 @@ def test_trace_shows_streams_and_stalls(capsys, tmp_path):
         ([EXAMPLES / "moe.mlir", "--bind", "x"], "pto-run: error: bad binding 'x'"),
         ([EXAMPLES / "moe.mlir", "--bind", "x=@nope.npy"], "pto-run: error: cannot load x"),
         ([EXAMPLES / "moe.mlir", "--bind", "x=foo"], "is not an integer"),
+        (
+            [EXAMPLES / "moe.mlir", "--bind", "indptr=[0,1.5]"],
+            "pto-run: error: indptr=[0,1.5]: a list binds integers (lengths, CSR arrays), in rows",
+        ),
+        ([EXAMPLES / "moe.mlir", "--bind", "indptr=[[0,1],[2]]"], "indptr=[[0,1],[2]]: setting"),
+        (
+            [EXAMPLES / "moe.mlir", "--bind", "indptr=[0,99999999999999999999999]"],
+            "indptr=[0,99999999999999999999999]: Python int too large",
+        ),
         ([EXAMPLES / "moe.mlir", "--mode", "cycles"], "needs a value for batch_size"),
         ([EXAMPLES / "moe.mlir", "--bind", "nope=1"], "@moe has no argument 'nope'"),
         (

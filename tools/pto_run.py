@@ -215,7 +215,19 @@ def parse_binding(text: str) -> tuple[str, Any]:
         raise ToolError(f"{name}={value} is not an integer or a list")
     if isinstance(parsed, int):
         return name, parsed
-    return name, np.asarray(parsed, dtype=np.int64)
+    if not _integers(parsed):
+        raise ToolError(f"{name}={value}: a list binds integers (lengths, CSR arrays), in rows")
+    try:
+        return name, np.asarray(parsed, dtype=np.int64)
+    except (ValueError, OverflowError) as error:  # ragged rows, beyond 64 bits
+        raise ToolError(f"{name}={value}: {error}") from None
+
+
+def _integers(value: Any) -> bool:
+    """Whether a parsed list holds integers only (no bools, floats or strings), at any depth."""
+    if isinstance(value, list | tuple):
+        return all(_integers(v) for v in value)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _shaped(name: str, kind: str, args: str) -> np.ndarray:
