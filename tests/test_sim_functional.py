@@ -107,7 +107,9 @@ def expert(b, e, x: In[f32[16]], wt: In[f32[16, 16]], y: Out[f32[16]]):
     y[...] = wt @ x
 
 
-def test_moe_sparse_routing():
+def _moe():
+    """MoE with sparse routing: per token b, an expert task for each routed expert e
+    (CSR ``indptr``, ``indices``)."""
     tokens = Tensor("tokens", [None, 16], f32)
     weights = Tensor("weights", [8, 16, 16], f32)
     out = Tensor("out", [None, 8, 16], f32)
@@ -115,12 +117,16 @@ def test_moe_sparse_routing():
     indptr = Tensor("indptr", [None], index)
     indices = Tensor("indices", [None], index)
     routing = Sparse(batch, indptr, indices)
-    w = parallel_for(
+    return parallel_for(
         DenseDyn(batch),
         lambda b: select(
             routing[b], lambda e: task(expert, [b, e], [tokens[b], weights[e], out[b, e]])
         ),
     ).named("moe")
+
+
+def test_moe_sparse_routing():
+    w = _moe()
     prog = w.schedule().dispatch(DispatchPolicy.work_steal()).compile(target="cpu_sim")
     ptr = np.array([0, 2, 5, 7, 10])
     idx = np.array([1, 3, 0, 2, 4, 1, 5, 0, 3, 7])
@@ -402,25 +408,13 @@ def test_binding_errors():
 
 def test_index_lists_bind_integers_only():
     """numpy would truncate 1.5 to 1 without a word; a ragged list is named."""
-    tokens = Tensor("tokens", [None, 16], f32)
-    weights = Tensor("weights", [8, 16, 16], f32)
-    out = Tensor("out", [None, 8, 16], f32)
-    batch = sym("batch_size")
-    lens = Tensor("lens", [None], index)
-    routing = Sparse(batch, lens, Tensor("indices", [None], index))
-    w = parallel_for(
-        DenseDyn(batch),
-        lambda b: select(
-            routing[b], lambda e: task(expert, [b, e], [tokens[b], weights[e], out[b, e]])
-        ),
-    ).named("moe")
-    prog = w.compile(target="cpu_sim", mode="cycles")
+    prog = _moe().compile(target="cpu_sim", mode="cycles")
     for bad in ([0, 1.5, 2], [0, True], [0, "a"]):
         with pytest.raises(ValueError, match="holds indices: bind a list of integers"):
-            prog.bind(lens=bad)
+            prog.bind(indptr=bad)
     with pytest.raises(ValueError, match="the list is not a rectangular array"):
-        prog.bind(lens=[[0, 1], [2]])
-    prog.bind(lens=[0, 1, 2])  # (integers: fine)
+        prog.bind(indptr=[[0, 1], [2]])
+    prog.bind(indptr=[0, 1, 2])  # (integers: fine)
 
 
 def test_a_body_for_a_kernel_the_module_lacks_is_said(capsys):
