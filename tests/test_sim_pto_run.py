@@ -453,3 +453,10 @@ def test_an_output_that_cannot_be_written_fails_before_the_run(capsys, tmp_path,
     assert out == ""  # nothing ran: not even compiled
     code, out, err = run(capsys, *args[:-1], f"out={tmp_path}" if flag == "--save" else tmp_path)
     assert code == 1 and err == f"pto-run: error: cannot write {tmp_path}: Is a directory\n"
+
+
+def test_saving_an_unbound_name_fails_before_the_run(capsys, tmp_path):
+    args = [EXAMPLES / "scan.mlir", "--mode", "cycles", "--bind", "n=3"]
+    code, out, err = run(capsys, *args, "--save", f"out={tmp_path / 'o.npy'}")
+    assert code == 1 and out == ""
+    assert err == "pto-run: error: --save out: out is not bound\n"

@@ -376,6 +376,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     for name, sep, target in saves:
         if not sep or not name or not target:
             raise ToolError(f"bad --save '{name}{sep}{target}' (expected NAME=PATH)")
+        if name not in bindings:
+            raise ToolError(f"--save {name}: {name} is not bound")
     # Outputs are written after the run: a path that cannot be written fails now, not after
     # a long run whose results would be lost.
     for path in (args.stats_json, args.trace, args.gantt, *(t for _, _, t in saves)):
@@ -419,8 +421,6 @@ def run(argv: Sequence[str] | None = None) -> int:
         progress.finish()
     stats = program.stats()
     for name, _, target in saves:
-        if name not in bindings:
-            raise ToolError(f"--save {name}: {name} is not bound")
         try:
             np.save(target, bindings[name])
         except OSError as error:
