@@ -326,6 +326,15 @@ def main(args: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (``pto-opt ... | head``); stop Python complaining at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except MemoryError as error:  # e.g. tg-materialize{bind="n=10^14"}: not a bug
+        if os.environ.get(TRACEBACK_ENV):
+            raise
+        detail = f" ({str(error).rstrip()})" if str(error) else ""
+        error.__traceback__ = error.__context__ = None  # what the pass built: freed
+        print(
+            f"{TOOL}: error: out of memory{detail}; are the bound sizes (bind=...) what you meant?",
+            file=sys.stderr,
+        )
     except Exception as error:  # a bug in a pass or dialect, not in the input
         if os.environ.get(TRACEBACK_ENV):
             raise
