@@ -159,6 +159,7 @@ class Program:
         self._elapsed_ms = 0.0
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
+        self._failed: str | None = None  # the last run's error, when it failed
         self._complete = False
 
     @property
@@ -245,9 +246,14 @@ class Program:
         previous = self._sim
         try:
             self._sim = self._run(progress)
+            self._failed = None
             # The fast path alternates two workspaces: the next run writes the one the
             # run before this one used (this run's FastRun keeps reading its own).
             self._spare = previous.workspace if isinstance(previous, FastRun) else None
+        except BaseException as error:
+            # (stats() and the rest keep the last good run's results, if any)
+            self._failed = f"{type(error).__name__}: {str(error)[:200]}"
+            raise
         finally:
             self._elapsed_ms = (time.perf_counter() - start) * 1e3
         self._complete = True
@@ -469,6 +475,11 @@ class Program:
 
     def _last(self) -> Simulator | FastRun:
         if self._sim is None:
+            if self._failed is not None:
+                raise RuntimeError(
+                    f"@{self.name} has no results: no run finished (the last one failed: "
+                    f"{self._failed})"
+                )
             raise RuntimeError(f"@{self.name} has not been executed yet")
         return self._sim
 

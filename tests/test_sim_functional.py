@@ -406,6 +406,23 @@ def test_binding_errors():
         prog.execute(progress=5)
 
 
+def test_results_of_a_program_whose_runs_all_failed_say_so():
+    X = Tensor("X", [None, 4], f32)
+
+    @kernel
+    def fails(i, x: InOut[f32[4]]):
+        raise RuntimeError("boom")
+
+    prog = parallel_for(Dense[2], lambda i: task(fails, [i], [X[i]])).named("w")
+    prog = prog.compile(target="cpu_sim").bind(X=np.zeros((2, 4), np.float32))
+    with pytest.raises(RuntimeError, match="has not been executed yet"):
+        prog.stats()
+    with pytest.raises(ExecutionError):
+        prog.execute()
+    with pytest.raises(RuntimeError, match=r"no run finished \(the last one failed: Execution"):
+        prog.stats()
+
+
 def test_index_lists_bind_integers_only():
     """numpy would truncate 1.5 to 1 without a word; a ragged list is named."""
     prog = _moe().compile(target="cpu_sim", mode="cycles")
