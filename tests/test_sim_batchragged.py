@@ -777,3 +777,45 @@ def test_callee_nests_batch_on_whole_tensors(lens, idx, error):
     if error is None:
         g = compare_program(module, program, bindings)
         assert {r.tensor for i in range(g.num_nodes) for r in g.regions[i]} <= {"A", "B"}
+
+
+# A branch or loop body whose ops emit no Python (views fold into the regions of the tasks
+# that use them): the generated code still needs a statement there. A fuzzed tiered.mlir
+# whose innermost else kept only its view made an empty `else:` (an IndentationError).
+_EMPTY_HEAD = """wsp.kernel @k(b: index, X: inout memref<4xf32>) unit(vector) cost(10)
+wsp.workload @w(%X: memref<?x4xf32>, %lens: memref<?xindex>, %n: index) {
+  %d = wsp.dense_dyn %n
+  %c2 = arith.constant 2 : index
+  wsp.parallel_for %b in %d named("b") : !wsp.dense_dyn {
+    %len = memref.load %lens[%b] : memref<?xindex>
+    %p = arith.cmpi sle, %len, %c2 : index
+"""
+_VIEW = "%x = wsp.view %X[%b] : memref<?x4xf32> -> memref<4xf32>"
+_TASK = "wsp.task @k(%b : index) resources(%x : memref<4xf32>)"
+
+
+@pytest.mark.parametrize(
+    ("then", "other", "expect"),
+    [
+        ([_VIEW, _TASK], [_VIEW], lambda lens: lens <= 2),
+        ([_VIEW], [_VIEW, _TASK], lambda lens: lens > 2),
+        ([_VIEW], [_VIEW], lambda lens: lens < 0),
+    ],
+)
+@pytest.mark.parametrize("n", [3, 40])  # the per-task path, and batches
+def test_a_branch_of_views_only_generates_code(then, other, expect, n):
+    from pto_wsp.lowering.cpu.backend import compile_cpu_sim
+    from pto_wsp.tools.diagnostics import parse_located
+
+    def block(lines):
+        return "".join(f"      {line}\n" for line in lines)
+
+    text = _EMPTY_HEAD + f"    wsp.cond %p {{\n{block(then)}    }} else {{\n{block(other)}"
+    text += "    }\n  }\n}\n"
+    module = parse_located(text, "views.mlir")
+    module.verify()
+    lens = np.arange(n) % 5
+    for mode in ("cycles", "functional"):
+        prog = compile_cpu_sim(module, mode=mode)
+        prog.bind(n=n, lens=lens, X=np.zeros((n, 4), np.float32)).execute()
+        assert prog.stats().num_tasks == int(expect(lens).sum())

@@ -317,6 +317,7 @@ class _Generator:
         if op.false_region.blocks and len(op.false_region.block.ops) > 1:
             self.line("else:")
             self.indent += 1
+            self.line("pass")  # (its ops may emit nothing: views folded into regions)
             self.block(op.false_region.block)
             self.indent -= 1
 
