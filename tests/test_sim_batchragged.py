@@ -819,3 +819,16 @@ def test_a_branch_of_views_only_generates_code(then, other, expect, n):
         prog = compile_cpu_sim(module, mode=mode)
         prog.bind(n=n, lens=lens, X=np.zeros((n, 4), np.float32)).execute()
         assert prog.stats().num_tasks == int(expect(lens).sum())
+
+
+def test_generated_code_that_does_not_compile_is_said_to_be_a_generator_bug():
+    from pto_wsp.lowering.cpu.pygen import CodegenError, exec_generated
+
+    namespace: dict = {}
+    exec_generated("def _program(_b):\n    return 1\n", "<tg.program @ok>", namespace)
+    assert namespace["_program"](None) == 1
+    with pytest.raises(CodegenError) as error:
+        exec_generated("def _program(_b):\n    if _b:\n    else:\n", "<tg.program @w>", {})
+    message = str(error.value)
+    assert message.startswith("internal error: the Python generated for tg.program @w does not")
+    assert "at its line 3: 'else:'" in message and "a bug in the CPU code generator" in message

@@ -41,7 +41,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from pto_wsp.dialects import csp, sched, tg, wsp
 from pto_wsp.frontend.errors import CompileError, SourceLoc
-from pto_wsp.lowering.cpu.pygen import CodegenError, _divsi, _Generator, _remsi
+from pto_wsp.lowering.cpu.pygen import CodegenError, _divsi, _Generator, _remsi, exec_generated
 from pto_wsp.lowering.cpu.simgen import SimProgram, compile_sim_program
 from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
 from pto_wsp.runtime.engine import SimConfig
@@ -161,7 +161,7 @@ def _compile_region(block: Block, arg_names: list[str], what: str) -> Callable[.
         [f"def _region({', '.join(params)}):", "    pass", *gen.lines, f"    return {result}"]
     )
     namespace: dict[str, Any] = {"_divsi": _divsi, "_remsi": _remsi}
-    exec(compile(source, f"<{what}>", "exec"), namespace)
+    exec_generated(source, f"<{what}>", namespace)
     return namespace["_region"]
 
 

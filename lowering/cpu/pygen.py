@@ -33,6 +33,22 @@ class CodegenError(Exception):
     """An op the Python code generator cannot translate, with its location."""
 
 
+def exec_generated(source: str, filename: str, namespace: dict[str, Any]) -> None:
+    """Compile and run generated ``source`` (its definitions go into ``namespace``). Source
+    that does not compile is the generator's bug, said as such (a CodegenError, not a
+    SyntaxError pointing into a file nobody can open)."""
+    try:
+        code = compile(source, filename, "exec")
+    except SyntaxError as error:
+        line = source.splitlines()[error.lineno - 1].strip() if error.lineno else ""
+        raise CodegenError(
+            f"internal error: the Python generated for {filename.strip('<>')} does not compile "
+            f"({error.msg} at its line {error.lineno}: {line!r}); this is a bug in the CPU "
+            "code generator"
+        ) from None
+    exec(code, namespace)
+
+
 @dataclass(frozen=True)
 class View:
     """A region of a root tensor: per root dimension offset, size, stride; which dims remain."""
@@ -426,7 +442,7 @@ def compile_program_plain(program: tg.ProgramOp, module: ModuleOp | None = None)
         compiled = compile_program_plain(target, module)
         callees[callee] = compiled
         namespace[f"_call_{callee}"] = compiled.function
-    exec(compile(source, f"<tg.program @{program.sym_name.data}>", "exec"), namespace)
+    exec_generated(source, f"<tg.program @{program.sym_name.data}>", namespace)
     return CompiledProgram(
         program.sym_name.data,
         [n.data for n in program.arg_names],

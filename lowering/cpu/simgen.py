@@ -50,6 +50,7 @@ from pto_wsp.lowering.cpu.pygen import (
     _rank_reduction_mask,
     _remsi,
     _tup,
+    exec_generated,
 )
 from pto_wsp.passes.diagnostics import location_of
 from pto_wsp.runtime.batch_order import add_chains
@@ -1569,7 +1570,7 @@ def _compile_function(
         target = _find_program(module, callee, program)
         callees[callee] = _compile_function(target, module, seen, batch, True, sites)
         namespace[f"_call_{callee}"] = callees[callee].function
-    exec(compile(source, f"<tg.program @{name}>", "exec"), namespace)
+    exec_generated(source, f"<tg.program @{name}>", namespace)
     compiled = CompiledProgram(
         name,
         [n.data for n in program.arg_names],
@@ -1632,7 +1633,7 @@ def compile_sim_program(
             namespace[f"_call_{callee}"] = _compile_function(
                 target, module, seen, batch, callee=True
             ).function
-        exec(compile(source, f"<tg.process @{name}::{process.sym_name.data}>", "exec"), namespace)
+        exec_generated(source, f"<tg.process @{name}::{process.sym_name.data}>", namespace)
         processes.append(
             ProcessCode(
                 process.sym_name.data,
