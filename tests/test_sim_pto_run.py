@@ -184,7 +184,15 @@ def test_trace_shows_streams_and_stalls(capsys, tmp_path):
             [EXAMPLES / "moe.mlir", "--bind", "indptr=[0,99999999999999999999999]"],
             "indptr=[0,99999999999999999999999]: Python int too large",
         ),
-        ([EXAMPLES / "moe.mlir", "--mode", "cycles"], "needs a value for batch_size"),
+        (  # the API's hint, as pto-run spells it
+            [EXAMPLES / "moe.mlir", "--mode", "cycles"],
+            "pto-run: error: @moe needs a value for batch_size (--bind batch_size=...)",
+        ),
+        (
+            [EXAMPLES / "scan.py", "--bind", "n=2"],
+            "tensor 'in' is not bound (the functional mode runs @scan_first's body on it: "
+            "--bind in=@file.npy)",
+        ),
         ([EXAMPLES / "moe.mlir", "--bind", "nope=1"], "@moe has no argument 'nope'"),
         (
             [EXAMPLES / "attention_module.mlir"],

@@ -453,6 +453,18 @@ def run(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+_BIND_HINT = re.compile(r"\bbind\((\w+)=(\.\.\.|array)\)")
+
+
+def _as_flags(message: str) -> str:
+    """The API's hints in pto-run's spelling: ``bind(n=...)`` -> ``--bind n=...``,
+    ``bind(x=array)`` -> ``--bind x=@file.npy``."""
+    return _BIND_HINT.sub(
+        lambda m: f"--bind {m.group(1)}={'@file.npy' if m.group(2) == 'array' else '...'}",
+        message,
+    )
+
+
 def _check_writable(path: str) -> None:
     """Fail (a ToolError) if ``path`` cannot be written: a directory, or in a directory that
     does not exist or that we may not write."""
@@ -511,7 +523,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ) as error:
         if os.environ.get(TRACEBACK_ENV):
             raise
-        print(f"{TOOL}: error: {str(error).rstrip()}", file=sys.stderr)
+        print(f"{TOOL}: error: {_as_flags(str(error).rstrip())}", file=sys.stderr)
     except MemoryError as error:  # e.g. a size bound to 10^11: numpy cannot allocate
         if os.environ.get(TRACEBACK_ENV):
             raise
