@@ -103,14 +103,15 @@ def _error(message: str, loc: SourceLoc) -> CompileError:
 
 
 def entry_names(module: ModuleOp) -> tuple[list[str], list[str]]:
-    """(all workloads and pipelines, those no other workload calls) of a module."""
+    """(all workloads and pipelines, those no other workload calls) of a module — and its
+    task-generation programs already lowered (pto-opt -p wsp-to-tg), which run as they are."""
     names: list[str] = []
     called: set[str] = set()
     for op in module.ops:
-        if isinstance(op, wsp.WorkloadOp | csp.PipelineOp):
+        if isinstance(op, wsp.WorkloadOp | csp.PipelineOp | tg.ProgramOp):
             names.append(op.sym_name.data)
     for op in module.walk():
-        if isinstance(op, wsp.CallOp):
+        if isinstance(op, wsp.CallOp | tg.CallOp):
             called.add(op.callee.root_reference.data)
     return names, [n for n in names if n not in called]
 
