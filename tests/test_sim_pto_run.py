@@ -515,3 +515,10 @@ def test_pto_run_takes_pto_opt_output(capsys, tmp_path):
     code, out, err = run(capsys, lowered, "--mode", "cycles", "--bind", "n=3")
     assert code == 0, err
     assert "3 tasks" in out and "makespan 30 cycles" in out
+    # A materialized graph is one run's graph, not a program: said so.
+    graph = tmp_path / "scan_graph.mlir"
+    passes = 'wsp-to-tg,tg-materialize{bind="n=3"}'
+    assert pto_opt([str(EXAMPLES / "scan.mlir"), "-p", passes, "-o", str(graph)]) == 0
+    code, out, err = run(capsys, graph, "--mode", "cycles")
+    assert code == 1
+    assert "the module has only materialized task graphs (tg.graph @scan" in err

@@ -137,6 +137,13 @@ def _entry(module: ModuleOp, workload: str | None, schedule: str | None, loc: So
             if s.properties["sym_name"].data == schedule:
                 return s.properties["workload"].root_reference.data
     if not names:
+        graphs = [op.sym_name.data for op in module.ops if isinstance(op, tg.GraphOp)]
+        if graphs:  # tg-materialize's output: the graph of one run, not a program
+            raise _error(
+                f"the module has only materialized task graphs (tg.graph @{graphs[0]}: "
+                "tg-materialize's output); run the module from before tg-materialize",
+                loc,
+            )
         raise _error("the module has no workload or pipeline to run", loc)
     raise _error(
         f"the module has several workloads or pipelines ({', '.join('@' + n for n in roots)});"
