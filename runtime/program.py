@@ -197,7 +197,7 @@ class Program:
                 raise ValueError(f"{spec.name} is an index: {int(value)} does not fit in 64 bits")
             return int(value)
         if isinstance(value, list | tuple):
-            if spec.dtype == "index" and not _integers(value):
+            if spec.dtype == "index" and not integers_only(value):
                 raise ValueError(
                     f"{spec.name} ({spec.type_text}) holds indices: bind a list of integers, "
                     f"got {value!r:.80}"
@@ -565,9 +565,9 @@ class Program:
         return f"<pto_wsp Program @{self.name} cpu_sim {self.mode}, {self.config.workers} workers>"
 
 
-def _integers(value: Any) -> bool:
+def integers_only(value: Any) -> bool:
     """Whether a list (or tuple) holds integers only — no bools, floats or strings — at any
     depth: numpy would truncate 1.5 to 1 without a word."""
     if isinstance(value, list | tuple):
-        return all(_integers(v) for v in value)
+        return all(integers_only(v) for v in value)
     return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)

@@ -215,19 +215,14 @@ def parse_binding(text: str) -> tuple[str, Any]:
         raise ToolError(f"{name}={value} is not an integer or a list")
     if isinstance(parsed, int):
         return name, parsed
-    if not _integers(parsed):
+    from pto_wsp.runtime.program import integers_only
+
+    if not integers_only(parsed):
         raise ToolError(f"{name}={value}: a list binds integers (lengths, CSR arrays), in rows")
     try:
         return name, np.asarray(parsed, dtype=np.int64)
     except (ValueError, OverflowError) as error:  # ragged rows, beyond 64 bits
         raise ToolError(f"{name}={value}: {error}") from None
-
-
-def _integers(value: Any) -> bool:
-    """Whether a parsed list holds integers only (no bools, floats or strings), at any depth."""
-    if isinstance(value, list | tuple):
-        return all(_integers(v) for v in value)
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _shaped(name: str, kind: str, args: str) -> np.ndarray:
@@ -352,14 +347,9 @@ def _program_errors(path: str) -> Iterator[None]:
 def _library_file(filename: str) -> bool:
     """Whether a traceback frame is pto-wsp's (the directory of one of its loaded modules,
     or its generated code) or Python's own (runpy)."""
-    if filename.startswith("<"):
-        return True
-    full = os.path.abspath(filename)
-    return any(
-        full.startswith(os.path.dirname(os.path.abspath(module.__file__)) + os.sep)
-        for name, module in list(sys.modules.items())
-        if name.partition(".")[0] == "pto_wsp" and getattr(module, "__file__", None)
-    )
+    from pto_wsp.frontend.errors import own_folders
+
+    return filename.startswith("<") or os.path.abspath(filename).startswith(own_folders())
 
 
 class _Reported(Exception):
@@ -409,8 +399,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             raise  # a line of the user's program (.py): its own place
         # The API names the line that called compile(), here pto-run's own: name the input,
         # and the options as pto-run spells them.
-        message = error.message.replace("with workload=NAME", "with --workload NAME")
-        raise ToolError(f"{args.file}: {message}") from None
+        raise ToolError(f"{args.file}: {_as_flags(error.message)}") from None
     if not args.quiet:
         print(f"{TOOL}: @{program.name} ({program.mode} mode, {program.config.workers} workers)")
     limit_memory(args.max_memory)
@@ -458,7 +447,9 @@ _BIND_HINT = re.compile(r"\bbind\((\w+)=(\.\.\.|array)\)")
 
 def _as_flags(message: str) -> str:
     """The API's hints in pto-run's spelling: ``bind(n=...)`` -> ``--bind n=...``,
-    ``bind(x=array)`` -> ``--bind x=@file.npy``."""
+    ``bind(x=array)`` -> ``--bind x=@file.npy``, ``with workload=NAME`` -> ``with
+    --workload NAME``."""
+    message = message.replace("with workload=NAME", "with --workload NAME")
     return _BIND_HINT.sub(
         lambda m: f"--bind {m.group(1)}={'@file.npy' if m.group(2) == 'array' else '...'}",
         message,

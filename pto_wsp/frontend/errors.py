@@ -54,20 +54,26 @@ def _is_internal(filename: str) -> bool:
     )
 
 
+def own_folders() -> tuple[str, ...]:
+    """The folders of pto-wsp's loaded modules (the API, the passes, the lowerings, the
+    runtime, the tools), each ending in a separator: a file under one is pto-wsp's own."""
+    return tuple(
+        {
+            os.path.dirname(os.path.abspath(module.__file__)) + os.sep
+            for name, module in list(sys.modules.items())
+            if name.partition(".")[0] == "pto_wsp" and getattr(module, "__file__", None)
+        }
+    )
+
+
 def caller_location() -> SourceLoc:
     """Where the user called into pto-wsp (a backend's ``compile``): the innermost frame
-    outside every folder of pto-wsp's loaded modules (the API, the passes, the lowerings,
-    the runtime, the tools)."""
-    own = {
-        os.path.dirname(os.path.abspath(module.__file__)) + os.sep
-        for name, module in list(sys.modules.items())
-        if name.partition(".")[0] == "pto_wsp" and getattr(module, "__file__", None)
-    }
-    own_tuple = tuple(own)
+    outside ``own_folders()``."""
+    own = own_folders()
     frame = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(own_tuple):
+        if not path.startswith(own):
             return SourceLoc(frame.f_code.co_filename, frame.f_lineno)
         frame = frame.f_back
     return SourceLoc("<unknown>", 0)
