@@ -26,6 +26,12 @@ import numpy as np
 
 from pto_wsp.runtime.bulk_kernels import (
     _EMPTY,
+    OP_COARSER,
+    OP_FINER,
+    OP_NEW,
+    OP_OWN,
+    OP_REFIT,
+    OP_SINGLE,
     cells_of,
     coarser_pass,
     finer_pass,
@@ -341,6 +347,8 @@ class _Tiling:
         "_hi",
         "_shape",
         "box",
+        "slot",
+        "bid",
     )
 
     def __init__(self, key: tuple) -> None:
@@ -365,6 +373,8 @@ class _Tiling:
         self._hi: list[int] = []
         self._shape: list[int] = []
         self.box: tuple = ()  # lo and shape: the key of cells linearised in this box
+        self.slot = -1  # its state's number and its box's, in a recorded build (``BulkDeps.rec``)
+        self.bid = -1
 
     @property
     def live(self) -> bool:
@@ -475,9 +485,15 @@ class BulkDeps:
     batch rule: exactly the edges the TensorMap would give, task by task (module doc of
     runtime/graph.py, "Batches")."""
 
-    def __init__(self) -> None:
+    def __init__(self, rec: list | None = None) -> None:
         self.tensors: dict[Any, dict[tuple, _Tiling]] = {}
         self.ranks: dict[Any, int] = {}
+        # The build's recording (runtime/tape.py): the passes in order with their inputs, the
+        # tilings' boxes. None: not recorded (or given up: a tensor moved to or from the
+        # TensorMap, which a replay does not do).
+        self.rec = rec
+        self.boxes: list[tuple] = []
+        self.nslots = 0
 
     # --------------------------------------------------------------- planning
 
@@ -571,6 +587,7 @@ class BulkDeps:
         if st is None or not st.exact:
             tensormap._tensors.pop(tensor, None)
             return
+        self.rec = None
         tilings = self.tensors.setdefault(tensor, {})
         self.ranks[tensor] = st.rank
         for gkey, grid in st.grids.items():
@@ -597,6 +614,7 @@ class BulkDeps:
         from pto_wsp.runtime.regions import TensorRegion
         from pto_wsp.runtime.tensormap import _Entry
 
+        self.rec = None
         tilings = self.tensors.pop(tensor, {})
         rank = self.ranks.pop(tensor, None)
         live = [t for t in tilings.values() if t.live]
@@ -639,6 +657,25 @@ class BulkDeps:
                 out.extend(self._tensor(tensor, tid0, n, tp))
         return out
 
+    def _fit(self, t: _Tiling, lo: np.ndarray | list, hi: np.ndarray | list) -> None:
+        """``t.fit`` (its box grown to hold cells lo..hi), recorded when the build is."""
+        rec = self.rec
+        if rec is None:
+            if not t.fit(lo, hi, MAX_CELLS):
+                raise RuntimeError("internal: tiling box too large")
+            return
+        new = not t.writer.size
+        box = t.box
+        if not t.fit(lo, hi, MAX_CELLS):
+            raise RuntimeError("internal: tiling box too large")
+        if new or t.box != box:
+            old, t.bid = t.bid, len(self.boxes)
+            self.boxes.append((t.lo, t.shape, t.widths, t.residues))
+            if new:
+                rec.append((OP_NEW, t.slot, t.writer.size))
+            else:
+                rec.append((OP_REFIT, t.slot, old, t.bid))
+
     @staticmethod
     def _lins(tp: _TensorPlan, own: _Tiling) -> list:
         """The plan's accesses' cells linearised in ``own``'s box (kept per box), and their
@@ -657,8 +694,7 @@ class BulkDeps:
         """One region per task on the tensor's only tiling, each cell touched by one task:
         no order inside the batch. None if some cell is touched twice (the general pass)."""
         _key, pos, m, cells, mode, _ri, lo, hi = tp.accesses[0]
-        if not own.fit(lo, hi, MAX_CELLS):
-            raise RuntimeError("internal: tiling box too large")
+        self._fit(own, lo, hi)
         g = self._lins(tp, own)[0]
         if pos is None:
             t = np.arange(tid0, tid0 + n, dtype=np.int64)
@@ -669,6 +705,8 @@ class BulkDeps:
         )
         if not done:
             return None
+        if self.rec is not None:
+            self.rec.append((OP_SINGLE, own.slot, g, t, mode != "out", mode != "in"))
         return [E] if E.shape[1] else []
 
     def _tensor(self, tensor, tid0: int, n: int, tp: _TensorPlan) -> list[tuple]:
@@ -680,6 +718,8 @@ class BulkDeps:
         own = tilings.get(key)
         if own is None:
             own = tilings[key] = _Tiling(key)
+            own.slot = self.nslots
+            self.nslots += 1
         if len(tilings) > 1:
             for okey in [k for k, o in tilings.items() if o is not own and not o.live]:
                 del tilings[okey]  # nothing left there: no constraint on later tilings
@@ -688,8 +728,7 @@ class BulkDeps:
             if fast is not None:
                 return fast
         # The accesses: local task position, cell (linear in our box), reads, writes.
-        if not own.fit(tp.lo, tp.hi, MAX_CELLS):
-            raise RuntimeError("internal: tiling box too large")
+        self._fit(own, tp.lo, tp.hi)
         if tp.pos is None and len(accesses) == 1:
             _key, pos, m, _cells, access, ri, _lo, _hi = accesses[0]
             tp.pos = [
@@ -718,6 +757,9 @@ class BulkDeps:
         E, A, F, written, own.r_cell, own.r_task = own_pass(
             g, p, R, W, ri, n, tid0, own.writer, own.r_cell, own.r_task
         )
+        rec = self.rec
+        if rec is not None:
+            rec.append((OP_OWN, own.slot, g, p, R, W, ri, n, tid0))
         parts = [E] if E.shape[1] else []
         for okey, other in list(tilings.items()):
             if other is own or not other.live:
@@ -725,11 +767,15 @@ class BulkDeps:
             if _relation(key, okey) == "finer":
                 # Cells of ``other`` inside ours: seen until our cell's first write, then gone.
                 E, other.r_cell, other.r_task, alive = finer_pass(A, F, written, other, own)
+                if rec is not None:
+                    rec.append((OP_FINER, other.slot, own.slot, other.bid, own.bid))
                 if not alive:
                     del tilings[okey]
             else:
                 # A cell of ``other`` contains ours: seen by every access, never removed.
                 E = coarser_pass(A, F, own, other)
+                if rec is not None:
+                    rec.append((OP_COARSER, other.slot, own.slot, own.bid, other.bid))
             if E.shape[1]:
                 parts.append(E)
         return parts

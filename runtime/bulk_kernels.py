@@ -66,6 +66,9 @@ _KERNELS = (
     "_finer_nb",
     "_coarser_nb",
     "_table_if",
+    "_cat_nb",
+    "_refit_nb",
+    "_replay_nb",
 )
 _loaded: bool | None = None  # None: not tried yet
 _given = 0  # entries given to the numpy twins while not loaded
@@ -114,6 +117,7 @@ def _warm() -> None:
     F = np.zeros((6, 2), np.uint8)
     _finer_nb(A, F, np.zeros(3, np.bool_), i.copy(), i, i, *box)
     _coarser_nb(A, F, i.copy(), i, i, *box, 1)
+    _replay_nb(*_warm_tape())
 
 
 def _use(size: int) -> bool:
@@ -399,23 +403,36 @@ def _chain_np(D, tid0, s0):
     return np.stack([src[order], dst[order], kind[order]]).astype(np.int64, copy=False)
 
 
+def chain_sources(tid0: int, n: int, length: int | np.ndarray, head: int) -> np.ndarray:
+    """Each task's structural source in a batch of ordered chains (``chain_edges``): the task
+    before it, ``head`` for a chain's first task."""
+    s0 = np.arange(tid0 - 1, tid0 + n - 1, dtype=np.int64)
+    if length.__class__ is np.ndarray:  # chains of varying lengths (runtime/batch_order.py)
+        s0[np.cumsum(length) - length] = head
+    else:
+        s0[::length] = head
+    return s0
+
+
 def chain_edges(
-    D: np.ndarray | None, tid0: int, n: int, length: int | np.ndarray, head: int
+    D: np.ndarray | None,
+    tid0: int,
+    n: int,
+    length: int | np.ndarray,
+    head: int,
+    s0: np.ndarray | None = None,
 ) -> np.ndarray:
     """The edges into a batch of ordered chains (tasks tid0..tid0+n-1, chains of ``length``,
     docs/batchgen.md "Ordered chains"): the structural ones — ``head`` (the frontier's node,
     -1 if none) -> each chain's first task, each other task -> the task before it — and the
     data edges ``D`` (rows src, dst, kind, by destination then source, one per pair, from
     ``merge_edges``) not joining a structurally joined pair; by destination then source.
-    ``length`` may be an int64 array: the chains' lengths (each > 0, summing to n)."""
+    ``length`` may be an int64 array: the chains' lengths (each > 0, summing to n). ``s0``:
+    ``chain_sources``'s result, if the caller has it."""
     if D is None:
         D = np.empty((3, 0), np.int64)
-    # Each task's structural source: the task before it, the head for a chain's first.
-    s0 = np.arange(tid0 - 1, tid0 + n - 1, dtype=np.int64)
-    if length.__class__ is np.ndarray:  # chains of varying lengths (runtime/batch_order.py)
-        s0[np.cumsum(length) - length] = head
-    else:
-        s0[::length] = head
+    if s0 is None:
+        s0 = chain_sources(tid0, n, length, head)
     if _use(D.shape[1] + n):
         return _chain_nb(D, tid0, s0)
     return _chain_np(D, tid0, s0)
@@ -1308,3 +1325,199 @@ def lin_of(arrays: list, strides: list, const: int) -> np.ndarray | None:
     a = [*arrays, *[arrays[0]] * (4 - k)]
     s = [*strides, *[0] * (4 - k)]
     return _lin_nb(a[0], s[0], a[1], s[1], a[2], s[2], a[3], s[3], const)
+
+
+# ----------------------------------------------------------------------------- replay
+
+# A build replayed (runtime/tape.py): the operations, one row each of ``ops`` (int64, 10
+# columns: the code, then its operands). Arrays are spans (offset, length) of one int64 buffer
+# ``I`` (cells, task positions and ids, region indices, structural sources, barrier
+# predecessors) or one bool buffer ``Bo`` (reads, writes); a tiling's box, its rank-long rows
+# lo, shape, widths and residues, from ``boxes`` at ``box_at[b]``.
+OP_NEW = 0  # slot, size: a tiling's state, its first box (no writer, no reader)
+OP_REFIT = 1  # slot, old box, new box: the box grew (fit), the state moved into it
+OP_SINGLE = 2  # slot, g, m, t, reads, writes: single_pass
+OP_OWN = 3  # slot, g, m, p, R|W (2m in Bo), ri, n, tid0: own_pass
+OP_FINER = 4  # other slot, own slot, other box, own box: finer_pass after the last OP_OWN
+OP_COARSER = 5  # other slot, own slot, own box, other box: coarser_pass after the last OP_OWN
+OP_END = 6  # tid0, n, skip, s0 span (-1: no chains), head: a batch's edges, as add_tasks
+OP_BARRIER = 7  # node, preds span, kind: a barrier node's edges
+
+
+def _cat_nb(parts):  # pragma: no cover - compiled
+    total = 0
+    for E in parts:
+        total += E.shape[1]
+    out = np.empty((3, total), np.int64)
+    c = 0
+    for E in parts:
+        k = E.shape[1]
+        out[:, c : c + k] = E
+        c += k
+    return out
+
+
+def _refit_nb(writer, r_cell, lo_a, shape_a, lo_b, shape_b, size_b):  # pragma: no cover
+    # A tiling's state from box a into box b (which holds it): as _Tiling.fit.
+    rank = len(shape_a)
+    one = np.ones(rank, np.int64)
+    zero = np.zeros(rank, np.int64)
+    table = _table_nb(lo_a, shape_a, one, zero, lo_b, shape_b, one, zero)
+    new = np.full(size_b, -1, np.int64)
+    for j in range(len(writer)):
+        new[table[j]] = writer[j]
+    rc = np.empty(len(r_cell), np.int64)
+    for j in range(len(r_cell)):
+        rc[j] = table[r_cell[j]]
+    return new, rc
+
+
+def _replay_nb(ops, I, Bo, boxes, box_at, nslots, n_nodes):  # pragma: no cover - compiled
+    # Every operation of a recorded build in order, on fresh state: the batches' data edges
+    # (the passes of runtime/bulk.py), their merge and structural edges (add_tasks), the
+    # barriers'; then the CSR of all of them. ok is False if a single pass found a cell
+    # touched twice (the recording had found none: the inputs changed).
+    empty = np.zeros(0, np.int64)
+    writers = [empty for _ in range(nslots)]
+    rcs = [empty for _ in range(nslots)]
+    rts = [empty for _ in range(nslots)]
+    parts = [np.zeros((3, 0), np.int64) for _ in range(0)]
+    segs = [np.zeros((3, 0), np.int64) for _ in range(0)]
+    A = np.zeros((2, 0), np.int64)
+    F = np.zeros((6, 0), np.uint8)
+    written = np.zeros(0, np.bool_)
+    ok = True
+    for k in range(ops.shape[0]):
+        op = ops[k, 0]
+        if op == OP_NEW:
+            s = ops[k, 1]
+            writers[s] = np.full(ops[k, 2], -1, np.int64)
+            rcs[s] = empty
+            rts[s] = empty
+        elif op == OP_REFIT:
+            s = ops[k, 1]
+            a = box_at[ops[k, 2]]
+            b = box_at[ops[k, 3]]
+            r = (box_at[ops[k, 2] + 1] - a) // 4
+            shape_b = boxes[b + r : b + 2 * r]
+            size_b = 1
+            for d in range(r):
+                size_b *= shape_b[d]
+            writers[s], rcs[s] = _refit_nb(
+                writers[s], rcs[s], boxes[a : a + r], boxes[a + r : a + 2 * r],
+                boxes[b : b + r], shape_b, size_b,
+            )
+        elif op == OP_SINGLE:
+            s = ops[k, 1]
+            g0 = ops[k, 2]
+            m = ops[k, 3]
+            t0 = ops[k, 4]
+            done, E, rc, rt = _single_nb(
+                I[g0 : g0 + m], I[t0 : t0 + m], ops[k, 5] != 0, ops[k, 6] != 0,
+                writers[s], rcs[s], rts[s],
+            )
+            if not done:
+                ok = False
+                break
+            rcs[s] = rc
+            rts[s] = rt
+            if E.shape[1]:
+                parts.append(E)
+        elif op == OP_OWN:
+            s = ops[k, 1]
+            g0 = ops[k, 2]
+            m = ops[k, 3]
+            p0 = ops[k, 4]
+            b0 = ops[k, 5]
+            r0 = ops[k, 6]
+            E, A, F, written, rc, rt = _own_nb(
+                I[g0 : g0 + m], I[p0 : p0 + m], Bo[b0 : b0 + m], Bo[b0 + m : b0 + 2 * m],
+                I[r0 : r0 + m], ops[k, 7], ops[k, 8], writers[s], rcs[s], rts[s],
+            )
+            rcs[s] = rc
+            rts[s] = rt
+            if E.shape[1]:
+                parts.append(E)
+        elif op == OP_FINER or op == OP_COARSER:
+            o = ops[k, 1]
+            s = ops[k, 2]
+            a = box_at[ops[k, 3]]
+            b = box_at[ops[k, 4]]
+            r = (box_at[ops[k, 3] + 1] - a) // 4
+            if op == OP_FINER:
+                E, rc, rt, _alive = _finer_nb(
+                    A, F, written, writers[o], rcs[o], rts[o],
+                    boxes[a : a + r], boxes[a + r : a + 2 * r],
+                    boxes[a + 2 * r : a + 3 * r], boxes[a + 3 * r : a + 4 * r],
+                    boxes[b : b + r], boxes[b + r : b + 2 * r],
+                    boxes[b + 2 * r : b + 3 * r], boxes[b + 3 * r : b + 4 * r],
+                )
+                rcs[o] = rc
+                rts[o] = rt
+            else:
+                E = _coarser_nb(
+                    A, F, writers[o], rcs[o], rts[o],
+                    boxes[a : a + r], boxes[a + r : a + 2 * r],
+                    boxes[a + 2 * r : a + 3 * r], boxes[a + 3 * r : a + 4 * r],
+                    boxes[b : b + r], boxes[b + r : b + 2 * r],
+                    boxes[b + 2 * r : b + 3 * r], boxes[b + 3 * r : b + 4 * r],
+                    len(writers[s]),
+                )
+            if E.shape[1]:
+                parts.append(E)
+        elif op == OP_END:
+            tid0 = ops[k, 1]
+            n = ops[k, 2]
+            skip = ops[k, 3]
+            s0 = ops[k, 4]
+            head = ops[k, 5]
+            had = len(parts) > 0
+            if had:
+                E = parts[0] if len(parts) == 1 else _cat_nb(parts)
+                D = _merge_nb(E, tid0, n, skip, skip)
+                parts.clear()
+            else:
+                D = np.zeros((3, 0), np.int64)
+            if s0 >= 0:
+                D = _chain_nb(D, tid0, I[s0 : s0 + n])
+            elif head >= 0 and not had:
+                D = np.empty((3, n), np.int64)
+                for i in range(n):
+                    D[0, i] = head
+                    D[1, i] = tid0 + i
+                    D[2, i] = 0
+            if D.shape[1]:
+                segs.append(D)
+        else:  # OP_BARRIER
+            node = ops[k, 1]
+            q0 = ops[k, 2]
+            m = ops[k, 3]
+            D = np.empty((3, m), np.int64)
+            for i in range(m):
+                D[0, i] = I[q0 + i]
+                D[1, i] = node
+                D[2, i] = ops[k, 4]
+            segs.append(D)
+    E = _cat_nb(segs)
+    begin, edges, kinds, fanin = _csr_nb(E, n_nodes)
+    return ok, begin, edges, kinds, fanin
+
+
+def _warm_tape() -> tuple:
+    """A tiny tape of every operation (``_warm``): two one-dimensional tilings, one nested in
+    the other."""
+    ops = np.zeros((8, 10), np.int64)
+    ops[0, :3] = (OP_NEW, 0, 2)
+    ops[1, :4] = (OP_REFIT, 0, 0, 1)
+    ops[2, :7] = (OP_SINGLE, 0, 0, 1, 0, 1, 1)
+    ops[3, :3] = (OP_NEW, 1, 1)
+    ops[4, :9] = (OP_OWN, 1, 0, 1, 0, 0, 0, 1, 1)
+    ops[5, :5] = (OP_FINER, 0, 1, 1, 2)
+    ops[6, :6] = (OP_END, 1, 1, -1, -1, -1)
+    ops[7, :5] = (OP_BARRIER, 2, 0, 1, 0)
+    I = np.zeros(2, np.int64)
+    Bo = np.array([True, True])
+    # boxes: 0 (lo 0, shape 2, width 1), 1 (lo 0, shape 3, width 1), 2 (lo 0, shape 1, width 4)
+    boxes = np.array([0, 2, 1, 0, 0, 3, 1, 0, 0, 1, 4, 0], np.int64)
+    box_at = np.array([0, 4, 8, 12], np.int64)
+    return ops, I, Bo, boxes, box_at, 2, 3

@@ -61,7 +61,7 @@ import gc
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Sequence as SequenceABC
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -206,6 +206,14 @@ class GraphBuilder:
         self._bulk: BulkDeps | None = None
         # Tensors no task writes (``read_only``): their accesses take no part in inference.
         self._read_only: frozenset = frozenset()
+        # A build recorded or replayed (runtime/tape.py): the calls received (None: this
+        # build cannot be taped), the operations recorded (from the first batch on), the tape
+        # being replayed and the index of its next call.
+        self._events: list | None = []
+        self._rec: list | None = None
+        self._replay: tape.Tape | None = None
+        self._at = 0
+        self._kernels0: list | None = None  # the kernel table when a replay began
 
     # ------------------------------------------------------------------ nodes
 
@@ -232,11 +240,16 @@ class GraphBuilder:
         created (it could have needed edges from the reads left out). Declarations add up
         over calls.
         """
+        if self._replay is not None:
+            self._catch_up()
+        tensors = tuple(tensors)
         ro = set(self._read_only)
         for t in tensors:
             if t not in ro and not self._written(t):
                 ro.add(t)
         self._read_only = frozenset(ro)
+        if self._events is not None:
+            self._events.append(("ro", tuple(tensors)))
         return self._read_only
 
     def _written(self, tensor: str | int) -> bool:
@@ -250,6 +263,13 @@ class GraphBuilder:
 
     def kernel_id(self, kernel: str) -> int:
         """The kernel table index of ``kernel``, added on first use."""
+        if self._replay is not None:
+            self._catch_up()
+        if self._events is not None:
+            self._events.append(("kid", kernel))
+        return self._kid(kernel)
+
+    def _kid(self, kernel: str) -> int:
         kid = self._kernel_ids.get(kernel)
         if kid is None:
             kid = self._kernel_ids[kernel] = len(self.kernels)
@@ -301,6 +321,8 @@ class GraphBuilder:
         decides), ``stream``, ``priority``, ``domain`` (host_cpu / aicore / aie_tile) and
         ``deps`` explicit predecessors (node ids) added to the inferred ones.
         """
+        if self._events is not None:
+            self._untaped()  # a task by itself: not replayed
         ro = self._read_only
         if ro and regions:
             for r in regions:
@@ -317,7 +339,7 @@ class GraphBuilder:
         tid = self._base + len(self._kind)
         kid = self._kernel_ids.get(kernel)
         if kid is None:
-            kid = self.kernel_id(kernel)
+            kid = self._kid(kernel)
         if pool.__class__ is str:
             pool = POOLS[pool]
         if domain.__class__ is str:
@@ -408,12 +430,16 @@ class GraphBuilder:
         n = int(n)
         if n <= 0:
             return range(0)
+        if self._replay is not None or (self._events is not None and not self._base):
+            ids = self._taped_batch(n, groups, chains)
+            if ids is not None:
+                return ids
         plan = None
         cls = type(self)
         exact = n >= BATCH_MIN and (cls is GraphBuilder or getattr(cls, "batches", False) is True)
         if exact and self.infer_data_deps:
             if self._bulk is None:
-                self._bulk = BulkDeps()
+                self._bulk = BulkDeps(self._rec)
             plan = self._bulk.plan(n, groups, self.tensormap, self._read_only)
             exact = plan is not None
         if not exact:
@@ -441,7 +467,7 @@ class GraphBuilder:
                 memo["nodes"] = fields
         names, at, pool, domain, target, stream, priority, kinds, lazy = fields
         # Kernel ids in order of first use, as task by task: groups by their first task.
-        kernel_id = self.kernel_id
+        kernel_id = self._kid
         kids = tuple([kernel_id(k) for k in names])
         kept = None if memo is None else memo.setdefault("kernel", {})
         kernel = None if kept is None else kept.get(kids)
@@ -473,9 +499,12 @@ class GraphBuilder:
             E = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
             skip = frontier[0] if frontier and chains is None else -1
             edges = merge_edges(E, tid0, n, skip, skip)
+        rec = self._rec
+        s0 = None
         if chains is not None:
             head = frontier[0] if frontier else -1
-            edges = chain_edges(edges, tid0, n, chains[1], head)
+            s0 = chain_sources(tid0, n, chains[1], head)
+            edges = chain_edges(edges, tid0, n, chains[1], head, s0)
         elif frontier and edges is None:
             # No data edges: the structural ones alone.
             edges = np.empty((3, n), dtype=np.int64)
@@ -488,7 +517,154 @@ class GraphBuilder:
             _Segment(tid0, n, kinds, kernel, pool, domain, target, stream, priority, lazy, edges)
         )
         self._base += n
+        if rec is not None:
+            head = frontier[0] if frontier and chains is None else -1
+            rec.append((OP_END, tid0, n, skip if parts else -1, s0, head))
+            self._events.append(("b", groups, n, chains, tid0, tid0 + n))
         return range(tid0, tid0 + n)
+
+    # ------------------------------------------------------------------ recorded builds
+
+    def _taped_batch(self, n: int, groups: Any, chains: Any) -> range | None:
+        """A batch while the build may be replayed or recorded (runtime/tape.py): its ids when
+        it is the replayed tape's next call; else None (the caller creates it), after catching
+        up with a replay, or deciding on the first batch whether to replay, record or neither."""
+        tp = self._replay
+        if tp is None:
+            # The first batch of a build that received nothing else yet.
+            cls = type(self)
+            memo = getattr(groups, "memo", None)
+            if (
+                memo is None
+                or not (cls is GraphBuilder or getattr(cls, "batches", False) is True)
+                or not self.infer_data_deps
+                or self._kind
+                or self._bulk is not None
+                or not tape.plain(chains)
+                or not tape.usable()
+            ):
+                self._untaped()
+                return None
+            tp = memo.get("tape")
+            if (
+                tp is None
+                or self._kernels0 is not None  # caught up with a replay before: record
+                or tp.cls is not cls
+                or tuple(self.kernels) != tp.kernels0
+                or not tape.same_prefix(self._events, tp.events)
+            ):
+                self._rec = []
+                self._rec_k0 = tuple(self.kernels)
+                return None
+            self._replay = tp
+            self._at = self._at0 = len(self._events)
+            self._kernels0 = list(self.kernels)
+            self._scopes0 = list(self._scopes)
+        at = self._at
+        ev = tp.events[at] if at < len(tp.events) else None
+        if (
+            ev is not None
+            and ev[1] is groups
+            and ev[2] == n
+            and (ev[3] is chains or (tape.plain(chains) and ev[3] == chains))
+        ):
+            self._at = at + 1
+            self._num_tasks += n
+            self._base = ev[5]
+            return range(ev[4], ev[5])
+        self._catch_up()
+        return None
+
+    def _step(self, event: tuple) -> bool:
+        """A scope call while replaying: True when it is the tape's next (nothing else to do);
+        else the builder catches up and the caller applies it."""
+        at = self._at
+        events = self._replay.events
+        if at < len(events) and events[at] == event:
+            self._at = at + 1
+            # The depth of ordered scopes (build() checks it); their state is not needed.
+            if event == tape.ENTER:
+                self._scopes.append(_Scope([]))
+            elif event == tape.EXIT:
+                self._scopes.pop()
+            return True
+        self._catch_up()
+        return False
+
+    def _catch_up(self) -> None:
+        """Stop replaying: apply the calls replayed so far for real, in order (the base class's
+        effect: a subclass saw them already), and go on recording."""
+        tp, at = self._replay, self._at
+        self._replay = None
+        # The state when the replay began (after the calls before the first batch).
+        self._base = self._num_tasks = 0
+        self.kernels = list(self._kernels0)
+        self._kernel_ids = {k: i for i, k in enumerate(self.kernels)}
+        self._scopes[:] = self._scopes0
+        self._events = list(tp.events[: self._at0])
+        for ev in tp.events[self._at0 : at]:
+            if ev[0] == "b":
+                GraphBuilder.add_tasks(self, ev[2], ev[1], ev[3])
+            elif ev == tape.ENTER:
+                GraphBuilder.enter_ordered(self)
+            elif ev == tape.POINT:
+                GraphBuilder.order_point(self)
+            else:  # only batches and scope calls are replayed
+                GraphBuilder.exit_ordered(self)
+
+    def _untaped(self) -> None:
+        """This build will be neither replayed nor recorded."""
+        if self._replay is not None:
+            self._catch_up()
+        self._events = self._rec = None
+        if self._bulk is not None:
+            self._bulk.rec = None
+
+    def _record(self, graph: TaskGraph) -> None:
+        """Keep the build just made as a tape in its first batch's groups (runtime/tape.py)."""
+        first = next(ev for ev in self._events if ev[0] == "b")
+        first[1].memo["tape"] = tape.Tape(
+            cls=type(self),
+            events=list(self._events),
+            ops=list(self._rec),
+            boxes=list(self._bulk.boxes) if self._bulk is not None else [],
+            nslots=self._bulk.nslots if self._bulk is not None else 0,
+            n_nodes=graph.num_nodes,
+            n_tasks=self._num_tasks,
+            n_edges=len(graph.fanout_edges),
+            kernels0=self._rec_k0,
+            kernels=tuple(self.kernels),
+            fields=tuple(
+                getattr(graph, f).copy()
+                for f in ("kind", "kernel", "pool", "domain", "target", "stream", "priority")
+            ),
+            segs=[replace(s, edges=_NO_EDGES) for s in self._segs],
+        )
+
+    def _build_replay(self) -> TaskGraph:
+        """build() of a replayed tape (runtime/tape.py)."""
+        tp = self._replay
+        begin, edges, kinds, fanin = tp.run()
+        self.kernels = list(tp.kernels)
+        self._kernel_ids = {k: i for i, k in enumerate(self.kernels)}
+        f = tp.fields
+        return TaskGraph(
+            kind=f[0].copy(),
+            kernel=f[1].copy(),
+            pool=f[2].copy(),
+            domain=f[3].copy(),
+            target=f[4].copy(),
+            stream=f[5].copy(),
+            priority=f[6].copy(),
+            fanin=fanin,
+            fanout_begin=begin,
+            fanout_edges=edges,
+            edge_kind=kinds,
+            kernels=list(tp.kernels),
+            args=_NodeSeq(tp.segs, 0),
+            regions=_NodeSeq(tp.segs, 1),
+            coords=_NodeSeq(tp.segs, 2),
+        )
 
     def _barrier_segment(self, preds: np.ndarray) -> int:
         """``_barrier`` for the batch path (the per-node lists are sealed): the barrier node
@@ -501,6 +677,8 @@ class GraphBuilder:
         edges[2] = EDGE_STRUCTURAL
         fields = ([()], [()], [()])
         self._segs.append(_Segment(bid, 1, *_BARRIER_FIELDS, fields, edges))
+        if self._rec is not None:
+            self._rec.append((OP_BARRIER, bid, preds, EDGE_STRUCTURAL))
         self._base += 1
         return bid
 
@@ -534,14 +712,22 @@ class GraphBuilder:
 
     def enter_ordered(self) -> None:
         """Open an ordered scope (``tg.ordered``) nested in the current one."""
+        if self._replay is not None and self._step(tape.ENTER):
+            return
+        if self._events is not None:
+            self._events.append(tape.ENTER)
         self._scopes.append(_Scope(self._scopes[-1].frontier))
 
     def order_point(self) -> None:
         """An ordering point (``tg.order_point``) of the innermost ordered scope: every task
         created after it in the scope runs after every task created before it in the scope."""
+        if self._replay is not None and self._step(tape.POINT):
+            return
         scope = self._scopes[-1]
         if scope is self._root:
             raise RuntimeError("order_point() outside an ordered scope")
+        if self._events is not None:
+            self._events.append(tape.POINT)
         if scope.group:
             scope.frontier = scope.group
             scope.group = []
@@ -549,8 +735,12 @@ class GraphBuilder:
 
     def exit_ordered(self) -> None:
         """Close the innermost ordered scope; its sinks join the enclosing scope's group."""
+        if self._replay is not None and self._step(tape.EXIT):
+            return
         if len(self._scopes) == 1:
             raise RuntimeError("exit_ordered() without enter_ordered()")
+        if self._events is not None:
+            self._events.append(tape.EXIT)
         scope = self._scopes.pop()
         parent = self._scopes[-1]
         if parent is self._root:
@@ -563,11 +753,13 @@ class GraphBuilder:
     def new_context(self) -> tuple[_Scope, list[_Scope]]:
         """A fresh stack of ordered scopes, for one more generator of tasks (a pipeline
         process): structural order holds among the tasks each generator creates."""
+        self._untaped()  # a pipeline's processes interleave: not replayed
         root = _Scope([])
         return (root, [root])
 
     def use_context(self, context: tuple[_Scope, list[_Scope]] | None) -> None:
         """Create the next tasks in ``context`` (from ``new_context``); None: the builder's own."""
+        self._untaped()
         if context is None:
             context = self._main
         self._root, self._scopes = context
@@ -587,8 +779,15 @@ class GraphBuilder:
         """The static task graph of everything created so far (the builder stays usable)."""
         if len(self._scopes) != 1:
             raise RuntimeError(f"build() inside {len(self._scopes) - 1} open ordered scope(s)")
+        if self._replay is not None:
+            if self._at == len(self._replay.events):
+                return self._build_replay()
+            self._catch_up()
         if self._segs:
-            return self._build_segments()
+            graph = self._build_segments()
+            if self._rec is not None and (self._bulk is None or self._bulk.rec is self._rec):
+                self._record(graph)
+            return graph
         n = len(self._kind)
         src = np.array(self._src, dtype=np.int64)
         dst = np.array(self._dst, dtype=np.int32)
@@ -981,4 +1180,12 @@ from pto_wsp.runtime.bulk import (  # noqa: E402
     iter_batch,
     read_only_error,
 )
-from pto_wsp.runtime.bulk_kernels import chain_edges, csr, merge_edges  # noqa: E402
+from pto_wsp.runtime import tape  # noqa: E402
+from pto_wsp.runtime.bulk_kernels import (  # noqa: E402
+    OP_BARRIER,
+    OP_END,
+    chain_edges,
+    chain_sources,
+    csr,
+    merge_edges,
+)
