@@ -3,7 +3,7 @@ workload, at about 1k, 13k, 51k and 200k tasks, next to the anchor of a C runtim
 
     python3 bench/bench_graph_build.py [--repeat N] [--sizes 1k,13k,51k,200k] [--structure data,seq]
                                        [--gc paused,on] [--path per-task,batch] [--check 1k,13k]
-                                       [--sites off,kept] [--kernels compiled|numpy]
+                                       [--sites off,kept,replayed] [--kernels compiled|numpy]
 
 One LLaMA-7B layer (hidden 4096, 32 heads of 128, FFN 11008) over B sequences of nt row tiles
 of 64 tokens. Stages, each a parallel_for of tasks with its regions:
@@ -31,11 +31,14 @@ compiled once with ``target="cpu_sim"``; its task-generation program creates eac
 numpy arrays and one ``GraphBuilder.add_tasks`` call, whose data edges are inferred in array
 form (docs/batchgen.md). Timed: binding the layer's values, running the compiled program on
 a GraphBuilder plus ``build()`` (inside ``gc_paused()``; the bound arrays themselves, the
-program's inputs, are made once before), two ways: ``sites off`` — every build generates every
-batch, what a program's first run does — and ``sites kept`` — each batch site of the
+program's inputs, are made once before), three ways: ``sites off`` — every build generates
+every batch, what a program's first run does; ``sites kept`` — each batch site of the
 generated code keeps its task arrays and their per-tensor access classification from one
-build to the next (docs/batchgen.md "Batch sites"), what a Program run again with the same
-values does; the dependency passes that find every edge run in full either way. At the
+build to the next (docs/batchgen.md "Batch sites"), each batch's edges inferred by its own
+compiled passes; ``sites replayed`` — kept, and the builder replays the build it recorded
+the time before (runtime/tape.py: the same passes on the same inputs, in one compiled call),
+what a Program run again with the same values does. The dependency passes that find every
+edge run in full all three ways. At the
 ``--check`` sizes the graph is compared with the same program compiled without batches and
 with the per-task path's graph (same nodes, regions, edges and kinds).
 
@@ -406,16 +409,20 @@ def same_graph(a: TaskGraph, b: TaskGraph) -> bool:
 COLLECT_EACH = False
 
 
-def measure_compiled(prog, B: int, nt: int, repeat: int, kept: bool = True):
-    """Best-of-``repeat`` builds of the compiled program. ``kept``: its batch sites keep
-    their results from one build to the next (simgen.SITE_ENTRIES, as a Program run again
-    with the same values); else every build generates every batch (nothing is kept: a first
-    run's work, built on a freshly compiled program). The builds run back to back, the
-    previous graph freed (``COLLECT_EACH``: a full collection before each)."""
+def measure_compiled(prog, B: int, nt: int, repeat: int, sites: str = "replayed"):
+    """Best-of-``repeat`` builds of the compiled program. ``sites`` ``kept``: its batch sites
+    keep their results from one build to the next (simgen.SITE_ENTRIES, as a Program run
+    again with the same values), each build's batches inferred one by one; ``replayed``: the
+    same, and the builder replays the recorded build (runtime/tape.py, what a Program run
+    again does); ``off``: every build generates every batch (nothing is kept: a first run's
+    work, built on a freshly compiled program). The builds run back to back, the previous
+    graph freed (``COLLECT_EACH``: a full collection before each)."""
     from pto_wsp.lowering.cpu import simgen
+    from pto_wsp.runtime import tape
 
-    saved = simgen.SITE_ENTRIES
-    simgen.SITE_ENTRIES = saved if kept else 0
+    saved, saved_replay = simgen.SITE_ENTRIES, tape.REPLAY
+    simgen.SITE_ENTRIES = saved if sites != "off" else 0
+    tape.REPLAY = sites == "replayed"
     best_wall = best_cpu = float("inf")
     graph = None
     try:
@@ -432,7 +439,7 @@ def measure_compiled(prog, B: int, nt: int, repeat: int, kept: bool = True):
             best_wall = min(best_wall, w1 - w0)
             best_cpu = min(best_cpu, c1 - c0)
     finally:
-        simgen.SITE_ENTRIES = saved
+        simgen.SITE_ENTRIES, tape.REPLAY = saved, saved_replay
     return best_wall, best_cpu, graph
 
 
@@ -478,10 +485,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument(
         "--sites",
-        default="off,kept",
+        default="off,kept,replayed",
         help="comma list, batch path: off (every build generates its batches: a program's "
-        "first run), kept (batch sites keep their results between builds, as a Program run "
-        "again with the same values)",
+        "first run), kept (batch sites keep their results between builds, each build's "
+        "batches inferred one by one), replayed (kept, and the recorded build replayed in one "
+        "compiled call: what a Program run again with the same values does)",
     )
     ap.add_argument(
         "--kernels",
@@ -500,6 +508,9 @@ def main(argv: list[str] | None = None) -> None:
     paths = args.path.split(",")
     global COLLECT_EACH
     COLLECT_EACH = args.collect == "each"
+    bad = set(args.sites.split(",")) - {"off", "kept", "replayed"}
+    if bad:
+        ap.error(f"--sites: unknown {', '.join(sorted(bad))} (off, kept, replayed)")
 
     print(
         f"# graph build (task generation + dependency inference + CSR), best of {args.repeat}; "
@@ -561,7 +572,7 @@ def main(argv: list[str] | None = None) -> None:
                 )
                 for name in args.sizes.split(","):
                     B, nt = SIZES[name]
-                    wall, cpu, g = measure_compiled(prog, B, nt, args.repeat, sites == "kept")
+                    wall, cpu, g = measure_compiled(prog, B, nt, args.repeat, sites)
                     note = ""
                     if name in checks:
                         if plain is None:

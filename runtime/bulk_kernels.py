@@ -1331,13 +1331,13 @@ def lin_of(arrays: list, strides: list, const: int) -> np.ndarray | None:
 
 # A build replayed (runtime/tape.py): the operations, one row each of ``ops`` (int64, 10
 # columns: the code, then its operands). Arrays are spans (offset, length) of one int64 buffer
-# ``I`` (cells, task positions and ids, region indices, structural sources, barrier
-# predecessors) or one bool buffer ``Bo`` (reads, writes); a tiling's box, its rank-long rows
+# ``ibuf`` (cells, task positions and ids, region indices, structural sources, barrier
+# predecessors) or one bool buffer ``bbuf`` (reads, writes); a tiling's box, its rank-long rows
 # lo, shape, widths and residues, from ``boxes`` at ``box_at[b]``.
 OP_NEW = 0  # slot, size: a tiling's state, its first box (no writer, no reader)
 OP_REFIT = 1  # slot, old box, new box: the box grew (fit), the state moved into it
 OP_SINGLE = 2  # slot, g, m, t, reads, writes: single_pass
-OP_OWN = 3  # slot, g, m, p, R|W (2m in Bo), ri, n, tid0: own_pass
+OP_OWN = 3  # slot, g, m, p, R|W (2m in bbuf), ri, n, tid0: own_pass
 OP_FINER = 4  # other slot, own slot, other box, own box: finer_pass after the last OP_OWN
 OP_COARSER = 5  # other slot, own slot, own box, other box: coarser_pass after the last OP_OWN
 OP_END = 6  # tid0, n, skip, s0 span (-1: no chains), head: a batch's edges, as add_tasks
@@ -1372,7 +1372,7 @@ def _refit_nb(writer, r_cell, lo_a, shape_a, lo_b, shape_b, size_b):  # pragma: 
     return new, rc
 
 
-def _replay_nb(ops, I, Bo, boxes, box_at, nslots, n_nodes):  # pragma: no cover - compiled
+def _replay_nb(ops, ibuf, bbuf, boxes, box_at, nslots, n_nodes):  # pragma: no cover - compiled
     # Every operation of a recorded build in order, on fresh state: the batches' data edges
     # (the passes of runtime/bulk.py), their merge and structural edges (add_tasks), the
     # barriers'; then the CSR of all of them. ok is False if a single pass found a cell
@@ -1404,8 +1404,13 @@ def _replay_nb(ops, I, Bo, boxes, box_at, nslots, n_nodes):  # pragma: no cover 
             for d in range(r):
                 size_b *= shape_b[d]
             writers[s], rcs[s] = _refit_nb(
-                writers[s], rcs[s], boxes[a : a + r], boxes[a + r : a + 2 * r],
-                boxes[b : b + r], shape_b, size_b,
+                writers[s],
+                rcs[s],
+                boxes[a : a + r],
+                boxes[a + r : a + 2 * r],
+                boxes[b : b + r],
+                shape_b,
+                size_b,
             )
         elif op == OP_SINGLE:
             s = ops[k, 1]
@@ -1413,8 +1418,13 @@ def _replay_nb(ops, I, Bo, boxes, box_at, nslots, n_nodes):  # pragma: no cover 
             m = ops[k, 3]
             t0 = ops[k, 4]
             done, E, rc, rt = _single_nb(
-                I[g0 : g0 + m], I[t0 : t0 + m], ops[k, 5] != 0, ops[k, 6] != 0,
-                writers[s], rcs[s], rts[s],
+                ibuf[g0 : g0 + m],
+                ibuf[t0 : t0 + m],
+                ops[k, 5] != 0,
+                ops[k, 6] != 0,
+                writers[s],
+                rcs[s],
+                rts[s],
             )
             if not done:
                 ok = False
@@ -1431,8 +1441,16 @@ def _replay_nb(ops, I, Bo, boxes, box_at, nslots, n_nodes):  # pragma: no cover 
             b0 = ops[k, 5]
             r0 = ops[k, 6]
             E, A, F, written, rc, rt = _own_nb(
-                I[g0 : g0 + m], I[p0 : p0 + m], Bo[b0 : b0 + m], Bo[b0 + m : b0 + 2 * m],
-                I[r0 : r0 + m], ops[k, 7], ops[k, 8], writers[s], rcs[s], rts[s],
+                ibuf[g0 : g0 + m],
+                ibuf[p0 : p0 + m],
+                bbuf[b0 : b0 + m],
+                bbuf[b0 + m : b0 + 2 * m],
+                ibuf[r0 : r0 + m],
+                ops[k, 7],
+                ops[k, 8],
+                writers[s],
+                rcs[s],
+                rts[s],
             )
             rcs[s] = rc
             rts[s] = rt
@@ -1446,21 +1464,38 @@ def _replay_nb(ops, I, Bo, boxes, box_at, nslots, n_nodes):  # pragma: no cover 
             r = (box_at[ops[k, 3] + 1] - a) // 4
             if op == OP_FINER:
                 E, rc, rt, _alive = _finer_nb(
-                    A, F, written, writers[o], rcs[o], rts[o],
-                    boxes[a : a + r], boxes[a + r : a + 2 * r],
-                    boxes[a + 2 * r : a + 3 * r], boxes[a + 3 * r : a + 4 * r],
-                    boxes[b : b + r], boxes[b + r : b + 2 * r],
-                    boxes[b + 2 * r : b + 3 * r], boxes[b + 3 * r : b + 4 * r],
+                    A,
+                    F,
+                    written,
+                    writers[o],
+                    rcs[o],
+                    rts[o],
+                    boxes[a : a + r],
+                    boxes[a + r : a + 2 * r],
+                    boxes[a + 2 * r : a + 3 * r],
+                    boxes[a + 3 * r : a + 4 * r],
+                    boxes[b : b + r],
+                    boxes[b + r : b + 2 * r],
+                    boxes[b + 2 * r : b + 3 * r],
+                    boxes[b + 3 * r : b + 4 * r],
                 )
                 rcs[o] = rc
                 rts[o] = rt
             else:
                 E = _coarser_nb(
-                    A, F, writers[o], rcs[o], rts[o],
-                    boxes[a : a + r], boxes[a + r : a + 2 * r],
-                    boxes[a + 2 * r : a + 3 * r], boxes[a + 3 * r : a + 4 * r],
-                    boxes[b : b + r], boxes[b + r : b + 2 * r],
-                    boxes[b + 2 * r : b + 3 * r], boxes[b + 3 * r : b + 4 * r],
+                    A,
+                    F,
+                    writers[o],
+                    rcs[o],
+                    rts[o],
+                    boxes[a : a + r],
+                    boxes[a + r : a + 2 * r],
+                    boxes[a + 2 * r : a + 3 * r],
+                    boxes[a + 3 * r : a + 4 * r],
+                    boxes[b : b + r],
+                    boxes[b + r : b + 2 * r],
+                    boxes[b + 2 * r : b + 3 * r],
+                    boxes[b + 3 * r : b + 4 * r],
                     len(writers[s]),
                 )
             if E.shape[1]:
@@ -1479,7 +1514,7 @@ def _replay_nb(ops, I, Bo, boxes, box_at, nslots, n_nodes):  # pragma: no cover 
             else:
                 D = np.zeros((3, 0), np.int64)
             if s0 >= 0:
-                D = _chain_nb(D, tid0, I[s0 : s0 + n])
+                D = _chain_nb(D, tid0, ibuf[s0 : s0 + n])
             elif head >= 0 and not had:
                 D = np.empty((3, n), np.int64)
                 for i in range(n):
@@ -1494,7 +1529,7 @@ def _replay_nb(ops, I, Bo, boxes, box_at, nslots, n_nodes):  # pragma: no cover 
             m = ops[k, 3]
             D = np.empty((3, m), np.int64)
             for i in range(m):
-                D[0, i] = I[q0 + i]
+                D[0, i] = ibuf[q0 + i]
                 D[1, i] = node
                 D[2, i] = ops[k, 4]
             segs.append(D)
@@ -1515,9 +1550,9 @@ def _warm_tape() -> tuple:
     ops[5, :5] = (OP_FINER, 0, 1, 1, 2)
     ops[6, :6] = (OP_END, 1, 1, -1, -1, -1)
     ops[7, :5] = (OP_BARRIER, 2, 0, 1, 0)
-    I = np.zeros(2, np.int64)
-    Bo = np.array([True, True])
+    ibuf = np.zeros(2, np.int64)
+    bbuf = np.array([True, True])
     # boxes: 0 (lo 0, shape 2, width 1), 1 (lo 0, shape 3, width 1), 2 (lo 0, shape 1, width 4)
     boxes = np.array([0, 2, 1, 0, 0, 3, 1, 0, 0, 1, 4, 0], np.int64)
     box_at = np.array([0, 4, 8, 12], np.int64)
-    return ops, I, Bo, boxes, box_at, 2, 3
+    return ops, ibuf, bbuf, boxes, box_at, 2, 3

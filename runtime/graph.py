@@ -49,7 +49,10 @@ the same kinds. A batch's nodes are kept as arrays (segments, edges as one int64
 rows src, dst, kind); the built TaskGraph makes a task's args, regions and coords when first
 asked for. Groups handed over again by a batch site of the generated code (a
 ``bulk.Groups``, docs/batchgen.md "Batch sites") keep what is derived from them alone: the
-accesses' classification, the per-node arrays and the lazy per-task fields. (The TensorMap's ``gc_before`` and
+accesses' classification, the per-node arrays and the lazy per-task fields; a build made of
+such batches alone is recorded, and the next builder handed the same calls replays it in one
+compiled call (``runtime/tape.py``; any other call: it catches up and builds for real).
+(The TensorMap's ``gc_before`` and
 ``lookup`` do not see tensors in array form: the simulator's engine, which uses them, creates
 tasks one by one.)
 """
@@ -564,6 +567,7 @@ class GraphBuilder:
         ev = tp.events[at] if at < len(tp.events) else None
         if (
             ev is not None
+            and ev[0] == "b"
             and ev[1] is groups
             and ev[2] == n
             and (ev[3] is chains or (tape.plain(chains) and ev[3] == chains))
@@ -1174,13 +1178,13 @@ class TaskGraph:
         return "".join(self.node_text(i) + "\n" for i in range(self.num_nodes))
 
 
+from pto_wsp.runtime import tape  # noqa: E402
 from pto_wsp.runtime.bulk import (  # noqa: E402
     BulkDeps,
     group_fields,
     iter_batch,
     read_only_error,
 )
-from pto_wsp.runtime import tape  # noqa: E402
 from pto_wsp.runtime.bulk_kernels import (  # noqa: E402
     OP_BARRIER,
     OP_END,

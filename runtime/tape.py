@@ -33,7 +33,6 @@ import numpy as np
 
 from pto_wsp.runtime import bulk_kernels
 from pto_wsp.runtime.bulk_kernels import (
-    OP_BARRIER,
     OP_COARSER,
     OP_END,
     OP_FINER,
@@ -52,21 +51,25 @@ POINT = ("point",)
 EXIT = ("exit",)
 
 
+#: Record and replay builds (benchmarks switch it off to time the per-batch path).
+REPLAY = True
+
+
 def usable() -> bool:
     """Whether builds are recorded and replayed: only with the compiled kernels loaded."""
-    return bool(bulk_kernels._loaded) and bulk_kernels.COMPILED
+    return REPLAY and bool(bulk_kernels._loaded) and bulk_kernels.COMPILED
 
 
 @dataclass
 class Tape:
-    """One recorded build (the module doc). ``fields``: the node fields as built (kind,
+    """One recorded build (the module doc); ``ops`` None once packed. ``fields``: the node fields as built (kind,
     kernel, pool, domain, target, stream, priority); ``segs``: the segments for the lazy
     per-task fields (their edges dropped); ``kernels``: the kernel table at the end, and at
     the start (``kernels0``)."""
 
     cls: type
     events: list
-    ops: list
+    ops: list | None
     boxes: list
     nslots: int
     n_nodes: int
@@ -122,8 +125,8 @@ class Tape:
             else:  # OP_BARRIER
                 _c, node, preds, kind = op
                 row[1:5] = (node, span(preds, ints, 0), len(preds), kind)
-        I = np.concatenate(ints).astype(np.int64) if ints else np.zeros(1, np.int64)
-        Bo = np.concatenate(bools).astype(np.bool_) if bools else np.zeros(1, np.bool_)
+        ibuf = np.concatenate(ints).astype(np.int64) if ints else np.zeros(1, np.int64)
+        bbuf = np.concatenate(bools).astype(np.bool_) if bools else np.zeros(1, np.bool_)
         flat, box_at = [], [0]
         for lo, shape, widths, residues in self.boxes:
             flat.extend((lo, shape, widths, residues))
@@ -131,13 +134,14 @@ class Tape:
         boxes = np.concatenate(flat).astype(np.int64) if flat else np.zeros(1, np.int64)
         self.packed = (
             rows,
-            np.ascontiguousarray(I),
-            np.ascontiguousarray(Bo),
+            np.ascontiguousarray(ibuf),
+            np.ascontiguousarray(bbuf),
             boxes,
             np.array(box_at, dtype=np.int64),
             self.nslots,
             self.n_nodes,
         )
+        self.ops = None  # the buffers hold them: their arrays are freed
         return self.packed
 
     def run(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
