@@ -62,10 +62,10 @@ def usable() -> bool:
 
 @dataclass
 class Tape:
-    """One recorded build (the module doc); ``ops`` None once packed. ``fields``: the node fields as built (kind,
-    kernel, pool, domain, target, stream, priority); ``segs``: the segments for the lazy
-    per-task fields (their edges dropped); ``kernels``: the kernel table at the end, and at
-    the start (``kernels0``)."""
+    """One recorded build (the module doc); ``ops`` None once packed. ``fields``: the node
+    fields as built (kind, kernel, pool, domain, target, stream, priority); ``segs``: the
+    segments for the lazy per-task fields (their edges dropped); ``kernels``: the kernel table
+    at the end, and at the first batch (``kernels0``)."""
 
     cls: type
     events: list
@@ -83,8 +83,12 @@ class Tape:
 
     def pack(self) -> tuple:
         """The arguments of ``_replay_nb``: the operations as rows, their arrays in two flat
-        buffers, the boxes (made once, on the first replay)."""
-        rows = np.full((len(self.ops), 10), -1, dtype=np.int64)
+        buffers, the boxes (made once, on the first replay; ``ops`` is dropped after, so a
+        thread that finds it gone finds ``packed`` set)."""
+        ops = self.ops
+        if ops is None:
+            return self.packed
+        rows = np.full((len(ops), 10), -1, dtype=np.int64)
         ints: list[np.ndarray] = []
         bools: list[np.ndarray] = []
         at = [0, 0]
@@ -95,7 +99,7 @@ class Tape:
             at[k] += len(a)
             return off
 
-        for i, op in enumerate(self.ops):
+        for i, op in enumerate(ops):
             code = op[0]
             row = rows[i]
             row[0] = code
