@@ -819,3 +819,35 @@ def test_task_window_with_tensormap_collection_gives_the_engines_run(window, gen
             assert pf.stats().stalls["window"] > 0
         else:
             assert pf.stats().num_edges == whole.stats().num_edges
+
+
+@settings(max_examples=30, deadline=None)
+@given(cases(), st.sampled_from([16, 23]))
+def test_a_program_run_again_replays_its_build_and_gives_the_engines_run(case, size):
+    """Runs after the first replay the build they recorded (docs/batchgen.md "Replaying a
+    build"); the third run is still exactly the engine's, schedule and results. (Replays
+    need the batch path's compiled kernels: loaded here, as a long run loads them.)"""
+    from pto_wsp.runtime import bulk_kernels
+
+    bulk_kernels.load()
+    schedule, options = case
+    log: list = []
+    pf = schedule.compile(target="cpu_sim", kernels=_logged(log), **options)
+    names = {a.name for a in pf.args}
+    arrays = {k: v for k, v in _arrays(size).items() if k in names}
+    initial = {k: v.copy() for k, v in arrays.items()}
+    pf.bind(n=size, **arrays)
+    runs = []
+    for _ in range(3):
+        for k in arrays:  # the same arrays, their first values again
+            arrays[k][...] = initial[k]
+        log.clear()
+        pf.execute()
+        runs.append(pf._last())
+    log_g: list = []
+    pg = schedule.compile(target="cpu_sim", fast=False, kernels=_logged(log_g), **options)
+    arrays_g = {k: v.copy() for k, v in initial.items()}
+    pg.bind(n=size, **arrays_g).execute()
+    assert_same(pf, pg, (log, log_g), (arrays, arrays_g))
+    if isinstance(runs[0], FastRun) and runs[0].graph._rec is not None:  # recorded
+        assert all(r.graph._replay is not None for r in runs[1:])
