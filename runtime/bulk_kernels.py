@@ -1462,42 +1462,23 @@ def _replay_nb(ops, ibuf, bbuf, boxes, box_at, nslots, n_nodes):  # pragma: no c
             a = box_at[ops[k, 3]]
             b = box_at[ops[k, 4]]
             r = (box_at[ops[k, 3] + 1] - a) // 4
+            # Boxes a and b: lo, shape, widths, residues each.
+            lo_a, sh_a = boxes[a : a + r], boxes[a + r : a + 2 * r]
+            w_a, r_a = boxes[a + 2 * r : a + 3 * r], boxes[a + 3 * r : a + 4 * r]
+            lo_b, sh_b = boxes[b : b + r], boxes[b + r : b + 2 * r]
+            w_b, r_b = boxes[b + 2 * r : b + 3 * r], boxes[b + 3 * r : b + 4 * r]
             if op == OP_FINER:
                 E, rc, rt, _alive = _finer_nb(
-                    A,
-                    F,
-                    written,
-                    writers[o],
-                    rcs[o],
-                    rts[o],
-                    boxes[a : a + r],
-                    boxes[a + r : a + 2 * r],
-                    boxes[a + 2 * r : a + 3 * r],
-                    boxes[a + 3 * r : a + 4 * r],
-                    boxes[b : b + r],
-                    boxes[b + r : b + 2 * r],
-                    boxes[b + 2 * r : b + 3 * r],
-                    boxes[b + 3 * r : b + 4 * r],
-                )
+                    A, F, written, writers[o], rcs[o], rts[o],
+                    lo_a, sh_a, w_a, r_a, lo_b, sh_b, w_b, r_b,
+                )  # fmt: skip
                 rcs[o] = rc
                 rts[o] = rt
             else:
                 E = _coarser_nb(
-                    A,
-                    F,
-                    writers[o],
-                    rcs[o],
-                    rts[o],
-                    boxes[a : a + r],
-                    boxes[a + r : a + 2 * r],
-                    boxes[a + 2 * r : a + 3 * r],
-                    boxes[a + 3 * r : a + 4 * r],
-                    boxes[b : b + r],
-                    boxes[b + r : b + 2 * r],
-                    boxes[b + 2 * r : b + 3 * r],
-                    boxes[b + 3 * r : b + 4 * r],
-                    len(writers[s]),
-                )
+                    A, F, writers[o], rcs[o], rts[o],
+                    lo_a, sh_a, w_a, r_a, lo_b, sh_b, w_b, r_b, len(writers[s]),
+                )  # fmt: skip
             if E.shape[1]:
                 parts.append(E)
         elif op == OP_END:

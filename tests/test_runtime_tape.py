@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_sim_batchcache import _programs
 from test_sim_batchgen import (
-    _context,
+    TENSORS,
     _example_programs,
     _groups,
     _nested_step,
@@ -22,19 +23,15 @@ from test_sim_batchgen import (
     _step,
     assert_same_graph,
 )
+from test_sim_batchgen import _play as play
 from xdsl.dialects import builtin
-from xdsl.parser import Parser
 
-from pto_wsp.dialects.tg import ProgramOp
 from pto_wsp.lowering.cpu.simgen import compile_sim_program
-from pto_wsp.passes.wsp_to_tg import WspToTgPass
 from pto_wsp.runtime import bulk_kernels, tape
 from pto_wsp.runtime import graph as graph_module
-from pto_wsp.runtime.bulk import Groups, iter_batch
+from pto_wsp.runtime.bulk import Groups
 from pto_wsp.runtime.fastsched import OrderRecordingBuilder
 from pto_wsp.runtime.graph import GraphBuilder
-
-TENSORS = {"A": (12, 12), "B": (12, 12)}
 
 
 @pytest.fixture(autouse=True)
@@ -52,35 +49,15 @@ def _kept(steps) -> list:
     for step in steps:
         if step[0] == "batch":
             n, groups = _groups(step[1], step[2])
-            out.append(("batch", n, Groups(groups)))
+            out.append(("kept", n, Groups(groups)))
         else:
             out.append(step)
     return out
 
 
-def _play(kept, builder_cls=GraphBuilder, per_task=False):
-    b = builder_cls(TENSORS)
-    depth = 0
-    for step in kept:
-        if step[0] == "batch":
-            if per_task:
-                for row in iter_batch(step[1], step[2]):
-                    b.add_task(*row)
-            else:
-                b.add_tasks(step[1], step[2])
-        elif step[0] == "task":
-            b.add_task("single", (), (step[1],))
-        elif step[0] == "enter":
-            b.enter_ordered()
-            depth += 1
-        elif step[0] == "point" and depth:
-            b.order_point()
-        elif step[0] == "exit" and depth:
-            b.exit_ordered()
-            depth -= 1
-    for _ in range(depth):
-        b.exit_ordered()
-    return b, b.build()
+def _play(kept, per_task=False):
+    b = GraphBuilder(TENSORS)
+    return b, play(kept, not per_task, b)
 
 
 def _replayed(b) -> bool:
@@ -95,7 +72,7 @@ def _check_replays(steps) -> None:
     assert_same_graph(g1, reference)
     # Taped when every task came from an exact batch (no task by itself, no batch that the
     # array rule cannot take).
-    taped = b1._events is not None and any(s[0] == "batch" for s in kept)
+    taped = b1._events is not None and any(s[0] == "kept" for s in kept)
     assert taped == (b1._rec is not None)
     for _ in range(2):
         b, g = _play(kept)
@@ -129,10 +106,10 @@ def test_a_build_that_leaves_its_tape_midway_gives_the_per_task_graph(steps, k):
     object: a site whose key changed) — the builder replays up to it and catches up."""
     kept = _kept(steps)
     _play(kept)
-    batches = [i for i, s in enumerate(kept) if s[0] == "batch"]
+    batches = [i for i, s in enumerate(kept) if s[0] == "kept"]
     if batches:
         i = batches[k % len(batches)]
-        kept[i] = ("batch", kept[i][1], Groups(kept[i][2]))
+        kept[i] = ("kept", kept[i][1], Groups(kept[i][2]))
     b, g = _play(kept)
     assert not _replayed(b) or not batches
     assert_same_graph(g, _play(kept, per_task=True)[1])
@@ -202,13 +179,7 @@ wsp.workload @w(%n: index, %m: index, %Y: memref<?x4xf32>, %Z: memref<?x4xf32>) 
 
 
 def _two():
-    ctx = _context()
-    module = Parser(ctx, TWO).parse_module()
-    WspToTgPass().apply(ctx, module)
-    (program,) = [op for op in module.ops if isinstance(op, ProgramOp)]
-    batched = compile_sim_program(program, module, batch=True).compiled
-    plain = compile_sim_program(program, module, batch=False).compiled
-    return batched, plain
+    return _programs(TWO)
 
 
 def _bind(code, n, m):

@@ -52,9 +52,10 @@ def every_batch(monkeypatch):
     bulk_kernels.load()
 
 
-def _programs():
+def _programs(source: str = SITES):
+    """The workload in ``source`` compiled with batches (and sites) and task by task."""
     ctx = _context()
-    module = Parser(ctx, SITES).parse_module()
+    module = Parser(ctx, source).parse_module()
     WspToTgPass().apply(ctx, module)
     (program,) = [op for op in module.ops if isinstance(op, ProgramOp)]
     batched = compile_sim_program(program, module, batch=True).compiled

@@ -393,12 +393,14 @@ def _groups(loops, ops):
     return n0 * n1 * k, groups
 
 
-def _play(steps, batched: bool) -> TaskGraph:
-    b = GraphBuilder(TENSORS)
+def _play(steps, batched: bool, b: GraphBuilder | None = None) -> TaskGraph:
+    """The steps on builder ``b`` (a fresh one if None). A step ("kept", n, groups) is a
+    batch made once, handed over again (tests/test_runtime_tape.py)."""
+    b = GraphBuilder(TENSORS) if b is None else b
     depth = 0
     for step in steps:
-        if step[0] == "batch":
-            n, groups = _groups(step[1], step[2])
+        if step[0] in ("batch", "kept"):
+            n, groups = step[1:] if step[0] == "kept" else _groups(step[1], step[2])
             if batched:
                 b.add_tasks(n, groups)
             else:
