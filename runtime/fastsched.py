@@ -1235,15 +1235,16 @@ def schedule_graph(
             )
         points = [p for p in builder.order_points if 0 < p <= n_tasks]
         op_after[points] = True
-    # Successors in CSR rows (ascending); fanin counts every node's predecessors.
-    # (int64 whatever the graph's dtypes: copied into the workspace where they are not)
+    # Successors in CSR rows (ascending); fanin counts every node's predecessors. In the
+    # dtypes a TaskGraph has (row starts int64, successors and fanin int32: read only here),
+    # copied into the workspace where they are not.
     begin = _copy(space, "begin", graph.fanout_begin)
-    succ = _copy(space, "succ", graph.fanout_edges)
+    succ = _copy(space, "succ", graph.fanout_edges, np.int32)
     # the engine releases successors in creation order: rows ascending
     if len(succ) > 1 and not rows_ascending(begin, succ):
         rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(begin))
         succ = succ[np.lexsort((succ, rows))]
-    fanin = _copy(space, "fanin", graph.fanin)
+    fanin = _copy(space, "fanin", graph.fanin, np.int32)
     C = tuple(
         [
             W,
@@ -1350,14 +1351,14 @@ def _workers(W: int, pools: tuple[int, ...]) -> tuple:
     return W, worker_pool, serves, cand, ncand, incand, pool_workers
 
 
-def _copy(space: Workspace, name: str, values: np.ndarray) -> np.ndarray:
-    """``values`` as int64: the array itself when it is a writeable contiguous int64 array
-    (the compiled functions' argument type: just built, its memory is warm), else a copy in
-    the workspace's buffer ``name``."""
+def _copy(space: Workspace, name: str, values: np.ndarray, dtype: Any = np.int64) -> np.ndarray:
+    """``values`` as ``dtype``: the array itself when it is a writeable contiguous array of
+    that dtype (the compiled functions' argument type: just built, its memory is warm), else
+    a copy in the workspace's buffer ``name``."""
     flags = values.flags
-    if values.dtype == np.int64 and flags.c_contiguous and flags.writeable and values.ndim == 1:
+    if values.dtype == dtype and flags.c_contiguous and flags.writeable and values.ndim == 1:
         return values
-    out = space.take(name, len(values))
+    out = space.take(name, len(values), dtype)
     out[:] = values
     return out
 
