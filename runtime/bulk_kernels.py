@@ -20,7 +20,10 @@ with ``COMPILED`` set to False (tests run both), the numpy versions run:
   another tiling's box of the cells holding their first point (-1 outside that box), one loop
   instead of unravel, multiply, divide, bounds check and ravel passes;
 - ``single_pass``: one region per task on a tensor's only tiling: the previous writers, the
-  write-after-read edges from earlier readers, and the new state, in two loops.
+  write-after-read edges from earlier readers, and the new state, in two loops;
+- ``_replay_nb``: a recorded build's operations (the passes above, box growths, merges,
+  chains, barriers) in one call, then the CSR (runtime/tape.py). It has no numpy twin: builds
+  are recorded and replayed only with the compiled kernels loaded.
 """
 
 from __future__ import annotations
