@@ -757,13 +757,15 @@ class GraphBuilder:
     def new_context(self) -> tuple[_Scope, list[_Scope]]:
         """A fresh stack of ordered scopes, for one more generator of tasks (a pipeline
         process): structural order holds among the tasks each generator creates."""
-        self._untaped()  # a pipeline's processes interleave: not replayed
+        if self._events is not None:
+            self._untaped()  # a pipeline's processes interleave: not replayed
         root = _Scope([])
         return (root, [root])
 
     def use_context(self, context: tuple[_Scope, list[_Scope]] | None) -> None:
         """Create the next tasks in ``context`` (from ``new_context``); None: the builder's own."""
-        self._untaped()
+        if self._events is not None:
+            self._untaped()
         if context is None:
             context = self._main
         self._root, self._scopes = context
