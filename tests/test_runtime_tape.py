@@ -304,3 +304,27 @@ def test_every_example_replayed_gives_the_per_task_graph():
         for g in graphs[:3]:
             assert_same_graph(g, graphs[3])
     assert replayed >= 10, replayed  # regular examples replay their second and third builds
+
+
+def test_the_graph_build_benchmark_times_replayed_builds(capsys):
+    """bench/bench_graph_build.py runs its three ways at 1k and checks the graphs; an unknown
+    --sites value is a usage error."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    try:
+        import bench_graph_build as bench
+    finally:
+        sys.path.pop(0)
+    args = ["--sizes", "1k", "--repeat", "2", "--path", "batch", "--structure", "seq"]
+    bench.main([*args, "--sites", "off,kept,replayed", "--check", "1k"])
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line[:5] == "batch"]
+    assert [r[2] for r in rows] == ["off", "kept", "replayed"]
+    assert all(
+        r[3:7] == ["1k", "984", "993", "4920"] and r[-2:] == ["per-task", "graphs"] for r in rows
+    )
+    with pytest.raises(SystemExit) as exit_:
+        bench.main([*args, "--sites", "kept,cached"])
+    assert exit_.value.code == 2
+    assert "unknown cached" in capsys.readouterr().err
