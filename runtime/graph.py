@@ -634,7 +634,6 @@ class GraphBuilder:
             boxes=list(self._bulk.boxes) if self._bulk is not None else [],
             nslots=self._bulk.nslots if self._bulk is not None else 0,
             n_nodes=graph.num_nodes,
-            n_tasks=self._num_tasks,
             n_edges=len(graph.fanout_edges),
             kernels0=self._rec_k0,
             kernels=tuple(self.kernels),

@@ -73,7 +73,6 @@ class Tape:
     boxes: list
     nslots: int
     n_nodes: int
-    n_tasks: int
     n_edges: int
     kernels0: tuple
     kernels: tuple
