@@ -34,8 +34,9 @@ schedule, so the cycles line checks that their makespans are equal. Figures:
   Anchor: < 5%.
 
 Every figure is the best of ``--repeat`` runs of one Program (a Program keeps its memory
-and its batch sites' results from run to run); "first run" is the first execute() of a
-fresh Program in this process.
+and its batch sites' results from run to run, and a run after the first replays the build it
+recorded: docs/batchgen.md "Replaying a build"); "first run" is the first execute() of a
+fresh Program in this process (its batches built one by one).
 """
 
 from __future__ import annotations
