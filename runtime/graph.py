@@ -543,7 +543,6 @@ class GraphBuilder:
                 or not self.infer_data_deps
                 or self._kind
                 or self._bulk is not None
-                or not tape.plain(chains)
                 or not tape.usable()
             ):
                 self._untaped()
@@ -570,7 +569,7 @@ class GraphBuilder:
             and ev[0] == "b"
             and ev[1] is groups
             and ev[2] == n
-            and (ev[3] is chains or (tape.plain(chains) and ev[3] == chains))
+            and tape.same_chains(ev[3], chains)
         ):
             self._at = at + 1
             self._num_tasks += n

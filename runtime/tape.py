@@ -42,7 +42,7 @@ from pto_wsp.runtime.bulk_kernels import (
     OP_SINGLE,
 )
 
-__all__ = ["Tape", "usable"]
+__all__ = ["Tape", "same_chains", "usable"]
 
 # Events (``GraphBuilder._events``): batches as ("b", groups, n, chains, tid0, end); the rest
 # as these tuples (compared by value).
@@ -171,6 +171,20 @@ def same_prefix(events: list, tape_events: list) -> bool:
     return tape_events[k][0] == "b"
 
 
-def plain(chains: Any) -> bool:
-    """Whether ``chains`` (add_tasks' argument) can be recorded: None or ints."""
-    return chains is None or all(x.__class__ is not np.ndarray for x in chains)
+def same_chains(a: Any, b: Any) -> bool:
+    """Whether two ``chains`` arguments of add_tasks are equal: None, or (count, length,
+    scoped) with ``length`` an int or an int64 array of the chains' lengths (compared by
+    value: batch_order makes it anew on every call)."""
+    if a is b:
+        return True
+    if a is None or b is None or len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x.__class__ is np.ndarray or y.__class__ is np.ndarray:
+            if not (
+                x.__class__ is np.ndarray and y.__class__ is np.ndarray and np.array_equal(x, y)
+            ):
+                return False
+        elif x != y:
+            return False
+    return True

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_sim_batchcache import _programs
+from test_sim_batchchains_data import _data, _program_text
 from test_sim_batchgen import (
     TENSORS,
     _example_programs,
@@ -24,6 +25,7 @@ from test_sim_batchgen import (
     assert_same_graph,
 )
 from test_sim_batchgen import _play as play
+from test_sim_batchragged import _parse
 from xdsl.dialects import builtin
 
 from pto_wsp.lowering.cpu.simgen import compile_sim_program
@@ -328,3 +330,27 @@ def test_the_graph_build_benchmark_times_replayed_builds(capsys):
         bench.main([*args, "--sites", "kept,cached"])
     assert exit_.value.code == 2
     assert "unknown cached" in capsys.readouterr().err
+
+
+@settings(max_examples=40, deadline=None)
+@given(_program_text(), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_chains_over_data_replayed_give_the_per_task_graph(program_chains, n, seed):
+    """Random programs of ordered chains whose lengths or bodies load tensor data (chains of
+    varying lengths: their lengths compared by value), built three times."""
+    text, _chains = program_chains
+    module, program = _parse(text)
+    with contextlib.redirect_stderr(io.StringIO()):
+        batched = compile_sim_program(program, module, batch=True).compiled
+        plain = compile_sim_program(program, module, batch=False).compiled
+    bindings = {"n": n, **_data(np.random.default_rng(seed))}
+    graphs, builders = [], []
+    for code in (plain, batched, batched, batched):
+        args = code.bind(bindings)
+        b = GraphBuilder(_shapes(args))
+        code.function(b, *args)
+        graphs.append(b.build())
+        builders.append(b)
+    for g in graphs[1:]:
+        assert_same_graph(g, graphs[0])
+    if builders[1]._rec is not None:  # recorded: replayed next
+        assert _replayed(builders[2]) and _replayed(builders[3])
