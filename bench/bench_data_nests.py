@@ -15,7 +15,11 @@ on a ``GraphBuilder`` plus ``build()`` — task generation and dependency infere
 bench_graph_build.py times it — three ways: ``per-task`` (compiled with ``batch=False``: task
 by task, as these nests ran before lowering/cpu/simgen.py batched them; tensors no task writes
 are left out of the inference either way), ``first run`` (batched, batch sites off: every build
-generates its arrays) and ``run again`` (sites kept, keyed on the loaded data). The bound tensors are zero-strided (their data is never read by a build); the index
+generates its arrays), ``run again`` (sites kept, keyed on the loaded data; each batch's
+edges inferred by its own compiled passes: ``tape.REPLAY`` off) and ``replayed`` (sites kept,
+and the builder replays the build it recorded the time before in one compiled call:
+docs/batchgen.md "Replaying a build", what a Program run again does). The bound tensors are
+zero-strided (their data is never read by a build); the index
 tensors (CSR rows, lengths) are random with a fixed seed.
 
 - ``moe``: examples/moe.mlir, 12,500 tokens routed to 0-8 of 8 experts (a CSR ``select``);
@@ -53,7 +57,7 @@ from pto_wsp.dialects.tg import ProgramOp
 from pto_wsp.lowering.cpu import simgen
 from pto_wsp.lowering.cpu.simgen import compile_sim_program
 from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
-from pto_wsp.runtime import bulk_kernels
+from pto_wsp.runtime import bulk_kernels, tape
 from pto_wsp.runtime.graph import GraphBuilder
 from pto_wsp.tools.diagnostics import universe_context
 
@@ -140,12 +144,15 @@ def program(text: str):
     return module, prog
 
 
-def measure(text: str, bindings: dict, batch: bool, entries: int, repeat: int):
-    """Best wall time of ``repeat`` builds, and the graph."""
+def measure(
+    text: str, bindings: dict, batch: bool, entries: int, repeat: int, replay: bool = False
+):
+    """Best wall time of ``repeat`` builds, and the graph (``replay``: builds replayed)."""
     module, prog = program(text)
     compiled = compile_sim_program(prog, module, batch=batch).compiled
-    saved = simgen.SITE_ENTRIES
+    saved, saved_replay = simgen.SITE_ENTRIES, tape.REPLAY
     simgen.SITE_ENTRIES = entries
+    tape.REPLAY = replay
     best, graph = float("inf"), None
     try:
         for _ in range(repeat):
@@ -157,7 +164,7 @@ def measure(text: str, bindings: dict, batch: bool, entries: int, repeat: int):
             graph = builder.build()
             best = min(best, time.perf_counter() - start)
     finally:
-        simgen.SITE_ENTRIES = saved
+        simgen.SITE_ENTRIES, tape.REPLAY = saved, saved_replay
     return best, graph
 
 
@@ -265,12 +272,13 @@ def main() -> None:
         text, bindings = table[name]
         parts = []
         graphs = []
-        for label, batch, entries in (
-            ("per-task", False, 0),
-            ("first run", True, 0),
-            ("run again", True, simgen.SITE_ENTRIES),
+        for label, batch, entries, replay in (
+            ("per-task", False, 0, False),
+            ("first run", True, 0, False),
+            ("run again", True, simgen.SITE_ENTRIES, False),
+            ("replayed", True, simgen.SITE_ENTRIES, True),
         ):
-            seconds, graph = measure(text, bindings, batch, entries, args.repeat)
+            seconds, graph = measure(text, bindings, batch, entries, args.repeat, replay)
             graphs.append(graph)
             rate = graph.num_tasks / (seconds * 1e3)
             parts.append(f"{label} {rate:9,.1f} tasks/ms ({rate / ANCHOR:6.1%})")
