@@ -64,7 +64,7 @@ import gc
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Sequence as SequenceABC
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -640,7 +640,11 @@ class GraphBuilder:
                 getattr(graph, f).copy()
                 for f in ("kind", "kernel", "pool", "domain", "target", "stream", "priority")
             ),
-            segs=[replace(s, edges=_NO_EDGES) for s in self._segs],
+            # (only base, n and fields are read: _NodeSeq; the edges are not kept)
+            segs=[
+                _Segment(s.base, s.n, 0, 0, 0, 0, 0, 0, 0, s.fields, _NO_EDGES)
+                for s in self._segs
+            ],
         )
 
     def _build_replay(self) -> TaskGraph:
