@@ -659,16 +659,11 @@ class BulkDeps:
 
     def _fit(self, t: _Tiling, lo: np.ndarray | list, hi: np.ndarray | list) -> None:
         """``t.fit`` (its box grown to hold cells lo..hi), recorded when the build is."""
-        rec = self.rec
-        if rec is None:
-            if not t.fit(lo, hi, MAX_CELLS):
-                raise RuntimeError("internal: tiling box too large")
-            return
-        new = not t.writer.size
-        box = t.box
+        new, box = not t.writer.size, t.box
         if not t.fit(lo, hi, MAX_CELLS):
             raise RuntimeError("internal: tiling box too large")
-        if new or t.box != box:
+        rec = self.rec
+        if rec is not None and (new or t.box != box):
             old, t.bid = t.bid, len(self.boxes)
             self.boxes.append((t.lo, t.shape, t.widths, t.residues))
             if new:

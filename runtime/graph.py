@@ -215,8 +215,10 @@ class GraphBuilder:
         self._events: list | None = []
         self._rec: list | None = None
         self._replay: tape.Tape | None = None
-        self._at = 0
+        self._at = self._at0 = 0  # (the first: where the replay began)
         self._kernels0: list | None = None  # the kernel table when a replay began
+        self._scopes0: list = []  # and the ordered scopes then
+        self._rec_k0: tuple = ()  # the kernel table when the recording began
 
     # ------------------------------------------------------------------ nodes
 
@@ -541,8 +543,6 @@ class GraphBuilder:
                 memo is None
                 or not (cls is GraphBuilder or getattr(cls, "batches", False) is True)
                 or not self.infer_data_deps
-                or self._kind
-                or self._bulk is not None
                 or not tape.usable()
             ):
                 self._untaped()
@@ -601,8 +601,7 @@ class GraphBuilder:
         self._replay = None
         # The state when the replay began (after the calls before the first batch).
         self._base = self._num_tasks = 0
-        self.kernels = list(self._kernels0)
-        self._kernel_ids = {k: i for i, k in enumerate(self.kernels)}
+        self._set_kernels(self._kernels0)
         self._scopes[:] = self._scopes0
         self._events = list(tp.events[: self._at0])
         for ev in tp.events[self._at0 : at]:
@@ -623,6 +622,11 @@ class GraphBuilder:
         if self._bulk is not None:
             self._bulk.rec = None
 
+    def _set_kernels(self, names: Sequence[str]) -> None:
+        """The kernel table as ``names`` (a replay's, or the one before it began)."""
+        self.kernels = list(names)
+        self._kernel_ids = {k: i for i, k in enumerate(self.kernels)}
+
     def _record(self, graph: TaskGraph) -> None:
         """Keep the build just made as a tape in its first batch's groups (runtime/tape.py)."""
         first = next(ev for ev in self._events if ev[0] == "b")
@@ -642,8 +646,7 @@ class GraphBuilder:
             ),
             # (only base, n and fields are read: _NodeSeq; the edges are not kept)
             segs=[
-                _Segment(s.base, s.n, 0, 0, 0, 0, 0, 0, 0, s.fields, _NO_EDGES)
-                for s in self._segs
+                _Segment(s.base, s.n, 0, 0, 0, 0, 0, 0, 0, s.fields, _NO_EDGES) for s in self._segs
             ],
         )
 
@@ -651,8 +654,7 @@ class GraphBuilder:
         """build() of a replayed tape (runtime/tape.py)."""
         tp = self._replay
         begin, edges, kinds, fanin = tp.run()
-        self.kernels = list(tp.kernels)
-        self._kernel_ids = {k: i for i, k in enumerate(self.kernels)}
+        self._set_kernels(tp.kernels)
         f = tp.fields
         return TaskGraph(
             kind=f[0].copy(),

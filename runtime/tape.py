@@ -163,12 +163,7 @@ class Tape:
 def same_prefix(events: list, tape_events: list) -> bool:
     """Whether the calls a builder received before its first batch are the tape's first."""
     k = len(events)
-    if k >= len(tape_events):
-        return False
-    for a, b in zip(events, tape_events):
-        if a != b:
-            return False
-    return tape_events[k][0] == "b"
+    return k < len(tape_events) and tape_events[:k] == events and tape_events[k][0] == "b"
 
 
 def same_chains(a: Any, b: Any) -> bool:
