@@ -41,4 +41,10 @@ Execution (docs/simulator.md):
 - ``trace``: ``chrome_trace`` (Perfetto JSON) and ``write_gantt`` (PNG).
 - ``errors``: ``ExecutionError``, ``ResourceError``, ``ChannelClosed``, ``Deadlock``.
 - ``threads``: the functional mode's bodies on a thread pool (``threads=N``).
+- ``jitcache``: ``precompile()`` compiles the fast path's numba code now (once per machine;
+  ``pto-run --precompile``); ``on_disk(dispatcher)``, whether numba's cache holds a function.
 """
+
+from pto_wsp.runtime.jitcache import precompile
+
+__all__ = ["precompile"]

@@ -4,8 +4,9 @@
 numba compiles them on first use and caches the machine code beside this file (``cache=True``,
 as runtime/fastsched.py), so only the first process on a machine pays the compilation; numba is
 imported and the kernels loaded only after ``LOAD_AFTER`` entries went through the numpy
-versions (``LOAD_AFTER_NUMBA`` when numba is imported already), or on ``load()``: short
-programs never pay for it. Until then, without numba, or
+versions (``LOAD_AFTER_NUMBA`` when numba is imported already; ``LOAD_AFTER_COLD`` while
+they are not in numba's cache on this machine: compiling them costs ~30 s), or on ``load()``:
+short programs never pay for it. Until then, without numba, or
 with ``COMPILED`` set to False (tests run both), the numpy versions run:
 
 - ``merge_edges``: a batch's data edges, one per (source, destination) with the smallest kind,
@@ -37,7 +38,7 @@ import numpy as np
 COMPILED = True
 
 #: The kernels are loaded (numba imported, the kernels compiled or loaded from its cache: about
-#: 0.6 s per process here, ~10 s the first time on a machine) once the numpy twins have been
+#: 0.6 s per process here, ~30 s the first time on a machine) once the numpy twins have been
 #: given this many entries in all, about as much numpy time as the loading costs: a short
 #: program never pays it, a long one at most about twice its break-even. ``load()`` loads them
 #: at once (benchmarks, tests).
@@ -46,6 +47,12 @@ LOAD_AFTER = 1 << 23
 #: The same once numba is imported (by the compiled scheduler, runtime/fastsched.py): loading
 #: the kernels then costs ~65 ms, about what the numpy twins take for this many entries.
 LOAD_AFTER_NUMBA = 1 << 20
+
+#: The same while the kernels are not in numba's cache on this machine (``on_disk``, asked
+#: once, when the limit above is first reached): loading them then means compiling them,
+#: ~30 s here, about what the numpy twins take for this many entries. ``pto-run
+#: --precompile`` (``pto_wsp.runtime.precompile()``) compiles them up front.
+LOAD_AFTER_COLD = 1 << 29
 
 _KERNELS = (
     "_merge_runs",
@@ -75,6 +82,7 @@ _KERNELS = (
 )
 _loaded: bool | None = None  # None: not tried yet
 _given = 0  # entries given to the numpy twins while not loaded
+_cold: bool | None = None  # whether loading would compile (None: not asked yet)
 
 
 def load() -> bool:
@@ -92,6 +100,20 @@ def load() -> bool:
         _warm()
         _loaded = True
     return _loaded
+
+
+def on_disk() -> bool:
+    """Whether numba's cache on this machine holds every kernel (loading them then takes a
+    fraction of a second; else they are compiled, once per machine). Imports numba."""
+    try:
+        import numba
+    except ImportError:  # pragma: no cover - exercised only without numba
+        return False
+    from pto_wsp.runtime.jitcache import on_disk as cached
+
+    njit = numba.njit(cache=True, nogil=True)
+    g = globals()
+    return all(cached(g[n] if hasattr(g[n], "_cache") else njit(g[n])) for n in _KERNELS)
 
 
 def _warm() -> None:
@@ -125,13 +147,17 @@ def _warm() -> None:
 
 def _use(size: int) -> bool:
     """Whether to run the compiled kernel on an input of ``size`` entries."""
-    global _given
+    global _given, _cold
     if not COMPILED:
         return False
     if _loaded is None:
         _given += size
         limit = LOAD_AFTER_NUMBA if "numba" in sys.modules else LOAD_AFTER
-        return _given >= limit and load()
+        if _given < limit:
+            return False
+        if _cold is None:
+            _cold = not on_disk()
+        return (not _cold or _given >= LOAD_AFTER_COLD) and load()
     return _loaded
 
 

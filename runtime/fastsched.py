@@ -43,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import operator
+import time
 from collections import deque
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -59,10 +60,14 @@ __all__ = [
     "RecordingBuilder",
     "Workspace",
     "FAST_MIN_TASKS",
+    "FAST_MIN_TASKS_COLD",
     "available",
+    "decline_note",
     "decline_reason",
     "load",
+    "load_price",
     "loaded",
+    "on_disk",
     "schedule_graph",
     "worth_loading",
 ]
@@ -92,27 +97,78 @@ def available() -> bool:
 
 
 #: Below this many tasks a program takes the general engine unless this process has the
-#: compiled scheduler in memory already: loading it from numba's cache costs 0.3-0.5 s
-#: (compiling it, once per machine, ~35 s), what the general engine takes for ~15,000 tasks.
-#: The run is the same either way (docs/simulator.md "Fast path").
+#: compiled scheduler in memory already: loading it from numba's cache costs 0.3-1 s, what the
+#: general engine takes for thousands of tasks. The run is the same either way
+#: (docs/simulator.md "Fast path").
 FAST_MIN_TASKS = 4096
+
+#: The same while the scheduler is not in numba's cache on this machine (``on_disk``): then
+#: loading it means compiling it, ~80 s here, about what the general engine takes for this
+#: many tasks (20-50 us each). A process pays the general engine until its runs add up to
+#: that, at most about twice the cheaper choice; ``pto-run --precompile`` (or
+#: ``pto_wsp.runtime.precompile()``) compiles it up front, once per machine.
+FAST_MIN_TASKS_COLD = 1 << 21
 
 
 _in_memory = False
+_on_disk = False
+_asked = -1e9  # when on_disk last read numba's index (perf_counter seconds)
 #: Tasks this process ran on the general engine for want of the compiled scheduler.
 _small_tasks = 0
 
 
+def on_disk() -> bool:
+    """Whether numba's cache on this machine holds the compiled scheduler (loading it then
+    takes under a second; else it is compiled, once per machine). Once true, remembered;
+    false, asked again after 10 s (another process may have compiled it meanwhile)."""
+    global _on_disk, _asked
+    if not _on_disk and numba is not None:
+        now = time.perf_counter()
+        if now - _asked >= 10.0:
+            from pto_wsp.runtime.jitcache import on_disk as cached
+
+            _on_disk, _asked = cached(schedule), now
+    return _on_disk
+
+
+def load_price() -> int:
+    """How many general-engine tasks loading the compiled scheduler is worth now:
+    ``FAST_MIN_TASKS`` when it is in numba's cache, ``FAST_MIN_TASKS_COLD`` when it would be
+    compiled (never less than ``FAST_MIN_TASKS``)."""
+    if on_disk():
+        return FAST_MIN_TASKS
+    return max(FAST_MIN_TASKS, FAST_MIN_TASKS_COLD)
+
+
 def worth_loading(n_tasks: int) -> bool:
     """Whether a run of ``n_tasks`` (the scheduler not in memory) should load the compiled
-    scheduler: a graph of ``FAST_MIN_TASKS`` tasks or more, or one that brings the tasks of
-    the process's earlier small runs to that many (a Program run again and again, each run
-    small: the general engine's cost adds up, loading is paid once). Else it counts them."""
+    scheduler: a graph of ``load_price()`` tasks or more, or one that brings the tasks of the
+    process's earlier runs on the general engine to that many (a Program run again and
+    again, each run small: the general engine's cost adds up, loading is paid once). Else
+    it counts them."""
     global _small_tasks
-    if n_tasks >= FAST_MIN_TASKS or _small_tasks + n_tasks >= FAST_MIN_TASKS:
+    price = load_price()
+    if n_tasks >= price or _small_tasks + n_tasks >= price:
         return True
     _small_tasks += n_tasks
     return False
+
+
+def decline_note(n_tasks: int) -> str:
+    """Why a run of ``n_tasks`` that ``worth_loading`` turned down (and counted) took the
+    general engine."""
+    if _small_tasks >= FAST_MIN_TASKS and not on_disk():
+        return (
+            f"{n_tasks} tasks: the compiled scheduler is not compiled on this machine yet and "
+            f"compiling it (~1-2 min, once) costs more than the general engine for fewer than "
+            f"fastsched.FAST_MIN_TASKS_COLD ({FAST_MIN_TASKS_COLD}) tasks with this process's "
+            "earlier runs; `pto-run --precompile` or pto_wsp.runtime.precompile() compiles it"
+        )
+    return (
+        f"{n_tasks} tasks, fewer than fastsched.FAST_MIN_TASKS ({FAST_MIN_TASKS}) with this "
+        "process's earlier small runs: the general engine is cheaper than loading the "
+        "compiled scheduler"
+    )
 
 
 def loaded() -> bool:

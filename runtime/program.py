@@ -399,13 +399,14 @@ class Program:
             self.code.compiled.function(builder, *args)
             graph = builder.build()
             built = time.perf_counter()
-            if not fastsched.loaded() and not fastsched.worth_loading(graph.num_tasks):
-                self.fast_declined = (
-                    f"{graph.num_tasks} tasks, fewer than fastsched.FAST_MIN_TASKS "
-                    f"({fastsched.FAST_MIN_TASKS}) with this process's earlier small runs: the "
-                    "general engine is cheaper than loading the compiled scheduler"
-                )
-                return None
+            loading = None
+            if not fastsched.loaded():
+                if not fastsched.worth_loading(graph.num_tasks):
+                    self.fast_declined = fastsched.decline_note(graph.num_tasks)
+                    return None
+                # Loaded (or compiled, once per machine) now: its own phase, not the run's.
+                fastsched.load()
+                loading = time.perf_counter()
             try:
                 costs = self._costs(graph)
             except ExecutionError:
@@ -431,7 +432,11 @@ class Program:
                 )
                 return None
             scheduled = time.perf_counter()
-            run.phases_ms = {"build": (built - start) * 1e3, "schedule": (scheduled - built) * 1e3}
+            run.phases_ms = {"build": (built - start) * 1e3}
+            if loading is not None:
+                run.phases_ms["load"] = (loading - built) * 1e3
+                built = loading
+            run.phases_ms["schedule"] = (scheduled - built) * 1e3
             if progress is not None:
                 progress(run.created, 0 if config.functional else run.completed)
             if config.functional:

@@ -22,6 +22,7 @@ from pto_wsp.runtime.trace import chrome_trace
 @pytest.fixture(autouse=True)
 def _fast_path_for_small_graphs(monkeypatch):
     monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0)
 
 
 def _shrink(monkeypatch, free: int) -> None:

@@ -47,6 +47,7 @@ def _fast_path_for_small_graphs(monkeypatch):
     from pto_wsp.runtime import fastsched
 
     monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0)
 
 
 @pytest.fixture(params=[1, None], ids=["every-batch", "default-min"])

@@ -104,6 +104,7 @@ def test_a_failing_cost_function_names_the_task(fast, monkeypatch):
     from pto_wsp.runtime import fastsched
 
     monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)  # the fast path even for 5 tasks
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0)
     prog = independent(fragile_cost).compile(target="cpu_sim", mode="cycles", fast=fast)
     with pytest.raises(pto_wsp.ExecutionError) as info:
         prog.bind(n=5).execute()

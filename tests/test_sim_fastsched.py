@@ -51,6 +51,7 @@ def _fast_path_for_small_graphs(monkeypatch):
     from pto_wsp.runtime import fastsched
 
     monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0)  # compiled if need be
 
 
 @kernel(cost=lambda i: 6 * (i % 2))
@@ -140,7 +141,7 @@ def assert_same(pf, pg, logs=None, arrays=None, fast=True):
     phases = df.pop("phases_ms")
     assert dg.pop("phases_ms") == {}  # the engine's phases interleave
     expected = {"build", "schedule"} | ({"bodies"} if pf.mode == "functional" else set())
-    assert set(phases) == (expected if fast else set())
+    assert set(phases) - {"load"} == (expected if fast else set())  # load: the first run
     assert sum(phases.values()) <= pf.stats().execute_time_ms
     assert df == dg
     assert sf.stall_spans == sg.stall_spans

@@ -46,7 +46,9 @@ def _parser() -> argparse.ArgumentParser:
         prog=TOOL,
         description="Run a pto-wsp workload or pipeline on the CPU simulator (cpu_sim).",
     )
-    p.add_argument("file", help="an .mlir module or a .py program built with the Python API")
+    p.add_argument(
+        "file", nargs="?", help="an .mlir module or a .py program built with the Python API"
+    )
     p.add_argument("--workload", help="the workload or pipeline to run (when there are several)")
     p.add_argument("--schedule", help="the schedule to apply (when the workload has several)")
     p.add_argument("--entry", help="(.py) the function or variable giving what to run")
@@ -78,6 +80,13 @@ def _parser() -> argparse.ArgumentParser:
         help="the most memory the run may take, at least 1G, e.g. 8G (default: what the "
         "machine has available when the run starts; 0: no limit): beyond it the run stops "
         "with an out-of-memory error instead of meeting the system's out-of-memory killer",
+    )
+    p.add_argument(
+        "--precompile",
+        action="store_true",
+        help="compile the simulator's numba code now (once per machine, about 2 min; then it "
+        "loads in under a second), so that large runs take the fast path from their first; "
+        "without FILE, only that",
     )
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return p
@@ -360,7 +369,14 @@ class _Reported(Exception):
 
 
 def run(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.file is None and not args.precompile:
+        parser.error("the following arguments are required: file")
+    if args.precompile:
+        _precompile(args.quiet)
+        if args.file is None:
+            return 0
     bindings = dict(parse_binding(b) for b in args.bind)
     saves = [s.partition("=") for s in args.save]
     for name, sep, target in saves:
@@ -431,6 +447,13 @@ def run(argv: Sequence[str] | None = None) -> int:
             raise ToolError(f"cannot write {args.gantt}: {error.strerror}") from None
     if not args.quiet:
         print(stats.summary())
+        if "--precompile" in (program.fast_declined or ""):
+            print(
+                f"{TOOL}: note: this run took the general engine: the compiled scheduler is not "
+                f"compiled on this machine yet ({TOOL} --precompile compiles it, once, in about 2 "
+                "min; runs of 4,096 tasks or more take it afterwards)",
+                file=sys.stderr,
+            )
         for label, path in (
             ("stats", args.stats_json),
             ("trace", args.trace),
@@ -440,6 +463,23 @@ def run(argv: Sequence[str] | None = None) -> int:
                 print(f"{label}: {path}")
     del pto_wsp
     return 0
+
+
+def _precompile(quiet: bool) -> None:
+    """``--precompile``: compile (or load) the simulator's numba code, saying how long it took."""
+    from pto_wsp.runtime import bulk_kernels, fastsched, jitcache
+
+    if not quiet and not (fastsched.on_disk() and bulk_kernels.on_disk()):
+        print(f"{TOOL}: compiling the simulator's numba code (once per machine, about 2 min)")
+        sys.stdout.flush()
+    try:
+        parts = jitcache.precompile()
+    except RuntimeError as error:
+        raise ToolError(f"--precompile: {error}") from None
+    if not quiet:
+        for name, cached, seconds, where in parts:
+            how = "loaded from numba's cache" if cached else "compiled"
+            print(f"{TOOL}: {name}: {how} in {seconds:.1f} s ({where})")
 
 
 _BIND_HINT = re.compile(r"\bbind\((\w+)=(\.\.\.|array)\)")
