@@ -448,10 +448,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     if not args.quiet:
         print(stats.summary())
         if "--precompile" in (program.fast_declined or ""):
+            from pto_wsp.runtime.fastsched import FAST_MIN_TASKS
+
             print(
                 f"{TOOL}: note: this run took the general engine: the compiled scheduler is not "
                 f"compiled on this machine yet ({TOOL} --precompile compiles it, once, in about 2 "
-                "min; runs of 4,096 tasks or more take it afterwards)",
+                f"min; runs of {FAST_MIN_TASKS:,} tasks or more take it afterwards)",
                 file=sys.stderr,
             )
         for label, path in (
