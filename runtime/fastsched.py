@@ -72,28 +72,52 @@ __all__ = [
     "worth_loading",
 ]
 
-try:  # numba is a dependency; without it the general engine runs everything.
-    import numba
+# numba is a dependency, imported only when the scheduler is first needed (``_compiled``):
+# a process whose runs all take the general engine (small programs) never pays its import
+# (~0.3 s). Until then the functions below are plain Python, registered with their options.
+numba: Any = None
+_LAZY: list[tuple[str, dict[str, Any]]] = []
 
-    _njit = numba.njit(cache=True, nogil=True)
-    # The state machine allocates nothing: without reference counting its calls are cheap.
-    _bare = numba.njit(cache=True, nogil=True, _nrt=False)
-    # The per-task steps, inlined into their callers: numba passes every array as ~7 scalar
-    # arguments, so a call taking 30 arrays cost more than the step itself.
-    _inl = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-except ImportError:  # pragma: no cover - exercised only without numba
-    numba = None
 
-    def _njit(function: Any) -> Any:
+def _lazy(**options: Any) -> Any:
+    def register(function: Any) -> Any:
+        _LAZY.append((function.__name__, options))
         return function
 
-    _bare = _njit
-    _inl = _njit
+    return register
 
 
+_njit = _lazy(cache=True, nogil=True)
+# The state machine allocates nothing: without reference counting its calls are cheap.
+_bare = _lazy(cache=True, nogil=True, _nrt=False)
+# The per-task steps, inlined into their callers: numba passes every array as ~7 scalar
+# arguments, so a call taking 30 arrays cost more than the step itself.
+_inl = _lazy(cache=True, nogil=True, _nrt=False, inline="always")
+
+
+def _compiled() -> bool:
+    """Import numba and make the scheduler's functions numba's (once, all together, before
+    any is compiled: the callers then find their callees compiled and inlined); False
+    without numba."""
+    global numba
+    if numba is None:
+        if not available():
+            return False
+        import numba as nb
+
+        g = globals()
+        for name, options in _LAZY:
+            g[name] = nb.njit(**options)(g[name])
+        numba = nb
+    return True
+
+
+@functools.cache
 def available() -> bool:
-    """Whether the compiled scheduler can run (numba imports)."""
-    return numba is not None
+    """Whether the compiled scheduler can run (numba is installed; not imported here)."""
+    import importlib.util
+
+    return numba is not None or importlib.util.find_spec("numba") is not None
 
 
 #: Below this many tasks a program takes the general engine unless this process has the
@@ -122,7 +146,7 @@ def on_disk() -> bool:
     takes under a second; else it is compiled, once per machine). Once true, remembered;
     false, asked again after 10 s (another process may have compiled it meanwhile)."""
     global _on_disk, _asked
-    if not _on_disk and numba is not None:
+    if not _on_disk and _compiled():
         now = time.perf_counter()
         if now - _asked >= 10.0:
             from pto_wsp.runtime.jitcache import on_disk as cached
@@ -147,10 +171,11 @@ def worth_loading(n_tasks: int) -> bool:
     again, each run small: the general engine's cost adds up, loading is paid once). Else
     it counts them."""
     global _small_tasks
-    price = load_price()
-    if n_tasks >= price or _small_tasks + n_tasks >= price:
+    total = _small_tasks + n_tasks
+    # (numba's cache asked only past FAST_MIN_TASKS: small programs never import numba)
+    if total >= FAST_MIN_TASKS and (total >= FAST_MIN_TASKS_COLD or on_disk()):
         return True
-    _small_tasks += n_tasks
+    _small_tasks = total
     return False
 
 
@@ -175,13 +200,13 @@ def loaded() -> bool:
     """Whether this process has the compiled scheduler in memory (compiled or loaded)."""
     global _in_memory
     if not _in_memory:  # (asking the dispatcher costs ~15 us: once it said yes, remember)
-        _in_memory = numba is not None and bool(schedule.signatures)
+        _in_memory = numba is not None and bool(getattr(schedule, "signatures", ()))
     return _in_memory
 
 
 def load() -> bool:
     """Compile or load the compiled scheduler now (a one-task run); False without numba."""
-    if numba is None:
+    if not _compiled():
         return False
     if not loaded():
         builder = RecordingBuilder()
@@ -227,7 +252,7 @@ class OrderRecordingBuilder(RecordingBuilder):
 def decline_reason(config: Any, is_pipeline: bool) -> str | None:
     """Why the fast path cannot run this program with ``config`` (None: it can, as far as
     the configuration tells; the graph may still make ``schedule_graph`` decline)."""
-    if numba is None:
+    if not available():
         return "numba is not installed"
     if not getattr(config, "fast", True):
         return "fast=False"
@@ -1206,7 +1231,7 @@ def schedule_graph(
     the program ran on (its ordering points); the per-node arrays live in ``workspace``
     (a fresh one when None): the returned FastRun reads them until the workspace is used
     again."""
-    if numba is None:
+    if not _compiled():
         return None
     space = workspace if workspace is not None else Workspace()
     n = graph.num_nodes

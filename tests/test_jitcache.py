@@ -189,3 +189,30 @@ def test_pto_run_notes_a_large_run_on_a_new_machine(monkeypatch, capsys):
     monkeypatch.setattr(fastsched, "_small_tasks", 0)
     assert pto_run.main([path, "--mode", "cycles", "--bind", "n=2"]) == 0
     assert "note" not in capsys.readouterr().err
+
+
+def test_small_runs_never_import_numba():
+    """A process whose runs all take the general engine (fewer than FAST_MIN_TASKS tasks)
+    never imports numba (~0.3 s): not for a Program's runs in either mode, not for pto-run
+    on an example."""
+    code = (
+        "import sys\n"
+        "import numpy as np\n"
+        "from pto_wsp import DenseDyn, In, Out, Tensor, f32, kernel, parallel_for, task\n"
+        "@kernel(cost=3)\n"
+        "def copy_row(i, x: In[f32[4]], y: Out[f32[4]]):\n"
+        "    y[...] = x\n"
+        "X, Y = Tensor('X', [None, 4], f32), Tensor('Y', [None, 4], f32)\n"
+        "w = parallel_for(DenseDyn(16), lambda i: task(copy_row, [i], [X[i], Y[i]]))\n"
+        "x = np.ones((16, 4), np.float32); y = np.zeros_like(x)\n"
+        "for mode in ('functional', 'cycles'):\n"
+        "    p = w.compile(target='cpu_sim', mode=mode, workers=2)\n"
+        "    p.bind(X=x, Y=y).execute()\n"
+        "    assert 'FAST_MIN_TASKS' in p.fast_declined, p.fast_declined\n"
+        "assert (y == 1).all()\n"
+        "from pto_wsp.tools import pto_run\n"
+        f"assert pto_run.main([{os.path.join(EXAMPLES, 'three_stage.mlir')!r}, '--quiet',"
+        " '--mode', 'cycles', '--bind', 'batch_size=4']) == 0\n"
+        "assert 'numba' not in sys.modules, 'numba imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
