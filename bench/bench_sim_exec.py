@@ -255,6 +255,33 @@ def first_call() -> None:
     )
 
 
+def fresh_load() -> None:
+    """What loading the compiled scheduler costs a process that has not imported numba (the
+    price fastsched.FAST_MIN_TASKS stands for: a process runs that many tasks on the general
+    engine, whose rate the lines below give, before it loads the scheduler): measured in a
+    new interpreter, best of three."""
+    import subprocess
+
+    from pto_wsp.runtime import fastsched
+
+    code = (
+        "import time\n"
+        "from pto_wsp.runtime import fastsched\n"
+        "t = time.perf_counter(); fastsched.load(); print(time.perf_counter() - t)\n"
+    )
+    runs = [
+        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True).stdout)
+        for _ in range(3)
+    ]  # fmt: skip
+    print(
+        f"# loading the compiled scheduler in a new process (numba import + numba's cache): "
+        f"{min(runs):.2f} s (of {', '.join(f'{r:.2f}' for r in runs)}); "
+        f"fastsched.FAST_MIN_TASKS = {fastsched.FAST_MIN_TASKS:,} general-engine tasks",
+        flush=True,
+    )
+
+
 def _simpy(prog, workers: int, repeat: int) -> tuple[float, float, float] | None:
     try:
         import simpy
@@ -340,6 +367,7 @@ def main() -> None:
         f"best of {args.repeat}"
     )
     only = args.only.split(",")
+    fresh_load()
     first_call()
     for size in args.sizes.split(","):
         if "functional" in only:

@@ -121,10 +121,11 @@ def available() -> bool:
 
 
 #: Below this many tasks a program takes the general engine unless this process has the
-#: compiled scheduler in memory already: loading it from numba's cache costs 0.3-1 s, what the
-#: general engine takes for thousands of tasks. The run is the same either way
+#: compiled scheduler in memory already: loading it (importing numba, then the scheduler from
+#: numba's cache) costs 0.6-0.9 s, what the general engine (13-21 us a task) takes for about
+#: 30,000-60,000 tasks (bench/bench_sim_exec.py prints both). The run is the same either way
 #: (docs/simulator.md "Fast path").
-FAST_MIN_TASKS = 4096
+FAST_MIN_TASKS = 1 << 15
 
 #: The same while the scheduler is not in numba's cache on this machine (``on_disk``): then
 #: loading it means compiling it, ~80 s here, about what the general engine takes for this
