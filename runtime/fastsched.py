@@ -128,11 +128,11 @@ def available() -> bool:
 FAST_MIN_TASKS = 1 << 15
 
 #: The same while the scheduler is not in numba's cache on this machine (``on_disk``): then
-#: loading it means compiling it, ~80 s here, about what the general engine takes for this
-#: many tasks (20-50 us each). A process pays the general engine until its runs add up to
-#: that, at most about twice the cheaper choice; ``pto-run --precompile`` (or
+#: loading it means compiling it, 82-94 s here, about what the general engine takes for this
+#: many tasks (55-88 s at 13-21 us each). A process pays the general engine until its runs
+#: add up to that, at most about twice the cheaper choice; ``pto-run --precompile`` (or
 #: ``pto_wsp.runtime.precompile()``) compiles it up front, once per machine.
-FAST_MIN_TASKS_COLD = 1 << 21
+FAST_MIN_TASKS_COLD = 1 << 22
 
 
 _in_memory = False
