@@ -219,3 +219,26 @@ def test_small_runs_never_import_numba():
         "assert 'numba' not in sys.modules, 'numba imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_pto_run_precompiles_then_runs(capsys):
+    """``--precompile FILE``: the compiled code first, then the run, which takes the fast
+    path whatever its size (the scheduler is in memory)."""
+    path = os.path.join(EXAMPLES, "transformer_layer.mlir")
+    assert pto_run.main(["--precompile", path, "--mode", "cycles", "--bind", "n=2"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("scheduler: ") < out.index("22 tasks")
+    assert "(build " in out and "schedule " in out  # the fast path's phases
+
+
+def test_pto_run_precompile_without_numba(monkeypatch, capsys):
+    """Without numba there is nothing to compile: one error line, exit 1."""
+    monkeypatch.setattr(fastsched, "available", lambda: False)
+    monkeypatch.setattr(fastsched, "on_disk", lambda: False)
+    monkeypatch.setattr(bulk_kernels, "on_disk", lambda: False)
+    assert pto_run.main(["--precompile"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1] == (
+        "pto-run: error: --precompile: numba is not installed: the simulator runs without "
+        "compiled code"
+    )
