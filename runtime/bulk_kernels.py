@@ -89,6 +89,11 @@ def load() -> bool:
     """Compile (or load from numba's cache) the kernels now; False without numba."""
     global _loaded
     if _loaded is None:
+        from pto_wsp.runtime.jitcache import jit_disabled
+
+        if jit_disabled():  # numba would run the kernels as Python: the numpy versions run
+            _loaded = False
+            return False
         try:  # numba is a dependency; without it the numpy versions run.
             import numba
         except ImportError:  # pragma: no cover - exercised only without numba

@@ -114,10 +114,24 @@ def _compiled() -> bool:
 
 @functools.cache
 def available() -> bool:
-    """Whether the compiled scheduler can run (numba is installed; not imported here)."""
+    """Whether the compiled scheduler can run (numba is installed, not imported here, and
+    its JIT not disabled)."""
     import importlib.util
 
+    from pto_wsp.runtime.jitcache import jit_disabled
+
+    if jit_disabled():
+        return False
     return numba is not None or importlib.util.find_spec("numba") is not None
+
+
+def no_numba() -> str:
+    """Why ``available()`` is False."""
+    from pto_wsp.runtime.jitcache import jit_disabled
+
+    if jit_disabled():
+        return "numba's JIT is disabled (NUMBA_DISABLE_JIT)"
+    return "numba is not installed"
 
 
 #: Below this many tasks a program takes the general engine unless this process has the
@@ -254,7 +268,7 @@ def decline_reason(config: Any, is_pipeline: bool) -> str | None:
     """Why the fast path cannot run this program with ``config`` (None: it can, as far as
     the configuration tells; the graph may still make ``schedule_graph`` decline)."""
     if not available():
-        return "numba is not installed"
+        return no_numba()
     if not getattr(config, "fast", True):
         return "fast=False"
     if is_pipeline:

@@ -16,9 +16,17 @@ caller then prices a compilation, which only makes it more careful.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-__all__ = ["cache_dir", "on_disk", "precompile"]
+__all__ = ["cache_dir", "jit_disabled", "on_disk", "precompile"]
+
+
+def jit_disabled() -> bool:
+    """Whether numba's JIT is switched off (``NUMBA_DISABLE_JIT``): numba then imports but
+    compiles nothing, its functions running as plain Python — far slower than the numpy and
+    general-engine paths, so the simulator does not load them."""
+    return os.environ.get("NUMBA_DISABLE_JIT", "0").strip() not in ("", "0")
 
 
 def on_disk(dispatcher: Any) -> bool:
@@ -59,7 +67,7 @@ def precompile() -> list[tuple[str, bool, float, str | None]]:
     from pto_wsp.runtime import bulk_kernels, fastsched
 
     if not fastsched.available():
-        raise RuntimeError("numba is not installed: the simulator runs without compiled code")
+        raise RuntimeError(f"{fastsched.no_numba()}: the simulator runs without compiled code")
     out = []
     for name, cached, load, where in (
         ("scheduler", fastsched.on_disk, fastsched.load, lambda: fastsched.schedule),

@@ -405,7 +405,10 @@ class Program:
                     self.fast_declined = fastsched.decline_note(graph.num_tasks)
                     return None
                 # Loaded (or compiled, once per machine) now: its own phase, not the run's.
-                fastsched.load()
+                if not fastsched.load():
+                    # (numba imports but does not compile: NUMBA_DISABLE_JIT, say)
+                    self.fast_declined = "the compiled scheduler could not be loaded"
+                    return None
                 loading = time.perf_counter()
             try:
                 costs = self._costs(graph)

@@ -117,6 +117,7 @@ def test_a_program_on_a_new_machine_takes_the_general_engine(monkeypatch):
     general = prog.schedule_of()
     # On disk (or in memory): the fast path, loading first — its own phase of the run.
     monkeypatch.setattr(fastsched, "on_disk", lambda: True)
+    monkeypatch.setattr(fastsched, "load", lambda: True)  # (in memory here already)
     y[...] = 0
     prog.execute()
     assert isinstance(prog._last(), FastRun) and prog.fast_declined is None
@@ -241,4 +242,44 @@ def test_pto_run_precompile_without_numba(monkeypatch, capsys):
     assert err.strip().splitlines()[-1] == (
         "pto-run: error: --precompile: numba is not installed: the simulator runs without "
         "compiled code"
+    )
+
+
+def test_numba_that_does_not_compile_leaves_the_general_engine(tmp_path):
+    """numba installed with its JIT disabled (NUMBA_DISABLE_JIT=1): nothing is loaded (the
+    scheduler and the batch kernels would run as Python, far slower than the general engine
+    and the numpy versions), a run past FAST_MIN_TASKS takes the general engine saying why,
+    and pto-run --precompile is one error line."""
+    code = (
+        "import numpy as np\n"
+        "from pto_wsp import Dense, In, Out, Tensor, f32, kernel, parallel_for, task\n"
+        "from pto_wsp.runtime import fastsched\n"
+        "fastsched.FAST_MIN_TASKS = 8\n"
+        "@kernel(cost=3)\n"
+        "def copy_row(i, x: In[f32[4]], y: Out[f32[4]]):\n"
+        "    y[...] = x\n"
+        "X, Y = Tensor('X', [64, 4], f32), Tensor('Y', [64, 4], f32)\n"
+        "w = parallel_for(Dense(64), lambda i: task(copy_row, [i], [X[i], Y[i]]))\n"
+        "x = np.ones((64, 4), np.float32); y = np.zeros_like(x)\n"
+        "p = w.compile(target='cpu_sim', workers=2)\n"
+        "p.bind(X=x, Y=y).execute()\n"
+        "assert (y == 1).all() and not fastsched.loaded() and not fastsched.load()\n"
+        "from pto_wsp.runtime import bulk_kernels\n"
+        "assert not bulk_kernels.load()\n"
+        "print(p.fast_declined)\n"
+    )
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1", NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "numba's JIT is disabled (NUMBA_DISABLE_JIT)"
+    run = subprocess.run(
+        [sys.executable, "-m", "pto_wsp.tools.pto_run", "--precompile", "--quiet"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 1 and run.stderr == (
+        "pto-run: error: --precompile: numba's JIT is disabled (NUMBA_DISABLE_JIT): the "
+        "simulator runs without compiled code\n"
     )

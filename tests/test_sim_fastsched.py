@@ -555,6 +555,8 @@ def test_small_runs_load_the_scheduler_once_their_tasks_add_up(monkeypatch):
     monkeypatch.setattr(fastsched, "_small_tasks", 0)
     in_memory = [False]
     monkeypatch.setattr(fastsched, "loaded", lambda: in_memory[0])
+    fastsched.load()  # (really in memory: the run that "loads" it only asks)
+    monkeypatch.setattr(fastsched, "load", lambda: True)
     prog = WORKLOADS[0].compile(target="cpu_sim", mode="cycles", workers=2)
     names = {a.name for a in prog.args}
     prog.bind(n=2, **{k: v for k, v in _arrays(2).items() if k in names})  # 4 stages of 2
