@@ -187,8 +187,9 @@ def worth_loading(n_tasks: int) -> bool:
     it counts them."""
     global _small_tasks
     total = _small_tasks + n_tasks
-    # (numba's cache asked only past FAST_MIN_TASKS: small programs never import numba)
-    if total >= FAST_MIN_TASKS and (total >= FAST_MIN_TASKS_COLD or on_disk()):
+    # (the price, which asks numba's cache, only past FAST_MIN_TASKS, its least: small
+    # programs never import numba)
+    if total >= FAST_MIN_TASKS and total >= load_price():
         return True
     _small_tasks = total
     return False
