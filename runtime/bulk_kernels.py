@@ -1525,7 +1525,8 @@ def _replay_nb(ops, ibuf, bbuf, boxes, box_at, nslots, n_nodes):  # pragma: no c
             if had:
                 E = parts[0] if len(parts) == 1 else _cat_nb(parts)
                 D = _merge_nb(E, tid0, n, skip, skip)
-                parts.clear()
+                while len(parts):  # (numba's list.clear() leaks its arrays: no clear())
+                    parts.pop()
             else:
                 D = np.zeros((3, 0), np.int64)
             if s0 >= 0:

@@ -310,7 +310,7 @@ def test_every_example_replayed_gives_the_per_task_graph():
 
 def test_the_graph_build_benchmark_times_replayed_builds(capsys):
     """bench/bench_graph_build.py runs its three ways at 1k and checks the graphs; an unknown
-    --sites value is a usage error."""
+    --sites value and a negative --min-time are usage errors."""
     import sys
     from pathlib import Path
 
@@ -320,8 +320,10 @@ def test_the_graph_build_benchmark_times_replayed_builds(capsys):
     finally:
         sys.path.pop(0)
     args = ["--sizes", "1k", "--repeat", "2", "--path", "batch", "--structure", "seq"]
-    bench.main([*args, "--sites", "off,kept,replayed", "--check", "1k"])
-    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line[:5] == "batch"]
+    bench.main([*args, "--sites", "off,kept,replayed", "--check", "1k", "--min-time", "0.01"])
+    out = capsys.readouterr().out
+    assert "best of 2 runs and of as many more as fit in 0.01 s" in out
+    rows = [line.split() for line in out.splitlines() if line[:5] == "batch"]
     assert [r[2] for r in rows] == ["off", "kept", "replayed"]
     assert all(
         r[3:7] == ["1k", "984", "993", "4920"] and r[-2:] == ["per-task", "graphs"] for r in rows
@@ -330,6 +332,10 @@ def test_the_graph_build_benchmark_times_replayed_builds(capsys):
         bench.main([*args, "--sites", "kept,cached"])
     assert exit_.value.code == 2
     assert "unknown cached" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        bench.main([*args, "--min-time", "-1"])
+    assert exit_.value.code == 2
+    assert "--min-time not negative" in capsys.readouterr().err
 
 
 @settings(max_examples=40, deadline=None)
@@ -354,3 +360,65 @@ def test_chains_over_data_replayed_give_the_per_task_graph(program_chains, n, se
         assert_same_graph(g, graphs[0])
     if builders[1]._rec is not None:  # recorded: replayed next
         assert _replayed(builders[2]) and _replayed(builders[3])
+
+
+LEAK_CHECK = """
+import numpy as np
+from numba.core.runtime import rtsys
+from pto_wsp import DenseDyn, In, Out, Tensor, combine, f32, kernel, parallel_for, sym, task
+from pto_wsp.runtime import bulk_kernels, fastsched
+
+assert bulk_kernels.load() and fastsched.load()
+
+def leaked(fn, times):
+    for _ in range(3):
+        fn()
+    before = rtsys.get_allocation_stats()
+    for _ in range(times):
+        fn()
+    after = rtsys.get_allocation_stats()
+    return (after.alloc - before.alloc) - (after.free - before.free)
+
+# Every operation code, the batch's edge parts among them (OP_OWN, OP_FINER, then OP_END).
+tape = bulk_kernels._warm_tape()
+print("kernel", leaked(lambda: bulk_kernels._replay_nb(*tape), 20))
+
+@kernel
+def copy(i, x: In[f32[4]], y: Out[f32[4]]):
+    y[...] = x
+
+@kernel
+def twice(i, y: In[f32[4]], z: Out[f32[4]]):
+    z[...] = 2 * y
+
+X, Y, Z = (Tensor(name, [None, 4], f32) for name in "XYZ")
+n = sym("n")
+prog = combine(
+    parallel_for(DenseDyn(n), lambda i: task(copy, [i], [X[i], Y[i]])),
+    parallel_for(DenseDyn(n), lambda i: task(twice, [i], [Y[i], Z[i]])),
+).named("w").compile(target="cpu_sim", mode="cycles")
+prog.bind(n=64)
+print("program", leaked(prog.execute, 20))
+print("replayed", prog._last().graph._replay is not None)  # (graph: its builder)
+"""
+
+
+def test_a_replay_frees_every_array_it_makes(tmp_path):
+    """numba's list.clear() does not release the arrays it held: the replay kernel cleared
+    its list of a batch's edge parts that way and leaked them on every replayed build (~90
+    bytes a task, faulted in afresh each time). Counted by numba's allocation statistics in
+    a fresh process: a replay, and a Program run again (each run a replay), allocate and
+    free alike (20 runs: a leak of one array a run would count 20)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_NRT_STATS": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", LEAK_CHECK], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    lines = dict(line.split(" ", 1) for line in out.stdout.splitlines())
+    # (A Program's later runs may free a little of what its first runs kept: at most 0.)
+    assert lines["kernel"] == "0" and int(lines["program"]) <= 0, out.stdout
+    assert lines["replayed"] == "True", out.stdout
