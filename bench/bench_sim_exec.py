@@ -1,7 +1,7 @@
 """Simulator execution benchmarks (issue 5), each next to its anchor in the same run.
 
     python3 bench/bench_sim_exec.py [--sizes 1k,13k,51k] [--workers 4] [--repeat 3]
-                                    [--only functional,cycles,overhead]
+                                    [--min-time S] [--only functional,cycles,overhead]
 
 The workload, built with the Python API and compiled with ``target="cpu_sim"``: B sequences of
 T row tiles of 64x64 (float32), three stages per tile —
@@ -33,7 +33,9 @@ schedule, so the cycles line checks that their makespans are equal. Figures:
   share of everything that is not a kernel body (build, scheduling, calling the bodies).
   Anchor: < 5%.
 
-Every figure is the best of ``--repeat`` runs of one Program (a Program keeps its memory
+Every figure is the best of ``--repeat`` runs, and of as many more as fit in ``--min-time``
+seconds of timed runs (at most ``MAX_RUNS``: a 1k run takes ~0.2 ms, and the best of a handful
+is still the process warming up or a moment of the shared VM), of one Program (a Program keeps its memory
 and its batch sites' results from run to run, and a run after the first replays the build it
 recorded: docs/batchgen.md "Replaying a build"); "first run" is the first execute() of a
 fresh Program in this process (its batches built one by one).
@@ -129,11 +131,25 @@ def arrays(B: int, T: int) -> dict[str, np.ndarray]:
     }
 
 
+#: More runs than ``--repeat`` until this many seconds of timed runs (``--min-time``), at most
+#: ``MAX_RUNS`` runs.
+MIN_TIME = 0.0
+MAX_RUNS = 2000
+
+
+def runs_left(times: list, repeat: int) -> bool:
+    """Whether a measurement needs another run (``MIN_TIME``)."""
+    if len(times) < repeat:
+        return True
+    return len(times) < MAX_RUNS and sum(t[0] for t in times) < MIN_TIME
+
+
 def best(fn, repeat: int, after=None) -> float:
-    """The best wall time of ``repeat`` runs; its CPU time is kept in ``CPU[0]``, the first
-    run's wall time in ``FIRST[0]``. ``after()`` runs after each run, untimed."""
-    times = []
-    for _ in range(repeat):
+    """The best wall time of ``repeat`` runs or more (``runs_left``); its CPU time is kept in
+    ``CPU[0]``, the first run's wall time in ``FIRST[0]``. ``after()`` runs after each run,
+    untimed."""
+    times: list[tuple[float, float]] = []
+    while runs_left(times, repeat):
         start, cpu = time.perf_counter(), time.process_time()
         fn()
         times.append((time.perf_counter() - start, time.process_time() - cpu))
@@ -333,8 +349,8 @@ def bench_overhead(size: str, workers: int, repeat: int) -> None:
     prog = workload().compile(target="cpu_sim", workers=workers, kernels=bodies)
     data = arrays(B, T)
     prog.bind(B=B, T=T, **data)
-    times = []
-    for _ in range(repeat):
+    times: list[tuple[float, float, float]] = []
+    while runs_left(times, repeat):
         spent[0] = 0.0
         data["A"][...] = 0
         start = time.perf_counter()
@@ -359,12 +375,23 @@ def main() -> None:
     parser.add_argument("--sizes", default="1k,13k,51k")
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--min-time",
+        type=float,
+        default=0.25,
+        help=f"and more runs, until S seconds of timed runs per figure (at most {MAX_RUNS})",
+    )
     parser.add_argument("--only", default="functional,cycles,overhead")
     args = parser.parse_args()
+    if args.repeat < 1 or args.min_time < 0:
+        parser.error("--repeat must be at least 1 and --min-time not negative")
+    global MIN_TIME
+    MIN_TIME = args.min_time
     print(
         f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
         f"Python {sys.version.split()[0]}, numpy {np.__version__}; workers={args.workers}, "
-        f"best of {args.repeat}"
+        f"best of {args.repeat} runs and of as many more as fit in {MIN_TIME:g} s (at most "
+        f"{MAX_RUNS})"
     )
     only = args.only.split(",")
     fresh_load()
