@@ -328,6 +328,13 @@ class GraphBuilder:
         """
         if self._events is not None:
             self._untaped()  # a task by itself: not replayed
+        if not (
+            -_WIDE <= target < _WIDE and -_WIDE <= stream < _WIDE and -_WIDE <= priority < _WIDE
+        ):
+            for what, value in zip(_WIDE_FIELDS, (target, stream, priority)):
+                if not -_WIDE <= value < _WIDE:
+                    who = f"task {self.num_nodes} (kernel {kernel!r} at {dict(coords)})"
+                    raise ValueError(_too_wide(who, what, value))
         ro = self._read_only
         if ro and regions:
             for r in regions:
@@ -467,7 +474,7 @@ class GraphBuilder:
         memo = getattr(groups, "memo", None)
         fields = None if memo is None else memo.get("nodes")
         if fields is None:
-            fields = _node_fields(n, groups)
+            fields = _batch_node_fields(n, groups)
             if memo is not None:
                 memo["nodes"] = fields
         names, at, pool, domain, target, stream, priority, kinds, lazy = fields
@@ -891,6 +898,28 @@ def _expand_array(nodes: list) -> np.ndarray:
 
 def _first(positions: np.ndarray) -> int:
     return int(positions[0]) if len(positions) else 1 << 62
+
+
+def _batch_node_fields(n: int, groups: Sequence[Sequence]) -> tuple:
+    """``_node_fields``, after checking that the groups' shared target, stream and priority
+    fit in int64 (a schedule key's arithmetic on Python ints can exceed it): a ValueError
+    naming the kernel, not numpy's OverflowError."""
+    for group in groups:
+        for what, value in zip(_WIDE_FIELDS, group[6:9]):
+            if value.__class__ is not np.ndarray and not -_WIDE <= value < _WIDE:
+                raise ValueError(_too_wide(f"kernel {group[0]!r}", what, value))
+    return _node_fields(n, groups)
+
+
+_WIDE_FIELDS = ("target", "stream", "issue priority")
+_WIDE = 1 << 63
+
+
+def _too_wide(who: str, field: str, value: int) -> str:
+    return (
+        f"{who}: its {field} is {value}, which does not fit in 64 bits (index values are "
+        "64-bit; the schedule's key computed it)"
+    )
 
 
 def _node_fields(n: int, groups: Sequence[Sequence]) -> tuple:

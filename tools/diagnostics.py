@@ -5,7 +5,8 @@ location (``op.location`` stays ``loc(unknown)`` unless the text spells out ``lo
 says which op a ``VerifyException`` is about. This module closes both gaps:
 
 - ``LocatingParser`` stamps every parsed op with ``loc("file":line:col)`` of its name, as
-  MLIR's parser does, so the location survives cloning and passes;
+  MLIR's parser does, so the location survives cloning and passes, and rejects an ``index``
+  literal that does not fit in 64 bits, as MLIR's parser does (xDSL checks only integer types);
 - ``failing_op`` recovers the op a verifier error is about from the error's traceback;
 - ``Report`` renders an error with the source line and a caret under the location.
 """
@@ -21,7 +22,9 @@ from xdsl.dialects.builtin import (
     CallSiteLoc,
     FileLineColLoc,
     FusedLoc,
+    IndexType,
     IntAttr,
+    IntegerAttr,
     ModuleOp,
     NameLoc,
     StringAttr,
@@ -91,6 +94,23 @@ class LocatingParser(Parser):
             if "." in name and dialect not in self.ctx.registered_dialect_names:
                 message += f" (there is no dialect '{dialect}')"
             raise ParseError(self._name_spans[-1], message) from None
+
+    def parse_optional_builtin_int_or_float_attr(self):  # noqa: ANN201 - xDSL's own signature
+        # An index is 64 bits wide (the runtime's int64 fields, MLIR's storage width): MLIR's
+        # parser takes -2^63 .. 2^64 - 1 (the latter as a bit pattern) and says "integer
+        # constant out of range for attribute" beyond; xDSL's IntegerAttr checks no index.
+        start = self._current_token.span
+        attr = super().parse_optional_builtin_int_or_float_attr()
+        if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType):
+            value = attr.value.data
+            if not -(1 << 63) <= value < 1 << 64:
+                span = dataclasses.replace(start, line_offset=self._line_offset)
+                raise ParseError(
+                    span,
+                    f"integer constant out of range for attribute: {value} does not fit in an "
+                    "index (64 bits)",
+                )
+        return attr
 
     def parse_operation(self) -> Operation:
         depth = len(self._name_spans)

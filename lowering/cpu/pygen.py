@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from pto_wsp.dialects import tg
@@ -204,6 +204,16 @@ _BINARY = {
 _CMP = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">=", 6: "<", 7: "<=", 8: ">", 9: ">="}
 
 
+def constant_value(attr: IntegerAttr) -> int:
+    """An integer constant as the generated code computes with it: a 64-bit one (an index or
+    i64) between 2^63 and 2^64 - 1 is that bit pattern, i.e. the negative value it stands for
+    in two's complement (``18446744073709551615 : index`` is -1), as MLIR reads it; the
+    runtime's fields are int64. Other widths keep their value."""
+    value = int(attr.value.data)
+    wide = isinstance(attr.type, IndexType) or getattr(attr.type, "bitwidth", 0) == 64
+    return value - (1 << 64) if wide and value >= 1 << 63 else value
+
+
 def _divsi(a: int, b: int) -> int:
     """Signed division rounding toward zero, as arith.divsi."""
     q = abs(a) // abs(b)
@@ -264,7 +274,7 @@ class _Generator:
             value = op.value
             if not isinstance(value, IntegerAttr):
                 self.fail(op, "non-integer constants")
-            self.line(f"{self.name(op.result)} = {int(value.value.data)}")
+            self.line(f"{self.name(op.result)} = {constant_value(value)}")
         elif type(op) in _BINARY:
             a, b = (self.name(x) for x in op.operands)
             self.line(f"{self.name(op.results[0])} = " + _BINARY[type(op)].format(a=a, b=b))

@@ -50,6 +50,7 @@ from pto_wsp.lowering.cpu.pygen import (
     _rank_reduction_mask,
     _remsi,
     _tup,
+    constant_value,
     exec_generated,
 )
 from pto_wsp.passes.diagnostics import location_of
@@ -268,7 +269,7 @@ def _site_put(site: dict, key: tuple, *entry: Any) -> tuple:
 def _const(value: SSAValue) -> int | None:
     owner = value.owner
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return int(owner.value.value.data)
+        return constant_value(owner.value)
     return None
 
 
