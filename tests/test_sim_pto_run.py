@@ -522,3 +522,98 @@ def test_pto_run_takes_pto_opt_output(capsys, tmp_path):
     code, out, err = run(capsys, graph, "--mode", "cycles")
     assert code == 1
     assert "the module has only materialized task graphs (tg.graph @scan" in err
+
+
+def _attention_with_priority(tmp_path, body: str) -> Path:
+    """examples/attention.mlir with an issue priority key of ``body`` (over b, yielding %p)."""
+    text = (
+        (EXAMPLES / "attention.mlir")
+        .read_text()
+        .replace(
+            "  sched.timing immediate\n}",
+            f'  sched.issue priority key(%b = "b") {{\n{body}\n    sched.yield %p : index\n  }}\n'
+            "  sched.timing immediate\n}",
+        )
+    )
+    path = tmp_path / "attention_priority.mlir"
+    path.write_text(text)
+    return path
+
+
+ATTENTION = ["--bind", "batch_size=3", "--bind", "seq_lens=[5,9,1]"]
+BEYOND_64_BITS = """    %m = arith.constant 9223372036854775807 : index
+    %p = arith.addi %m, %m : index"""
+
+
+def test_a_key_beyond_64_bits_is_one_error_line_in_both_engines(capsys, tmp_path):
+    """A schedule key whose arithmetic leaves 64 bits (the generated code computes with
+    Python ints) is a ValueError naming the task or kernel, not numpy's OverflowError: in a
+    batch (the graph the fast path builds), task by task, and in the general engine."""
+    from pto_wsp.lowering.cpu.backend import compile_cpu_sim
+    from pto_wsp.runtime import graph
+    from pto_wsp.tools.pto_run import _load_mlir
+
+    path = _attention_with_priority(tmp_path, BEYOND_64_BITS)
+    expected = "its issue priority is 18446744073709551614, which does not fit in 64 bits"
+    code, _, err = run(capsys, path, "--mode", "cycles", *ATTENTION)
+    assert code == 1 and err.startswith("pto-run: error: ") and expected in err, err
+    assert "Traceback" not in err
+    program = compile_cpu_sim(_load_mlir(str(path)), mode="cycles")
+    compiled = program.code.compiled
+    args = compiled.bind({"batch_size": 3, "seq_lens": [5, 9, 1]})
+    for batch_min, who in ((graph.BATCH_MIN, "kernel 'attention_kernel': "), (1 << 30, "task 0")):
+        saved, graph.BATCH_MIN = graph.BATCH_MIN, batch_min
+        try:
+            with pytest.raises(ValueError) as error:
+                compiled.function(graph.GraphBuilder(), *args)
+        finally:
+            graph.BATCH_MIN = saved
+        assert str(error.value).startswith(who) and expected in str(error.value)
+    program = compile_cpu_sim(_load_mlir(str(path)), mode="cycles", fast=False)
+    program.bind(batch_size=3, seq_lens=[5, 9, 1])
+    with pytest.raises(ValueError, match="task 0 .kernel 'attention_kernel' at") as error:
+        program.execute()
+    assert expected in str(error.value)
+
+
+def test_an_index_literal_is_a_64_bit_pattern(capsys, tmp_path):
+    """``18446744073709551615 : index`` is -1, as MLIR reads it: the run equals the one with
+    -1; a literal beyond 64 bits is a parse error at its place."""
+    runs = []
+    for literal in ("18446744073709551615", "-1"):
+        path = _attention_with_priority(tmp_path, f"    %p = arith.constant {literal} : index")
+        stats = tmp_path / f"{literal}.json"
+        code, _, err = run(capsys, path, "--mode", "cycles", *ATTENTION, "--stats-json", stats)
+        assert code == 0, err
+        runs.append(json.loads(stats.read_text()))
+    for run_stats in runs:
+        run_stats.pop("compile_time_ms", None), run_stats.pop("execute_time_ms", None)
+        run_stats.pop("phases_ms", None)
+    assert runs[0] == runs[1]
+    path = _attention_with_priority(
+        tmp_path, "    %p = arith.constant 18446744073709551616 : index"
+    )
+    code, _, err = run(capsys, path, "--mode", "cycles", *ATTENTION)
+    assert code == 1 and "Traceback" not in err
+    assert ":32:25: error: integer constant out of range for attribute" in err, err
+
+
+def test_a_bug_is_an_internal_error_line_exit_2(capsys, monkeypatch):
+    """An unexpected exception (a bug in pto-wsp, not in the input) is one `internal error`
+    line and exit 2, as pto-opt says it; PTO_WSP_TRACEBACK=1 lets it through."""
+    from pto_wsp.runtime import program as program_module
+
+    def broken(self, progress=None):
+        raise OverflowError("Python int too large to convert to C long")
+
+    monkeypatch.setattr(program_module.Program, "execute", broken)
+    monkeypatch.delenv("PTO_WSP_TRACEBACK", raising=False)
+    code, _, err = run(capsys, EXAMPLES / "scan.mlir", "--mode", "cycles", "--bind", "n=3")
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith(
+        "pto-run: internal error: OverflowError: Python int too large to convert to C long\n"
+    )
+    assert "PTO_WSP_TRACEBACK=1" in err
+    monkeypatch.setenv("PTO_WSP_TRACEBACK", "1")
+    with pytest.raises(OverflowError):
+        main([str(EXAMPLES / "scan.mlir"), "--mode", "cycles", "--bind", "n=3"])

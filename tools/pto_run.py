@@ -572,6 +572,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{TOOL}: interrupted", file=sys.stderr)
         return 130
+    except Exception as error:  # a bug in pto-wsp, not in the input: as pto-opt says it
+        if os.environ.get(TRACEBACK_ENV):
+            raise
+        print(
+            f"{TOOL}: internal error: {type(error).__name__}: {error}\n"
+            f"{TOOL}: note: this is a bug in pto-wsp; set {TRACEBACK_ENV}=1 to see the Python "
+            "traceback",
+            file=sys.stderr,
+        )
+        return 2
     return 1
 
 
