@@ -424,9 +424,10 @@ COLLECT_EACH = False
 
 
 def measure_compiled(prog, B: int, nt: int, repeat: int, sites: str = "replayed"):
-    """The best of ``repeat`` builds or more (``enough``) of the compiled program. ``sites`` ``kept``: its batch sites
-    keep their results from one build to the next (simgen.SITE_ENTRIES, as a Program run
-    again with the same values), each build's batches inferred one by one; ``replayed``: the
+    """The best of ``repeat`` builds or more (``enough``) of the compiled program. ``sites``
+    ``kept``: its batch sites keep their results from one build to the next
+    (simgen.SITE_ENTRIES, as a Program run again with the same values), each build's batches
+    inferred one by one; ``replayed``: the
     same, and the builder replays the recorded build (runtime/tape.py, what a Program run
     again does); ``off``: every build generates every batch (nothing is kept: a first run's
     work, built on a freshly compiled program). The builds run back to back, the previous

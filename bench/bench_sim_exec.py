@@ -35,10 +35,10 @@ schedule, so the cycles line checks that their makespans are equal. Figures:
 
 Every figure is the best of ``--repeat`` runs, and of as many more as fit in ``--min-time``
 seconds of timed runs (at most ``MAX_RUNS``: a 1k run takes ~0.2 ms, and the best of a handful
-is still the process warming up or a moment of the shared VM), of one Program (a Program keeps its memory
-and its batch sites' results from run to run, and a run after the first replays the build it
-recorded: docs/batchgen.md "Replaying a build"); "first run" is the first execute() of a
-fresh Program in this process (its batches built one by one).
+is still the process warming up or a moment of the shared VM), of one Program (a Program keeps
+its memory and its batch sites' results from run to run, and a run after the first replays the
+build it recorded: docs/batchgen.md "Replaying a build"); "first run" is the first execute()
+of a fresh Program in this process (its batches built one by one).
 """
 
 from __future__ import annotations

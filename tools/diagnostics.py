@@ -21,6 +21,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import (
     CallSiteLoc,
     FileLineColLoc,
+    FloatAttr,
     FusedLoc,
     IndexType,
     IntAttr,
@@ -95,7 +96,7 @@ class LocatingParser(Parser):
                 message += f" (there is no dialect '{dialect}')"
             raise ParseError(self._name_spans[-1], message) from None
 
-    def parse_optional_builtin_int_or_float_attr(self):  # noqa: ANN201 - xDSL's own signature
+    def parse_optional_builtin_int_or_float_attr(self) -> IntegerAttr | FloatAttr | None:
         # An index is 64 bits wide (the runtime's int64 fields, MLIR's storage width): MLIR's
         # parser takes -2^63 .. 2^64 - 1 (the latter as a bit pattern) and says "integer
         # constant out of range for attribute" beyond; xDSL's IntegerAttr checks no index.
