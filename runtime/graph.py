@@ -474,7 +474,7 @@ class GraphBuilder:
         memo = getattr(groups, "memo", None)
         fields = None if memo is None else memo.get("nodes")
         if fields is None:
-            fields = _batch_node_fields(n, groups)
+            fields = _node_fields(n, groups)
             if memo is not None:
                 memo["nodes"] = fields
         names, at, pool, domain, target, stream, priority, kinds, lazy = fields
@@ -900,17 +900,6 @@ def _first(positions: np.ndarray) -> int:
     return int(positions[0]) if len(positions) else 1 << 62
 
 
-def _batch_node_fields(n: int, groups: Sequence[Sequence]) -> tuple:
-    """``_node_fields``, after checking that the groups' shared target, stream and priority
-    fit in int64 (a schedule key's arithmetic on Python ints can exceed it): a ValueError
-    naming the kernel, not numpy's OverflowError."""
-    for group in groups:
-        for what, value in zip(_WIDE_FIELDS, group[6:9]):
-            if value.__class__ is not np.ndarray and not -_WIDE <= value < _WIDE:
-                raise ValueError(_too_wide(f"kernel {group[0]!r}", what, value))
-    return _node_fields(n, groups)
-
-
 _WIDE_FIELDS = ("target", "stream", "issue priority")
 _WIDE = 1 << 63
 
@@ -926,7 +915,12 @@ def _node_fields(n: int, groups: Sequence[Sequence]) -> tuple:
     """A batch's per-node fields that depend on its groups alone: the kernels in order of
     first use with each one's tasks (a slice or positions), the pool, domain, target, stream,
     priority and kind arrays, and the lazy per-task fields (``Groups.memo`` keeps them; no
-    one modifies them: ``build()`` concatenates)."""
+    one modifies them: ``build()`` concatenates). A shared target, stream or priority beyond
+    int64 (a schedule key's arithmetic on Python ints) is a ValueError naming the kernel."""
+    for group in groups:
+        for what, value in zip(_WIDE_FIELDS, group[6:9]):
+            if value.__class__ is not np.ndarray and not -_WIDE <= value < _WIDE:
+                raise ValueError(_too_wide(f"kernel {group[0]!r}", what, value))
     if len(groups) == 1 and groups[0][1] is None:
         # One group, the whole batch: each field one int (``_fill`` expands them in build()).
         group = groups[0]

@@ -8,12 +8,15 @@ says which op a ``VerifyException`` is about. This module closes both gaps:
   MLIR's parser does, so the location survives cloning and passes, and rejects an ``index``
   literal that does not fit in 64 bits, as MLIR's parser does (xDSL checks only integer types);
 - ``failing_op`` recovers the op a verifier error is about from the error's traceback;
-- ``Report`` renders an error with the source line and a caret under the location.
+- ``Report`` renders an error with the source line and a caret under the location;
+- ``internal_error`` reports a bug (an unexpected exception) in one line, for both tools.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import sys
 from dataclasses import dataclass, field
 from io import StringIO
 
@@ -37,6 +40,24 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, MultipleSpansParseError, ParseError
 from xdsl.utils.lexer import Location
 from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+#: Set this environment variable to see the Python traceback of an internal error.
+TRACEBACK_ENV = "PTO_WSP_TRACEBACK"
+
+
+def internal_error(tool: str, error: Exception, culprit: str = "pto-wsp") -> int:
+    """Report ``error``, an unexpected exception (a bug in ``culprit``, not in the input), as
+    ``tool: internal error: ...`` and a note; return the exit code, 2. Called from an
+    ``except`` block: with ``TRACEBACK_ENV`` set it re-raises ``error`` instead."""
+    if os.environ.get(TRACEBACK_ENV):
+        raise error
+    print(
+        f"{tool}: internal error: {type(error).__name__}: {error}\n"
+        f"{tool}: note: this is a bug in {culprit}; set {TRACEBACK_ENV}=1 to see the Python "
+        "traceback",
+        file=sys.stderr,
+    )
+    return 2
 
 
 def universe_context() -> Context:

@@ -33,12 +33,18 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from pto_wsp.tools.diagnostics import LocatingParser, Report, failing_op, generic_text, op_location
+from pto_wsp.tools.diagnostics import (
+    TRACEBACK_ENV,
+    LocatingParser,
+    Report,
+    failing_op,
+    generic_text,
+    internal_error,
+    op_location,
+)
 
 TOOL = "pto-opt"
 STDIN_NAME = "<stdin>"
-#: Set this environment variable to see the Python traceback of an internal error.
-TRACEBACK_ENV = "PTO_WSP_TRACEBACK"
 
 
 class ToolError(Exception):
@@ -336,15 +342,7 @@ def main(args: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
     except Exception as error:  # a bug in a pass or dialect, not in the input
-        if os.environ.get(TRACEBACK_ENV):
-            raise
-        print(
-            f"{TOOL}: internal error: {type(error).__name__}: {error}\n"
-            f"{TOOL}: note: this is a bug in pto-wsp or in a pass; "
-            f"set {TRACEBACK_ENV}=1 to see the Python traceback",
-            file=sys.stderr,
-        )
-        return 2
+        return internal_error(TOOL, error, "pto-wsp or in a pass")
     return 1
 
 

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 TOOL = "pto-run"
+# (tools/diagnostics.TRACEBACK_ENV, not imported at start-up: diagnostics loads xDSL)
 TRACEBACK_ENV = "PTO_WSP_TRACEBACK"
 
 
@@ -572,16 +573,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{TOOL}: interrupted", file=sys.stderr)
         return 130
-    except Exception as error:  # a bug in pto-wsp, not in the input: as pto-opt says it
-        if os.environ.get(TRACEBACK_ENV):
-            raise
-        print(
-            f"{TOOL}: internal error: {type(error).__name__}: {error}\n"
-            f"{TOOL}: note: this is a bug in pto-wsp; set {TRACEBACK_ENV}=1 to see the Python "
-            "traceback",
-            file=sys.stderr,
-        )
-        return 2
+    except Exception as error:  # a bug in pto-wsp, not in the input
+        from pto_wsp.tools.diagnostics import internal_error
+
+        return internal_error(TOOL, error)
     return 1
 
 
