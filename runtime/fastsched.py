@@ -136,14 +136,14 @@ def no_numba() -> str:
 
 #: Below this many tasks a program takes the general engine unless this process has the
 #: compiled scheduler in memory already: loading it (importing numba, then the scheduler from
-#: numba's cache) costs 0.6-0.9 s, what the general engine (13-21 us a task) takes for about
-#: 30,000-60,000 tasks (bench/bench_sim_exec.py prints both). The run is the same either way
-#: (docs/simulator.md "Fast path").
+#: numba's cache) costs about 0.5 s, what the general engine (13-20 us a task) takes for about
+#: 24,000-37,000 tasks (bench/bench_sim_exec.py prints both; docs/PERFORMANCE.md). The run is
+#: the same either way (docs/simulator.md "Fast path").
 FAST_MIN_TASKS = 1 << 15
 
 #: The same while the scheduler is not in numba's cache on this machine (``on_disk``): then
-#: loading it means compiling it, 82-94 s here, about what the general engine takes for this
-#: many tasks (55-88 s at 13-21 us each). A process pays the general engine until its runs
+#: loading it means compiling it, one to two minutes here, about what the general engine takes
+#: for this many tasks (55-84 s at 13-20 us each). A process pays the general engine until its runs
 #: add up to that, at most about twice the cheaper choice; ``pto-run --precompile`` (or
 #: ``pto_wsp.runtime.precompile()``) compiles it up front, once per machine.
 FAST_MIN_TASKS_COLD = 1 << 22
