@@ -18,8 +18,17 @@ __version__ = "0.1.0"
 
 #: Modules that register a compile target when imported.
 _BACKENDS = ("pto_wsp.lowering.cpu.backend", "pto_wsp.lowering.aie", "pto_wsp.lowering.ascend")
-#: Runtime errors exported next to the frontend's API.
-_ERRORS = ("ChannelClosed", "ChannelError", "Deadlock", "ExecutionError", "ResourceError")
+#: Errors exported next to the frontend's API (CompileError comes with the frontend).
+_ERRORS = (
+    "ChannelClosed",
+    "ChannelError",
+    "Deadlock",
+    "ErrorCode",
+    "ExecutionError",
+    "PtoError",
+    "ResourceError",
+    "Timeout",
+)
 
 _api: dict[str, Any] | None = None
 
@@ -33,7 +42,7 @@ def _load() -> dict[str, Any]:
         # import_module, not "from pto_wsp import x": that form asks this module's
         # __getattr__ for the submodule first, which would come back here.
         frontend = importlib.import_module("pto_wsp.frontend")
-        errors = importlib.import_module("pto_wsp.runtime.errors")
+        errors = importlib.import_module("pto_wsp.errors")
         for backend in _BACKENDS:
             module = importlib.import_module(backend)
             # Backends that do not register themselves on import offer register().
@@ -47,7 +56,16 @@ def _load() -> dict[str, Any]:
     return _api
 
 
-_SUBPACKAGES = ("frontend", "dialects", "passes", "lowering", "runtime", "tools", "interop")
+_SUBPACKAGES = (
+    "errors",
+    "frontend",
+    "dialects",
+    "passes",
+    "lowering",
+    "runtime",
+    "tools",
+    "interop",
+)
 
 
 def __getattr__(name: str) -> Any:

@@ -15,7 +15,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from pto_wsp.runtime.errors import ChannelClosed, Deadlock
+from pto_wsp.errors import ChannelClosed, Deadlock
 
 __all__ = ["Message", "PipelineMixin"]
 

@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from pto_wsp.errors import ExecutionError, ResourceError
 from pto_wsp.runtime.csp import PipelineMixin, _merge_coords, _Process, _Queue
-from pto_wsp.runtime.errors import ExecutionError, ResourceError
 from pto_wsp.runtime.graph import KIND_BARRIER, POOL_ANY, POOL_CUBE, POOL_VECTOR, GraphBuilder
 from pto_wsp.runtime.kernels import KernelSpec, cached_spec, numpy_view
 

@@ -1662,7 +1662,7 @@ class FastRun:
 
     def _error(self, tid: int, spec: Any, error: Exception) -> Exception:
         """The ExecutionError of a failing body (or of a tensor it needs that is not bound)."""
-        from pto_wsp.runtime.errors import ExecutionError
+        from pto_wsp.errors import ExecutionError
 
         tg = self.task_graph
         for r in tg.regions[tid]:

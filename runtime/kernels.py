@@ -125,7 +125,7 @@ class KernelSpec:
         try:
             return self.cycles(args, regions)
         except Exception as error:
-            from pto_wsp.runtime.errors import ExecutionError
+            from pto_wsp.errors import ExecutionError
 
             cause = f"its cost function raised {type(error).__name__}: {error}"
             raise ExecutionError(tid, self.name, coords, cause) from error

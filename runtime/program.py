@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from pto_wsp.errors import ExecutionError
 from pto_wsp.runtime import fastsched
 from pto_wsp.runtime.engine import STALL_CAUSES, SimConfig, Simulator
-from pto_wsp.runtime.errors import ExecutionError
 from pto_wsp.runtime.fastsched import (
     FastRun,
     KernelCosts,

@@ -182,7 +182,7 @@ def test_python_compile_returns_the_module_text():
 
 def test_python_compile_errors_are_compile_errors():
     import pto_wsp
-    from pto_wsp.frontend.errors import CompileError
+    from pto_wsp.errors import CompileError
 
     built = _example("megakernel").functional()
     with pytest.raises(CompileError, match="num_tiles is a runtime value") as error:

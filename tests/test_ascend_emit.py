@@ -239,7 +239,7 @@ def test_compile_without_host_returns_the_tree(tmp_path):
 
 def test_frontend_compile_uses_the_ascend_backend(tmp_path):
     import pto_wsp
-    from pto_wsp.frontend.errors import CompileError
+    from pto_wsp.errors import CompileError
     from pto_wsp.frontend.program import _BACKENDS
     from pto_wsp.lowering.ascend import register
 

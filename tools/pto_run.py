@@ -357,7 +357,7 @@ def _program_errors(path: str) -> Iterator[None]:
 def _library_file(filename: str) -> bool:
     """Whether a traceback frame is pto-wsp's (the directory of one of its loaded modules,
     or its generated code) or Python's own (runpy)."""
-    from pto_wsp.frontend.errors import own_folders
+    from pto_wsp.errors import own_folders
 
     return filename.startswith("<") or os.path.abspath(filename).startswith(own_folders())
 

@@ -259,7 +259,7 @@ def compile_aie(module: ModuleOp, **options: object) -> str:
     Options: ``device`` (default npu1_1col), ``bind`` ({name: int} or "n=4"), ``program``,
     ``acquire`` ('subview' or 'memref').
     """
-    from pto_wsp.frontend.errors import CompileError, caller_location
+    from pto_wsp.errors import CompileError, caller_location
 
     allowed = {"device", "bind", "program", "acquire"}
     unknown = sorted(set(options) - allowed)

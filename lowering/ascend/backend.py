@@ -98,7 +98,7 @@ def compile_module(
 def backend(module: ModuleOp, **options: Any) -> EmittedTree | AscendProgram:
     """The ``ascend`` backend of ``pto_wsp.compile``: compile_module, its errors as
     CompileErrors at the user's line."""
-    from pto_wsp.frontend.errors import CompileError, caller_location
+    from pto_wsp.errors import CompileError, caller_location
 
     allowed = [p for p in inspect.signature(compile_module).parameters if p != "module"]
     unknown = sorted(set(options) - set(allowed))

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from pto_wsp.runtime import errors
-from pto_wsp.runtime.errors import ResourceError
+from pto_wsp import errors
+from pto_wsp.errors import ResourceError
 from pto_wsp.runtime.graph import EDGE_KINDS, TaskGraph
 from pto_wsp.runtime.regions import TensorRegion
 

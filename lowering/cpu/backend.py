@@ -19,7 +19,6 @@ import contextlib
 import importlib
 import io
 import math
-import os
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -40,7 +39,7 @@ from xdsl.ir import Block, Operation
 from xdsl.utils.exceptions import PassFailedException
 
 from pto_wsp.dialects import csp, sched, tg, wsp
-from pto_wsp.frontend.errors import CompileError, SourceLoc
+from pto_wsp.errors import CompileError, ErrorCode, SourceLoc, caller_location
 from pto_wsp.lowering.cpu.pygen import CodegenError, _divsi, _Generator, _remsi, exec_generated
 from pto_wsp.lowering.cpu.simgen import SimProgram, compile_sim_program
 from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
@@ -70,33 +69,8 @@ OPTIONS = {
 
 _MODES = ("functional", "cycles")
 
-_PACKAGE_DIRS = tuple(
-    os.path.dirname(os.path.abspath(p)) + os.sep
-    for p in (
-        __file__,
-        sys.modules["pto_wsp.frontend.errors"].__file__ or "",
-        sys.modules["pto_wsp.passes.wsp_to_tg"].__file__ or "",
-        sys.modules["pto_wsp.runtime.engine"].__file__ or "",
-    )
-)
-
-
-def _user_location() -> SourceLoc:
-    """The innermost frame outside pto-wsp: where the user called compile()."""
-    frame = sys._getframe(1)
-    package_init = os.path.join(
-        os.path.dirname(os.path.dirname(_PACKAGE_DIRS[1].rstrip(os.sep))), "__init__.py"
-    )
-    while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(_PACKAGE_DIRS) and path != package_init:
-            return SourceLoc(frame.f_code.co_filename, frame.f_lineno)
-        frame = frame.f_back
-    return SourceLoc("<unknown>", 0)
-
-
-def _error(message: str, loc: SourceLoc) -> CompileError:
-    return CompileError("compile(target='cpu_sim')", message, loc=loc)
+def _error(message: str, loc: SourceLoc, code: ErrorCode | None = None) -> CompileError:
+    return CompileError("compile(target='cpu_sim')", message, loc=loc, code=code)
 
 
 # --------------------------------------------------------------------------- entry
@@ -459,13 +433,14 @@ def _bodies_from_frontend(module: ModuleOp) -> dict[str, Any]:
 
 def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
     """Compile ``module`` for the CPU simulator; the options are ``OPTIONS``."""
-    loc = _user_location()
+    loc = caller_location()
     start = time.perf_counter()
     unknown = [k for k in options if k not in OPTIONS]
     if unknown:
         raise _error(
             f"unknown option {unknown[0]!r} (options: {', '.join(OPTIONS)})",
             loc,
+            ErrorCode.INVALID_OPTION,
         )
     mode = options.get("mode", "functional")
     if mode not in _MODES:

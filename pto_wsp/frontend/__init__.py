@@ -7,6 +7,8 @@ iteration spaces), ``kernels`` (``@kernel``), ``workloads`` (the workload primit
 (modules and ``compile``). Everything public is re-exported by ``pto_wsp``.
 """
 
+from pto_wsp.errors import CompileError
+
 from .axes import Axis, Dense, DenseDyn, Ragged, Sparse, cross
 from .csp import (
     Channel,
@@ -23,7 +25,6 @@ from .csp import (
 )
 from .decorator import P
 from .definitions import call, workload
-from .errors import CompileError
 from .expressions import Expr, sym
 from .kernels import In, InOut, Kernel, Out, kernel
 from .program import TARGETS, compile, module, register_backend

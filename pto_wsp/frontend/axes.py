@@ -23,8 +23,8 @@ from pto_wsp.dialects.wsp import (
     SparseAxisType,
     loop_index_count,
 )
+from pto_wsp.errors import CompileError, user_location
 
-from .errors import CompileError, user_location
 from .expressions import Const, Expr, Sym, as_index, is_int
 from .tensors import DType, Tensor, i8, i16, i32, i64, index, memref_type, u8, u16, u32, u64
 

@@ -21,7 +21,8 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from .errors import CompileError, SourceLoc, user_location
+from pto_wsp.errors import CompileError, SourceLoc, user_location
+
 from .expressions import Expr, check_identifier, is_int
 from .workloads import (
     Workload,

@@ -24,8 +24,9 @@ import sys
 from types import FrameType
 from typing import Any
 
+from pto_wsp.errors import CompileError, SourceLoc
+
 from .axes import Axis, cross
-from .errors import CompileError, SourceLoc
 from .workloads import (
     _FRAMES,
     Cond,

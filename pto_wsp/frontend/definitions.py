@@ -18,9 +18,9 @@ from typing import Any
 from xdsl.dialects.builtin import IndexType
 
 from pto_wsp.dialects.wsp import LEVELS
+from pto_wsp.errors import CompileError, user_location
 
 from .axes import Axis, AxisParam
-from .errors import CompileError, user_location
 from .expressions import Expr, Param, check_identifier, is_int
 from .tensors import ParamTensor, Tensor, View
 from .workloads import Workload, claim, param_names, trace_body

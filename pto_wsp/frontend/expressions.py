@@ -26,7 +26,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i1
 from xdsl.ir import Operation, SSAValue
 
-from .errors import CompileError, user_location
+from pto_wsp.errors import CompileError, user_location
 
 _ORDER = itertools.count()
 

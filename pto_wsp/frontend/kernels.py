@@ -18,8 +18,8 @@ from xdsl.dialects.builtin import IndexType, MemRefType
 from xdsl.ir import Attribute
 
 from pto_wsp.dialects.wsp import EXEC_UNITS
+from pto_wsp.errors import CompileError, user_location
 
-from .errors import CompileError, user_location
 from .expressions import Arg, Const, Expr, as_index, check_identifier, is_int
 from .tensors import TensorSpec
 

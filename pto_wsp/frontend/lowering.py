@@ -30,11 +30,11 @@ from xdsl.traits import IsTerminator
 
 from pto_wsp.dialects import csp as csp_ops
 from pto_wsp.dialects import wsp as wsp_ops
+from pto_wsp.errors import CompileError, SourceLoc
 
 from .axes import Axis, AxisParam, ConstArray, Dense, DenseDyn, Ragged, Sparse
 from .csp import Consume, Coord, Record, Send, Synchronize
 from .definitions import Bound, Call
-from .errors import CompileError, SourceLoc
 from .expressions import FIXED, ROOT, Arg, Const, Expr, Index, Param, Sym, as_expr
 from .kernels import Dim
 from .tensors import Load, Tensor, View

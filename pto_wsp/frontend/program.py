@@ -30,11 +30,11 @@ from xdsl.utils.exceptions import VerifyException
 from pto_wsp.dialects import csp as csp_ops
 from pto_wsp.dialects import sched as sched_ops
 from pto_wsp.dialects import wsp as wsp_ops
+from pto_wsp.errors import CompileError, user_location
 
 from .axes import ConstArray
 from .csp import Pipeline
 from .definitions import Bound, param_type
-from .errors import CompileError, user_location
 from .expressions import Expr
 from .kernels import Kernel
 from .lowering import ArgTable, Lowerer

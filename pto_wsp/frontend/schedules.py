@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 from xdsl.ir import Operation, Region
 
 from pto_wsp.dialects import sched as ops
+from pto_wsp.errors import CompileError, user_location
 
 from .axes import Axis
 from .definitions import Bound
-from .errors import CompileError, user_location
 from .expressions import Arg, Expr, as_index, is_int
 from .tensors import Tensor
 from .workloads import Workload

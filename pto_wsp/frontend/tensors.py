@@ -26,8 +26,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from pto_wsp.dialects.wsp import VIEW_DYNAMIC, VIEW_INDEX, view_result_type
+from pto_wsp.errors import CompileError
 
-from .errors import CompileError
 from .expressions import (
     FIXED,
     BinOp,

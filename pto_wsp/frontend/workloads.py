@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import MemRefType
 
+from pto_wsp.errors import CompileError, SourceLoc, user_location
+
 from .axes import Axis, Cross, SparseRow
-from .errors import CompileError, SourceLoc, user_location
 from .expressions import Const, Expr, Index, as_index, check_identifier
 from .kernels import Kernel
 from .tensors import Tensor, View
