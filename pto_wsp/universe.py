@@ -80,6 +80,12 @@ def _tg_materialize() -> type[ModulePass]:
     return TgMaterializePass
 
 
+def _tg_to_runtime_calls() -> type[ModulePass]:
+    from pto_wsp.passes.tg_to_runtime import TgToRuntimeCallsPass
+
+    return TgToRuntimeCallsPass
+
+
 def _csp_to_tg() -> type[ModulePass]:
     from pto_wsp.passes.wsp_to_tg import CspToTgPass
 
@@ -114,6 +120,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "csp-to-tg": _csp_to_tg,
     "tg-materialize": _tg_materialize,
     "tg-canonicalize": _tg_canonicalize,
+    "tg-to-runtime-calls": _tg_to_runtime_calls,
     "tg-to-aie": _tg_to_aie,
 }
 

@@ -1,0 +1,469 @@
+"""``tg-to-runtime-calls``: task-generation programs as upstream MLIR calling the runtime core.
+
+Each ``tg.program`` becomes a ``func.func`` of the same name whose first argument is the
+runtime context (an ``index``: the core's builder, by address) followed by the program's own
+arguments. Control flow (``scf``, ``arith``, ``memref``) stays as it is; the tg ops become
+calls of the core's C API (runtime/core/pto_wsp_core.h), declared as ``func.func private``:
+
+| tg | calls |
+|---|---|
+| `tg.task` | `pto_tg_task_begin(ctx, kernel, site, pool, domain, target, stream, priority)`, then per parameter `pto_tg_task_scalar`, per coordinate `pto_tg_task_coord`, per resource `pto_tg_task_region(ctx, tensor, access, rank)` and per root dimension `pto_tg_task_region_dim(ctx, offset, size, stride)`, then `pto_tg_task_submit(ctx)` |
+| `tg.ordered` | `pto_tg_ordered_enter(ctx)`, its body, `pto_tg_ordered_exit(ctx)` |
+| `tg.order_point` | `pto_tg_order_point(ctx)` |
+| `tg.seq` | `pto_tg_seq(ctx) -> index` |
+| `tg.call` | the callee's body, inlined |
+
+A region is stated in its root tensor's index space (what the TensorMap decides overlap on):
+the ``memref.subview`` chain from a program argument is folded into per-dimension offset,
+size and stride values, as tg-materialize does. A ``memref.load`` is bounds-checked: an index
+outside the loaded memref calls ``pto_tg_load_error(ctx, load)`` instead of reading.
+
+The tables the runtime needs beside the code are attributes of the function (upstream MLIR
+keeps them): ``pto.kernels`` (kernel id -> name), ``pto.coords`` (site -> coordinate names),
+``pto.arg_names``, ``pto.loads`` (load -> its location and tensor), ``pto.reads`` (the
+arguments whose data the program loads) and ``pto.config`` (the program's runtime
+configuration). Kernel declarations (``wsp.kernel``) are dropped; ``memref.global`` data is
+kept. The output holds upstream dialects only (docs/native.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+)
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from pto_wsp.dialects import tg
+from pto_wsp.passes.diagnostics import location_of
+
+NAME = "tg-to-runtime-calls"
+
+#: The core's C API the lowered programs call: name -> number of index operands, results.
+RUNTIME_API: dict[str, tuple[int, int]] = {
+    "pto_tg_task_begin": (8, 0),
+    "pto_tg_task_scalar": (2, 0),
+    "pto_tg_task_coord": (2, 0),
+    "pto_tg_task_region": (4, 0),
+    "pto_tg_task_region_dim": (4, 0),
+    "pto_tg_task_submit": (1, 0),
+    "pto_tg_ordered_enter": (1, 0),
+    "pto_tg_order_point": (1, 0),
+    "pto_tg_ordered_exit": (1, 0),
+    "pto_tg_seq": (1, 1),
+    "pto_tg_load_error": (2, 0),
+}
+
+#: Numbering shared with the core (task_abi.h, runtime/graph.py).
+ACCESS = {"in": 0, "out": 1, "inout": 2}
+POOLS = {"vector": 0, "cube": 1, "any": 255}
+DOMAINS = {"host_cpu": 0, "aicore": 1, "aie_tile": 2}
+
+#: How deep tg.call may nest before the pass calls it recursion.
+MAX_CALL_DEPTH = 64
+
+_UPSTREAM = ("arith.", "scf.", "memref.", "func.")
+
+Value = int | SSAValue
+
+
+def _fail(op: Operation, message: str) -> None:
+    text = f"{NAME}: {message}"
+    op.emit_error(text, PassFailedException(text))
+
+
+@dataclass
+class _View:
+    """A memref value as a region of a root program argument: per root dimension its offset,
+    size and stride (ints where known), and the root dimensions that are its dimensions."""
+
+    tensor: int
+    offsets: list[Value]
+    sizes: list[Value]
+    strides: list[Value]
+    kept: list[int]
+
+
+@dataclass
+class _Lowering:
+    """The lowering of one program into one func.func (its block is lowered in place)."""
+
+    func: func.FuncOp
+    kernels: list[str] = field(default_factory=list)
+    coords: list[list[str]] = field(default_factory=list)
+    loads: list[str] = field(default_factory=list)
+    reads: set[str] = field(default_factory=set)
+    views: dict[SSAValue, _View] = field(default_factory=dict)
+    constants: dict[int, SSAValue] = field(default_factory=dict)
+
+    @property
+    def ctx(self) -> SSAValue:
+        return self.func.body.block.args[0]
+
+    # ------------------------------------------------------------------ emission helpers
+
+    def emit(self, op: Operation, before: Operation) -> Operation:
+        Rewriter.insert_op(op, InsertPoint.before(before))
+        return op
+
+    def value(self, v: Value, before: Operation) -> SSAValue:
+        """``v`` as an SSA value: an int is an index constant, made once at the function's
+        entry (which dominates every use)."""
+        if not isinstance(v, int):
+            return v
+        known = self.constants.get(v)
+        if known is None:
+            constant = arith.ConstantOp.from_int_and_width(v, IndexType())
+            block = self.func.body.block
+            Rewriter.insert_op(constant, InsertPoint.at_start(block))
+            known = self.constants[v] = constant.result
+        return known
+
+    def call(self, name: str, args: Sequence[Value], before: Operation) -> Operation:
+        operands = [self.ctx, *(self.value(a, before) for a in args)]
+        results = [IndexType()] * RUNTIME_API[name][1]
+        return self.emit(func.CallOp(name, operands, results), before)
+
+    def mul(self, a: Value, b: Value, before: Operation) -> Value:
+        a, b = _known(a), _known(b)
+        if isinstance(a, int) and isinstance(b, int):
+            return a * b
+        if a == 1 or b == 1:
+            return b if a == 1 else a
+        if a == 0 or b == 0:
+            return 0
+        va, vb = self.value(a, before), self.value(b, before)
+        return self.emit(arith.MuliOp(va, vb), before).results[0]
+
+    def add(self, a: Value, b: Value, before: Operation) -> Value:
+        a, b = _known(a), _known(b)
+        if isinstance(a, int) and isinstance(b, int):
+            return a + b
+        if a == 0 or b == 0:
+            return b if a == 0 else a
+        va, vb = self.value(a, before), self.value(b, before)
+        return self.emit(arith.AddiOp(va, vb), before).results[0]
+
+    # ------------------------------------------------------------------ views
+
+    def view(self, value: SSAValue, user: Operation) -> _View:
+        """The region of a root argument that ``value`` is (computed once, where it is made)."""
+        known = self.views.get(value)
+        if known is not None:
+            return known
+        block = self.func.body.block
+        if isinstance(value, BlockArgument) and value.block is block and value.index > 0:
+            view = self._root(value)
+        elif isinstance(value.owner, memref.SubviewOp):
+            view = self._subview(value.owner, user)
+        else:
+            what = value.owner.name if isinstance(value.owner, Operation) else "a block argument"
+            _fail(user, f"a task region must be a program argument or a memref.subview of "
+                        f"one, not a value of {what}")
+        self.views[value] = view
+        return view
+
+    def _root(self, arg: BlockArgument) -> _View:
+        type_ = arg.type
+        assert isinstance(type_, MemRefType)
+        sizes: list[Value] = []
+        for d, extent in enumerate(type_.get_shape()):
+            if extent != DYNAMIC_INDEX:
+                sizes.append(extent)
+                continue
+            index = self.value(d, arg.owner.first_op)
+            dim = memref.DimOp(arg, index)
+            Rewriter.insert_op(dim, InsertPoint.after(index.owner))
+            sizes.append(dim.result)
+        rank = len(sizes)
+        return _View(arg.index - 1, [0] * rank, sizes, [1] * rank, list(range(rank)))
+
+    def _subview(self, op: memref.SubviewOp, user: Operation) -> _View:
+        parent = self.view(op.source, user)
+
+        def values(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[Value]:
+            dyn = iter(dynamic)
+            return [next(dyn) if s == DYNAMIC_INDEX else s for s in static]
+
+        offsets = values(op.static_offsets.get_values(), op.offsets)
+        sizes = values(op.static_sizes.get_values(), op.sizes)
+        strides = values(op.static_strides.get_values(), op.strides)
+        result = op.result.type
+        assert isinstance(result, MemRefType)
+        keep = _rank_reduction_mask(list(op.static_sizes.get_values()), list(result.get_shape()))
+        view = _View(parent.tensor, list(parent.offsets), list(parent.sizes),
+                     list(parent.strides), [])
+        for i, dim in enumerate(parent.kept):
+            step = self.mul(offsets[i], parent.strides[dim], op)
+            view.offsets[dim] = self.add(parent.offsets[dim], step, op)
+            view.sizes[dim] = sizes[i]
+            view.strides[dim] = self.mul(parent.strides[dim], strides[i], op)
+            if keep[i]:
+                view.kept.append(dim)
+        return view
+
+    # ------------------------------------------------------------------ ops
+
+    def block(self, block: Block) -> None:
+        for op in list(block.ops):
+            self.op(op)
+
+    def op(self, op: Operation) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                self.block(block)
+        if isinstance(op, tg.TaskOp):
+            self.task(op)
+        elif isinstance(op, tg.OrderedOp):
+            self.call("pto_tg_ordered_enter", [], op)
+            body = op.body.block
+            if isinstance(body.last_op, tg.YieldOp):
+                Rewriter.erase_op(body.last_op)
+            Rewriter.inline_block(body, InsertPoint.before(op))
+            self.call("pto_tg_ordered_exit", [], op)
+            Rewriter.erase_op(op)
+        elif isinstance(op, tg.OrderPointOp):
+            self.call("pto_tg_order_point", [], op)
+            Rewriter.erase_op(op)
+        elif isinstance(op, tg.SeqOp):
+            seq = self.call("pto_tg_seq", [], op)
+            op.result.replace_all_uses_with(seq.results[0])
+            Rewriter.erase_op(op)
+        elif isinstance(op, memref.LoadOp):
+            self.load(op)
+        elif isinstance(op, tg.YieldOp):
+            return  # (a tg.ordered's is dropped with it, the program's becomes func.return)
+        elif isinstance(op, tg.QueueOp | tg.ProcessOp | tg.SendOp | tg.ConsumeOp
+                        | tg.RecordOp | tg.SynchronizeOp | tg.CoordOp):
+            _fail(op, f"pipelines ({op.name}) are not lowered to the runtime core yet")
+        elif not op.name.startswith(_UPSTREAM):
+            _fail(op, f"cannot lower {op.name} (only scf, arith, memref and tg program ops)")
+
+    def task(self, op: tg.TaskOp) -> None:
+        kernel = op.kernel.root_reference.data
+        if kernel not in self.kernels:
+            self.kernels.append(kernel)
+        site = len(self.coords)
+        self.coords.append([n.data for n in op.coord_names])
+        pool: Value = POOLS[op.pool.data if op.pool else "any"]
+        if op.dynamic_pool is not None:
+            pool = op.dynamic_pool
+        target: Value = op.target if op.target is not None else -1
+        stream: Value = op.stream if op.stream is not None else 0
+        priority: Value = op.priority if op.priority is not None else 0
+        views = [self.view(r, op) for r in op.resources]
+        scalars = [self.scalar(p, op) for p in op.params]
+        self.call(
+            "pto_tg_task_begin",
+            [self.kernels.index(kernel), site, pool, DOMAINS[op.domain.data], target, stream,
+             priority],
+            op,
+        )
+        for s in scalars:
+            self.call("pto_tg_task_scalar", [s], op)
+        for c in op.coords:
+            self.call("pto_tg_task_coord", [c], op)
+        for view, access in zip(views, op.access):
+            rank = len(view.offsets)
+            self.call("pto_tg_task_region", [view.tensor, ACCESS[access.data], rank], op)
+            for d in range(rank):
+                self.call(
+                    "pto_tg_task_region_dim",
+                    [view.offsets[d], view.sizes[d], view.strides[d]],
+                    op,
+                )
+        self.call("pto_tg_task_submit", [], op)
+        Rewriter.erase_op(op)
+
+    def scalar(self, value: SSAValue, op: tg.TaskOp) -> SSAValue:
+        if isinstance(value.type, IndexType):
+            return value
+        if isinstance(value.type, IntegerType):
+            cast = arith.IndexCastUIOp if value.type.width.data == 1 else arith.IndexCastOp
+            return self.emit(cast(value, IndexType()), op).results[0]
+        _fail(op, f"task scalars of type {value.type} are not supported by the runtime core yet")
+        raise AssertionError  # (unreachable: _fail raises)
+
+    def load(self, op: memref.LoadOp) -> None:
+        """``memref.load`` reads only inside the memref: otherwise the runtime is told."""
+        if not op.indices:
+            return
+        root = _root_argument(op.memref)
+        block = self.func.body.block
+        names = self.func.attributes["pto.arg_names"]
+        assert isinstance(names, ArrayAttr)
+        name = "a value"
+        if isinstance(root.owner, memref.GetGlobalOp):
+            name = f"@{root.owner.name_.root_reference.data}"
+        elif isinstance(root, BlockArgument) and root.block is block and root.index > 0:
+            name = names.data[root.index - 1].data
+            self.reads.add(name)
+        site = len(self.loads)
+        where = location_of(op)
+        self.loads.append(f"{where + ': ' if where else ''}memref.load of {name}")
+        ok: SSAValue | None = None
+        for d, index in enumerate(op.indices):
+            extent = self.emit(memref.DimOp(op.memref, self.value(d, op)), op).result
+            inside = self.emit(arith.CmpiOp(index, extent, "ult"), op).result
+            ok = inside if ok is None else self.emit(arith.AndIOp(ok, inside), op).results[0]
+        assert ok is not None
+        type_ = op.res.type
+        zero = (arith.ConstantOp(IntegerAttr(0, type_)) if isinstance(type_, IntegerType | IndexType)
+                else arith.ConstantOp.from_float_and_width(0.0, type_))  # type: ignore[arg-type]
+        error = func.CallOp("pto_tg_load_error", [self.ctx, self.value(site, op)], [])
+        guarded = scf.IfOp(ok, [type_], Region(Block()), Region(Block([error, zero, scf.YieldOp(zero)])))
+        Rewriter.insert_op(guarded, InsertPoint.before(op))
+        op.res.replace_all_uses_with(guarded.results[0])
+        op.detach()
+        guarded.true_region.block.add_ops([op, scf.YieldOp(op.res)])
+
+    def finish(self, program: tg.ProgramOp) -> None:
+        """Drop the subviews only tasks used, and attach the runtime's tables."""
+        for op in reversed(list(self.func.walk())):
+            if isinstance(op, memref.SubviewOp) and not op.result.uses:
+                Rewriter.erase_op(op)
+        attrs = self.func.attributes
+        attrs["pto.kernels"] = ArrayAttr([StringAttr(k) for k in self.kernels])
+        attrs["pto.coords"] = ArrayAttr(
+            [ArrayAttr([StringAttr(n) for n in names]) for names in self.coords]
+        )
+        attrs["pto.loads"] = ArrayAttr([StringAttr(s) for s in self.loads])
+        attrs["pto.reads"] = ArrayAttr([StringAttr(s) for s in sorted(self.reads)])
+        if program.config is not None:
+            attrs["pto.config"] = program.config
+        attrs["llvm.emit_c_interface"] = UnitAttr()
+
+
+def _known(v: Value) -> Value:
+    """An index constant's value, else the value."""
+    if isinstance(v, SSAValue) and isinstance(v.owner, arith.ConstantOp):
+        attr = v.owner.value
+        if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType):
+            return attr.value.data
+    return v
+
+
+def _root_argument(value: SSAValue) -> SSAValue:
+    while isinstance(value.owner, memref.SubviewOp):
+        value = value.owner.source
+    return value
+
+
+def _rank_reduction_mask(sizes: list[int], result: list[int]) -> list[bool]:
+    """Which entries of a subview remain dims of its result (MLIR's greedy unit-dim rule)."""
+    keep = []
+    r = 0
+    for size in sizes:
+        kept = r < len(result) and size == result[r]
+        keep.append(kept)
+        r += kept
+    return keep
+
+
+def _expand_calls(module: ModuleOp, program: tg.ProgramOp, stack: tuple[str, ...]) -> tg.ProgramOp:
+    """A copy of ``program`` with every ``tg.call`` replaced by the callee's body."""
+    copy = program.clone()
+    for call in [op for op in copy.walk() if isinstance(op, tg.CallOp)]:
+        name = call.callee.root_reference.data
+        if name in stack or len(stack) >= MAX_CALL_DEPTH:
+            chain = " -> ".join(f"@{n}" for n in (*stack, name))
+            _fail(call, f"recursive tg.call cannot be inlined: {chain}")
+        callee = next(
+            (p for p in module.ops if isinstance(p, tg.ProgramOp) and p.sym_name.data == name),
+            None,
+        )
+        if callee is None:
+            _fail(call, f"tg.call of unknown program @{name}")
+        assert callee is not None
+        body = _expand_calls(module, callee, (*stack, name)).body.block
+        if isinstance(body.last_op, tg.YieldOp):
+            Rewriter.erase_op(body.last_op)
+        Rewriter.inline_block(body, InsertPoint.before(call), list(call.args))
+        Rewriter.erase_op(call)
+    return copy
+
+
+def lower_program(module: ModuleOp, program: tg.ProgramOp) -> func.FuncOp:
+    """The func.func calling the runtime core that ``program`` becomes."""
+    name = program.sym_name.data
+    if program.processes():
+        _fail(program.processes()[0],
+              f"@{name} is a pipeline: pipelines are not lowered to the runtime core yet")
+    expanded = _expand_calls(module, program, (name,))
+    body = expanded.body.block
+    expanded.body.detach_block(body)
+    body.insert_arg(IndexType(), 0).name_hint = "ctx"
+    inputs = [IndexType(), *program.function_type.inputs.data]
+    function = func.FuncOp(name, (inputs, []), Region([body]))
+    function.attributes["pto.arg_names"] = ArrayAttr(list(program.arg_names.data))
+    lowering = _Lowering(function)
+    lowering.block(body)
+    if isinstance(body.last_op, tg.YieldOp):
+        Rewriter.erase_op(body.last_op)
+    body.add_op(func.ReturnOp())
+    lowering.finish(program)
+    return function
+
+
+def _declarations() -> list[func.FuncOp]:
+    return [
+        func.FuncOp.external(name, [IndexType()] * n, [IndexType()] * r)
+        for name, (n, r) in RUNTIME_API.items()
+    ]
+
+
+def runtime_module(module: ModuleOp, programs: Sequence[tg.ProgramOp]) -> ModuleOp:
+    """A new module: the runtime API's declarations, the module's ``memref.global`` data and
+    the func.func of each of ``programs`` (``module`` is left as it is)."""
+    lowered = [lower_program(module, p) for p in programs]
+    data = [op.clone() for op in module.ops if isinstance(op, memref.GlobalOp)]
+    return ModuleOp([*_declarations(), *data, *lowered])
+
+
+@dataclass(frozen=True)
+class TgToRuntimeCallsPass(ModulePass):
+    """Lower each ``tg.program`` to a ``func.func`` calling the runtime core's C API.
+
+    The result holds upstream dialects only (func, scf, arith, memref): upstream MLIR parses
+    it, lowers it to LLVM and JIT-compiles it (lowering/cpu/native.py). ``program=NAME``
+    lowers only that program. Pipelines are not lowered yet (a located error names the op).
+    """
+
+    name = NAME
+
+    program: str = ""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for other in op.ops:
+            if not isinstance(other, tg.ProgramOp) and other.name != "wsp.kernel" and (
+                not other.name.startswith(_UPSTREAM)
+            ):
+                _fail(other, f"cannot lower {other.name} (run wsp-to-tg and csp-to-tg first)")
+        programs = [
+            p
+            for p in op.ops
+            if isinstance(p, tg.ProgramOp) and (not self.program or p.sym_name.data == self.program)
+        ]
+        if self.program and not programs:
+            raise PassFailedException(f"{NAME}: no program @{self.program}")
+        result = runtime_module(op, programs)
+        for old in list(op.ops):
+            Rewriter.erase_op(old, safe_erase=False)
+        for new in list(result.body.block.ops):
+            new.detach()
+            op.body.block.add_op(new)

@@ -1,0 +1,60 @@
+// RUN: not pto-opt %s --split-input-file -p tg-to-runtime-calls 2>&1 | FileCheck %s
+
+// Constructs the runtime core does not take yet give a located error naming the op.
+
+wsp.kernel @k(x: f32) unit(vector)
+tg.program @float_scalar(%x: f32) {
+  tg.task @k(%x : f32) resources() pool(vector)
+}
+
+// CHECK: errors.mlir:7:3: error: 'tg.task' op tg-to-runtime-calls: task scalars of type f32 are not supported by the runtime core yet
+
+// -----
+
+tg.program @a() {
+  tg.call @b()
+}
+tg.program @b() {
+  tg.call @a()
+}
+
+// CHECK: errors.mlir:[[# @LINE - 3]]:3: error: 'tg.call' op tg-to-runtime-calls: recursive tg.call cannot be inlined: @a -> @b -> @a
+
+// -----
+
+wsp.kernel @k(t: in memref<4xf32>) unit(vector)
+tg.program @cast(%T: memref<4xf32>) {
+  %c = "memref.cast"(%T) : (memref<4xf32>) -> memref<?xf32>
+  tg.task @k() resources(%c : memref<?xf32>) access(in) pool(vector)
+}
+
+// CHECK: errors.mlir:[[# @LINE - 3]]:3: error: 'tg.task' op tg-to-runtime-calls: a task region must be a program argument or a memref.subview of one, not a value of memref.cast
+
+// -----
+
+wsp.kernel @k() unit(vector)
+tg.program @pipe() {
+  tg.queue @q : !wsp.task capacity(1)
+  tg.process @producer {
+  ^bb0(%r: index):
+    tg.send @q {
+      tg.task @k() resources() pool(vector)
+    }
+  }
+  tg.process @consumer {
+  ^bb0(%r: index):
+    tg.consume @q as %m : !wsp.task {
+    }
+  }
+}
+
+// CHECK: errors.mlir:[[# @LINE - 13]]:3: error: 'tg.process' op tg-to-runtime-calls: @pipe is a pipeline: pipelines are not lowered to the runtime core yet
+
+// -----
+
+wsp.workload @w() {
+}
+
+// CHECK: errors.mlir:[[# @LINE - 3]]:1: error: 'wsp.workload' op tg-to-runtime-calls: cannot lower wsp.workload (run wsp-to-tg and csp-to-tg first)
+
+// CHECK-NOT: Traceback

@@ -1,0 +1,63 @@
+// RUN: pto-opt %s -p tg-to-runtime-calls | FileCheck %s
+// RUN: pto-opt %s -p tg-to-runtime-calls | PTO_UPSTREAM | FileCheck %s --check-prefix=UPSTREAM
+// REQUIRES: upstream-mlir
+
+// Before: a tg.program with an ordered loop (tg.ordered, tg.order_point), a task on a
+// rank-reducing subview of a subview, tg.seq, a dynamic pool, an i64 scalar and a load.
+// After: a func.func of upstream dialects whose first argument is the runtime context; tasks,
+// scopes and ordering points are calls of the runtime core's C API; the region is in the
+// root tensor's index space (row 2*i+1, columns j..j+3); the load is bounds-checked.
+
+wsp.kernel @k(i: index, x: i64, t: inout memref<4xf32>) unit(vector)
+
+tg.program @p(%X: memref<8x16xf32>, %n: index, %lens: memref<?xindex>, %x: i64) config {workers = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  tg.ordered {
+    scf.for %i = %c0 to %n step %c1 {
+      %j = memref.load %lens[%i] : memref<?xindex>
+      %rows = memref.subview %X[1, 0] [4, 16] [2, 1] : memref<8x16xf32> to memref<4x16xf32, strided<[32, 1], offset: 16>>
+      %row = memref.subview %rows[%i, %j] [1, 4] [1, 1] : memref<4x16xf32, strided<[32, 1], offset: 16>> to memref<4xf32, strided<[1], offset: ?>>
+      %s = tg.seq
+      %pool = arith.remui %s, %c2 : index
+      tg.task @k(%i, %x : index, i64) resources(%row : memref<4xf32, strided<[1], offset: ?>>) access(inout) at(i = %i) pool(%pool) target(%s)
+      tg.order_point
+    }
+  }
+}
+
+// CHECK:      func.func private @pto_tg_task_begin(index, index, index, index, index, index, index, index) -> ()
+// CHECK:      func.func private @pto_tg_seq(index) -> index
+// CHECK:      func.func @p(%ctx: index, %X: memref<8x16xf32>, %n: index, %lens: memref<?xindex>, %x: i64)
+// CHECK-SAME:   pto.arg_names = ["X", "n", "lens", "x"], pto.kernels = ["k"], pto.coords = [["i"]]
+// CHECK-SAME:   pto.loads = ["{{.*}}lower.mlir:19:12: memref.load of lens"], pto.reads = ["lens"]
+// CHECK-SAME:   pto.config = {workers = 2 : i64}, llvm.emit_c_interface
+// CHECK-NOT:    tg.
+// CHECK:        func.call @pto_tg_ordered_enter(%ctx) : (index) -> ()
+// CHECK:        scf.for %i =
+// CHECK:          %[[IN:.*]] = arith.cmpi ult, %i, %{{.*}} : index
+// CHECK-NEXT:     %j = scf.if %[[IN]] -> (index) {
+// CHECK-NEXT:       %{{.*}} = memref.load %lens[%i] : memref<?xindex>
+// CHECK:          } else {
+// CHECK-NEXT:       func.call @pto_tg_load_error(%ctx, %{{.*}}) : (index, index) -> ()
+// CHECK:          %[[TWOI:.*]] = arith.muli %i, %{{.*}} : index
+// CHECK-NEXT:     %[[ROW:.*]] = arith.addi %{{.*}}, %[[TWOI]] : index
+// CHECK-NEXT:     %[[S:.*]] = func.call @pto_tg_seq(%ctx) : (index) -> index
+// CHECK-NEXT:     %pool = arith.remui %[[S]], %c2 : index
+// CHECK-NEXT:     %[[X:.*]] = arith.index_cast %x : i64 to index
+// CHECK-NEXT:     func.call @pto_tg_task_begin(%ctx, %{{.*}}, %{{.*}}, %pool, %{{.*}}, %[[S]], %{{.*}}, %{{.*}})
+// CHECK-NEXT:     func.call @pto_tg_task_scalar(%ctx, %i)
+// CHECK-NEXT:     func.call @pto_tg_task_scalar(%ctx, %[[X]])
+// CHECK-NEXT:     func.call @pto_tg_task_coord(%ctx, %i)
+// CHECK-NEXT:     func.call @pto_tg_task_region(%ctx, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-NEXT:     func.call @pto_tg_task_region_dim(%ctx, %[[ROW]], %{{.*}}, %{{.*}})
+// CHECK-NEXT:     func.call @pto_tg_task_region_dim(%ctx, %j, %{{.*}}, %{{.*}})
+// CHECK-NEXT:     func.call @pto_tg_task_submit(%ctx) : (index) -> ()
+// CHECK-NEXT:     func.call @pto_tg_order_point(%ctx) : (index) -> ()
+// CHECK-NEXT:   }
+// CHECK-NEXT:   func.call @pto_tg_ordered_exit(%ctx) : (index) -> ()
+// CHECK-NEXT:   func.return
+// CHECK-NOT:  wsp.kernel
+
+// UPSTREAM: parsed, verified and read back the same by MLIR
