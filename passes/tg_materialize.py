@@ -23,6 +23,7 @@ from xdsl.utils.exceptions import PassFailedException
 from pto_wsp.dialects import tg
 from pto_wsp.lowering.cpu.pygen import WHOLE, CodegenError, compile_program
 from pto_wsp.runtime.graph import DOMAINS, KIND_BARRIER, POOLS, GraphBuilder, TaskGraph
+from pto_wsp.runtime.program import integers_only
 
 _POOL_NAMES = {v: k for k, v in POOLS.items()}
 _DOMAIN_NAMES = {v: k for k, v in DOMAINS.items()}
@@ -67,7 +68,25 @@ def _binding_value(name: str, value: str) -> Any:
         ) from None
     if isinstance(parsed, bool) or not isinstance(parsed, int | list | tuple):
         raise PassFailedException(f"tg-materialize: {name}={value} is not an integer or a list")
-    return np.asarray(parsed, dtype=np.int64) if isinstance(parsed, list | tuple) else parsed
+    # The simulator's rules (runtime/program.py): an index is a signed 64-bit integer, a
+    # list a rectangular array of them.
+    if isinstance(parsed, int):
+        if not -(1 << 63) <= parsed < 1 << 63:
+            raise PassFailedException(
+                f"tg-materialize: {name} is an index: {parsed} does not fit in 64 bits"
+            )
+        return parsed
+    if not integers_only(parsed):
+        raise PassFailedException(
+            f"tg-materialize: {name}={value}: a list binds integers (lengths, CSR arrays)"
+        )
+    try:
+        return np.asarray(parsed, dtype=np.int64)
+    except OverflowError:
+        why = "a value does not fit in 64 bits"
+    except ValueError:
+        why = "its rows differ in length"
+    raise PassFailedException(f"tg-materialize: {name}={value}: {why}")
 
 
 def materialize(module: ModuleOp, program: tg.ProgramOp, bindings: dict[str, Any]) -> TaskGraph:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +45,7 @@ from .kernels import (
     resolve_body,
 )
 from .orchestrate import Emitted, ProgramEmitter, config_function, program_cname
+from .output import write_tree
 
 #: The least size of each descriptor array (task_abi.h).
 ABI_FLOOR = 4
@@ -103,19 +103,9 @@ class EmittedTree:
         return h.hexdigest()
 
     def write(self, out_dir: str | os.PathLike) -> Path:
-        """Write the tree under ``out_dir`` (created; files of earlier emissions that this one
-        does not produce are removed from kernels/ and ascend_host/)."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        for sub in ("kernels", "ascend_host"):
-            if (out / sub).is_dir():
-                shutil.rmtree(out / sub)
-        for rel, text in self.files.items():
-            path = out / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if not path.exists() or path.read_text() != text:
-                path.write_text(text)
-        return out
+        """Write the tree under ``out_dir``, all or nothing (``output.write_tree``): files of
+        earlier emissions are removed from kernels/ and ascend_host/, others kept."""
+        return write_tree(self.files, out_dir)
 
     def entry_program(self, name: str | None = None) -> ProgramSig:
         """The program ``name``, or the only program no other program calls."""
