@@ -102,3 +102,52 @@ def test_the_api_names_the_directory_too(tmp_path):
     (tmp_path / "out").write_text("")
     with pytest.raises(AscendEmitError, match="cannot write the output directory"):
         ascend_emit.EmittedTree({"a.h": "1"}, {}, [], "910b").write(tmp_path / "out")
+
+
+# --------------------------------------------------------------------------- pto-opt -o FILE
+
+RAGGED = """\
+wsp.kernel @k(r: index, j: index) unit(vector)
+wsp.workload @w(%n: index, %lengths: memref<?xindex>) {
+  %rows = wsp.ragged %n, %lengths : memref<?xindex>
+  wsp.parallel_for %r, %j in %rows named("r", "j") : !wsp.ragged {
+    wsp.task @k(%r, %j : index, index) resources()
+  }
+}
+"""
+
+
+def test_output_through_a_symbolic_link_writes_its_target(capsys, tmp_path):
+    source = tmp_path / "in.mlir"
+    source.write_text(RAGGED)
+    (tmp_path / "real.mlir").write_text("old")
+    (tmp_path / "link.mlir").symlink_to("real.mlir")
+    assert opt(capsys, source, "-o", tmp_path / "link.mlir")[0] == 0
+    assert (tmp_path / "link.mlir").is_symlink()
+    assert "wsp.workload @w" in (tmp_path / "real.mlir").read_text()
+
+
+@pytest.mark.parametrize(
+    ("signum", "code", "word"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+)
+def test_a_signal_stops_pto_opt_in_one_line_and_removes_its_temporary_file(
+    tmp_path, signum, code, word
+):
+    """A long run (a 40,000-task graph) stopped once its output file is open."""
+    source = tmp_path / "in.mlir"
+    source.write_text(RAGGED)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pto_wsp.tools.pto_opt", str(source), "-o", str(tmp_path / "o"),
+         "-p", 'wsp-to-tg,tg-materialize{bind="n=1,lengths=[40000]"}'],
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".pto-opt-*.tmp")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # into the pass
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == code, err
+    assert err == f"pto-opt: {word}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.mlir"]

@@ -11,14 +11,17 @@ is to blame) and a non-zero exit; ``-o FILE`` is only written when the whole run
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import difflib
 import inspect
 import os
+import signal
 import sys
 import tempfile
+import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from io import BytesIO, StringIO
 from pathlib import Path
@@ -282,10 +285,12 @@ class OutputFile:
     so a failed run never leaves a half-written file (and leaves an existing FILE alone)."""
 
     def __init__(self, path: str) -> None:
-        self.path = path
+        self.name = path
+        # Through a symbolic link, its target is written (as open(path, "w") would).
+        self.path = os.path.realpath(path)
         if os.path.isdir(path):
             raise ToolError(f"cannot write output file '{path}': it is a directory")
-        directory = os.path.dirname(os.path.abspath(path))
+        directory = os.path.dirname(self.path)
         try:
             handle, self._temporary = tempfile.mkstemp(
                 dir=directory, prefix=".pto-opt-", suffix=".tmp"
@@ -302,7 +307,7 @@ class OutputFile:
                 os.chmod(self._temporary, _new_file_mode(self.path))
                 os.replace(self._temporary, self.path)
         except OSError as error:
-            raise ToolError(f"cannot write output file '{self.path}': {error.strerror}") from None
+            raise ToolError(f"cannot write output file '{self.name}': {error.strerror}") from None
         finally:
             if os.path.exists(self._temporary):
                 os.unlink(self._temporary)
@@ -318,12 +323,41 @@ def _new_file_mode(path: str) -> int:
     return 0o666 & ~umask
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised where the tool is, so that its ``finally`` blocks remove what a run
+    half wrote (the temporary output file) as they do on Ctrl-C."""
+
+
+@contextlib.contextmanager
+def _terminate_as_exception() -> Iterator[None]:
+    """While in the block, SIGTERM raises ``Terminated``."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may handle signals (pto-opt called in a worker)
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(args: Sequence[str] | None = None) -> int:
     """Run pto-opt on ``args`` (default: the command line); return the exit code."""
     # As xdsl-opt does: show DeprecationWarnings, which Python hides by default.
     warnings.filterwarnings("default", category=DeprecationWarning)
     try:
-        return PtoOptMain(args=args).run()
+        with _terminate_as_exception():
+            return PtoOptMain(args=args).run()
+    except KeyboardInterrupt:
+        print(f"{TOOL}: interrupted", file=sys.stderr)
+        return 130
+    except Terminated:
+        print(f"{TOOL}: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except (ToolError, ArgSpecParseError) as error:
         # ArgSpecParseError: xDSL parses ``-t name{options}`` before we can look at it.
         print(f"{TOOL}: error: {str(error).rstrip()}", file=sys.stderr)
