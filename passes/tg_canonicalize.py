@@ -92,7 +92,7 @@ class DropDeadOrderPoint(RewritePattern):
             or not any(map(_creates_work, before))
             or not any(map(_creates_work, after))
         ):
-            rewriter.erase_op(op)
+            rewriter.erase(op)
 
 
 class InlineUnorderedScope(RewritePattern):
@@ -104,9 +104,9 @@ class InlineUnorderedScope(RewritePattern):
             return
         block = op.body.block
         if (last := block.last_op) is not None and last.has_trait(IsTerminator):
-            rewriter.erase_op(last)
+            rewriter.erase(last)
         rewriter.inline_block(block, InsertPoint.before(op))
-        rewriter.erase_op(op)
+        rewriter.erase(op)
 
 
 class EraseEmptyLoop(RewritePattern):
@@ -120,11 +120,11 @@ class EraseEmptyLoop(RewritePattern):
             lb, ub = _constant(op.lb), _constant(op.ub)
             never = lb is not None and ub is not None and lb >= ub
             if never or not any(map(_creates_work, _body_ops(op))):
-                rewriter.erase_op(op)
+                rewriter.erase(op)
             return
         branches = [op.true_region, op.false_region]
         if not any(_creates_work(o) for r in branches for b in r.blocks for o in b.ops):
-            rewriter.erase_op(op)
+            rewriter.erase(op)
 
 
 class EraseEmptyScope(RewritePattern):
@@ -133,7 +133,7 @@ class EraseEmptyScope(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tg.OrderedOp, rewriter: PatternRewriter) -> None:
         if not any(map(_creates_work, _body_ops(op))):
-            rewriter.erase_op(op)
+            rewriter.erase(op)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
 // RUN: pto-opt %s --split-input-file -p tg-canonicalize | FileCheck %s
+// RUN: pto-opt %s --split-input-file -p tg-canonicalize 2>&1 >/dev/null | FileCheck %s --check-prefix=QUIET --allow-empty
 
 wsp.kernel @k(i: index) unit(vector)
 
@@ -77,3 +78,6 @@ tg.program @empty(%n: index, %p: i1) {
     tg.order_point
   }
 }
+
+// A successful run prints nothing on stderr (no DeprecationWarning of xDSL's API).
+// QUIET-NOT: {{.}}
