@@ -53,6 +53,7 @@
 
 #include "pto_wsp/aicore.h"
 #include "pto_wsp/orchestration.h"
+#include "order.h"
 #include "task_abi.h"
 #include "tensormap.h"
 
@@ -75,11 +76,14 @@ struct RunError : std::runtime_error {
   RunError(const std::string& what, int c) : std::runtime_error(what), code(c) {}
 };
 
-enum NodeKind : uint8_t { kTask = 0, kBarrier = 1 };
-enum EdgeKind : uint8_t { kStructural = 0, kRaw = 1, kWaw = 2, kWar = 3 };
-inline uint64_t pack(uint32_t node, EdgeKind kind) {
-  return static_cast<uint64_t>(node) | (static_cast<uint64_t>(kind) << 32);
-}
+// Node and edge kinds, and the rules of structural order: order.h, shared with the native core.
+using order::kBarrier;
+using order::kRaw;
+using order::kStructural;
+using order::kTask;
+using order::kWar;
+using order::kWaw;
+using order::pack;
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -246,12 +250,6 @@ class ReadyQueue {
   std::atomic<int64_t> size_{0};
 };
 
-struct Scope {
-  std::shared_ptr<std::vector<uint32_t>> frontier;
-  std::vector<uint32_t> group;
-  bool own = false;
-};
-
 // What a run records for inspection (record = 1): the static graph, as runtime/graph.py's
 // TaskGraph holds it.
 struct Records {
@@ -311,7 +309,7 @@ struct Builder::Impl {
   std::unique_ptr<host::TensorMap, void (*)(host::TensorMap*)> tmap_kept{host::TensorMap::take(),
                                                                         host::TensorMap::give};
   host::TensorMap& tmap = *tmap_kept;
-  std::vector<Scope> scopes;
+  order::Scopes scopes;
   uint64_t allocated = 0;  // nodes
   int64_t ntasks = 0;
   int64_t building = -1;  // the task between alloc_task and submit
@@ -335,7 +333,7 @@ struct Builder::Impl {
   // A predecessor and the reason of its edge, packed (node | kind << 32): built in registers
   // (a pair goes through memory and stalls store forwarding on every push).
   std::vector<uint64_t> preds;
-  std::vector<std::pair<uint32_t, uint32_t>> seen;  // (predecessor, task) of submit's set
+  order::FirstReason first_reason;
 
   // Queues: one per worker (targeted tasks), then vector, cube, any.
   std::unique_ptr<ReadyQueue[]> queues;
@@ -486,7 +484,6 @@ Builder::Impl::Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t rin
       throw RunError("cannot allocate the task ring", 2);
     }
   }
-  scopes.push_back(Scope{std::make_shared<std::vector<uint32_t>>(), {}, false});
   batch = cfg.batch_deps > 0 ? cfg.batch_deps : 0;
   if (cfg.timing == Timing::Batched && cfg.timing_n > 0)
     batch = batch > 0 ? std::min(batch, cfg.timing_n) : cfg.timing_n;
@@ -1076,14 +1073,7 @@ TaskBuilder Builder::alloc_task(KernelId kernel, ExecDomain domain, ExecPool poo
                                 int64_t target, int64_t stream, int64_t priority,
                                 const TaskSite* site) {
   Impl& m = *impl_;
-  Scope& scope = m.scopes.back();
-  std::vector<uint32_t>& frontier = *scope.frontier;
-  if (frontier.size() > 1) {
-    // The first task after an ordering point with several tasks before it: one barrier,
-    // shared by every later task of the scope (and of nested scopes holding the frontier).
-    const uint32_t b = m.barrier(frontier);
-    frontier.assign(1, b);
-  }
+  m.scopes.frontier([&m](const std::vector<uint32_t>& nodes) { return m.barrier(nodes); });
   const uint32_t id = m.alloc_node(kTask);
   m.building = id;
   ++m.ntasks;
@@ -1136,8 +1126,7 @@ void Builder::submit(TaskBuilder& t) {
   Impl& m = *impl_;
   const uint32_t id = t.pod_->id;
   Slot& s = m.slot(id);
-  Scope& scope = m.scopes.back();
-  if (m.scopes.size() > 1) scope.group.push_back(id);
+  m.scopes.created(id);
   m.raw.clear();
   m.waw.clear();
   m.war.clear();
@@ -1145,73 +1134,11 @@ void Builder::submit(TaskBuilder& t) {
     m.tmap.access(s.pod.io[i].region, s.pod.io[i].access, id, m.raw, m.waw, m.war);
   std::vector<uint64_t>& ps = m.preds;
   ps.clear();
-  for (uint32_t f : *scope.frontier) ps.push_back(pack(f, kStructural));
+  for (uint32_t f : m.scopes.current()) ps.push_back(pack(f, kStructural));
   for (uint32_t p : m.raw) ps.push_back(pack(p, kRaw));
   for (uint32_t p : m.waw) ps.push_back(pack(p, kWaw));
   for (uint32_t p : m.war) ps.push_back(pack(p, kWar));
-  // Edges by kind: the four groups, less what the deduplication drops (in registers).
-  int64_t k0 = static_cast<int64_t>(scope.frontier->size()), k1 = static_cast<int64_t>(m.raw.size());
-  int64_t k2 = static_cast<int64_t>(m.waw.size()), k3 = static_cast<int64_t>(m.war.size());
-  auto drop = [&](uint64_t e) {
-    switch ((e >> 32) & 3) {
-      case kStructural: --k0; break;
-      case kRaw: --k1; break;
-      case kWaw: --k2; break;
-      default: --k3; break;
-    }
-  };
-  // Each predecessor once, with its first reason; never the task itself.
-  if (ps.size() <= 8) {
-    size_t out = 0;
-    for (size_t i = 0; i < ps.size(); ++i) {
-      const uint32_t p = static_cast<uint32_t>(ps[i]);
-      if (p == id) {
-        drop(ps[i]);
-        continue;
-      }
-      bool seen = false;
-      for (size_t j = 0; j < out && !seen; ++j) seen = static_cast<uint32_t>(ps[j]) == p;
-      if (!seen)
-        ps[out++] = ps[i];
-      else
-        drop(ps[i]);
-    }
-    ps.resize(out);
-  } else {
-    // An open-addressing set stamped with this task's id: nothing to clear between tasks.
-    size_t want = 64;
-    while (want < 2 * ps.size()) want <<= 1;
-    if (m.seen.size() < want) m.seen.assign(want, {0xFFFFFFFFu, 0xFFFFFFFFu});
-    const size_t mask = m.seen.size() - 1;
-    size_t out = 0;
-    for (size_t i = 0; i < ps.size(); ++i) {
-      const uint32_t p = static_cast<uint32_t>(ps[i]);
-      if (p == id) {
-        drop(ps[i]);
-        continue;
-      }
-      size_t h = (p * 0x9E3779B1u) & mask;
-      bool seen = false;
-      while (m.seen[h].second == id) {
-        if (m.seen[h].first == p) {
-          seen = true;
-          break;
-        }
-        h = (h + 1) & mask;
-      }
-      if (seen) {
-        drop(ps[i]);
-        continue;
-      }
-      m.seen[h] = {p, id};
-      ps[out++] = ps[i];
-    }
-    ps.resize(out);
-  }
-  m.edge_kinds[kStructural] += k0;
-  m.edge_kinds[kRaw] += k1;
-  m.edge_kinds[kWaw] += k2;
-  m.edge_kinds[kWar] += k3;
+  m.first_reason.filter(ps, id, m.edge_kinds);
   if (m.record) m.record_node(id);
   const int32_t nwired = m.link(ps, id);
   m.building = -1;
@@ -1235,33 +1162,14 @@ void Builder::submit(TaskBuilder& t) {
   }
 }
 
-void Builder::enter_ordered() {
-  Impl& m = *impl_;
-  m.scopes.push_back(Scope{m.scopes.back().frontier, {}, false});
-}
+void Builder::enter_ordered() { impl_->scopes.enter(); }
 
 void Builder::order_point() {
-  Impl& m = *impl_;
-  if (m.scopes.size() == 1) fail("order_point() outside an ordered scope");
-  Scope& scope = m.scopes.back();
-  if (!scope.group.empty()) {
-    scope.frontier = std::make_shared<std::vector<uint32_t>>(std::move(scope.group));
-    scope.group.clear();
-    scope.own = true;
-  }
+  if (!impl_->scopes.point()) fail("order_point() outside an ordered scope");
 }
 
 void Builder::exit_ordered() {
-  Impl& m = *impl_;
-  if (m.scopes.size() == 1) fail("exit_ordered() without enter_ordered()");
-  Scope scope = std::move(m.scopes.back());
-  m.scopes.pop_back();
-  if (m.scopes.size() == 1) return;
-  Scope& parent = m.scopes.back();
-  if (!scope.group.empty())
-    parent.group.insert(parent.group.end(), scope.group.begin(), scope.group.end());
-  else if (scope.own)
-    parent.group.insert(parent.group.end(), scope.frontier->begin(), scope.frontier->end());
+  if (!impl_->scopes.exit()) fail("exit_ordered() without enter_ordered()");
 }
 
 int64_t Builder::num_tasks() const { return impl_->ntasks; }

@@ -1,0 +1,164 @@
+// pto-wsp runtime core: structural order and edge reasons, the one C++ statement of
+// runtime/graph.py's rules (docs/tg.md "Structural order as ordering points"). Shared by the
+// Ascend host runtime (runtime.cpp) and the native core (runtime/core/core.cpp), with the
+// TensorMap (tensormap.h) that infers data edges.
+//
+// An ordered scope keeps a frontier (the nodes every task created in it from now on follows)
+// and a group (the tasks created since its last ordering point, at any depth). At an ordering
+// point a non-empty group becomes the frontier; an empty one leaves it, so order flows across
+// empty iterations. A new task follows the innermost scope's frontier: directly when it holds
+// one node, through one barrier node (made on the first such task) when it holds several. A
+// scope starts with its parent's frontier (shared: a barrier made for one is seen by all);
+// when it exits, its last group (else, if it had an ordering point of its own, its frontier)
+// joins the parent's group.
+#pragma once
+
+#include <stdint.h>
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace pto {
+namespace wsp {
+namespace order {
+
+enum NodeKind : uint8_t { kTask = 0, kBarrier = 1 };
+enum EdgeKind : uint8_t { kStructural = 0, kRaw = 1, kWaw = 2, kWar = 3 };
+
+// A predecessor and why: node in the low 32 bits, EdgeKind above.
+inline uint64_t pack(uint32_t node, EdgeKind kind) {
+  return static_cast<uint64_t>(node) | (static_cast<uint64_t>(kind) << 32);
+}
+
+struct Scope {
+  std::shared_ptr<std::vector<uint32_t>> frontier;
+  std::vector<uint32_t> group;
+  bool own = false;  // the frontier comes from one of this scope's ordering points
+};
+
+// The stack of ordered scopes, the root (no ordered scope) first.
+class Scopes {
+ public:
+  Scopes() { reset(); }
+  void reset() {
+    stack_.clear();
+    stack_.push_back(Scope{std::make_shared<std::vector<uint32_t>>(), {}, false});
+  }
+  size_t open() const { return stack_.size() - 1; }  // ordered scopes open
+
+  // The frontier a new task of the innermost scope follows. When it holds several nodes,
+  // barrier(nodes) first makes one barrier node (returning its id) that replaces them.
+  template <typename MakeBarrier>
+  const std::vector<uint32_t>& frontier(MakeBarrier&& barrier) {
+    std::vector<uint32_t>& f = *stack_.back().frontier;
+    if (f.size() > 1) {
+      const uint32_t b = barrier(f);
+      f.assign(1, b);
+    }
+    return f;
+  }
+  const std::vector<uint32_t>& current() const { return *stack_.back().frontier; }
+
+  // A task was created in the innermost scope.
+  void created(uint32_t task) {
+    if (stack_.size() > 1) stack_.back().group.push_back(task);
+  }
+
+  void enter() { stack_.push_back(Scope{stack_.back().frontier, {}, false}); }
+
+  // false: no ordered scope is open.
+  bool point() {
+    if (stack_.size() == 1) return false;
+    Scope& scope = stack_.back();
+    if (!scope.group.empty()) {
+      scope.frontier = std::make_shared<std::vector<uint32_t>>(std::move(scope.group));
+      scope.group.clear();
+      scope.own = true;
+    }
+    return true;
+  }
+
+  bool exit() {
+    if (stack_.size() == 1) return false;
+    Scope scope = std::move(stack_.back());
+    stack_.pop_back();
+    if (stack_.size() == 1) return true;
+    Scope& parent = stack_.back();
+    if (!scope.group.empty())
+      parent.group.insert(parent.group.end(), scope.group.begin(), scope.group.end());
+    else if (scope.own)
+      parent.group.insert(parent.group.end(), scope.frontier->begin(), scope.frontier->end());
+    return true;
+  }
+
+ private:
+  std::vector<Scope> stack_;
+};
+
+// Each predecessor once, with its first reason, never the task itself. `ps` holds the
+// candidates (pack()) in order structural, raw, waw, war; it is filtered in place and
+// kinds[k] grows by the edges of kind k kept.
+class FirstReason {
+ public:
+  void filter(std::vector<uint64_t>& ps, uint32_t self, int64_t* kinds) {
+    // Counted down from the candidates in registers: an array indexed by kind would live on
+    // the stack, and its increments stall store forwarding.
+    int64_t k0 = 0, k1 = 0, k2 = 0, k3 = 0;
+    auto count = [&](uint64_t e, int64_t d) {
+      switch ((e >> 32) & 3) {
+        case kStructural: k0 += d; break;
+        case kRaw: k1 += d; break;
+        case kWaw: k2 += d; break;
+        default: k3 += d; break;
+      }
+    };
+    size_t out = 0;
+    if (ps.size() <= 8) {
+      for (size_t i = 0; i < ps.size(); ++i) {
+        const uint32_t p = static_cast<uint32_t>(ps[i]);
+        if (p == self) continue;
+        bool seen = false;
+        for (size_t j = 0; j < out && !seen; ++j) seen = static_cast<uint32_t>(ps[j]) == p;
+        if (seen) continue;
+        count(ps[i], 1);
+        ps[out++] = ps[i];
+      }
+    } else {
+      // An open-addressing set stamped with the task's id: nothing to clear between tasks.
+      size_t want = 64;
+      while (want < 2 * ps.size()) want <<= 1;
+      if (seen_.size() < want) seen_.assign(want, {0xFFFFFFFFu, 0xFFFFFFFFu});
+      const size_t mask = seen_.size() - 1;
+      for (size_t i = 0; i < ps.size(); ++i) {
+        const uint32_t p = static_cast<uint32_t>(ps[i]);
+        if (p == self) continue;
+        size_t h = (p * 0x9E3779B1u) & mask;
+        bool seen = false;
+        while (seen_[h].second == self) {
+          if (seen_[h].first == p) {
+            seen = true;
+            break;
+          }
+          h = (h + 1) & mask;
+        }
+        if (seen) continue;
+        seen_[h] = {p, self};
+        count(ps[i], 1);
+        ps[out++] = ps[i];
+      }
+    }
+    ps.resize(out);
+    kinds[kStructural] += k0;
+    kinds[kRaw] += k1;
+    kinds[kWaw] += k2;
+    kinds[kWar] += k3;
+  }
+
+ private:
+  std::vector<std::pair<uint32_t, uint32_t>> seen_;  // (predecessor, task)
+};
+
+}  // namespace order
+}  // namespace wsp
+}  // namespace pto
