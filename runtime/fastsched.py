@@ -44,12 +44,12 @@ import dataclasses
 import functools
 import operator
 import time
-from collections import deque
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from pto_wsp.errors import ExecutionError
 from pto_wsp.runtime.bulk_kernels import csr
 from pto_wsp.runtime.graph import KIND_BARRIER, POOL_ANY, POOL_CUBE, POOL_VECTOR, GraphBuilder
 
@@ -1656,9 +1656,19 @@ class FastRun:
             return
         try:
             views = [numpy_view(self.arrays[r.tensor], r) for r in tg.regions[tid]]
-            body(*spec.arguments(tg.args[tid], views))
-        except Exception as error:
+            result = body(*spec.arguments(tg.args[tid], views))
+        except BODY_ERRORS as error:
             raise self._error(tid, spec, error) from error
+        if result is not None:
+            self._returned(tid, spec, result, views)
+
+    def _returned(self, tid: int, spec: Any, result: Any, views: Any) -> None:
+        """Raise the ExecutionError of a body that returned a value instead of writing it."""
+        from pto_wsp.runtime.kernels import returned
+
+        error = returned(tid, spec, self.task_graph.coords[tid], result, views)
+        if error is not None:
+            raise error
 
     def _error(self, tid: int, spec: Any, error: Exception) -> Exception:
         """The ExecutionError of a failing body (or of a tensor it needs that is not bound)."""
@@ -1713,12 +1723,20 @@ class FastRun:
         """``body`` over the stretch of the dispatch order from ``a`` whose arguments are
         ``columns`` (one list per parameter, in that order); a raising body is named."""
         first = iter(columns[0])
+        count = len(columns[0])
+        tg = self.task_graph
         try:
-            deque(map(body, first, *columns[1:]), 0)
-        except Exception as error:
-            tid = int(order[a + len(columns[0]) - operator.length_hint(first) - 1])
-            kid = int(self.task_graph.kernel[tid])
-            raise self._error(tid, self._spec(kid), error) from error
+            # Only the values a body returned reach Python: none from well-behaved bodies.
+            for result in filter(_is_value, map(body, first, *columns[1:])):
+                j = count - operator.length_hint(first) - 1
+                t = int(order[a + j])
+                views = [c[j] for c in columns[len(columns) - len(tg.regions[t]) :]]
+                self._returned(t, self._spec(int(tg.kernel[t])), result, views)
+        except ExecutionError:
+            raise
+        except BODY_ERRORS as error:
+            t = int(order[a + count - operator.length_hint(first) - 1])
+            raise self._error(t, self._spec(int(tg.kernel[t])), error) from error
 
     def _run_tasks(
         self, tids: list, bodies: list, specs: list, simple: list, args: list, views: list
@@ -1737,11 +1755,17 @@ class FastRun:
                 if v is None:
                     v = [_view(arrays[r.tensor], r) for r in regions[tid]]
                 if simple[kid]:
-                    body(*args[tid], *v)
+                    result = body(*args[tid], *v)
                 else:
-                    body(*specs[kid].arguments(args[tid], v))
-            except Exception as error:
+                    result = body(*specs[kid].arguments(args[tid], v))
+            except BODY_ERRORS as error:
                 raise self._error(tid, specs[kid], error) from error
+            if result is not None:
+                self._returned(tid, specs[kid], result, v)
+
+
+#: Whether a body returned something (``filter`` keeps those: a C-level test per task).
+_is_value = functools.partial(operator.is_not, None)
 
 
 def _kept_stretches(
@@ -1837,7 +1861,7 @@ def _kept_inputs(
 
 
 #: ``_kept_inputs``' and ``_kept_stretches``' entries in the Program's row views (whose own
-#: keys are (tensor, dimension) pairs).
+#: keys are (tensor, dimension, read-only) triples).
 _INPUTS = "batch inputs"
 _STRETCHES = "stretches"
 
@@ -1923,10 +1947,10 @@ def _bulk_views(
 ) -> list | None:
     """The m views of one region column of a batch group, or None (made per task). A
     tensor's row views, once made for a group using at least half of its rows, are kept in
-    ``shared`` — under (tensor, first kept dimension), with the array they view, its shape,
-    strides and address — and reused by every later group and run while the bound array is
-    that one: a row written by one task and read by another is one view object, and a
-    Program run again makes no views."""
+    ``shared`` — under (tensor, first kept dimension, read-only), with the array they view,
+    its shape, strides and address — and reused by every later group and run while the bound
+    array is that one: a Program run again makes no views. Readers' rows (an ``in`` region)
+    are read-only views of their own."""
     array = arrays.get(r.tensor)
     if array is None:
         return None
@@ -1952,7 +1976,7 @@ def _bulk_views(
         if o.__class__ is not int or o != 0 or size.__class__ is not int or size != shape[d]:
             return _window_views(r, m, array)
     if k0 == 0:
-        return [array[()]] * m
+        return [_read_only(array[()], r.access)] * m
     if not array.flags.c_contiguous:
         return _window_views(r, m, array)
     index = []
@@ -1963,11 +1987,12 @@ def _bulk_views(
         index.append(o)
     if not m:
         return []
-    lead = array.reshape((-1, *shape[k0:]))
+    lead = _read_only(array.reshape((-1, *shape[k0:])), r.access)
     flat = np.ravel_multi_index(tuple(index), shape[:k0])
     lo = int(flat[0])
     run = int(flat[-1]) == lo + m - 1 and (m == 1 or bool((np.diff(flat) == 1).all()))
-    key = (r.tensor, k0)
+    # Readers get read-only rows of their own (a writer's row views stay writeable).
+    key = (r.tensor, k0, r.access == "in")
     kept_rows = shared.get(key)
     where = _geometry(array)
     rows = None
@@ -2026,9 +2051,20 @@ def _window_views(r: Any, m: int, array: np.ndarray) -> list | None:
     tile_strides = tuple(strides[d] * r.strides[d] for d in kept)
     span = int(lin.max()) + 1
     walk = np.lib.stride_tricks.as_strided(
-        array, (span, *tile), (item, *tile_strides), writeable=array.flags.writeable
+        array,
+        (span, *tile),
+        (item, *tile_strides),
+        writeable=array.flags.writeable and r.access != "in",
     )
     return list(map(walk.__getitem__, lin.tolist()))
+
+
+def _read_only(view: np.ndarray, access: str) -> np.ndarray:
+    """``view`` as the tasks of an ``access`` region get it: read-only for "in"."""
+    if access == "in":
+        view = view.view()  # (a new view object: the array itself stays writeable)
+        view.flags.writeable = False
+    return view
 
 
 def _geometry(array: np.ndarray) -> tuple:
@@ -2055,7 +2091,10 @@ def _view(array: np.ndarray, r: Any) -> np.ndarray:
                 if off[d] or sizes[d] != shape[d]:
                     break
             else:
-                return array[off[:k0]] if k0 else array[()]
+                view = array[off[:k0]] if k0 else array[()]
+                if r.access == "in":
+                    view.flags.writeable = False
+                return view
     index: list[Any] = []
     strides = r.strides
     for d, o in enumerate(off):
@@ -2065,4 +2104,7 @@ def _view(array: np.ndarray, r: Any) -> np.ndarray:
             index.append(slice(o, o + (n - 1) * s + 1 if n else o, s))
         else:
             index.append(o)
-    return array[tuple(index)]
+    view = array[tuple(index)]
+    if r.access == "in" and view.__class__ is np.ndarray:
+        view.flags.writeable = False
+    return view

@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from pto_wsp.errors import ExecutionError
 from pto_wsp.runtime.regions import TensorRegion
 
-__all__ = ["Dims", "KernelSpec", "ViewRegion", "cached_spec", "numpy_view"]
+__all__ = ["Dims", "KernelSpec", "ViewRegion", "cached_spec", "guard", "numpy_view", "returned"]
 
 
 class ViewRegion(TensorRegion):
@@ -57,7 +58,8 @@ class ViewRegion(TensorRegion):
 
 
 def numpy_view(array: np.ndarray, region: TensorRegion) -> np.ndarray:
-    """The numpy view of ``array`` a task gets for ``region`` (a view, never a copy)."""
+    """The numpy view of ``array`` a task gets for ``region`` (a view, never a copy); read-only
+    for an ``in`` region, so a body writing its input raises instead of corrupting it."""
     kept = getattr(region, "kept", None)
     if kept is None:
         kept = range(len(region.sizes))
@@ -68,7 +70,14 @@ def numpy_view(array: np.ndarray, region: TensorRegion) -> np.ndarray:
             index.append(slice(o, o + (n - 1) * s + 1 if n else o, s))
         else:
             index.append(o)
-    return array[tuple(index)]
+    return guard(array[tuple(index)], region.access)
+
+
+def guard(view: Any, access: str) -> Any:
+    """``view``, made read-only when the task only reads it (``access`` "in")."""
+    if access == "in" and view.__class__ is np.ndarray:
+        view.flags.writeable = False
+    return view
 
 
 class Dims:
@@ -125,10 +134,26 @@ class KernelSpec:
         try:
             return self.cycles(args, regions)
         except Exception as error:
-            from pto_wsp.errors import ExecutionError
-
             cause = f"its cost function raised {type(error).__name__}: {error}"
             raise ExecutionError(tid, self.name, coords, cause) from error
+
+
+def returned(
+    tid: int, spec: KernelSpec, coords: Sequence, value: Any, views: Sequence
+) -> ExecutionError | None:
+    """The error of a body that returned ``value``: None when it returned nothing or one of its
+    own views (``return np.add(a, b, out=c)``), else an ExecutionError naming the task."""
+    if value is None or any(value is v for v in views):
+        return None
+    outs = [n for n, a in zip(spec.param_names, spec.access) if a in ("out", "inout")]
+    hint = f"{outs[0] if len(outs) == 1 else 'out'}[...] = value"
+    return ExecutionError(
+        tid,
+        spec.name,
+        coords,
+        f"the body returned a {type(value).__name__} instead of writing its results: a kernel's "
+        f"results are what it writes into its Out parameters ({hint})",
+    )
 
 
 def cached_spec(
