@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
@@ -86,6 +86,7 @@ class _Key:
     directive: Operation
     names: list[str]
     block: Block
+    sources: list[str] = field(default_factory=list)
     warned: bool = False
 
 
@@ -102,7 +103,10 @@ class _Schedule:
 
 def _key_of(op: Operation) -> _Key:
     names = op.properties.get("key_names")
-    return _Key(op, [n.data for n in names.data] if names else [], op.regions[0].block)
+    listed = [n.data for n in names.data] if names else []
+    sources = op.properties.get("key_sources")
+    kinds = [s.data for s in sources.data] if sources else ["coord"] * len(listed)
+    return _Key(op, listed, op.regions[0].block, kinds)
 
 
 def _read_schedule(schedule: Operation | None) -> _Schedule:
@@ -191,6 +195,9 @@ def _read_directive(op: Operation, out: _Schedule) -> bool:  # noqa: C901 - one 
     return True
 
 
+#: The dialects whose ops a workload body may use to compute values (the program form runs them).
+_HELPER_DIALECTS = ("arith.", "memref.", "scf.")
+
 # --------------------------------------------------------------------------- environment
 
 
@@ -272,6 +279,8 @@ class _Lowering:
         self.schedules = schedules
         self.nested = calls == "nested"
         self.sched = _Schedule()
+        self.call_schedules: dict[str, _Schedule] = {}  # a call's schedule(@s), read once
+        self.arguments: dict[str, SSAValue] = {}  # the program's arguments by name (keys read them)
         self.symbols = {
             op.sym_name.data: op
             for op in module.ops
@@ -287,6 +296,7 @@ class _Lowering:
         body = Block(arg_types=types)
         for arg, name in zip(body.args, names):
             arg.name_hint = name
+        self.arguments = dict(zip(names, body.args))
         emit = _Emitter(body)
         env = _Env({}, {}, calls=(workload.sym_name.data,))
         self._bind_args(workload.body.block.args, iter(body.args), env, emit)
@@ -335,6 +345,13 @@ class _Lowering:
             elif op.name.startswith(("wsp.", "csp.")):
                 raise PassFailedException(f"wsp-to-tg cannot lower {op.name} here")
             else:  # a helper: arith, memref.load, ... computes values the tasks use
+                if not op.name.startswith(_HELPER_DIALECTS):
+                    name = op.op_name.data if isinstance(op, UnregisteredOp) else op.name
+                    warn(
+                        op,
+                        f"wsp-to-tg does not know the op '{name}' in a workload body; it is "
+                        "kept in the program for the targets to run or reject",
+                    )
                 emit.op(op.clone(value_mapper=env.values))
         finally:
             _Emitter.location = outer
@@ -346,6 +363,7 @@ class _Lowering:
         body = Block(arg_types=types)
         for arg, name in zip(body.args, names):
             arg.name_hint = name
+        self.arguments = dict(zip(names, body.args))
         env = _Env({}, {}, calls=(pipeline.sym_name.data,))
         prologue = Block()
         self._bind_args(pipeline.body.block.args, iter(body.args), env, _Emitter(prologue))
@@ -599,6 +617,16 @@ class _Lowering:
             cycle = " -> ".join(f"@{c}" for c in (*env.calls, name))
             raise PassFailedException(f"recursive calls cannot be lowered: {cycle}")
         if self.nested:
+            own = self.schedules.get(name)
+            if op.schedule is not None and (
+                own is None or own.properties["sym_name"] != op.schedule.root_reference
+            ):
+                warn(
+                    op,
+                    f"the call's schedule(@{op.schedule.root_reference.data}) is not applied: "
+                    f"with calls=nested it runs the program of @{name}, lowered with that "
+                    "workload's own schedule (calls=inline applies it)",
+                )
             args = self._call_args(op, callee, env)
             emit.op(tg.CallOp(name, args))
             return
@@ -608,7 +636,47 @@ class _Lowering:
                 inner.axes[param] = env.axes[arg]
             else:
                 inner.values[param] = env.get(arg)
-        self._block(callee.body.block, emit, inner)
+        outer = self.sched
+        if op.schedule is not None:
+            self.sched = self._call_schedule(op, env.calls[0])
+        try:
+            self._block(callee.body.block, emit, inner)
+        finally:
+            self.sched = outer
+
+    def _call_schedule(self, op: wsp.CallOp, program: str) -> _Schedule:
+        """The schedule for the inlined body of a call with ``schedule(@s)``: the per-task
+        directives @s has (dispatch target, stream, priority, pool) place the callee's tasks,
+        the caller's the rest; @s's runtime configuration cannot change within the caller's
+        program, and where it differs from the caller's, a warning says so."""
+        assert op.schedule is not None
+        name = op.schedule.root_reference.data
+        sched = self.call_schedules.get(name)
+        if sched is None:
+            found = next(
+                o
+                for o in self.module.ops
+                if o.name == "sched.schedule" and o.properties["sym_name"].data == name
+            )
+            sched = self.call_schedules[name] = _read_schedule(found)
+        config = self.sched.config
+        differ = [
+            k
+            for k, v in sched.config.items()
+            if (k not in config or config[k] != v)
+            and not (k == "dispatch" and sched.target is not None)  # per task: a target
+        ]
+        if differ:
+            warn(
+                op,
+                f"schedule @{name} of this call sets {', '.join(differ)}, which hold for a "
+                f"whole program: the tasks of @{op.callee.root_reference.data} take @{name}'s "
+                f"dispatch, stream, priority and pool, and run with @{program}'s configuration",
+            )
+        keys = ("target", "stream", "priority", "threshold")
+        return replace(
+            self.sched, **{k: getattr(sched, k) for k in keys if getattr(sched, k) is not None}
+        )
 
     def _call_args(self, op: wsp.CallOp, callee: wsp.WorkloadOp, env: _Env) -> list[SSAValue]:
         """The operands of a nested tg.call: axis arguments expand as in the signature."""
@@ -630,12 +698,13 @@ class _Lowering:
         access = [a.data for a in kernel.access if a.data]
         coords = _visible_coords(env.coords)
         sched = self.sched
-        target = self._target(emit, env, coords)
-        stream = self._key(sched.stream, emit, coords, "stream")
-        priority = self._key(sched.priority, emit, coords, "priority")
+        inputs = _KeyInputs(coords, kernel, [env.get(p) for p in op.params], self.arguments)
+        target = self._target(emit, env, inputs)
+        stream = self._key(sched.stream, emit, inputs, "stream")
+        priority = self._key(sched.priority, emit, inputs, "priority")
         pool: str | SSAValue = "cube" if kernel.exec_unit.data == "cube" else "vector"
         if sched.threshold is not None:
-            pool = self._pool(sched.threshold, emit, coords) or pool
+            pool = self._pool(sched.threshold, emit, inputs) or pool
         emit.op(
             tg.TaskOp(
                 op.kernel.root_reference.data,
@@ -653,28 +722,24 @@ class _Lowering:
     # --- schedule keys ---------------------------------------------------------------------
 
     def _key(
-        self, key: _Key | None, emit: _Emitter, coords: dict[str, SSAValue], what: str
+        self, key: _Key | None, emit: _Emitter, inputs: _KeyInputs, what: str
     ) -> SSAValue | None:
-        """Clone a key region at the task, its arguments bound to the task's coordinates."""
+        """Clone a key region at the task, its arguments bound to the task's data by name."""
         if key is None:
             return None
-        missing = [n for n in key.names if n not in coords]
-        if missing:
+        values = [inputs.value(source, name) for source, name in zip(key.sources, key.names)]
+        if any(v is None for v in values):
             if not key.warned:
                 key.warned = True
-                warn(
-                    key.directive,
-                    f"the {what} key uses coordinate(s) {', '.join(missing)} "
-                    "that some tasks do not have; those tasks get no "
-                    f"{what} (the runtime decides)"
-                    + (
-                        "; tasks sent in messages take their replica at receipt"
-                        if "replica" in missing
-                        else ""
-                    ),
-                )
+                warn(key.directive, _unbound_key(key, inputs, what))
             return None
-        mapping = {arg: coords[n] for arg, n in zip(key.block.args, key.names)}
+        for arg, value in zip(key.block.args, values):
+            if value is not None and arg.type != value.type:
+                raise PassFailedException(
+                    f"the {what} key reads {_key_input_name(key, arg.index)} as {arg.type}, "
+                    f"but task {inputs.task_name} passes {value.type}"
+                )
+        mapping = dict(zip(key.block.args, values))
         result: SSAValue | None = None
         for op in key.block.ops:
             if op.name == "sched.yield":
@@ -683,14 +748,15 @@ class _Lowering:
             emit.op(op.clone(value_mapper=mapping))
         return result
 
-    def _target(self, emit: _Emitter, env: _Env, coords: dict[str, SSAValue]) -> SSAValue | None:
+    def _target(self, emit: _Emitter, env: _Env, inputs: _KeyInputs) -> SSAValue | None:
         """The per-task dispatch target the schedule's dispatch policy computes."""
         if self.sched.target is None:
             return None
+        coords = inputs.coords
         policy, detail = self.sched.target
         if policy in ("hash", "dispatch_by"):
             assert isinstance(detail, _Key)
-            key = self._key(detail, emit, coords, "dispatch")
+            key = self._key(detail, emit, inputs, "dispatch")
             if key is None or policy == "dispatch_by":
                 return key
             # Knuth's multiplicative hash: spreads neighbouring keys over the workers.
@@ -710,11 +776,11 @@ class _Lowering:
         return emit.value(arith.DivUIOp(scaled, env.extents[axis]))
 
     def _pool(
-        self, threshold: tuple[int, str, str, _Key], emit: _Emitter, coords: dict[str, SSAValue]
+        self, threshold: tuple[int, str, str, _Key], emit: _Emitter, inputs: _KeyInputs
     ) -> SSAValue | None:
         """dispatch_threshold: pool index (0 vector, 1 cube) by the key against T."""
         value, below, above, key = threshold
-        metric = self._key(key, emit, coords, "dispatch_threshold")
+        metric = self._key(key, emit, inputs, "dispatch_threshold")
         if metric is None:
             return None
         is_below = emit.value(arith.CmpiOp(metric, emit.const(value), "ult"))
@@ -736,6 +802,60 @@ class _Nest(_Emitter):
     def close(self) -> None:
         super().close()
         self.outer.close()
+
+
+@dataclass
+class _KeyInputs:
+    """What a key may read at a task: its coordinates, its kernel's scalar parameters by
+    name, and the program's arguments (the workload's tensors) by name."""
+
+    coords: dict[str, SSAValue]
+    kernel: wsp.KernelOp
+    params: list[SSAValue]
+    arguments: dict[str, SSAValue]
+
+    @property
+    def task_name(self) -> str:
+        return f"@{self.kernel.sym_name.data}"
+
+    def value(self, source: str, name: str) -> SSAValue | None:
+        if source == "coord":
+            return self.coords.get(name)
+        if source == "tensor":
+            return self.arguments.get(name)
+        scalars = [n.data for n, a in zip(self.kernel.arg_names, self.kernel.access) if not a.data]
+        return self.params[scalars.index(name)] if name in scalars else None
+
+
+def _key_input_name(key: _Key, i: int) -> str:
+    source, name = key.sources[i], key.names[i]
+    return {"coord": "coordinate", "param": "parameter", "tensor": "tensor"}[source] + f" {name!r}"
+
+
+def _unbound_key(key: _Key, inputs: _KeyInputs, what: str) -> str:
+    """Why a key cannot be computed at some task (the warning, said once per key)."""
+    missing = [
+        (s, n) for s, n in zip(key.sources, key.names) if inputs.value(s, n) is None
+    ]
+    coords = [n for s, n in missing if s == "coord"]
+    params = [n for s, n in missing if s == "param"]
+    tensors = [n for s, n in missing if s == "tensor"]
+    parts = []
+    if coords:
+        parts.append(
+            f"the {what} key uses coordinate(s) {', '.join(coords)} that some tasks do not have"
+        )
+    if params:
+        parts.append(
+            f"the {what} key reads parameter(s) {', '.join(params)} that kernel "
+            f"{inputs.task_name} does not take"
+        )
+    if tensors:
+        parts.append(f"the {what} key reads tensor(s) {', '.join(tensors)} the program lacks")
+    text = "; ".join(parts) + f"; those tasks get no {what} (the runtime decides)"
+    if "replica" in coords:
+        text += "; tasks sent in messages take their replica at receipt"
+    return text
 
 
 def _visible_coords(coords: list[tuple[str, SSAValue]]) -> dict[str, SSAValue]:
@@ -835,10 +955,13 @@ class WspToTgPass(ModulePass):
         # A schedule whose workload is gone cannot stay; one that was not chosen is said.
         for schedule in [o for o in op.ops if o.name == "sched.schedule"]:
             target = schedule.properties["workload"].root_reference.data
-            if schedule is not schedules.get(target, schedule) and target in lowered:
+            name = schedule.properties["sym_name"].data
+            at_calls = name in lowering.call_schedules  # applied where a call names it
+            chosen = schedules.get(target, schedule)
+            if schedule is not chosen and target in lowered and not at_calls:
                 warn(
                     schedule,
-                    f"schedule @{schedule.properties['sym_name'].data} is not "
+                    f"schedule @{name} is not "
                     f"applied: wsp-to-tg{{schedule={self.schedule}}} chose another; removed",
                 )
             if target in lowered:
