@@ -25,6 +25,9 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DictionaryAttr,
     FlatSymbolRefAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
     FunctionType,
     IndexType,
     IntAttr,
@@ -147,6 +150,16 @@ LEVELS = ("cpu", "npu")
 ACCESS_MODES = ("in", "out", "inout")
 EXEC_UNITS = ("vector", "cube")
 
+#: The types a kernel's scalar parameter may have (every target passes these by value).
+SCALAR_TYPES = (
+    IndexType(),
+    IntegerType(1),
+    IntegerType(32),
+    IntegerType(64),
+    Float16Type(),
+    Float32Type(),
+    Float64Type(),
+)
 
 def loop_index_count(axis_type: Attribute) -> int:
     """How many indices one iteration of a loop over this axis binds (Ragged/Sparse: row, j)."""
@@ -775,6 +788,7 @@ class KernelOp(IRDLOperation):
     access = prop_def(ArrayAttr[StringAttr])
     exec_unit = prop_def(StringAttr)
     cost = opt_prop_def(IntegerAttr[IntegerType])
+    instance_of = opt_prop_def(StringAttr)
     impls = opt_prop_def(DictionaryAttr)
     cost_region = region_def()
 
@@ -867,7 +881,17 @@ class KernelOp(IRDLOperation):
                 )
             if impls is not None:
                 op.impls = impls
-            op.attributes |= {k: v for k, v in attrs.data.items() if k != "impls"}
+            source = attrs.data.get("instance_of")
+            if source is not None and not isinstance(source, StringAttr):
+                parser.raise_error(
+                    'instance_of is the generic kernel\'s name, a string ("scale")',
+                    attrs_pos,
+                    parser.pos,
+                )
+            if source is not None:
+                op.instance_of = source
+            keep = {k: v for k, v in attrs.data.items() if k not in ("impls", "instance_of")}
+            op.attributes |= keep
         return op
 
     def print(self, printer: Printer) -> None:
@@ -889,6 +913,8 @@ class KernelOp(IRDLOperation):
             printer.print_region(self.cost_region, print_entry_block_args=True)
         extra = dict(self.attributes)
         if self.impls is not None:
+        if self.instance_of is not None:
+            extra["instance_of"] = self.instance_of
             extra["impls"] = self.impls
         printer.print_op_attributes(extra, print_keyword=True)
 
@@ -914,6 +940,11 @@ def _verify_kernel_param(name: str, type_: Attribute, access: str) -> None:
                 f"tensor parameter '{name}' needs an access mode (in, out or inout)"
             )
     elif access:
+    elif type_ not in SCALAR_TYPES:
+        raise VerifyException(
+            f"scalar parameter '{name}' must be one of "
+            f"{', '.join(map(str, SCALAR_TYPES))}, got {type_}"
+        )
         raise VerifyException(f"scalar parameter '{name}' cannot have access mode '{access}'")
 
 

@@ -390,15 +390,15 @@ def test_two_tensors_with_one_name():
     assert "memref<8x64xf32> and memref<4x64xf32>" in str(error.value)
 
 
-def test_kernel_parameter_without_a_type():
+def test_kernel_parameter_with_an_unknown_annotation():
     with pytest.raises(CompileError) as error:
         line = here() + 2
 
         @kernel
-        def k(x: In):
-            """No shape."""
+        def k(x: complex):
+            """Not a tensor, not a scalar type."""
 
-    check(error, "@kernel k", line, "give its type", "In[f32[64, 64]]")
+    check(error, "@kernel k", line, "In/Out/InOut[dtype[shape]]", "float", "got <class 'complex'>")
 
 
 def test_kernel_with_an_unknown_exec_unit():

@@ -21,7 +21,15 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
 from xdsl.ir import Block, Operation, SSAValue
 
 from pto_wsp.dialects import tg
@@ -261,6 +269,19 @@ class _Generator:
     def line(self, text: str) -> None:
         self.lines.append("    " * self.indent + text)
 
+    def constant_source(self, op: arith.ConstantOp) -> str:
+        """An ``arith.constant`` as Python: an int, a bool (i1) or a float rounded to its
+        type's precision (the value a kernel's scalar parameter of that type receives)."""
+        value = op.value
+        if isinstance(value, FloatAttr):
+            width = value.type.bitwidth
+            return repr(float(np.dtype(f"f{width // 8}").type(value.value.data)))
+        if not isinstance(value, IntegerAttr):
+            self.fail(op, "constants that are not integers or floats")
+        if value.type == IntegerType(1):
+            return repr(bool(value.value.data))
+        return str(constant_value(value))
+
     def block(self, block: Block) -> None:
         for op in block.ops:
             self.op(op)
@@ -271,10 +292,7 @@ class _Generator:
                 self.fail(op, "loop-carried values (scf.yield with operands)")
             return
         if isinstance(op, arith.ConstantOp):
-            value = op.value
-            if not isinstance(value, IntegerAttr):
-                self.fail(op, "non-integer constants")
-            self.line(f"{self.name(op.result)} = {constant_value(value)}")
+            self.line(f"{self.name(op.result)} = {self.constant_source(op)}")
         elif type(op) in _BINARY:
             a, b = (self.name(x) for x in op.operands)
             self.line(f"{self.name(op.results[0])} = " + _BINARY[type(op)].format(a=a, b=b))

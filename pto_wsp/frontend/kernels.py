@@ -1,27 +1,44 @@
 """Kernels: ``@kernel`` declares one ``wsp.kernel`` from a Python function (seed 001 §8).
 
 Tensor parameters are annotated ``In[f32[64, 64]]``, ``Out[...]`` or ``InOut[...]`` (their
-access mode and memref type); the other parameters are ``index`` scalars. ``cost=`` is the
-cost in cycles: an int, or a function of the kernel's parameters by name (scalars are index
-values, tensors have ``.shape``) traced once into the kernel's cost region.
-``exec_unit="vector" | "cube"``. The function body, working on numpy views, is the kernel's
-CPU-simulator implementation (``kernel.fn``).
+access mode and memref type), or bare ``In``/``Out``/``InOut``: the kernel is then generic, and
+each distinct list of resource types its tasks pass makes one instance (one ``wsp.kernel``).
+Scalar parameters are ``index`` (no annotation, or ``int``), ``float`` (f64), ``bool`` (i1) or an
+explicit ``f16``/``f32``/``f64``/``i32``/``i64``/``i1``. ``cost=`` is the cost in cycles: an int,
+or a function of the kernel's parameters by name (scalars are index values, tensors have
+``.shape``) traced once into each instance's cost region. ``exec_unit="vector" | "cube"``. The
+function body, working on numpy views and Python numbers, is the kernel's CPU-simulator
+implementation (``kernel.fn``).
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from xdsl.dialects.builtin import IndexType, MemRefType
-from xdsl.ir import Attribute
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    i1,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
 
-from pto_wsp.dialects.wsp import EXEC_UNITS
+from pto_wsp.dialects.wsp import EXEC_UNITS, SCALAR_TYPES
 from pto_wsp.errors import CompileError, user_location
 
-from .expressions import Arg, Const, Expr, as_index, check_identifier, is_int
-from .tensors import TensorSpec
+from .expressions import ROOT, Arg, Const, Expr, as_expr, as_index, check_identifier, is_int
+from .tensors import DType, TensorSpec
+
+#: Python annotations of scalar parameters and the type each gives (``int`` stays index).
+_PY_SCALARS: dict[Any, Attribute] = {int: IndexType(), float: Float64Type(), bool: i1}
 
 
 class _Access:
@@ -54,15 +71,82 @@ InOut = _Access("inout", "InOut")
 
 
 class KernelParam:
-    """One kernel parameter: name, access mode ('' for scalars) and type."""
+    """One kernel parameter: name, access mode ('' for scalars) and type (None: generic tensor)."""
 
-    def __init__(self, name: str, access: str, type_: Attribute):
+    def __init__(self, name: str, access: str, type_: Attribute | None):
         self.name, self.access, self.type = name, access, type_
 
     @property
     def is_tensor(self) -> bool:
         """Whether it is a tensor (memref) parameter."""
         return bool(self.access)
+
+    def scalar(self, value: Any, kernel: str) -> Expr:
+        """``value`` as this scalar parameter's value: index, i1, a typed constant or a cast."""
+        what = f"scalar parameter {self.name!r} of @{kernel}"
+        type_ = self.type
+        if isinstance(type_, IndexType):
+            return as_index(value, "task", what)
+        if type_ == i1:
+            expr = None if is_int(value) else as_expr(value, "task", what)
+            if expr is None or not expr.is_bool:
+                raise CompileError("task", f"{what} is a bool (i1), got {value!r}")
+            return expr
+        if isinstance(type_, AnyFloat):
+            real = isinstance(value, float | np.floating) or is_int(value)
+            if not real:
+                raise CompileError("task", f"{what} is a number ({type_}), got {value!r}")
+            return TypedConst(float(value), type_)
+        assert isinstance(type_, IntegerType)
+        if is_int(value):
+            bound = 1 << (type_.width.data - 1)
+            if not -bound <= int(value) < bound:
+                raise CompileError("task", f"{what} is an {type_}: {value} does not fit")
+            return TypedConst(int(value), type_)
+        return IndexCast(as_index(value, "task", what), type_)
+
+
+class TypedConst(Expr):
+    """A constant of a scalar parameter's type: ``arith.constant 2.5 : f32``."""
+
+    placement = ROOT
+
+    def __init__(self, value: int | float, type_: Attribute):
+        super().__init__()
+        self.value, self.type = value, type_
+
+    @property
+    def key(self) -> tuple:
+        return ("typed", str(self.type), self.value)
+
+    def build(self, values: Sequence[SSAValue]) -> list[Operation]:
+        if isinstance(self.type, AnyFloat):
+            return [arith.ConstantOp(FloatAttr(float(self.value), self.type))]
+        return [arith.ConstantOp(IntegerAttr(int(self.value), self.type))]
+
+    def __repr__(self) -> str:
+        return f"{self.value}:{self.type}"
+
+
+class IndexCast(Expr):
+    """An index value passed to an integer scalar parameter (``arith.index_cast``)."""
+
+    def __init__(self, value: Expr, type_: Attribute):
+        super().__init__()
+        self.value, self.type = value, type_
+
+    def operands(self) -> tuple[Expr, ...]:
+        return (self.value,)
+
+    @property
+    def key(self) -> tuple:
+        return ("index_cast", str(self.type), self.value.key)
+
+    def build(self, values: Sequence[SSAValue]) -> list[Operation]:
+        return [arith.IndexCastOp(values[0], self.type)]
+
+    def __repr__(self) -> str:
+        return f"{self.value!r}:{self.type}"
 
 
 class Kernel:
@@ -74,12 +158,31 @@ class Kernel:
         name: str,
         params: list[KernelParam],
         exec_unit: str,
-        cost: int | Expr | None,
+        cost: Any,
         impls: dict[str, str] | None,
     ):
         self.fn, self.name, self.params = fn, name, params
-        self.exec_unit, self.cost, self.impls = exec_unit, cost, impls
+        self.exec_unit, self.impls = exec_unit, impls
         self.loc = user_location()
+        self._cost = cost
+        #: The traced cost (None for a generic kernel: each instance traces its own).
+        self.cost = None if self.generic else self.traced_cost(params)
+
+    @property
+    def generic(self) -> bool:
+        """Whether a tensor parameter is a bare ``In``/``Out``/``InOut`` (no type)."""
+        return any(p.is_tensor and p.type is None for p in self.params)
+
+    def instance(self, resources: Sequence[Attribute]) -> list[KernelParam]:
+        """The parameters of the instance whose tensor parameters have these types."""
+        types = iter(resources)
+        return [
+            KernelParam(p.name, p.access, next(types)) if p.is_tensor else p for p in self.params
+        ]
+
+    def traced_cost(self, params: list[KernelParam]) -> int | Expr | None:
+        """The cost over these (typed) parameters: an int, None, or the traced function."""
+        return _trace_cost(self._cost, params, f"@kernel {self.name}", self.name)
 
     @property
     def scalar_params(self) -> list[KernelParam]:
@@ -113,13 +216,23 @@ class _KernelCall:
         from .workloads import task
 
         names = [p.name for p in self.kernel.tensor_params]
-        unknown = [n for n in named if n not in names]
+        scalars = [p.name for p in self.kernel.scalar_params][len(self.params) :]
+        unknown = [n for n in named if n not in names and n not in scalars]
         if unknown:
             raise CompileError(
                 f"{self.kernel.name}[...](...)",
                 f"kernel @{self.kernel.name} has no tensor parameter {unknown[0]!r} "
-                f"(tensor parameters: {', '.join(names) or 'none'})",
+                f"(tensor parameters: {', '.join(names) or 'none'}"
+                + (f"; scalar parameters: {', '.join(scalars)})" if scalars else ")"),
             )
+        params = list(self.params)
+        for name in scalars:
+            if name not in named:
+                raise CompileError(
+                    f"{self.kernel.name}[...](...)",
+                    f"missing value for scalar parameter {name!r} of kernel @{self.kernel.name}",
+                )
+            params.append(named.pop(name))
         given: list[Any] = list(resources)
         for name in names[len(given) :]:
             if name not in named:
@@ -134,7 +247,7 @@ class _KernelCall:
                 f"{self.kernel.name}[...](...)",
                 f"resource {clash[0]!r} of kernel @{self.kernel.name} is given twice",
             )
-        return task(self.kernel, self.params, given)
+        return task(self.kernel, params, given)
 
 
 class KernelArg(Arg):
@@ -184,17 +297,17 @@ def _params(fn: Callable[..., Any], construct: str) -> list[KernelParam]:
         if isinstance(note, AccessSpec):
             params.append(KernelParam(p.name, note.mode, note.spec.type))
         elif isinstance(note, _Access):
-            raise CompileError(
-                construct,
-                f"parameter {p.name!r} of {fn.__name__}: give its type, e.g. {note.label}[f32[64, 64]]",
-            )
-        elif note is None or note is int:
-            params.append(KernelParam(p.name, "", IndexType()))
+            params.append(KernelParam(p.name, note.mode, None))
+        elif note is None or note in _PY_SCALARS:
+            params.append(KernelParam(p.name, "", _PY_SCALARS.get(note, IndexType())))
+        elif isinstance(note, DType) and note.mlir in SCALAR_TYPES:
+            params.append(KernelParam(p.name, "", note.mlir))
         else:
             raise CompileError(
                 construct,
-                f"parameter {p.name!r} of {fn.__name__}: annotate tensors In/Out/InOut[dtype[shape]]; "
-                f"scalars are index (no annotation or int), got {note!r}",
+                f"parameter {p.name!r} of {fn.__name__}: annotate tensors In/Out/InOut or "
+                "In/Out/InOut[dtype[shape]]; scalars are index (no annotation or int), float, "
+                f"bool or one of f16, f32, f64, i32, i64, i1; got {note!r}",
             )
     return params
 
@@ -218,6 +331,12 @@ def _trace_cost(
             )
         param = by_name[p.name]
         is_memref = isinstance(param.type, MemRefType)
+        if not is_memref and not isinstance(param.type, IndexType):
+            raise CompileError(
+                construct,
+                f"the cost function of @{name} takes {p.name!r}, a {param.type} parameter: a "
+                "cost is index arithmetic over index parameters and tensor shapes",
+            )
         args.append(_TensorArg(p.name, param.type) if is_memref else KernelArg(p.name))
     value = as_index(cost(*args), construct, "a cost (cycles)")
     if isinstance(value, Const):
@@ -246,8 +365,10 @@ def kernel(
             raise CompileError(
                 construct, f"exec_unit must be one of {', '.join(EXEC_UNITS)}, got {exec_unit!r}"
             )
-        params = _params(f, construct)
-        traced = _trace_cost(cost, params, construct, kernel_name)
-        return Kernel(f, kernel_name, params, exec_unit, traced, impls)
+        if cost is not None and not callable(cost) and not (is_int(cost) and int(cost) >= 0):
+            raise CompileError(
+                construct, f"cost of @{kernel_name} is cycles (an int >= 0) or a function"
+            )
+        return Kernel(f, kernel_name, _params(f, construct), exec_unit, cost, impls)
 
     return declare if fn is None else declare(fn)

@@ -322,8 +322,8 @@ class Lowerer:
         elif isinstance(w, Task):
             params = [self.value(p) for p in w.params]
             resources = [self.region(r) for r in w.resources]
-            self.module.use_kernel(w.kernel)
-            self._append(wsp_ops.TaskOp(w.kernel.name, params, resources))
+            symbol = self.module.use_kernel(w.kernel, [r.type for r in resources])
+            self._append(wsp_ops.TaskOp(symbol, params, resources))
         elif isinstance(w, Loop):
             self._loop(w)
         elif isinstance(w, Select):

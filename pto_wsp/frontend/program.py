@@ -7,6 +7,7 @@ callees before it, a schedule right after its workload.
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Callable
 from io import StringIO
@@ -19,10 +20,11 @@ from xdsl.dialects.builtin import (
     IndexType,
     ModuleOp,
     StringAttr,
+    SymbolRefAttr,
     TensorType,
     UnitAttr,
 )
-from xdsl.ir import Block, Operation, Region
+from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
@@ -58,6 +60,8 @@ class ModuleBuilder:
 
     def __init__(self) -> None:
         self.kernels: dict[str, tuple[Kernel, Operation]] = {}
+        #: Per generic kernel (by name): the kernel and its instances, resource types -> symbol.
+        self._instances: dict[str, tuple[Kernel, dict[tuple[str, ...], str]]] = {}
         self.globals: list[Operation] = []
         self._global_names: dict[int, str] = {}
         self.symbols: list[Operation] = []
@@ -66,34 +70,65 @@ class ModuleBuilder:
 
     # ------------------------------------------------------------------ kernels and globals
 
-    def use_kernel(self, k: Kernel) -> None:
-        """Declare ``k`` in the module (once; kernels are identified by name)."""
+    def use_kernel(self, k: Kernel, resources: list[Attribute]) -> str:
+        """Declare ``k`` in the module once (a generic kernel: once per list of resource
+        types); the symbol a task with these resources calls."""
+        generic = self._instances.get(k.name)
         known = self.kernels.get(k.name)
-        if known is not None:
-            if known[0] is not k:
-                raise CompileError(
-                    "kernel", f"two different kernels are named {k.name!r}", loc=k.loc
-                )
-            return
-        self.kernels[k.name] = (k, self._kernel_op(k))
+        if (known is not None and known[0] is not k) or (generic and generic[0] is not k):
+            raise CompileError("kernel", f"two different kernels are named {k.name!r}", loc=k.loc)
+        if not k.generic:
+            if known is None:
+                self.kernels[k.name] = (k, self._kernel_op(k, k.name, k.params, k.cost))
+            return k.name
+        instances = self._instances.setdefault(k.name, (k, {}))[1]
+        signature = tuple(str(t) for t in resources)
+        symbol = instances.get(signature)
+        if symbol is None:
+            symbol = instance_name(k.name, resources)
+            params = k.instance(resources)
+            self.kernels[symbol] = (k, self._kernel_op(k, symbol, params, k.traced_cost(params)))
+            instances[signature] = symbol
+        return symbol
 
-    def _kernel_op(self, k: Kernel) -> Operation:
-        types = [p.type for p in k.params]
-        names = [p.name for p in k.params]
-        access = [p.access for p in k.params]
-        if not isinstance(k.cost, Expr):
-            return wsp_ops.KernelOp(
-                k.name, names, types, access, k.exec_unit, k.cost, None, k.impls
-            )
+    def _kernel_op(self, k: Kernel, name: str, params: list[Any], cost: Any) -> Operation:
+        types = [p.type for p in params]
+        names = [p.name for p in params]
+        access = [p.access for p in params]
+        if not isinstance(cost, Expr):
+            return wsp_ops.KernelOp(name, names, types, access, k.exec_unit, cost, None, k.impls)
         block = Block(arg_types=types)
-        lowerer = Lowerer(self, block, None, f"@{k.name}")
-        for arg, p in zip(block.args, k.params):
+        lowerer = Lowerer(self, block, None, f"@{name}")
+        for arg, p in zip(block.args, params):
             arg.name_hint = p.name
             lowerer.bind(("tensor", p.name) if p.is_tensor else ("arg", p.name), arg)
-        block.add_op(wsp_ops.YieldOp(lowerer.value(k.cost)))
+        block.add_op(wsp_ops.YieldOp(lowerer.value(cost)))
         return wsp_ops.KernelOp(
-            k.name, names, types, access, k.exec_unit, None, Region(block), k.impls
+            name, names, types, access, k.exec_unit, None, Region(block), k.impls
         )
+
+    def _name_instances(self) -> None:
+        """A generic kernel used with one signature keeps its name; several instances keep
+        theirs (derived from the signature) and say which kernel they instantiate."""
+        rename: dict[str, str] = {}
+        for name, (_, instances) in self._instances.items():
+            symbols = list(instances.values())
+            if len(symbols) == 1:
+                rename[symbols[0]] = name
+            for symbol in symbols if len(symbols) > 1 else ():
+                self.kernels[symbol][1].properties["instance_of"] = StringAttr(name)
+        if not rename:
+            return
+        kernels: dict[str, tuple[Kernel, Operation]] = {}
+        for symbol, (k, op) in self.kernels.items():
+            final = rename.get(symbol, symbol)
+            op.properties["sym_name"] = StringAttr(final)
+            kernels[final] = (k, op)
+        self.kernels = kernels
+        for sym in self.symbols:
+            for op in sym.walk():
+                if isinstance(op, wsp_ops.TaskOp) and op.kernel.root_reference.data in rename:
+                    op.kernel = SymbolRefAttr(rename[op.kernel.root_reference.data])
 
     def global_for(self, array: ConstArray, prefix: str) -> str:
         """The ``memref.global`` holding an array bound at build time."""
@@ -213,8 +248,17 @@ class ModuleBuilder:
 
     def build(self) -> ModuleOp:
         """The module: kernels, globals, then workloads, pipelines and schedules."""
+        self._name_instances()
         ops = [op for _, op in self.kernels.values()] + self.globals + self.symbols
         return ModuleOp(ops)
+
+
+def instance_name(kernel: str, resources: list[Attribute]) -> str:
+    """The symbol of a generic kernel's instance: ``scale_64x64xf32`` (one type for all its
+    tensors) or ``scale_64x64xf32_8xf16`` (each tensor's type), ``?`` spelled ``d``."""
+    parts = [str(t).removeprefix("memref<").removesuffix(">") for t in resources]
+    parts = parts[:1] if len(set(parts)) == 1 else parts
+    return "_".join([kernel, *(re.sub(r"\W+", "_", p.replace("?", "d")) for p in parts)])
 
 
 #: The ``@kernel``s of each module built here: the CPU simulator runs their Python bodies.

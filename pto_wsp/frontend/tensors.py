@@ -73,6 +73,8 @@ u16 = DType("u16", IntegerType(16, Signedness.UNSIGNED), "uint")
 u32 = DType("u32", IntegerType(32, Signedness.UNSIGNED), "uint")
 u64 = DType("u64", IntegerType(64, Signedness.UNSIGNED), "uint")
 index = DType("index", IndexType(), "index")
+#: Only a kernel's scalar parameter type (a bool); no tensor holds i1 elements.
+i1 = DType("i1", IntegerType(1), "bool")
 
 DTYPES = (f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, index)
 

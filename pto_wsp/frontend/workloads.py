@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import MemRefType
 from pto_wsp.errors import CompileError, SourceLoc, user_location
 
 from .axes import Axis, Cross, SparseRow
-from .expressions import Const, Expr, Index, as_index, check_identifier
+from .expressions import Const, Expr, Index, check_identifier
 from .kernels import Kernel
 from .tensors import Tensor, View
 
@@ -451,6 +451,8 @@ def _check_resource(kernel: Kernel, position: int, value: Any) -> Tensor | View:
             f"resource {param.name!r} of @{kernel.name} is a view or tensor (Q[b][h]), got {value!r}",
         )
     expected, actual = param.type, value.type
+    if expected is None:  # a generic kernel: the views' types make its instance
+        return value
     assert isinstance(expected, MemRefType)
     e_shape, a_shape = expected.get_shape(), actual.get_shape()
     if len(e_shape) != len(a_shape):
@@ -500,6 +502,6 @@ def task(kernel: Any, params: Any = (), resources: Any = ()) -> Workload:
             f"kernel @{kernel.name} takes {len(tensors)} resource(s) "
             f"({', '.join(p.name for p in tensors) or 'none'}), got {len(resources)}",
         )
-    values = [as_index(p, "task", f"scalar parameter {s.name!r}") for p, s in zip(params, scalars)]
+    values = [s.scalar(p, kernel.name) for p, s in zip(params, scalars)]
     checked = [_check_resource(kernel, i, r) for i, r in enumerate(resources)]
     return Task(kernel, values, checked)
