@@ -173,8 +173,11 @@ class _Lowering:
             view = self._subview(value.owner, user)
         else:
             what = value.owner.name if isinstance(value.owner, Operation) else "a block argument"
-            _fail(user, f"a task region must be a program argument or a memref.subview of "
-                        f"one, not a value of {what}")
+            _fail(
+                user,
+                f"a task region must be a program argument or a memref.subview of "
+                f"one, not a value of {what}",
+            )
         self.views[value] = view
         return view
 
@@ -206,8 +209,9 @@ class _Lowering:
         result = op.result.type
         assert isinstance(result, MemRefType)
         keep = _rank_reduction_mask(list(op.static_sizes.get_values()), list(result.get_shape()))
-        view = _View(parent.tensor, list(parent.offsets), list(parent.sizes),
-                     list(parent.strides), [])
+        view = _View(
+            parent.tensor, list(parent.offsets), list(parent.sizes), list(parent.strides), []
+        )
         for i, dim in enumerate(parent.kept):
             step = self.mul(offsets[i], parent.strides[dim], op)
             view.offsets[dim] = self.add(parent.offsets[dim], step, op)
@@ -248,8 +252,16 @@ class _Lowering:
             self.load(op)
         elif isinstance(op, tg.YieldOp):
             return  # (a tg.ordered's is dropped with it, the program's becomes func.return)
-        elif isinstance(op, tg.QueueOp | tg.ProcessOp | tg.SendOp | tg.ConsumeOp
-                        | tg.RecordOp | tg.SynchronizeOp | tg.CoordOp):
+        elif isinstance(
+            op,
+            tg.QueueOp
+            | tg.ProcessOp
+            | tg.SendOp
+            | tg.ConsumeOp
+            | tg.RecordOp
+            | tg.SynchronizeOp
+            | tg.CoordOp,
+        ):
             _fail(op, f"pipelines ({op.name}) are not lowered to the runtime core yet")
         elif not op.name.startswith(_UPSTREAM):
             _fail(op, f"cannot lower {op.name} (only scf, arith, memref and tg program ops)")
@@ -270,8 +282,15 @@ class _Lowering:
         scalars = [self.scalar(p, op) for p in op.params]
         self.call(
             "pto_tg_task_begin",
-            [self.kernels.index(kernel), site, pool, DOMAINS[op.domain.data], target, stream,
-             priority],
+            [
+                self.kernels.index(kernel),
+                site,
+                pool,
+                DOMAINS[op.domain.data],
+                target,
+                stream,
+                priority,
+            ],
             op,
         )
         for s in scalars:
@@ -323,10 +342,15 @@ class _Lowering:
             ok = inside if ok is None else self.emit(arith.AndIOp(ok, inside), op).results[0]
         assert ok is not None
         type_ = op.res.type
-        zero = (arith.ConstantOp(IntegerAttr(0, type_)) if isinstance(type_, IntegerType | IndexType)
-                else arith.ConstantOp.from_float_and_width(0.0, type_))  # type: ignore[arg-type]
+        zero = (
+            arith.ConstantOp(IntegerAttr(0, type_))
+            if isinstance(type_, IntegerType | IndexType)
+            else arith.ConstantOp.from_float_and_width(0.0, type_)
+        )  # type: ignore[arg-type]
         error = func.CallOp("pto_tg_load_error", [self.ctx, self.value(site, op)], [])
-        guarded = scf.IfOp(ok, [type_], Region(Block()), Region(Block([error, zero, scf.YieldOp(zero)])))
+        guarded = scf.IfOp(
+            ok, [type_], Region(Block()), Region(Block([error, zero, scf.YieldOp(zero)]))
+        )
         Rewriter.insert_op(guarded, InsertPoint.before(op))
         op.res.replace_all_uses_with(guarded.results[0])
         op.detach()
@@ -402,8 +426,10 @@ def lower_program(module: ModuleOp, program: tg.ProgramOp) -> func.FuncOp:
     """The func.func calling the runtime core that ``program`` becomes."""
     name = program.sym_name.data
     if program.processes():
-        _fail(program.processes()[0],
-              f"@{name} is a pipeline: pipelines are not lowered to the runtime core yet")
+        _fail(
+            program.processes()[0],
+            f"@{name} is a pipeline: pipelines are not lowered to the runtime core yet",
+        )
     expanded = _expand_calls(module, program, (name,))
     body = expanded.body.block
     expanded.body.detach_block(body)
@@ -450,8 +476,10 @@ class TgToRuntimeCallsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for other in op.ops:
-            if not isinstance(other, tg.ProgramOp) and other.name != "wsp.kernel" and (
-                not other.name.startswith(_UPSTREAM)
+            if (
+                not isinstance(other, tg.ProgramOp)
+                and other.name != "wsp.kernel"
+                and (not other.name.startswith(_UPSTREAM))
             ):
                 _fail(other, f"cannot lower {other.name} (run wsp-to-tg and csp-to-tg first)")
         programs = [

@@ -1,0 +1,313 @@
+// pto-wsp native runtime core: task generation into a task graph (pto_wsp_core.h).
+//
+// The lowered program calls pto_tg_* in creation order; each task is built with the rules
+// shared with the Ascend host runtime (order.h: its scope's frontier, through a barrier node
+// when several nodes precede it, and each predecessor once with its first reason; tensormap.h:
+// data edges from overlapping regions) and recorded as runtime/graph.py's TaskGraph arrays.
+// An error (a region outside its tensor, an unbalanced scope, a load outside its memref)
+// stops recording: later calls do nothing, and the host reads the message.
+#include "pto_wsp_core.h"
+
+#include <stdio.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "order.h"
+#include "task_abi.h"
+#include "tensormap.h"
+
+static_assert(pto::wsp::kMaxRank == PTO_CORE_MAX_RANK, "task_abi.h built for another rank");
+
+using pto::wsp::Access;
+using pto::wsp::TaskIO;
+using pto::wsp::kMaxRank;
+namespace order = pto::wsp::order;
+namespace host = pto::wsp::host;
+
+struct PtoCore {
+  order::Scopes scopes;
+  order::FirstReason first_reason;
+  std::unique_ptr<host::TensorMap, void (*)(host::TensorMap*)> tmap{host::TensorMap::take(),
+                                                                    host::TensorMap::give};
+  std::vector<int32_t> ranks;
+  std::vector<int64_t> shapes;  // per tensor kMaxRank extents, -1 unknown
+  // The task being described: its regions, and how many dimensions the last one still needs.
+  std::vector<TaskIO> io;
+  int64_t dims_left = 0;
+  bool open = false;
+  // The graph.
+  std::vector<uint8_t> kind, pool, domain;
+  std::vector<int32_t> kernel, site;
+  std::vector<int64_t> target, stream, priority;
+  std::vector<int64_t> args_begin{0}, args, coords_begin{0}, coords, regions_begin{0}, regions;
+  std::vector<uint32_t> edge_src, edge_dst;
+  std::vector<uint8_t> edge_kind;
+  int64_t edges_by_kind[4] = {0, 0, 0, 0};
+  int64_t ntasks = 0;
+  // Scratch of submit.
+  std::vector<uint32_t> raw, waw, war;
+  std::vector<uint64_t> preds;
+  // Errors.
+  std::string error;
+  int64_t error_node = -1, error_load = -1;
+  // The CSR made by pto_core_graph.
+  std::vector<int32_t> fanin, fanout_edges;
+  std::vector<int64_t> fanout_begin;
+  std::vector<uint8_t> fanout_kind;
+
+  uint32_t num_nodes() const { return static_cast<uint32_t>(kind.size()); }
+  // The first error is kept; `node` is the task it concerns (-1: none).
+  void fail(const std::string& what, int64_t node = -1) {
+    if (!error.empty()) return;
+    error = what;
+    error_node = node;
+  }
+  uint32_t node(uint8_t k, int32_t kern, int32_t st, uint8_t pl, uint8_t dom, int64_t tgt,
+                int64_t str, int64_t prio) {
+    const uint32_t id = num_nodes();
+    kind.push_back(k);
+    kernel.push_back(kern);
+    site.push_back(st);
+    pool.push_back(pl);
+    domain.push_back(dom);
+    target.push_back(tgt);
+    stream.push_back(str);
+    priority.push_back(prio);
+    return id;
+  }
+  void seal(uint32_t id) {
+    (void)id;
+    args_begin.push_back(static_cast<int64_t>(args.size()));
+    coords_begin.push_back(static_cast<int64_t>(coords.size()));
+    regions_begin.push_back(static_cast<int64_t>(regions.size()));
+  }
+  void edges(const std::vector<uint64_t>& ps, uint32_t dst) {
+    for (uint64_t p : ps) {
+      edge_src.push_back(static_cast<uint32_t>(p));
+      edge_dst.push_back(dst);
+      edge_kind.push_back(static_cast<uint8_t>(p >> 32));
+    }
+  }
+  uint32_t barrier(const std::vector<uint32_t>& nodes) {
+    const uint32_t b = node(order::kBarrier, -1, -1, 255, 0, -1, 0, 0);
+    seal(b);
+    preds.clear();
+    for (uint32_t p : nodes) preds.push_back(order::pack(p, order::kStructural));
+    edges_by_kind[order::kStructural] += static_cast<int64_t>(preds.size());
+    edges(preds, b);
+    return b;
+  }
+  bool outside(const TaskIO& t) const {
+    const pto::wsp::TensorRegion& r = t.region;
+    const int64_t* shape = &shapes[static_cast<size_t>(r.tensor) * kMaxRank];
+    for (int d = 0; d < r.rank; ++d) {
+      const int64_t o = r.offsets[d], n = r.sizes[d], s = r.strides[d];
+      if (n < 0 || o < 0 || s < 1) return true;
+      if (n > 0 && shape[d] >= 0 && o + (n - 1) * s >= shape[d]) return true;
+    }
+    return false;
+  }
+  void submit();
+  void graph(PtoGraph* out);
+};
+
+static inline PtoCore& C(intptr_t core) { return *reinterpret_cast<PtoCore*>(core); }
+
+void PtoCore::submit() {
+  const uint32_t id = num_nodes() - 1;
+  open = false;
+  if (dims_left != 0) return fail("a region is missing dimensions", id);
+  scopes.created(id);
+  raw.clear();
+  waw.clear();
+  war.clear();
+  for (const TaskIO& t : io) {
+    if (outside(t)) {
+      return fail("its region of tensor " + std::to_string(t.region.tensor) +
+                      " lies outside the tensor (or has a negative size or offset, or a "
+                      "stride < 1)",
+                  id);
+    }
+    regions.push_back(t.region.tensor);
+    regions.push_back(t.access);
+    regions.push_back(t.region.rank);
+    for (int d = 0; d < t.region.rank; ++d) regions.push_back(t.region.offsets[d]);
+    for (int d = 0; d < t.region.rank; ++d) regions.push_back(t.region.sizes[d]);
+    for (int d = 0; d < t.region.rank; ++d) regions.push_back(t.region.strides[d]);
+    tmap->access(t.region, t.access, id, raw, waw, war);
+  }
+  preds.clear();
+  for (uint32_t f : scopes.current()) preds.push_back(order::pack(f, order::kStructural));
+  for (uint32_t p : raw) preds.push_back(order::pack(p, order::kRaw));
+  for (uint32_t p : waw) preds.push_back(order::pack(p, order::kWaw));
+  for (uint32_t p : war) preds.push_back(order::pack(p, order::kWar));
+  first_reason.filter(preds, id, edges_by_kind);
+  edges(preds, id);
+  seal(id);
+}
+
+void PtoCore::graph(PtoGraph* out) {
+  const size_t n = kind.size(), e = edge_src.size();
+  // Edges come grouped by increasing destination: a counting sort by source keeps each
+  // fanout row ascending.
+  fanin.assign(n, 0);
+  fanout_begin.assign(n + 1, 0);
+  for (size_t i = 0; i < e; ++i) {
+    ++fanout_begin[edge_src[i] + 1];
+    ++fanin[edge_dst[i]];
+  }
+  for (size_t i = 0; i < n; ++i) fanout_begin[i + 1] += fanout_begin[i];
+  fanout_edges.resize(e);
+  fanout_kind.resize(e);
+  std::vector<int64_t> at(fanout_begin.begin(), fanout_begin.end() - (n > 0 ? 1 : 0));
+  for (size_t i = 0; i < e; ++i) {
+    const int64_t k = at[edge_src[i]]++;
+    fanout_edges[static_cast<size_t>(k)] = static_cast<int32_t>(edge_dst[i]);
+    fanout_kind[static_cast<size_t>(k)] = edge_kind[i];
+  }
+  out->num_nodes = static_cast<int64_t>(n);
+  out->num_edges = static_cast<int64_t>(e);
+  out->num_tasks = ntasks;
+  out->kind = kind.data();
+  out->pool = pool.data();
+  out->domain = domain.data();
+  out->kernel = kernel.data();
+  out->site = site.data();
+  out->fanin = fanin.data();
+  out->fanout_edges = fanout_edges.data();
+  out->target = target.data();
+  out->stream = stream.data();
+  out->priority = priority.data();
+  out->fanout_begin = fanout_begin.data();
+  out->edge_kind = fanout_kind.data();
+  out->args_begin = args_begin.data();
+  out->args = args.data();
+  out->coords_begin = coords_begin.data();
+  out->coords = coords.data();
+  out->regions_begin = regions_begin.data();
+  out->regions = regions.data();
+}
+
+extern "C" {
+
+void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool,
+                       int64_t domain, int64_t target, int64_t stream, int64_t priority) {
+  PtoCore& c = C(core);
+  if (!c.error.empty()) return;
+  if (c.num_nodes() >= 0xFFFFFFF0u) return c.fail("more than 2^32 nodes");
+  c.scopes.frontier([&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); });
+  c.node(order::kTask, static_cast<int32_t>(kernel), static_cast<int32_t>(site),
+         static_cast<uint8_t>(pool), static_cast<uint8_t>(domain), target, stream, priority);
+  ++c.ntasks;
+  c.io.clear();
+  c.dims_left = 0;
+  c.open = true;
+}
+
+void pto_tg_task_scalar(intptr_t core, int64_t value) {
+  PtoCore& c = C(core);
+  if (c.open) c.args.push_back(value);
+}
+
+void pto_tg_task_coord(intptr_t core, int64_t value) {
+  PtoCore& c = C(core);
+  if (c.open) c.coords.push_back(value);
+}
+
+void pto_tg_task_region(intptr_t core, int64_t tensor, int64_t access, int64_t rank) {
+  PtoCore& c = C(core);
+  if (!c.open) return;
+  const uint32_t id = c.num_nodes() - 1;
+  if (tensor < 0 || tensor >= static_cast<int64_t>(c.ranks.size()) || access < 0 ||
+      access > 2 || rank != c.ranks[static_cast<size_t>(tensor)] || c.dims_left != 0) {
+    c.open = false;
+    return c.fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
+                      std::to_string(access) + ", rank " + std::to_string(rank) + ")",
+                  id);
+  }
+  TaskIO t{};
+  t.region.base = static_cast<uint64_t>(tensor) + 1;
+  t.region.tensor = static_cast<uint16_t>(tensor);
+  t.region.rank = static_cast<uint8_t>(rank);
+  t.region.elem_bytes = 1;
+  for (int d = 0; d < kMaxRank; ++d) {
+    t.region.offsets[d] = 0;
+    t.region.sizes[d] = 1;
+    t.region.strides[d] = 1;
+  }
+  t.access = static_cast<uint8_t>(access);
+  c.io.push_back(t);
+  c.dims_left = rank;
+}
+
+void pto_tg_task_region_dim(intptr_t core, int64_t offset, int64_t size, int64_t stride) {
+  PtoCore& c = C(core);
+  if (!c.open || c.dims_left <= 0) return;
+  pto::wsp::TensorRegion& r = c.io.back().region;
+  const int d = r.rank - static_cast<int>(c.dims_left--);
+  r.offsets[d] = offset;
+  r.sizes[d] = size;
+  r.strides[d] = stride;
+}
+
+void pto_tg_task_submit(intptr_t core) {
+  PtoCore& c = C(core);
+  if (c.open) c.submit();
+}
+
+void pto_tg_ordered_enter(intptr_t core) {
+  PtoCore& c = C(core);
+  if (c.error.empty()) c.scopes.enter();
+}
+
+void pto_tg_order_point(intptr_t core) {
+  PtoCore& c = C(core);
+  if (c.error.empty() && !c.scopes.point()) c.fail("tg.order_point outside a tg.ordered");
+}
+
+void pto_tg_ordered_exit(intptr_t core) {
+  PtoCore& c = C(core);
+  if (c.error.empty() && !c.scopes.exit()) c.fail("tg.ordered exited more than entered");
+}
+
+int64_t pto_tg_seq(intptr_t core) { return C(core).ntasks; }
+
+void pto_tg_load_error(intptr_t core, int64_t load) {
+  PtoCore& c = C(core);
+  if (!c.error.empty()) return;
+  c.error_load = load;
+  c.fail("a memref.load index is outside the bound data");
+}
+
+PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* shapes) {
+  PtoCore* c = new PtoCore();
+  c->ranks.assign(ranks, ranks + num_tensors);
+  c->shapes.assign(shapes, shapes + static_cast<size_t>(num_tensors) * kMaxRank);
+  for (int32_t t = 0; t < num_tensors; ++t) {
+    const int64_t* shape = &c->shapes[static_cast<size_t>(t) * kMaxRank];
+    bool known = ranks[t] <= kMaxRank;
+    for (int d = 0; d < ranks[t] && known; ++d) known = shape[d] >= 0;
+    // A known shape lets the TensorMap keep dense grids of the tensor's tiles.
+    if (known) c->tmap->declare(static_cast<uint64_t>(t) + 1, ranks[t], shape);
+  }
+  return c;
+}
+
+void pto_core_free(PtoCore* core) { delete core; }
+
+const char* pto_core_error(const PtoCore* core) { return core->error.c_str(); }
+
+int64_t pto_core_error_node(const PtoCore* core) { return core->error_node; }
+
+int64_t pto_core_error_load(const PtoCore* core) { return core->error_load; }
+
+int32_t pto_core_graph(PtoCore* core, PtoGraph* out) {
+  if (core->error.empty() && core->scopes.open() != 0) core->fail("a tg.ordered is not closed");
+  if (!core->error.empty()) return 1;
+  core->graph(out);
+  return 0;
+}
+
+}  // extern "C"

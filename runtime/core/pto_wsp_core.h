@@ -1,0 +1,81 @@
+// pto-wsp native runtime core: its C API (docs/native.md).
+//
+// Two sides. A task-generation program lowered by the tg-to-runtime-calls pass and compiled
+// by upstream MLIR calls the pto_tg_* functions, passing the core's address as its first
+// argument (an MLIR `index`); they follow the tg ops of the same names. The host (Python,
+// through ctypes) makes a core for one build, runs the program on it and reads the task graph
+// it built (pto_core_*).
+//
+// The graph is built with the rules the Ascend host runtime uses (runtime/ascend_host/src:
+// order.h for structural order and edge reasons, tensormap.h for data edges): node ids in
+// creation order, barrier nodes for ordering points that several tasks precede, and
+// read-after-write, write-after-write and write-after-read edges between overlapping regions.
+#pragma once
+
+#include <stdint.h>
+
+// The highest tensor rank a region may have (the core's task_abi.h is built with it).
+#define PTO_CORE_MAX_RANK 8
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// ------------------------------------------------------------------ the program's calls
+// Access: 0 in, 1 out, 2 inout. Pool: 0 vector, 1 cube, 255 any. Domain: 0 host_cpu,
+// 1 aicore, 2 aie_tile. Target -1: the runtime decides.
+
+// tg.task: begin a task of kernel `kernel` created at task site `site` (its coordinate names).
+void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool,
+                       int64_t domain, int64_t target, int64_t stream, int64_t priority);
+void pto_tg_task_scalar(intptr_t core, int64_t value);
+void pto_tg_task_coord(intptr_t core, int64_t value);
+// A region of program argument `tensor`, followed by `rank` pto_tg_task_region_dim calls
+// (per root dimension: offset, size, stride in the tensor's index space).
+void pto_tg_task_region(intptr_t core, int64_t tensor, int64_t access, int64_t rank);
+void pto_tg_task_region_dim(intptr_t core, int64_t offset, int64_t size, int64_t stride);
+// Infer the task's dependencies and add it to the graph.
+void pto_tg_task_submit(intptr_t core);
+// tg.ordered (enter ... exit) and tg.order_point.
+void pto_tg_ordered_enter(intptr_t core);
+void pto_tg_order_point(intptr_t core);
+void pto_tg_ordered_exit(intptr_t core);
+// tg.seq: the tasks created so far.
+int64_t pto_tg_seq(intptr_t core);
+// A memref.load outside its memref (load site `load` of the program): the build fails.
+void pto_tg_load_error(intptr_t core, int64_t load);
+
+// ------------------------------------------------------------------ the host's side
+
+typedef struct PtoCore PtoCore;
+
+// A core for one build. Tensor i (program argument i) has rank ranks[i] and extents
+// shapes[i * PTO_CORE_MAX_RANK + d] (-1: unknown); a region outside a known extent fails.
+PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* shapes);
+void pto_core_free(PtoCore* core);
+// Why the build failed ("" if it did not), the node it concerns (else -1) and the load site
+// of a load error (else -1).
+const char* pto_core_error(const PtoCore* core);
+int64_t pto_core_error_node(const PtoCore* core);
+int64_t pto_core_error_load(const PtoCore* core);
+
+// The task graph built (runtime/graph.py's TaskGraph arrays), valid until pto_core_free.
+// Per node: kind (0 task, 1 barrier), kernel and site (-1 for a barrier), pool, domain,
+// target, stream, priority, fanin; fanout in CSR (fanout_begin has num_nodes + 1 entries,
+// each row ascending, edge_kind per edge: 0 structural, 1 raw, 2 waw, 3 war). Per node in
+// CSR too: args, coords, and regions as (tensor, access, rank, offsets, sizes, strides).
+typedef struct PtoGraph {
+  int64_t num_nodes, num_edges, num_tasks;
+  const uint8_t *kind, *pool, *domain;
+  const int32_t *kernel, *site, *fanin, *fanout_edges;
+  const int64_t *target, *stream, *priority, *fanout_begin;
+  const uint8_t* edge_kind;
+  const int64_t *args_begin, *args, *coords_begin, *coords, *regions_begin, *regions;
+} PtoGraph;
+
+// Fill `out` (an error if the build failed or a scope is still open: nonzero).
+int32_t pto_core_graph(PtoCore* core, PtoGraph* out);
+
+#ifdef __cplusplus
+}
+#endif

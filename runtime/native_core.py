@@ -1,0 +1,289 @@
+"""The native runtime core (runtime/core): its one-time build, and graphs built with it.
+
+The core is C++: the C API of ``runtime/core/pto_wsp_core.h`` over the rules it shares with
+the Ascend host runtime (``runtime/ascend_host/src``: ``order.h`` and the TensorMap). It is
+compiled once per machine with the system C++ compiler (``$CXX``, default g++) into a shared
+library cached under ``$PTO_WSP_CACHE`` (default: the temp directory's ``pto-wsp-cache``),
+keyed by a hash of its sources, the compiler and the flags. ``library()`` builds it when the
+cache has none and says so on stderr with the time it took; ``build()`` does it on purpose
+(``python -m pto_wsp.runtime.native_core``). A machine without the compiler gets a
+``NativeCoreError`` saying so.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from pto_wsp.lowering.ascend.abi import AbiLimits, task_abi_h
+from pto_wsp.runtime.graph import TaskGraph
+from pto_wsp.runtime.regions import TensorRegion
+
+__all__ = ["MAX_RANK", "Core", "NativeCoreError", "build", "library"]
+
+_HERE = Path(__file__).resolve().parent
+_SOURCES = [_HERE / "core" / "core.cpp", _HERE / "ascend_host" / "src" / "tensormap.cpp"]
+_HEADERS = [
+    _HERE / "core" / "pto_wsp_core.h",
+    _HERE / "ascend_host" / "src" / "order.h",
+    _HERE / "ascend_host" / "src" / "tensormap.h",
+]
+#: The highest region rank (PTO_CORE_MAX_RANK of pto_wsp_core.h).
+MAX_RANK = 8
+_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-shared", "-Wall", "-pthread"]
+_ACCESS = ("in", "out", "inout")
+
+
+class NativeCoreError(Exception):
+    """The native core cannot be built (no compiler, or it failed), or a build with it failed."""
+
+
+def _cxx() -> str:
+    return os.environ.get("CXX", "g++")
+
+
+def _cache_dir() -> Path:
+    root = os.environ.get("PTO_WSP_CACHE")
+    base = Path(root) if root else Path(tempfile.gettempdir()) / "pto-wsp-cache"
+    return base / "core"
+
+
+def _task_abi() -> str:
+    # The core's descriptors: only regions are used (the task ABI's TensorRegion and TaskIO).
+    return task_abi_h(AbiLimits(max_rank=MAX_RANK, max_args=1, max_io=1, max_coords=1))
+
+
+def _key(compiler: str) -> str:
+    h = hashlib.sha256()
+    for part in [compiler, " ".join(_FLAGS), _task_abi()]:
+        h.update(part.encode() + b"\0")
+    for path in _SOURCES + _HEADERS:
+        h.update(path.read_bytes() + b"\0")
+    return h.hexdigest()[:24]
+
+
+def _compiler_id() -> str:
+    try:
+        run = subprocess.run([_cxx(), "--version"], capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as error:
+        raise NativeCoreError(
+            f"the native runtime core needs a C++ compiler: cannot run {_cxx()!r} ({error}); "
+            "install g++ or set $CXX"
+        ) from None
+    return run.stdout.splitlines()[0] if run.stdout else _cxx()
+
+
+def build(quiet: bool = False) -> Path:
+    """The core's shared library, compiled now unless the cache has it; return its path."""
+    cache = _cache_dir()
+    lib = cache / f"libpto_wsp_core-{_key(_compiler_id())}.so"
+    if lib.exists():
+        return lib
+    cache.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(dir=cache) as work:
+        Path(work, "task_abi.h").write_text(_task_abi())
+        tmp = Path(work, lib.name)
+        includes = [f"-I{work}", f"-I{_HERE / 'core'}", f"-I{_HERE / 'ascend_host' / 'src'}"]
+        cmd = [_cxx(), *_FLAGS, *includes, *map(str, _SOURCES), "-o", str(tmp)]
+        run = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if run.returncode != 0:
+            raise NativeCoreError(
+                f"building the native runtime core failed:\n{' '.join(cmd)}\n{run.stderr}"
+            )
+        os.replace(tmp, lib)  # atomic: a concurrent build leaves one complete library
+    if not quiet:
+        took = time.perf_counter() - start
+        print(
+            f"pto-wsp: built the native runtime core in {took:.1f} s (once per machine): {lib}",
+            file=sys.stderr,
+        )
+    return lib
+
+
+@cache
+def library() -> Path:
+    """The path of the core's shared library (built on first use, see ``build``)."""
+    return build()
+
+
+class _Graph(ctypes.Structure):
+    _fields_ = [
+        ("num_nodes", ctypes.c_int64),
+        ("num_edges", ctypes.c_int64),
+        ("num_tasks", ctypes.c_int64),
+        *[(n, ctypes.POINTER(ctypes.c_uint8)) for n in ("kind", "pool", "domain")],
+        *[(n, ctypes.POINTER(ctypes.c_int32)) for n in ("kernel", "site", "fanin", "fanout_edges")],
+        *[
+            (n, ctypes.POINTER(ctypes.c_int64))
+            for n in ("target", "stream", "priority", "fanout_begin")
+        ],
+        ("edge_kind", ctypes.POINTER(ctypes.c_uint8)),
+        *[
+            (n, ctypes.POINTER(ctypes.c_int64))
+            for n in ("args_begin", "args", "coords_begin", "coords", "regions_begin", "regions")
+        ],
+    ]
+
+
+@cache
+def _api() -> ctypes.CDLL:
+    lib = ctypes.CDLL(str(library()))
+    lib.pto_core_new.restype = ctypes.c_void_p
+    lib.pto_core_new.argtypes = [ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p]
+    lib.pto_core_free.argtypes = [ctypes.c_void_p]
+    lib.pto_core_error.restype = ctypes.c_char_p
+    lib.pto_core_error.argtypes = [ctypes.c_void_p]
+    for name in ("pto_core_error_node", "pto_core_error_load"):
+        getattr(lib, name).restype = ctypes.c_int64
+        getattr(lib, name).argtypes = [ctypes.c_void_p]
+    lib.pto_core_graph.restype = ctypes.c_int32
+    lib.pto_core_graph.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Graph)]
+    return lib
+
+
+def _array(pointer, n: int, dtype) -> np.ndarray:
+    if n == 0:
+        return np.zeros(0, dtype)
+    return np.ctypeslib.as_array(pointer, (n,)).astype(dtype, copy=True)
+
+
+class Core:
+    """One graph build on the native core: ``address`` goes to the compiled program as its
+    context argument; ``graph()`` then reads the task graph it built."""
+
+    def __init__(self, shapes: list[tuple[int, ...]]) -> None:
+        """``shapes``: per tensor (program argument) its extents, -1 where unknown."""
+        api = _api()
+        if any(len(s) > MAX_RANK for s in shapes):
+            raise NativeCoreError(f"the native core takes tensors of rank <= {MAX_RANK}")
+        ranks = np.array([len(s) for s in shapes], dtype=np.int32)
+        table = np.full((max(len(shapes), 1), MAX_RANK), -1, dtype=np.int64)
+        for t, shape in enumerate(shapes):
+            table[t, : len(shape)] = shape
+        self._api = api
+        self._ptr = api.pto_core_new(len(shapes), ranks.ctypes.data, table.ctypes.data)
+        self.address = int(self._ptr)
+
+    def __del__(self) -> None:
+        ptr = getattr(self, "_ptr", None)
+        if ptr:
+            self._api.pto_core_free(ptr)
+            self._ptr = None
+
+    def error(self) -> tuple[str, int, int]:
+        """Why the build failed ('' if it did not), its node and its load site (-1: none)."""
+        api = self._api
+        return (
+            api.pto_core_error(self._ptr).decode(),
+            api.pto_core_error_node(self._ptr),
+            api.pto_core_error_load(self._ptr),
+        )
+
+    def graph(self, kernels: list[str], sites: list[list[str]], tensors: list[str]) -> TaskGraph:
+        """The task graph built, as runtime/graph.py's TaskGraph: ``kernels`` names kernel
+        ids, ``sites`` gives each task site's coordinate names, ``tensors`` each tensor."""
+        g = _Graph()
+        if self._api.pto_core_graph(self._ptr, ctypes.byref(g)) != 0:
+            raise NativeCoreError(self.error()[0])
+        n, e = g.num_nodes, g.num_edges
+        begin = _array(g.fanout_begin, n + 1, np.int64) if n else np.zeros(1, np.int64)
+        site = _array(g.site, n, np.int32)
+        per_node = _PerNode.make
+        return TaskGraph(
+            kind=_array(g.kind, n, np.uint8),
+            kernel=_array(g.kernel, n, np.int32),
+            pool=_array(g.pool, n, np.uint8),
+            domain=_array(g.domain, n, np.uint8),
+            target=_array(g.target, n, np.int64),
+            stream=_array(g.stream, n, np.int64),
+            priority=_array(g.priority, n, np.int64),
+            fanin=_array(g.fanin, n, np.int32),
+            fanout_begin=begin,
+            fanout_edges=_array(g.fanout_edges, e, np.int32),
+            edge_kind=_array(g.edge_kind, e, np.uint8),
+            kernels=list(kernels),
+            args=per_node(g.args_begin, g.args, n, lambda v, i: tuple(v.tolist())),
+            regions=per_node(g.regions_begin, g.regions, n, _regions(tensors)),
+            coords=per_node(g.coords_begin, g.coords, n, _coords(site, sites)),
+        )
+
+
+def _regions(tensors: list[str]):
+    def make(values: np.ndarray, node: int) -> tuple[TensorRegion, ...]:
+        out = []
+        v = values.tolist()
+        at = 0
+        while at < len(v):
+            tensor, access, rank = v[at : at + 3]
+            at += 3
+            offsets, sizes, strides = (
+                v[at : at + rank],
+                v[at + rank : at + 2 * rank],
+                v[at + 2 * rank : at + 3 * rank],
+            )
+            at += 3 * rank
+            out.append(TensorRegion(tensors[tensor], offsets, sizes, strides, _ACCESS[access]))
+        return tuple(out)
+
+    return make
+
+
+def _coords(site: np.ndarray, sites: list[list[str]]):
+    def make(values: np.ndarray, node: int) -> tuple[tuple[str, int], ...]:
+        s = int(site[node])
+        return tuple(zip(sites[s], values.tolist())) if s >= 0 else ()
+
+    return make
+
+
+class _PerNode:
+    """A per-node field (args, regions, coords) in CSR form, each node's tuple made when
+    first asked for: a large graph's tuples cost more than its build."""
+
+    def __init__(self, begin: np.ndarray, values: np.ndarray, make) -> None:
+        self._begin = begin
+        self._values = values
+        self._make = make
+        self._n = len(begin) - 1
+
+    @classmethod
+    def make(cls, begin_ptr, values_ptr, n: int, make) -> _PerNode:
+        begin = _array(begin_ptr, n + 1, np.int64)
+        values = _array(values_ptr, int(begin[-1]), np.int64)
+        return cls(begin, values, make)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._n))]
+        i = int(i)
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        return self._make(self._values[self._begin[i] : self._begin[i + 1]], i)
+
+    def __iter__(self):
+        return (self[i] for i in range(self._n))
+
+    def __eq__(self, other: object) -> bool:
+        try:
+            return list(self) == list(other)  # type: ignore[call-overload]
+        except TypeError:
+            return False
+
+
+if __name__ == "__main__":
+    print(build())
