@@ -130,8 +130,8 @@ def _programs(module: ModuleOp, only: str | None) -> list[tg.ProgramOp]:
     if not programs:
         emission_error(
             module,
-            "the ascend target emits tg.program ops and the module has none: lower it first "
-            "(pto-opt -p wsp-to-tg), or use pto_wsp.compile(..., target='ascend')",
+            "the ascend target emits the module's workloads, pipelines and tg.program ops, "
+            "and the module has none",
         )
     if only is None:
         return programs

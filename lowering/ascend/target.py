@@ -1,9 +1,10 @@
 """``-t ascend``: the Ascend emitter as an xDSL Target that writes a directory.
 
 xDSL targets print to the output stream; this one writes a tree of files, so it takes the
-directory as an option: ``pto-opt FILE -p wsp-to-tg -t ascend -o DIR`` (pto-opt passes -o
-to it) or ``xdsl-opt ... -t 'ascend{out-dir="DIR"}'``. The stream gets the list of files
-written, one per line. Options: ``soc`` (910b, 910c, 950), ``program`` (emit one program and
+directory as an option: ``pto-opt FILE -t ascend -o DIR`` (pto-opt passes -o to it) or
+``xdsl-opt ... -t 'ascend{out-dir="DIR"}'``; a wsp/csp module goes through the shared
+lowering to tg first, as with ``-t aie``. The stream gets the list of files written, one per
+line. Options: ``soc`` (910b, 910c, 950), ``program`` (emit one program and
 its callees), ``stub-kernels`` (empty bodies for kernels without an Ascend body),
 ``kernel-dirs`` (comma-separated folders to find body files in).
 """
@@ -17,6 +18,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
+from .backend import lower_to_tg
 from .emit import emit_tree, report_warnings
 from .errors import AscendEmitError
 
@@ -36,13 +38,14 @@ class AscendTarget(Target):
     kernel_dirs: str = ""
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        """Write the tree (after the shared lowering to tg, when the input is wsp/csp)."""
         if not self.out_dir:
             raise AscendEmitError(
                 "the ascend target writes a directory: give it with -o DIR "
                 '(pto-opt) or ascend{out-dir="DIR"} (xdsl-opt)'
             )
         tree = emit_tree(
-            module,
+            lower_to_tg(module),
             soc=self.soc,
             program=self.program or None,
             stub_kernels=self.stub_kernels,

@@ -3,6 +3,9 @@
 // RUN: filecheck %s --input-file=%t/kernel_ids.h --check-prefix=IDS
 // RUN: filecheck %s --input-file=%t/kernels/k.cpp --check-prefix=WRAP
 // RUN: filecheck %s --input-file=%t/Makefile.device --check-prefix=DEV
+// Without -p wsp-to-tg the target runs the shared lowering itself (as -t aie): the same tree.
+// RUN: rm -rf %t.auto && pto-opt %s -t 'ascend{stub-kernels=true soc="950"}' -o %t.auto
+// RUN: diff %t/aicpu_orchestrate.cpp %t.auto/aicpu_orchestrate.cpp
 
 // pto-opt -t ascend -o DIR writes the tree and lists its files; stub-kernels gives the
 // kernel an empty body with a warning.

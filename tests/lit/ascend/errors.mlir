@@ -1,10 +1,10 @@
 // RUN: not pto-opt %s -p wsp-to-tg -t ascend 2>&1 | filecheck %s --check-prefix=NO-DIR
 // RUN: not pto-opt %s -p wsp-to-tg -t ascend -o %t 2>&1 | filecheck %s --check-prefix=NO-BODY
-// RUN: not pto-opt %s -t 'ascend{stub-kernels=true}' -o %t 2>&1 | filecheck %s --check-prefix=NO-TG
+// RUN: echo 'wsp.kernel @k() unit(vector)' | not pto-opt -t 'ascend{stub-kernels=true}' -o %t 2>&1 | filecheck %s --check-prefix=NO-TG
 // RUN: not pto-opt %s -p wsp-to-tg -t 'ascend{soc="310p" stub-kernels=true}' -o %t 2>&1 | filecheck %s --check-prefix=SOC
 
 // The ascend target's errors: a directory is needed, kernels need bodies (or stubs), the
-// input must be lowered to tg programs, the soc must be known.
+// input must hold something to emit, the soc must be known.
 
 // NO-DIR: pto-opt: error: target 'ascend' writes a directory: give it with -o DIR
 
@@ -18,5 +18,5 @@ wsp.workload @w(%n: index) {
   }
 }
 
-// NO-TG: error: 'builtin.module' op the ascend target emits tg.program ops and the module has none: lower it first (pto-opt -p wsp-to-tg), or use pto_wsp.compile(..., target='ascend')
+// NO-TG: error: 'builtin.module' op the ascend target emits the module's workloads, pipelines and tg.program ops, and the module has none
 // SOC: error: 'builtin.module' op unknown soc '310p' (socs: 910b, 910c, 950)
