@@ -76,6 +76,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoTerminator, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
+from pto_wsp.dialects.parsing import parse_int64, parse_single_block_region
+
 # --------------------------------------------------------------------------- devices
 
 
@@ -283,7 +285,7 @@ def _parse_dim_layout_body(parser: AttrParser) -> tuple[IntAttr, IntAttr]:
                 key = position
             if key in values:
                 parser.raise_error(f"'{key}' given twice in a DMA dimension")
-            values[key] = parser.parse_integer(allow_boolean=False)
+            values[key] = parse_int64(parser)
     return IntAttr(values["size"]), IntAttr(values["stride"])
 
 
@@ -370,7 +372,7 @@ def _lookup(device: DeviceOp, name: str) -> Operation | None:
 
 def _parse_int_list(parser: Parser) -> list[int]:
     return parser.parse_comma_separated_list(
-        parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+        parser.Delimiter.SQUARE, lambda: parse_int64(parser)
     )
 
 
@@ -474,7 +476,7 @@ class DeviceOp(IRDLOperation):
             if name not in DEVICES:
                 parser.raise_error(f"expected a device ({', '.join(DEVICES)})", pos, parser.pos)
         sym = parser.parse_optional_symbol_name()
-        body = parser.parse_region()
+        body = parse_single_block_region(parser)
         op = cls(name, body, None if sym is None or sym.data == "main" else sym.data)
         op.attributes |= parser.parse_optional_attr_dict()
         return op
@@ -533,9 +535,9 @@ class TileOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> TileOp:
         with parser.in_parens():
-            col = parser.parse_integer(allow_boolean=False)
+            col = parse_int64(parser)
             parser.parse_punctuation(",")
-            row = parser.parse_integer(allow_boolean=False)
+            row = parse_int64(parser)
         op = cls(col, row)
         op.attributes |= parser.parse_optional_attr_dict()
         return op
@@ -761,7 +763,7 @@ class ObjectFifoCreateOp(IRDLOperation):
 
 def _depth(parser: Parser) -> IntegerAttr:
     """One entry of a depth array: ``2`` or ``2 : i32``."""
-    value = parser.parse_integer(allow_boolean=False)
+    value = parse_int64(parser)
     if parser.parse_optional_punctuation(":") is not None:
         parser.parse_type()
     return _i32(value)
@@ -943,7 +945,7 @@ def _parse_port_and_size(parser: Parser) -> tuple[SymbolRefAttr, IntegerAttr, in
     with parser.in_parens():
         port = _parse_enum(parser, OBJECTFIFO_PORTS, "port (Produce or Consume)")
         parser.parse_punctuation(",")
-        size = parser.parse_integer(allow_boolean=False)
+        size = parse_int64(parser)
     return ref, port, size
 
 
@@ -1073,7 +1075,7 @@ class ObjectFifoSubviewAccessOp(IRDLOperation):
     def parse(cls, parser: Parser) -> ObjectFifoSubviewAccessOp:
         operand = parser.parse_unresolved_operand()
         with parser.in_square_brackets():
-            index = parser.parse_integer(allow_boolean=False)
+            index = parse_int64(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         subview_type = parser.parse_type()
@@ -1306,7 +1308,7 @@ class LockOp(IRDLOperation):
             tile = parser.parse_operand(IndexType())
             lock_id = None
             if parser.parse_optional_punctuation(",") is not None:
-                lock_id = parser.parse_integer(allow_boolean=False)
+                lock_id = parse_int64(parser)
         op = cls(tile, lock_id)
         op.attributes |= parser.parse_optional_attr_dict()
         return op
@@ -1436,7 +1438,7 @@ class FlowOp(IRDLOperation):
                 parser.parse_punctuation(",")
                 bundle = _parse_enum(parser, WIRE_BUNDLES, "wire bundle")
                 parser.parse_punctuation(":")
-                ends.append((tile, bundle, parser.parse_integer(allow_boolean=False)))
+                ends.append((tile, bundle, parse_int64(parser)))
         (s, sb, sc), (d, db, dc) = ends
         return cls.create(
             operands=[s, d],
@@ -1504,7 +1506,7 @@ class ShimDMAAllocationOp(IRDLOperation):
             parser.parse_punctuation(",")
             direction = _parse_enum(parser, DMA_CHANNEL_DIRS, "DMA channel direction")
             parser.parse_punctuation(",")
-            channel = parser.parse_integer(allow_boolean=False)
+            channel = parse_int64(parser)
         return cls.create(
             operands=[tile],
             properties={
@@ -1561,7 +1563,7 @@ class RuntimeSequenceOp(IRDLOperation):
             parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=True)
         )
         attrs = parser.parse_optional_attr_dict_with_keyword()
-        body = parser.parse_region(args)  # pyright: ignore[reportArgumentType]
+        body = parse_single_block_region(parser, args)  # pyright: ignore[reportArgumentType]
         if not body.blocks:  # `{ }`: an empty block with the arguments
             block = Block(arg_types=[a.type for a in args])  # pyright: ignore
             for arg, parsed in zip(block.args, args):
@@ -1605,7 +1607,7 @@ def _parse_index_list(parser: Parser) -> tuple[list[int], list[UnresolvedOperand
             static.append(DYNAMIC)
             dynamic.append(operand)
         else:
-            static.append(parser.parse_integer(allow_boolean=False))
+            static.append(parse_int64(parser))
 
     parser.parse_comma_separated_list(parser.Delimiter.SQUARE, entry)
     return static, dynamic

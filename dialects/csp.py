@@ -70,6 +70,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
+from pto_wsp.dialects.parsing import parse_int64, parse_single_block_region
 from pto_wsp.dialects.traits import IsolatedScopes
 
 from .wsp import (
@@ -258,7 +259,7 @@ class PipelineOp(IRDLOperation):
         name = parser.parse_symbol_name().data
         names, types, _, args = _parse_signature(parser, with_access=False)
         attrs = parser.parse_optional_attr_dict_with_keyword()
-        body = parser.parse_region(args)
+        body = parse_single_block_region(parser, args)
         _ensure_yield(body)
         op = cls(name, types, names, body)
         if attrs is not None:
@@ -349,7 +350,7 @@ class ChannelOp(BoundedQueueOp):
         element_type = parser.parse_type()
         parser.parse_keyword("capacity")
         with parser.in_parens():
-            capacity = parser.parse_integer(allow_boolean=False)
+            capacity = parse_int64(parser)
         op = cls(name, element_type, capacity)
         op.attributes |= _parse_attrs(parser)
         return op
@@ -445,9 +446,9 @@ class ProcessOp(IRDLOperation):
             produces = _parse_symbol_list(parser)
         if parser.parse_optional_keyword("replicas"):
             with parser.in_parens():
-                replicas = parser.parse_integer(allow_boolean=False)
+                replicas = parse_int64(parser)
         attrs = parser.parse_optional_attr_dict_with_keyword()
-        body = parser.parse_region()
+        body = parse_single_block_region(parser)
         op = cls(name, consumes, produces, replicas, body)
         if attrs is not None:
             op.attributes |= attrs.data
@@ -502,7 +503,7 @@ class SendOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> SendOp:
         channel = _parse_channel_ref(parser)
-        body = parser.parse_region()
+        body = parse_single_block_region(parser)
         op = cls(channel, body)
         op.attributes |= _parse_attrs(parser)
         return op
@@ -569,7 +570,7 @@ class ConsumeOp(IRDLOperation):
         arg = parser.parse_argument(expect_type=False)
         parser.parse_punctuation(":")
         arg_type = parser.parse_type()
-        body = parser.parse_region([arg.resolve(arg_type)])
+        body = parse_single_block_region(parser, [arg.resolve(arg_type)])
         op = cls(channel, body=body)
         op.attributes |= _parse_attrs(parser)
         return op
@@ -615,7 +616,7 @@ class CoordOp(IRDLOperation):
     def parse(cls, parser: Parser) -> CoordOp:
         task = parser.parse_unresolved_operand()
         with parser.in_square_brackets():
-            position = parser.parse_integer(allow_boolean=False)
+            position = parse_int64(parser)
         op = cls(parser.resolve_operand(task, TaskType()), position)
         op.attributes |= parser.parse_optional_attr_dict()
         return op

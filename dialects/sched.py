@@ -54,6 +54,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from pto_wsp.dialects.parsing import parse_int64, parse_single_block_region
 from pto_wsp.dialects.traits import IsolatedScopes
 from pto_wsp.dialects.wsp import EXEC_UNITS, resolve_symbol
 
@@ -203,7 +204,7 @@ def _parse_optional_key(parser: Parser) -> tuple[list[str], Region | None]:
         return arg, parser.parse_str_literal(" (the coordinate name)")
 
     pairs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, one)
-    region = parser.parse_region([arg for arg, _ in pairs])
+    region = parse_single_block_region(parser, [arg for arg, _ in pairs])
     return [name for _, name in pairs], region
 
 
@@ -369,7 +370,7 @@ class ScheduleOp(IRDLOperation):
         parser.parse_keyword("for")
         workload = parser.parse_symbol_name().data
         attrs = _parse_attrs(parser)
-        op = cls(name, workload, body=parser.parse_region())
+        op = cls(name, workload, body=parse_single_block_region(parser))
         op.attributes |= attrs
         return op
 
@@ -476,7 +477,7 @@ class DispatchOp(_KeyedOp):
         if parser.parse_optional_punctuation("(") is not None:
             axis = parser.parse_optional_str_literal()
             if axis is None or parser.parse_optional_punctuation(",") is not None:
-                count = parser.parse_integer(allow_boolean=False)
+                count = parse_int64(parser)
             parser.parse_punctuation(")")
         names, key = _parse_optional_key(parser)
         op = cls(policy, axis, count, names, key)
@@ -517,7 +518,7 @@ class _CountOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        op = cls(parser.parse_integer(allow_boolean=False))
+        op = cls(parse_int64(parser))
         op.attributes |= _parse_attrs(parser)
         return op
 
@@ -653,7 +654,7 @@ class TimingOp(IRDLOperation):
         policy = parser.parse_identifier(" (a timing policy)")
         count = None
         if parser.parse_optional_punctuation("(") is not None:
-            count = parser.parse_integer(allow_boolean=False)
+            count = parse_int64(parser)
             parser.parse_punctuation(")")
         op = cls(policy, count)
         op.attributes |= _parse_attrs(parser)
@@ -697,7 +698,7 @@ class SpatialMapOp(IRDLOperation):
     def parse(cls, parser: Parser) -> SpatialMapOp:
         parser.parse_keyword("grid")
         dims = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, lambda: parser.parse_integer(allow_boolean=False)
+            parser.Delimiter.PAREN, lambda: parse_int64(parser)
         )
         op = cls(dims)
         op.attributes |= _parse_attrs(parser)
@@ -793,7 +794,7 @@ class LayoutOp(IRDLOperation):
             if not parser.parse_optional_keyword("shard"):
                 parser.raise_error("expected shard(g) or replicate", pos)
             with parser.in_parens():
-                g = parser.parse_integer(allow_boolean=False)
+                g = parse_int64(parser)
             if g < 0:
                 parser.raise_error(f"shard({g}): grid axis must be >= 0", pos, parser.pos)
             return g
@@ -872,7 +873,7 @@ class DispatchThresholdOp(_KeyedOp):
     @classmethod
     def parse(cls, parser: Parser) -> DispatchThresholdOp:
         start = parser.pos
-        threshold = parser.parse_integer(allow_boolean=False)
+        threshold = parse_int64(parser)
         below = _parse_keyword_arg(parser, "below")
         above = _parse_keyword_arg(parser, "above")
         end = parser.pos
@@ -911,7 +912,7 @@ class PipelineDepthOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> PipelineDepthOp:
-        depth = parser.parse_integer(allow_boolean=False)
+        depth = parse_int64(parser)
         op = cls(depth, _parse_keyword_arg(parser, "scope"))
         op.attributes |= _parse_attrs(parser)
         return op
@@ -941,7 +942,7 @@ class TaskWindowOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> TaskWindowOp:
-        size = parser.parse_integer(allow_boolean=False)
+        size = parse_int64(parser)
         op = cls(size, _parse_keyword_arg(parser, "overflow"))
         op.attributes |= _parse_attrs(parser)
         return op

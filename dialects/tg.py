@@ -65,6 +65,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, Pure, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
+from pto_wsp.dialects.parsing import parse_int64, parse_single_block_region
 from pto_wsp.dialects.traits import IsolatedScopes
 
 from .csp import BoundedQueueOp
@@ -271,7 +272,7 @@ def _parse_coords(parser: Parser, value: str) -> tuple[list[str], list]:
         if value == "operand":
             values.append(parser.parse_operand(IndexType()))
         else:
-            values.append(parser.parse_integer(allow_boolean=False))
+            values.append(parse_int64(parser))
 
     parser.parse_comma_separated_list(parser.Delimiter.PAREN, one)
     return names, values
@@ -303,7 +304,7 @@ def _parse_optional_clause(parser: Parser, keyword: str, parse):
 
 def _parse_int_list(parser: AttrParser) -> list[int]:
     return parser.parse_comma_separated_list(
-        parser.Delimiter.PAREN, lambda: parser.parse_integer(allow_boolean=False)
+        parser.Delimiter.PAREN, lambda: parse_int64(parser)
     )
 
 
@@ -394,7 +395,7 @@ class _DefinitionOp(IRDLOperation):
                     "config must be a dictionary {key = value, ...}", pos, parser.pos
                 )
         attrs = _parse_attrs(parser)
-        body = parser.parse_region(args)
+        body = parse_single_block_region(parser, args)
         op = cls(name, types, names, config, body)
         op.attributes |= attrs
         return op
@@ -619,7 +620,7 @@ class _BodyOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        body = parser.parse_region()
+        body = parse_single_block_region(parser)
         op = cls(body)
         op.attributes |= _parse_attrs(parser)
         return op
@@ -778,13 +779,13 @@ class ProcessOp(IRDLOperation):
     def parse(cls, parser: Parser) -> ProcessOp:
         name = parser.parse_symbol_name().data
         replicas = _parse_optional_clause(
-            parser, "replicas", lambda: parser.parse_integer(allow_boolean=False)
+            parser, "replicas", lambda: parse_int64(parser)
         )
         arg = None
         if parser.parse_optional_keyword("as"):
             arg = parser.parse_argument(expect_type=False).resolve(IndexType())
         attrs = _parse_attrs(parser)
-        body = parser.parse_region([arg] if arg is not None else None)
+        body = parse_single_block_region(parser, [arg] if arg is not None else None)
         _ensure_yield(body)
         if not body.block.args:  # ``as %r`` left out: the replica index is unused
             body.block.insert_arg(IndexType(), 0).name_hint = "replica"
@@ -880,7 +881,7 @@ class SendOp(IRDLOperation):
         queue = parser.parse_symbol_name().data
         names, coords = _parse_coords(parser, "operand")
         attrs = _parse_attrs(parser)
-        op = cls(queue, list(zip(names, coords)), parser.parse_region())
+        op = cls(queue, list(zip(names, coords)), parse_single_block_region(parser))
         op.attributes |= attrs
         return op
 
@@ -945,7 +946,7 @@ class ConsumeOp(IRDLOperation):
         parser.parse_punctuation(":")
         arg_type = parser.parse_type()
         attrs = _parse_attrs(parser)
-        op = cls(queue, body=parser.parse_region([arg.resolve(arg_type)]))
+        op = cls(queue, body=parse_single_block_region(parser, [arg.resolve(arg_type)]))
         op.attributes |= attrs
         return op
 
@@ -1068,7 +1069,7 @@ def _parse_region_body(parser: AttrParser) -> tuple[list[int], list[int], list[i
     """``[offsets][sizes][strides] access``."""
     lists = [
         parser.parse_comma_separated_list(
-            parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+            parser.Delimiter.SQUARE, lambda: parse_int64(parser)
         )
         for _ in range(3)
     ]
@@ -1240,7 +1241,7 @@ class NodeOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> NodeOp:
-        node = parser.parse_integer(allow_boolean=False)
+        node = parse_int64(parser)
         kind = parser.parse_identifier(" (task or barrier)")
         kernel = parser.parse_optional_symbol_name()
         args = _parse_int_list(parser) if parser.parse_optional_keyword("args") else []
@@ -1252,7 +1253,7 @@ class NodeOp(IRDLOperation):
         names, values = _parse_coords(parser, "integer")
         domain = _parse_optional_clause(parser, "domain", parser.parse_identifier) or "host_cpu"
         pool = _parse_optional_clause(parser, "pool", parser.parse_identifier)
-        integer = lambda: parser.parse_integer(allow_boolean=False)  # noqa: E731
+        integer = lambda: parse_int64(parser)  # noqa: E731
         target, stream, priority, fanin = (
             _parse_optional_clause(parser, kw, integer)
             for kw in ("target", "stream", "priority", "fanin")

@@ -74,6 +74,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from pto_wsp.dialects.parsing import parse_int64, parse_single_block_region
 from pto_wsp.dialects.traits import IsolatedScopes
 
 # --------------------------------------------------------------------------- types
@@ -93,7 +94,7 @@ class DenseAxisType(ParametrizedAttribute, TypeAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
-            return (IntAttr(parser.parse_integer(allow_boolean=False)),)
+            return (IntAttr(parse_int64(parser)),)
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
@@ -340,7 +341,7 @@ class DenseOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> DenseOp:
-        op = cls(parser.parse_integer(allow_boolean=False))
+        op = cls(parse_int64(parser))
         op.attributes |= parser.parse_optional_attr_dict()
         return op
 
@@ -570,7 +571,7 @@ def _parse_view_scalar(parser: Parser) -> int | UnresolvedOperand:
     if operand is not None:
         return operand
     pos = parser.pos
-    value = parser.parse_integer(allow_boolean=False, context_msg=" in a view entry")
+    value = parse_int64(parser, " in a view entry")
     if value < 0:  # would be read as the VIEW_INDEX / VIEW_DYNAMIC markers
         parser.raise_error(f"view offsets and sizes must be >= 0, got {value}", pos, parser.pos)
     return value
@@ -585,9 +586,7 @@ def _parse_view_entry(
     if parser.parse_optional_punctuation("+") is not None:
         return first, _parse_view_scalar(parser)
     pos = parser.pos
-    hi = parser.parse_integer(
-        allow_boolean=False, context_msg=" (slice end; use off:+size for runtime sizes)"
-    )
+    hi = parse_int64(parser, " (slice end; use off:+size for runtime sizes)")
     if not isinstance(first, int):
         parser.raise_error("a slice lo:hi needs a static lo; use %off:+size", pos, parser.pos)
     if hi < first:
@@ -709,7 +708,7 @@ class WorkloadOp(IRDLOperation):
             with parser.in_parens():
                 level = parser.parse_identifier(" (cpu or npu)")
         attrs = parser.parse_optional_attr_dict_with_keyword()
-        body = parser.parse_region(args)
+        body = parse_single_block_region(parser, args)
         _ensure_yield(body)
         op = cls(name, types, names, level, body)
         if attrs is not None:
@@ -863,11 +862,11 @@ class KernelOp(IRDLOperation):
         cost, region = None, None
         if parser.parse_optional_keyword("cost"):
             if parser.parse_optional_punctuation("(") is not None:
-                cost = parser.parse_integer(allow_boolean=False)
+                cost = parse_int64(parser)
                 parser.parse_punctuation(")")
             else:
                 pos = parser.pos
-                region = parser.parse_region()
+                region = parse_single_block_region(parser)
                 if not region.blocks:  # would silently mean "no cost"
                     parser.raise_error("a cost region must yield the cost", pos, parser.pos)
         attrs_pos = parser.pos
@@ -1004,7 +1003,7 @@ class _LoopOp(IRDLOperation):
             names = _parse_names(parser)
         parser.parse_punctuation(":")
         axis_type = parser.parse_type()
-        body = parser.parse_region([a.resolve(IndexType()) for a in indices])
+        body = parse_single_block_region(parser, [a.resolve(IndexType()) for a in indices])
         _ensure_yield(body)
         op = cls(parser.resolve_operand(axis, axis_type), names, body)
         op.attributes |= _parse_attrs(parser)
@@ -1107,14 +1106,15 @@ class SelectOp(IRDLOperation):
             names = _parse_names(parser)
         parser.parse_punctuation(":")
         sparse_type = parser.parse_type()
-        body = parser.parse_region([index.resolve(IndexType())])
+        body = parse_single_block_region(parser, [index.resolve(IndexType())])
         _ensure_yield(body)
         op = cls(
             parser.resolve_operand(sparse, sparse_type),
             parser.resolve_operand(row, IndexType()),
-            names[0],
+            index.name.text[1:],
             body,
         )
+        # ``named()`` may list no name or several: the verifier says so, at the op.
         op.names = ArrayAttr([StringAttr(n) for n in names])
         op.attributes |= _parse_attrs(parser)
         return op
@@ -1164,10 +1164,10 @@ class CondOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> CondOp:
         pred = parser.parse_operand(i1)
-        then_region = parser.parse_region()
+        then_region = parse_single_block_region(parser)
         else_region = None
         if parser.parse_optional_keyword("else"):
-            else_region = parser.parse_region()
+            else_region = parse_single_block_region(parser)
         op = cls(pred, then_region, else_region)
         op.attributes |= _parse_attrs(parser)
         return op
@@ -1201,7 +1201,7 @@ class _GroupOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        body = parser.parse_region()
+        body = parse_single_block_region(parser)
         op = cls(body)
         op.attributes |= _parse_attrs(parser)
         return op

@@ -99,8 +99,13 @@ class _Uses:
         self.view_rank: dict[str, int] = {}
         self.load_rank: dict[str, int] = {}
         self.buffers: set[str] = set()
+        #: Names used as a loop's axis (DenseDyn) or a select's (Sparse).
+        self.axes: dict[str, Attribute] = {}
 
     def scan(self, node: object, resource: bool = False) -> None:
+        if isinstance(node, ast.Loop | ast.Select) and isinstance(node.axis, ast.Name):
+            kind = wsp.SparseAxisType if isinstance(node, ast.Select) else wsp.DenseDynAxisType
+            self.axes.setdefault(node.axis.name, kind())
         if isinstance(node, ast.Subscript):
             table = self.view_rank if resource else self.load_rank
             name = node.base.name
@@ -158,7 +163,9 @@ class PtoBuilder:
         self.guessed: list[wsp.KernelOp] = []
         self.workload_defs = {d.name: d for d in tree.definitions if isinstance(d, ast.WorkloadDef)}
         self.built: dict[str, Operation] = {}
-        self.building: set[str] = set()
+        self.building: dict[str, wsp.WorkloadOp] = {}
+        #: Workloads called while being built (recursion) -> the first such call.
+        self.recursive_calls: dict[str, int] = {}
         self.scopes: list[_Scope] = []
         self.levels: dict[SSAValue, int] = {}
         self.on_unknown: Callable[[ast.Name, str], SSAValue] | None = None
@@ -225,7 +232,7 @@ class PtoBuilder:
 
     def _implicit_args(self, block: Block, names: list[str], uses: _Uses):
         def make(name: ast.Name, role: str) -> SSAValue:
-            type_ = uses.tensor_type(name.name)
+            type_ = uses.axes.get(name.name) or uses.tensor_type(name.name)
             if role == "resource" and type_ is None:
                 type_ = MemRefType(f32, [DYNAMIC_INDEX])
             if type_ is None:
@@ -248,13 +255,13 @@ class PtoBuilder:
         """The workload called ``name``, built on first need (a call may come first)."""
         if name in self.built:
             return self.built[name]
+        if name in self.building:  # a recursive call: the signature is the declared one
+            return self.building[name]
         d = self.workload_defs[name]
-        if name in self.building:
-            raise self.error(f"workload @{name} calls itself", d.pos)
-        self.building.add(name)
         saved = (self.scopes, self.levels, self.on_unknown)
         types, names = self._signature(d.params, "workload")
         op = wsp.WorkloadOp(d.name, types, names, d.level)
+        self.building[name] = op
         op.location = self.loc(d.pos)
         block = op.body.block
         self.scopes, self.levels = [_Scope(block, ROOT)], {}
@@ -265,9 +272,15 @@ class PtoBuilder:
         uses.scan(d.body)
         self.on_unknown = self._implicit_args(block, names, uses)
         self.stmts(d.body)
+        if name in self.recursive_calls and len(names) > len(d.params):
+            raise self.error(
+                f"@{name} calls itself, so it must declare all its parameters "
+                f"(%{names[len(d.params)]} is not declared)",
+                self.recursive_calls[name],
+            )
         self._finish_signature(op, block, names)
         self.scopes, self.levels, self.on_unknown = saved
-        self.building.discard(name)
+        del self.building[name]
         self.built[name] = op
         return op
 
@@ -587,7 +600,17 @@ class PtoBuilder:
         key: list[object] = ["view", source]
 
         def static(x: ast.Expr | None) -> int | None:
-            return x.value if isinstance(x, ast.Int) and not x.paren else None
+            if not isinstance(x, ast.Int) or x.paren:
+                return None
+            # Stored in an i64 array, where negative values are the dynamic markers.
+            if x.value < 0:
+                raise self.error(f"view offsets and sizes must be >= 0, got {x.value}", x.pos)
+            if x.value >= 1 << 63:
+                raise self.error(
+                    f"integer constant out of range: {x.value} does not fit in 64 bits (signed)",
+                    x.pos,
+                )
+            return x.value
 
         def operand(x: ast.Expr) -> int:
             value = self.scalar(x)
@@ -820,6 +843,8 @@ class PtoBuilder:
             raise self.error(f"call of unknown workload @{s.callee}", s.callee_pos)
         callee = self.workload(s.callee)
         assert isinstance(callee, wsp.WorkloadOp)
+        if s.callee in self.building:
+            self.recursive_calls.setdefault(s.callee, s.pos)
         inputs = callee.function_type.inputs.data
         tensors = sum(isinstance(t, MemRefType) for t in inputs)
         if len(s.resources) != tensors or len(s.args) != len(inputs) - tensors:

@@ -59,6 +59,11 @@ _ADDITIVE = ("+", "-")
 _MULTIPLICATIVE = ("*", "/", "mod")
 
 _AXIS_KEYWORDS = ("Dense", "DenseDyn", "Ragged", "Sparse")
+
+#: A count, size or grid axis is stored in a signed 64-bit integer; an expression's literal is
+#: an ``index``, which holds -2^63 .. 2^64 - 1 (the latter a bit pattern), as MLIR reads it.
+_INT64_END = 1 << 63
+_INDEX_RANGE = (-(1 << 63), 1 << 64)
 _PTO_TYPES = (*_AXIS_KEYWORDS, "Channel")
 
 
@@ -100,6 +105,8 @@ class PtoParser:
         self._pos = 0
         self._token: Token | None = None
         self.type_aliases: dict[str, ast.PtoType] = {}
+        #: The name each value name is read as -> how it was first written (see ``name``).
+        self._spellings: dict[str, str] = {}
 
     # ------------------------------------------------------------------ errors
 
@@ -165,11 +172,40 @@ class PtoParser:
         raise self._unexpected(what, context)
 
     def name(self, what: str = "a %name") -> ast.Name:
+        """A ``%name``. A numbered one (``%0``, as MLIR writes them) is read as ``%v0``: the
+        IR's names are identifiers, since schedules and bindings refer to them."""
         token = self.expect_kind("value", what)
-        return ast.Name(token.start, token.text[1:])
+        text = token.text[1:]
+        if text[0].isdigit():
+            text = "v" + text
+        spelled = self._spellings.setdefault(text, token.text)
+        if spelled != token.text:
+            raise self.error(
+                f"{token.text} and {spelled} are the same name here (a name starting with a "
+                f"digit is read as %{text})",
+                token.start,
+                token.end,
+            )
+        return ast.Name(token.start, text)
 
     def integer(self, context: str = "") -> int:
-        return int(self.expect_kind("int", "an integer", context).text)
+        """A count or size: a non-negative literal that fits in a signed 64-bit integer."""
+        token = self.expect_kind("int", "an integer", context)
+        return self._int_value(token, None, (0, _INT64_END), "64 bits (signed)")
+
+    def _int_value(
+        self, token: Token, minus: Token | None, bounds: tuple[int, int], width: str
+    ) -> int:
+        """The value of an integer literal (after ``minus``, if any) within ``bounds``."""
+        value = -int(token.text) if minus is not None else int(token.text)
+        if not bounds[0] <= value < bounds[1]:
+            start = minus.start if minus is not None else token.start
+            raise self.error(
+                f"integer constant out of range: {value} does not fit in {width}",
+                start,
+                token.end,
+            )
+        return value
 
     def ident(self, what: str, context: str = "") -> Token:
         return self.expect_kind("ident", what, context)
@@ -529,9 +565,18 @@ class PtoParser:
             index = self.name("the select index %name")
             self.expect("in")
             axis = self.axis_expr()
-            self.expect("[", " (select %e in sparse[%row])")
-            row = self.expr()
-            self.expect("]")
+            if isinstance(axis, ast.Subscript) and not self.at("["):
+                # ``%s[%row]`` of a Sparse argument was read as a subscript: its last entry
+                # is the row.
+                *entries, last = axis.entries
+                if last.kind != "index":
+                    raise self.error("the row of a select is one index: [%row]", last.pos)
+                row = last.first
+                axis = ast.Subscript(axis.pos, axis.base, entries) if entries else axis.base
+            else:
+                self.expect("[", " (select %e in sparse[%row])")
+                row = self.expr()
+                self.expect("]")
             return ast.Select(token.start, index, axis, row, self.body())
         if word == "cond":
             self.next()
@@ -638,10 +683,14 @@ class PtoParser:
         return lhs
 
     def primary(self) -> ast.Expr:
+        minus = self.accept("-")  # a negative literal; the only unary operator
         token = self.peek()
+        if minus is not None and token.kind != "int":
+            raise self._unexpected("an integer after '-'")
         if token.kind == "int":
             self.next()
-            return ast.Int(token.start, int(token.text))
+            value = self._int_value(token, minus, _INDEX_RANGE, "an index (64 bits)")
+            return ast.Int(minus.start if minus is not None else token.start, value)
         if token.kind == "value":
             base = self.name()
             entries: list[ast.Entry] = []

@@ -11,6 +11,7 @@ op, rather than printing text that would read back as different IR.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -57,6 +58,8 @@ _HELPERS = (
 )
 #: Module attributes the header carries.
 HEADER_ATTRS = ("pto.version", "pto.targets")
+#: The names .pto can write after ``@`` and ``%`` (MLIR quotes any other: ``@"k-1"``).
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class PtoExportError(DiagnosticException):
@@ -105,6 +108,13 @@ class PtoPrinter:
         self.stream.write("  " * self.indent + text + "\n")
 
     # ------------------------------------------------------------------ names
+
+    @staticmethod
+    def ident(name: str, op: Operation) -> str:
+        """``name`` if .pto can write it (an identifier), else a ``PtoExportError``."""
+        if _IDENTIFIER.fullmatch(name) is None:
+            raise PtoExportError(f'the name "{name}" is not a .pto identifier', op)
+        return name
 
     def bind(self, name: str, value: object, op: Operation) -> None:
         scope = self.scopes[-1]
@@ -192,7 +202,7 @@ class PtoPrinter:
             return str(value)
         text = self.expr(value, user)
         # A bare integer would read back as a static entry: (4) keeps it a runtime value.
-        return f"({text})" if text.isdigit() else text
+        return f"({text})" if text.removeprefix("-").isdigit() else text
 
     def resource(self, value: SSAValue, user: Operation) -> str:
         if value in self.names:
@@ -253,6 +263,7 @@ class PtoPrinter:
             raise PtoExportError(f"the attribute(s) {names} of {op.name}", op)
 
     def kernel(self, op: wsp.KernelOp) -> None:
+        self.ident(op.sym_name.data, op)
         text = mlir_text(op)
         prefix = "wsp.kernel @"
         assert text.startswith(prefix)
@@ -269,18 +280,18 @@ class PtoPrinter:
         self.no_attributes(op)
         level = "" if op.level.data == "cpu" else f"[{op.level.data}]"
         params = self.params(op.body.block, op.arg_names, op)
-        self.line(f"@workload{level} {op.sym_name.data}{params} {{")
+        self.line(f"@workload{level} {self.ident(op.sym_name.data, op)}{params} {{")
         self.body(op.body.block)
         self.line("}")
 
     def pipeline(self, op: csp.PipelineOp) -> None:
         self.no_attributes(op)
         params = self.params(op.body.block, op.arg_names, op) if op.body.block.args else ""
-        self.line(f"@pipeline {op.sym_name.data}{params} {{")
+        self.line(f"@pipeline {self.ident(op.sym_name.data, op)}{params} {{")
         self.indent += 1
         for channel in op.channels():
             self.no_attributes(channel)
-            name = channel.sym_name.data
+            name = self.ident(channel.sym_name.data, channel)
             self.bind(name, channel, channel)
             element = type_text(channel.element_type)
             self.line(f"channel %{name} : Channel[{element}, {channel.capacity.value.data}]")
@@ -294,10 +305,11 @@ class PtoPrinter:
 
     def process(self, op: csp.ProcessOp) -> None:
         self.no_attributes(op)
-        text = f"process @{op.sym_name.data}"
+        text = f"process @{self.ident(op.sym_name.data, op)}"
         for clause, refs in (("consumes", op.consumes), ("produces", op.produces)):
             if refs.data:
-                text += f" {clause}(" + ", ".join(f"%{r.root_reference.data}" for r in refs) + ")"
+                names = (self.ident(r.root_reference.data, op) for r in refs)
+                text += f" {clause}(" + ", ".join(f"%{n}" for n in names) + ")"
         if op.replicas.value.data != 1:
             text += f" replicas({op.replicas.value.data})"
         self.line(text + " {")
@@ -358,8 +370,11 @@ class PtoPrinter:
         elif isinstance(op, wsp.CallOp):
             args = [self.expr(v, op) for v in op.args if not isinstance(v.type, MemRefType)]
             tensors = [self.resource(v, op) for v in op.args if isinstance(v.type, MemRefType)]
-            schedule = f" with @{op.schedule.root_reference.data}" if op.schedule else ""
-            text = f"call @{op.callee.root_reference.data}{schedule}({', '.join(args)})"
+            callee = self.ident(op.callee.root_reference.data, op)
+            schedule = ""
+            if op.schedule:
+                schedule = f" with @{self.ident(op.schedule.root_reference.data, op)}"
+            text = f"call @{callee}{schedule}({', '.join(args)})"
             if tensors:
                 text += f" resources({', '.join(tensors)})"
             self.line(text)
@@ -378,7 +393,7 @@ class PtoPrinter:
                 self.nested(f"send {channel}, combine", op.body.block)
         elif isinstance(op, csp.ConsumeOp):
             channel = self.channel_ref(op.channel.root_reference.data, op)
-            name = op.message.name_hint or "msg"
+            name = self.ident(op.message.name_hint or "msg", op)
             self.nested(f"consume {channel} as %{name}", op.body.block, [(name, op.message)])
         elif isinstance(op, csp.RecordOp | csp.SynchronizeOp):
             kind = "record" if isinstance(op, csp.RecordOp) else "synchronize"
@@ -387,6 +402,7 @@ class PtoPrinter:
             raise PtoExportError(f"{op.name} is not a .pto statement", op)
 
     def channel_ref(self, name: str, op: Operation) -> str:
+        self.ident(name, op)
         for scope in reversed(self.scopes):
             if name in scope:
                 if not isinstance(scope[name], csp.ChannelOp):
@@ -397,13 +413,15 @@ class PtoPrinter:
     def task(self, op: wsp.TaskOp) -> str:
         params = ", ".join(self.expr(v, op) for v in op.params)
         resources = ", ".join(self.resource(v, op) for v in op.resources)
-        return f"task @{op.kernel.root_reference.data}({params}) resources({resources})"
+        kernel = self.ident(op.kernel.root_reference.data, op)
+        return f"task @{kernel}({params}) resources({resources})"
 
     # ------------------------------------------------------------------ schedules
 
     def schedule(self, op: sched.ScheduleOp) -> None:
         self.no_attributes(op)
-        self.line(f"@schedule {op.sym_name.data} for @{op.workload.root_reference.data} {{")
+        name, workload = op.sym_name.data, op.workload.root_reference.data
+        self.line(f"@schedule {self.ident(name, op)} for @{self.ident(workload, op)} {{")
         self.indent += 1
         for d in op.body.block.ops:
             self.no_attributes(d)

@@ -34,12 +34,16 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnknownLoc,
 )
-from xdsl.ir import Attribute, Operation
-from xdsl.parser import Parser, Span
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import AttributeInvT
+from xdsl.parser import Parser, Span, UnresolvedOperand
+from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, MultipleSpansParseError, ParseError
 from xdsl.utils.lexer import Location
 from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+import pto_wsp.dialects  # noqa: F401 - xDSL's lexer and printer fixed before any parse
 
 #: Set this environment variable to see the Python traceback of an internal error.
 TRACEBACK_ENV = "PTO_WSP_TRACEBACK"
@@ -90,6 +94,8 @@ class LocatingParser(Parser):
         self._counted_to = 0
         self._line = 1
         self._failed_op_location: Location | None = None
+        # Where each value used before its definition was used (see _check_operands).
+        self._forward_uses: dict[SSAValue, Span] = {}
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         # Nothing but blanks and comments is an empty module, as mlir-opt reads it (xDSL
@@ -134,10 +140,36 @@ class LocatingParser(Parser):
                 )
         return attr
 
+    def resolve_operand(self, operand: UnresolvedOperand, type: AttributeInvT) -> SSAValue:
+        value = super().resolve_operand(operand, type)
+        if isinstance(value, ForwardDeclaredValue):
+            self._forward_uses.setdefault(value, operand.span)
+        return value
+
+    def _check_operands(self, op: Operation) -> None:
+        """Reject an operand defined in the op's own region (``wsp.cond %t { %t = ... }``).
+
+        An op's custom parser resolves its operands before it parses its regions, so such an
+        operand is a forward reference when the region defines the name. xDSL then drops the
+        reference (the op does not exist yet to be updated) and leaves the op holding a
+        placeholder that no later definition replaces; MLIR calls the use undeclared."""
+        for operand in op.operands:
+            if not isinstance(operand, ForwardDeclaredValue):
+                continue
+            pending = (v for refs in self.forward_ssa_references.values() for v in refs.values())
+            if all(operand is not value for value in pending):
+                span = self._forward_uses[operand]
+                raise ParseError(
+                    dataclasses.replace(span, line_offset=self._line_offset),
+                    f"use of undeclared SSA value {span.text}: a value defined inside the "
+                    "op's own region is out of scope for its operands",
+                )
+
     def parse_operation(self) -> Operation:
         depth = len(self._name_spans)
         try:
             op = super().parse_operation()
+            self._check_operands(op)
             name_span = self._name_spans[depth]
         except DiagnosticException:
             # Not a syntax error (ParseError is no DiagnosticException) but, say, an

@@ -1,0 +1,42 @@
+"""Workarounds of two xDSL 0.74 bugs that break the promise of the tools: bad input never
+hangs, and what ``pto-opt`` prints it reads back. Imported with ``pto_wsp.dialects`` (so by
+pto-opt, pto-run and the ``.pto`` reader before they parse anything); each patch is the
+smallest change that fixes its bug, to be dropped when xDSL fixes it.
+
+- The lexer's string-literal pattern, ``"(?:[^"...]+|escape)*"``, nests a ``+`` in a ``*``:
+  on an unclosed ``"`` it backtracks through every way of splitting the rest of the line,
+  2^n steps (a minute at 30 characters; ``memref<"?x32768x64xf32>`` is enough). The
+  same pattern with possessive quantifiers matches exactly the same strings (its two
+  alternatives never start with the same character) in linear time, so an unclosed
+  string is at once the lexer's own located error.
+- ``scf.execute_region`` without results prints its region without block terminators,
+  which its parser does not put back (``scf.execute_region { scf.yield }`` prints as an
+  empty region, which does not verify; a multi-block region loses its branches). It
+  prints them here, as MLIR does; the parser reads that form.
+"""
+
+from __future__ import annotations
+
+import re
+
+from xdsl.dialects.scf import ExecuteRegionOp
+from xdsl.printer import Printer
+from xdsl.utils.mlir_lexer import MLIRLexer
+
+MLIRLexer._unescaped_characters_regex = re.compile(  # pyright: ignore[reportPrivateUsage]
+    r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"'
+)
+
+
+def _print_execute_region(self: ExecuteRegionOp, printer: Printer) -> None:
+    if self.outs:
+        printer.print_string(" -> (")
+        printer.print_list(self.outs.types, printer.print_attribute)
+        printer.print_string(")")
+    printer.print_string(" ")
+    printer.print_region(self.region, print_entry_block_args=False, print_block_terminators=True)
+    if self.attributes:
+        printer.print_attr_dict(self.attributes)
+
+
+ExecuteRegionOp.print = _print_execute_region
