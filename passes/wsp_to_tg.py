@@ -735,10 +735,11 @@ class _Lowering:
             return None
         for arg, value in zip(key.block.args, values):
             if value is not None and arg.type != value.type:
-                raise PassFailedException(
+                message = (
                     f"the {what} key reads {_key_input_name(key, arg.index)} as {arg.type}, "
                     f"but task {inputs.task_name} passes {value.type}"
                 )
+                key.directive.emit_error(message, PassFailedException(message))
         mapping = dict(zip(key.block.args, values))
         result: SSAValue | None = None
         for op in key.block.ops:

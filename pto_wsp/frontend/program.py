@@ -40,7 +40,7 @@ from .definitions import Bound, param_type
 from .expressions import Expr
 from .kernels import Kernel
 from .lowering import ArgTable, Lowerer
-from .schedules import Schedule
+from .schedules import Key, Schedule
 from .workloads import Workload
 
 #: The targets ``compile`` knows (DESIGN.md "Targets"); backends register themselves.
@@ -227,14 +227,14 @@ class ModuleBuilder:
         self.symbols.append(sched_ops.ScheduleOp(name, target, directives))
         self._defined[name] = (("schedule", id(s)), [])
 
-    def key_region(self, names: list[str], expr: Expr) -> Region:
-        """A key region over named task coordinates computing ``expr``."""
-        block = Block(arg_types=[IndexType()] * len(names))
+    def key_region(self, key: Key) -> Region:
+        """A key region over the task data a traced key reads, computing its value."""
+        block = Block(arg_types=[i.type for i in key.inputs])
         lowerer = Lowerer(self, block, None, "key")
-        for arg, n in zip(block.args, names):
-            arg.name_hint = n
-            lowerer.bind(("arg", n), arg)
-        block.add_op(sched_ops.YieldOp(lowerer.value(expr)))
+        for arg, i in zip(block.args, key.inputs):
+            arg.name_hint = i.name
+            lowerer.bind(i.bind, arg)
+        block.add_op(sched_ops.YieldOp(lowerer.value(key.expr)))
         return Region(block)
 
     def add(self, item: Any) -> None:
