@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects.builtin import (
+    AnyFloat,
     ArrayAttr,
     DenseArrayBase,
     FlatSymbolRefAttr,
@@ -169,15 +170,22 @@ def _schedule_name(op: Operation) -> str:
 # --------------------------------------------------------------------------- keys
 
 
+#: What a key argument stands for: a task coordinate (by loop name), a scalar parameter of
+#: the task's kernel (by parameter name) or a tensor argument of the workload (by name).
+KEY_SOURCES = ("coord", "param", "tensor")
+
+
 def key_region(
-    names: Sequence[str], body: Callable[..., SSAValue | Operation] | None = None
+    names: Sequence[str],
+    body: Callable[..., SSAValue | Operation] | None = None,
+    types: Sequence[Attribute] | None = None,
 ) -> Region:
     """A key region over the named task coordinates; ``body(*coords)`` builds ops, returns the key.
 
     Ops created inside ``body`` are inserted into the key block. Without ``body`` the key is
-    the single coordinate itself.
+    the single coordinate itself. ``types`` gives the arguments' types (default: index).
     """
-    block = Block(arg_types=[IndexType()] * len(names))
+    block = Block(arg_types=list(types) if types is not None else [IndexType()] * len(names))
     for arg, name in zip(block.args, names):
         arg.name_hint = name
     if body is None and len(names) != 1:
@@ -187,49 +195,86 @@ def key_region(
     return Region(block)
 
 
-def _key_props(names: Sequence[str], key: Region | None) -> dict[str, Attribute]:
+def _key_props(
+    names: Sequence[str], key: Region | None, sources: Sequence[str] = ()
+) -> dict[str, Attribute]:
     if key is None or not key.blocks:
         return {}
-    return {"key_names": ArrayAttr([StringAttr(n) for n in names])}
+    props: dict[str, Attribute] = {"key_names": ArrayAttr([StringAttr(n) for n in names])}
+    # Absent when every argument is a coordinate: the common key prints as before.
+    if any(s != "coord" for s in sources):
+        props["key_sources"] = ArrayAttr([StringAttr(s) for s in sources])
+    return props
 
 
-def _parse_optional_key(parser: Parser) -> tuple[list[str], Region | None]:
-    """``key(%b = "b", ...) { ... sched.yield %v : index }``, if present."""
+def _parse_optional_key(parser: Parser) -> tuple[list[str], list[str], Region | None]:
+    """``key(%b = "b", %n = param("n") : index, %L = tensor("L") : memref<?xindex>) {..}``."""
     if not parser.parse_optional_keyword("key"):
-        return [], None
+        return [], [], None
 
-    def one() -> tuple[Parser.Argument, str]:
-        arg = parser.parse_argument(expect_type=False).resolve(IndexType())
+    def one() -> tuple[Parser.Argument, str, str]:
+        unresolved = parser.parse_argument(expect_type=False)
         parser.parse_punctuation("=")
-        return arg, parser.parse_str_literal(" (the coordinate name)")
+        source = "coord"
+        for kind in ("param", "tensor"):
+            if parser.parse_optional_keyword(kind):
+                source = kind
+                break
+        if source == "coord":
+            return (
+                unresolved.resolve(IndexType()),
+                parser.parse_str_literal(" (the coordinate name)"),
+                source,
+            )
+        with parser.in_parens():
+            name = parser.parse_str_literal(f" (the {source} name)")
+        parser.parse_punctuation(":")
+        return unresolved.resolve(parser.parse_type()), name, source
 
-    pairs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, one)
-    region = parse_single_block_region(parser, [arg for arg, _ in pairs])
-    return [name for _, name in pairs], region
+    triples = parser.parse_comma_separated_list(parser.Delimiter.PAREN, one)
+    region = parse_single_block_region(parser, [arg for arg, _, _ in triples])
+    return [n for _, n, _ in triples], [s for _, _, s in triples], region
 
 
 class _KeyedOp(IRDLOperation):
     """Shared shape of directives with an optional key region (empty when unused)."""
 
     key_names = opt_prop_def(ArrayAttr[StringAttr])
+    key_sources = opt_prop_def(ArrayAttr[StringAttr])
     key = region_def()
 
     @property
     def coordinate_names(self) -> list[str]:
-        """The coordinate name of each key argument, in order."""
+        """The name of each key argument, in order (a coordinate, parameter or tensor name)."""
         return [n.data for n in self.key_names] if self.key_names is not None else []
+
+    @property
+    def argument_sources(self) -> list[str]:
+        """What each key argument stands for (``KEY_SOURCES``), in order."""
+        if self.key_sources is None:
+            return ["coord"] * len(self.coordinate_names)
+        return [s.data for s in self.key_sources]
 
     def _print_key(self, printer: Printer) -> None:
         if not self.key.blocks:
             return
         printer.print_string(" key(")
 
-        def arg(item: tuple[SSAValue, str]) -> None:
-            printer.print_ssa_value(item[0])
+        def arg(item: tuple[SSAValue, str, str]) -> None:
+            value, name, source = item
+            printer.print_ssa_value(value)
             printer.print_string(" = ")
-            printer.print_string_literal(item[1])
+            if source == "coord":
+                printer.print_string_literal(name)
+                return
+            printer.print_string(f"{source}(")
+            printer.print_string_literal(name)
+            printer.print_string(") : ")
+            printer.print_attribute(value.type)
 
-        printer.print_list(zip(self.key.block.args, self.coordinate_names), arg)
+        printer.print_list(
+            zip(self.key.block.args, self.coordinate_names, self.argument_sources), arg
+        )
         printer.print_string(") ")
         printer.print_region(self.key, print_entry_block_args=False)
 
@@ -246,24 +291,60 @@ class _KeyedOp(IRDLOperation):
         if len(self.key.blocks) != 1:
             raise VerifyException(f"the key region of {self.name} must have exactly one block")
         args = self.key.block.args
-        for i, a in enumerate(args):
-            if not isinstance(a.type, IndexType):
-                raise VerifyException(
-                    f"key argument #{i} of {self.name} must be index, got {a.type}"
-                )
         if len(names) != len(args):
             raise VerifyException(
                 f"the key of {self.name} has {len(args)} argument(s) but {len(names)} name(s)"
             )
-        if len(set(names)) != len(names):
-            raise VerifyException(f"the key of {self.name} names a coordinate twice")
+        sources = self.argument_sources
+        if len(sources) != len(names):
+            raise VerifyException(
+                f"the key of {self.name} has {len(names)} name(s) but {len(sources)} source(s)"
+            )
+        for i, (a, source) in enumerate(zip(args, sources)):
+            _verify_key_arg(self.name, i, a.type, source)
+        named = list(zip(sources, names))
+        for i, item in enumerate(named):
+            if item in named[:i]:
+                noun = {"coord": "coordinate", "param": "parameter", "tensor": "tensor"}[item[0]]
+                raise VerifyException(f"the key of {self.name} names a {noun} twice")
         last = self.key.block.last_op
         if not isinstance(last, YieldOp):
             found = last.name if last is not None else "nothing"
             raise VerifyException(
                 f"the key region of {self.name} must end with sched.yield, got {found}"
             )
-        _check_coordinates(self, names)
+        _check_coordinates(self, [n for s, n in named if s == "coord"])
+        _check_tensors(self, [(n, a.type) for (s, n), a in zip(named, args) if s == "tensor"])
+
+
+def _verify_key_arg(op: str, i: int, type_: Attribute, source: str) -> None:
+    """A coordinate is an index, a parameter a scalar, a tensor a memref."""
+    _one_of(f"the source of key argument #{i} of {op}", source, KEY_SOURCES)
+    if source == "coord" and not isinstance(type_, IndexType):
+        raise VerifyException(f"key argument #{i} of {op} must be index, got {type_}")
+    if source == "param" and not isinstance(type_, IndexType | IntegerType | AnyFloat):
+        raise VerifyException(
+            f"key argument #{i} of {op} (a parameter) must be a scalar, got {type_}"
+        )
+    if source == "tensor" and not isinstance(type_, MemRefType):
+        raise VerifyException(f"key argument #{i} of {op} (a tensor) must be a memref, got {type_}")
+
+
+def _check_tensors(op: Operation, tensors: Sequence[tuple[str, Attribute]]) -> None:
+    """Each tensor a key reads must be an argument of the bound workload, of the same type."""
+    bound = _bound_target(op)
+    if bound is None or not tensors:
+        return
+    schedule, target = bound
+    args = _tensor_args(target)
+    where = f"@{schedule.workload.root_reference.data}"
+    for name, type_ in tensors:
+        if name not in args:
+            raise VerifyException(f"the key reads tensor '{name}', which {where} does not take")
+        if args[name] != type_:
+            raise VerifyException(
+                f"the key reads tensor '{name}' as {type_}, but {where} takes it as {args[name]}"
+            )
 
 
 @irdl_op_definition
@@ -413,13 +494,14 @@ class DispatchOp(_KeyedOp):
         count: int | None = None,
         key_names: Sequence[str] = (),
         key: Region | None = None,
+        key_sources: Sequence[str] = (),
     ):
         props: dict[str, Attribute] = {"policy": StringAttr(policy)}
         if axis is not None:
             props["axis"] = StringAttr(axis)
         if count is not None:
             props["count"] = _int(count)
-        props |= _key_props(key_names, key)
+        props |= _key_props(key_names, key, key_sources)
         super().__init__(properties=props, regions=[key or Region()])
 
     @classmethod
@@ -433,9 +515,9 @@ class DispatchOp(_KeyedOp):
         return cls("affinity", axis=axis)
 
     @classmethod
-    def hash(cls, names: Sequence[str], key: KeyBody) -> DispatchOp:
+    def hash(cls, names: Sequence[str], key: KeyBody, sources: Sequence[str] = ()) -> DispatchOp:
         """Tasks go to the executor chosen by a hash of the key."""
-        return cls("hash", key_names=names, key=_as_key(names, key))
+        return cls("hash", key_names=names, key=_as_key(names, key), key_sources=sources)
 
     @classmethod
     def range(cls, axis: str, n: int) -> DispatchOp:
@@ -448,9 +530,11 @@ class DispatchOp(_KeyedOp):
         return cls("work_steal")
 
     @classmethod
-    def dispatch_by(cls, names: Sequence[str], key: KeyBody) -> DispatchOp:
+    def dispatch_by(
+        cls, names: Sequence[str], key: KeyBody, sources: Sequence[str] = ()
+    ) -> DispatchOp:
         """The key is the executor index."""
-        return cls("dispatch_by", key_names=names, key=_as_key(names, key))
+        return cls("dispatch_by", key_names=names, key=_as_key(names, key), key_sources=sources)
 
     def verify_(self) -> None:
         policy = self.policy.data
@@ -479,8 +563,8 @@ class DispatchOp(_KeyedOp):
             if axis is None or parser.parse_optional_punctuation(",") is not None:
                 count = parse_int64(parser)
             parser.parse_punctuation(")")
-        names, key = _parse_optional_key(parser)
-        op = cls(policy, axis, count, names, key)
+        names, sources, key = _parse_optional_key(parser)
+        op = cls(policy, axis, count, names, key, sources)
         op.attributes |= _parse_attrs(parser)
         return op
 
@@ -542,9 +626,9 @@ class StreamByOp(_KeyedOp):
 
     traits = traits_def(*DIRECTIVE_TRAITS, IsolatedScopes())
 
-    def __init__(self, key_names: Sequence[str], key: KeyBody):
+    def __init__(self, key_names: Sequence[str], key: KeyBody, key_sources: Sequence[str] = ()):
         region = _as_key(key_names, key)
-        super().__init__(properties=_key_props(key_names, region), regions=[region])
+        super().__init__(properties=_key_props(key_names, region, key_sources), regions=[region])
 
     def verify_(self) -> None:
         self._verify_key("sched.stream_by", True)
@@ -557,10 +641,10 @@ class StreamByOp(_KeyedOp):
     @classmethod
     def parse(cls, parser: Parser) -> StreamByOp:
         pos = parser.pos
-        names, key = _parse_optional_key(parser)
+        names, sources, key = _parse_optional_key(parser)
         if key is None:
             parser.raise_error("sched.stream_by expects key(...) { ... }", pos, parser.pos)
-        op = cls(names, key)
+        op = cls(names, key, sources)
         op.attributes |= _parse_attrs(parser)
         return op
 
@@ -582,9 +666,15 @@ class IssueOp(_KeyedOp):
 
     traits = traits_def(*DIRECTIVE_TRAITS, IsolatedScopes())
 
-    def __init__(self, policy: str, key_names: Sequence[str] = (), key: Region | None = None):
+    def __init__(
+        self,
+        policy: str,
+        key_names: Sequence[str] = (),
+        key: Region | None = None,
+        key_sources: Sequence[str] = (),
+    ):
         super().__init__(
-            properties={"policy": StringAttr(policy)} | _key_props(key_names, key),
+            properties={"policy": StringAttr(policy)} | _key_props(key_names, key, key_sources),
             regions=[key or Region()],
         )
 
@@ -594,9 +684,9 @@ class IssueOp(_KeyedOp):
         return cls("fifo")
 
     @classmethod
-    def priority(cls, names: Sequence[str], key: KeyBody) -> IssueOp:
+    def priority(cls, names: Sequence[str], key: KeyBody, sources: Sequence[str] = ()) -> IssueOp:
         """Ready tasks with a lower key issue first."""
-        return cls("priority", names, _as_key(names, key))
+        return cls("priority", names, _as_key(names, key), sources)
 
     def verify_(self) -> None:
         policy = self.policy.data
@@ -606,8 +696,8 @@ class IssueOp(_KeyedOp):
     @classmethod
     def parse(cls, parser: Parser) -> IssueOp:
         policy = parser.parse_identifier(" (fifo or priority)")
-        names, key = _parse_optional_key(parser)
-        op = cls(policy, names, key)
+        names, sources, key = _parse_optional_key(parser)
+        op = cls(policy, names, key, sources)
         op.attributes |= _parse_attrs(parser)
         return op
 
@@ -849,6 +939,7 @@ class DispatchThresholdOp(_KeyedOp):
         above: str,
         key_names: Sequence[str],
         key: KeyBody,
+        key_sources: Sequence[str] = (),
     ):
         region = _as_key(key_names, key)
         super().__init__(
@@ -857,7 +948,7 @@ class DispatchThresholdOp(_KeyedOp):
                 "below": StringAttr(below),
                 "above": StringAttr(above),
             }
-            | _key_props(key_names, region),
+            | _key_props(key_names, region, key_sources),
             regions=[region],
         )
 
@@ -877,10 +968,10 @@ class DispatchThresholdOp(_KeyedOp):
         below = _parse_keyword_arg(parser, "below")
         above = _parse_keyword_arg(parser, "above")
         end = parser.pos
-        names, key = _parse_optional_key(parser)
+        names, sources, key = _parse_optional_key(parser)
         if key is None:
             parser.raise_error("sched.dispatch_threshold expects key(...) { ... }", start, end)
-        op = cls(threshold, below, above, names, key)
+        op = cls(threshold, below, above, names, key, sources)
         op.attributes |= _parse_attrs(parser)
         return op
 

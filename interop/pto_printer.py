@@ -435,6 +435,10 @@ class PtoPrinter:
         )
         block = op.key.block
         names = op.coordinate_names
+        if any(s != "coord" for s in op.argument_sources):
+            raise PtoExportError(
+                ".pto keys read only task coordinates, not parameters or tensors", op
+            )
         last = block.last_op
         assert isinstance(last, sched.YieldOp)
         with self.scoped():

@@ -66,6 +66,10 @@ _SYMBOLS = {
 }
 
 
+#: While a schedule key is traced, the function deciding a Python ``if`` on a runtime value.
+BRANCH_HOOK: list[Any] = []
+
+
 class Expr:
     """A runtime index (or i1 predicate) value, built lazily; lowered to arith/memref ops."""
 
@@ -159,10 +163,16 @@ class Expr:
     def __invert__(self) -> Expr:
         return logic("xor", self, Const(True))
 
+    def __neg__(self) -> Expr:
+        return binop("sub", 0, self)
+
     # Identity hashing: ``==`` builds a comparison, so Exprs never serve as dict keys by value.
     __hash__ = object.__hash__
 
     def __bool__(self) -> bool:
+        if BRANCH_HOOK:
+            # Tracing a schedule key: each outcome is traced in turn (schedules.trace_key).
+            return BRANCH_HOOK[-1](self)
         raise CompileError(
             "condition",
             f"the runtime value {self!r} cannot be a Python bool (if/while/and/or/not/"

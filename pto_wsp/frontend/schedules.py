@@ -20,18 +20,21 @@ a coordinate, by attribute (``lambda t: t.b % 2``).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from xdsl.ir import Operation, Region
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 
 from pto_wsp.dialects import sched as ops
 from pto_wsp.errors import CompileError, user_location
 
 from .axes import Axis
 from .definitions import Bound
-from .expressions import Arg, Expr, as_index, is_int
-from .tensors import Tensor
+from .expressions import BRANCH_HOOK, Arg, Expr, as_expr, as_index, is_int
+from .tensors import Load, Tensor
 from .workloads import Workload
 
 if TYPE_CHECKING:
@@ -45,15 +48,70 @@ class KeyCoord(Arg):
     nonneg = True
 
 
-class Key:
-    """A traced key function: the coordinates it takes and the index it computes."""
+class KeyParam(Arg):
+    """A scalar parameter of the task's kernel inside a key function (``t.param("n")``)."""
 
-    def __init__(self, names: list[str], expr: Expr):
-        self.names, self.expr = names, expr
+    kind = "task parameter"
+
+    @property
+    def key(self) -> tuple:
+        return ("key param", self.name)
+
+    def __repr__(self) -> str:
+        return f"param({self.name!r})"
+
+
+class Choice(Expr):
+    """``a if pred else b`` in a key: ``arith.select``."""
+
+    def __init__(self, pred: Expr, then: Expr, other: Expr):
+        super().__init__()
+        self.pred, self.then, self.other = pred, then, other
+        self.nonneg = then.nonneg and other.nonneg
+        self.is_bool = then.is_bool and other.is_bool
+
+    def operands(self) -> tuple[Expr, ...]:
+        return (self.pred, self.then, self.other)
+
+    @property
+    def key(self) -> tuple:
+        return ("select", self.pred.key, self.then.key, self.other.key)
+
+    def build(self, values: Sequence[SSAValue]) -> list[Operation]:
+        return [arith.SelectOp(*values)]
+
+    def __repr__(self) -> str:
+        return f"({self.then!r} if {self.pred!r} else {self.other!r})"
+
+
+@dataclass(frozen=True)
+class KeyInput:
+    """One argument of a key region: what it stands for, its name, type and lowering key."""
+
+    source: str  # "coord", "param" or "tensor" (sched.KEY_SOURCES)
+    name: str
+    type: Attribute
+    bind: tuple
+
+
+class Key:
+    """A traced key function: the task data it reads and the index it computes."""
+
+    def __init__(self, inputs: list[KeyInput], expr: Expr):
+        self.inputs, self.expr = inputs, expr
+
+    @property
+    def names(self) -> list[str]:
+        return [i.name for i in self.inputs]
+
+    @property
+    def sources(self) -> list[str]:
+        return [i.source for i in self.inputs]
 
 
 class _TaskView(Expr):
-    """The task a ``lambda t: t.b`` key receives: its attributes are the task coordinates.
+    """The task a ``lambda t: t.b`` key receives: its attributes are the task coordinates,
+    ``t.param(name)`` its kernel's scalar parameter of that name.
 
     Used as a value itself, it is a parameter name that is no coordinate: an error.
     """
@@ -67,6 +125,12 @@ class _TaskView(Expr):
     def as_value(self, construct: str) -> Expr:
         """A key parameter that names no coordinate."""
         raise CompileError(self._construct, _unknown(self._name, self._coordinates, self._target))
+
+    def param(self, name: str) -> KeyParam:
+        """The task's scalar parameter ``name`` (its kernel's parameter of that name)."""
+        if not isinstance(name, str) or not name.isidentifier():
+            raise CompileError(self._construct, f"param() takes a parameter name, got {name!r}")
+        return KeyParam(name)
 
     def __getattr__(self, name: str) -> KeyCoord:
         if name.startswith("_"):
@@ -83,8 +147,72 @@ def _unknown(name: str, coordinates: list[str], target: str) -> str:
     return f"unknown task coordinate {name!r} (coordinates of {target}: {known})"
 
 
+#: How many outcomes of Python ``if``s on runtime values one key may trace.
+MAX_KEY_PATHS = 64
+
+
+class _Branch(Exception):
+    """A traced run reached a Python ``if`` on a runtime value it has no outcome for yet."""
+
+    def __init__(self, pred: Expr):
+        super().__init__()
+        self.pred = pred
+
+
+def _predicate(value: Expr) -> Expr:
+    """What ``if value:`` tests: a predicate itself, an index compared with 0."""
+    return value if value.is_bool else value != 0
+
+
+def _traced(call: Callable[[], Any], construct: str) -> Any:
+    """Call a key once per outcome of its Python ``if``s on runtime values; a nest of
+    ``Choice``s over the results, so ``0 if t.param("n") > 8 else 1`` is one key."""
+    runs = [0]
+
+    def explore(prefix: tuple[bool, ...]) -> Any:
+        runs[0] += 1
+        if runs[0] > MAX_KEY_PATHS:
+            raise CompileError(
+                construct, f"a key with more than {MAX_KEY_PATHS} paths through its ifs"
+            )
+        asked: list[bool] = []
+
+        def decide(value: Expr) -> bool:
+            if len(asked) < len(prefix):
+                asked.append(prefix[len(asked)])
+                return asked[-1]
+            raise _Branch(_predicate(value))
+
+        BRANCH_HOOK.append(decide)
+        try:
+            return call()
+        except _Branch as branch:
+            then = as_expr(explore((*prefix, True)), construct, "a key (an index)")
+            other = as_expr(explore((*prefix, False)), construct, "a key (an index)")
+            return Choice(branch.pred, then, other)
+        finally:
+            BRANCH_HOOK.pop()
+
+    return explore(())
+
+
+def _reads(expr: Expr) -> tuple[list[str], list[Tensor]]:
+    """The task parameters and the tensors a key expression reads, in order of first use."""
+    params: dict[str, None] = {}
+    tensors: dict[tuple, Tensor] = {}
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, KeyParam):
+            params.setdefault(e.name)
+        elif isinstance(e, Load):
+            tensors.setdefault(e.view.tensor.key, e.view.tensor)
+        stack.extend(reversed(e.operands()))
+    return list(params), list(tensors.values())
+
+
 def trace_key(fn: Any, coordinates: list[str], construct: str, target: str) -> Key:
-    """Call a key function once with placeholder coordinates; the key it computes."""
+    """Call a key function with placeholder task data; the key it computes."""
     if not callable(fn):
         raise CompileError(construct, f"a key is a function of task coordinates, got {fn!r}")
     params = [
@@ -94,15 +222,20 @@ def trace_key(fn: Any, coordinates: list[str], construct: str, target: str) -> K
     ]
     if len(params) == 1 and params[0] not in coordinates:
         task = _TaskView(params[0], coordinates, construct, target)
-        value = fn(task)
+        value = _traced(lambda: fn(task), construct)
         names = task._used
     else:
         for name in params:
             if name not in coordinates:
                 raise CompileError(construct, _unknown(name, coordinates, target))
         names = params
-        value = fn(*[KeyCoord(n) for n in names])
-    return Key(names, as_index(value, construct, "a key (an index)"))
+        value = _traced(lambda: fn(*[KeyCoord(n) for n in names]), construct)
+    expr = as_index(value, construct, "a key (an index)")
+    read_params, tensors = _reads(expr)
+    inputs = [KeyInput("coord", n, IndexType(), ("arg", n)) for n in names]
+    inputs += [KeyInput("param", n, IndexType(), KeyParam(n).key) for n in read_params]
+    inputs += [KeyInput("tensor", t.name, t.type, t.key) for t in tensors]
+    return Key(inputs, expr)
 
 
 # --------------------------------------------------------------------------- policies
@@ -265,7 +398,7 @@ class Schedule:
 
     @staticmethod
     def _region(builder: ModuleBuilder, key: Key) -> Region:
-        return builder.key_region(key.names, key.expr)
+        return builder.key_region(key)
 
     # ------------------------------------------------------------------ directives
 
@@ -276,7 +409,9 @@ class Schedule:
         if "key" in f:
             key = self._key(f["key"], policy.construct)
             factory = ops.DispatchOp.hash if policy.policy == "hash" else ops.DispatchOp.dispatch_by
-            return self._with("dispatch", lambda b: factory(key.names, self._region(b, key)))
+            return self._with(
+                "dispatch", lambda b: factory(key.names, self._region(b, key), key.sources)
+            )
         axis = self._coordinate(f["axis"], policy.construct) if "axis" in f else None
         count = f.get("count")
         return self._with("dispatch", lambda b: ops.DispatchOp(policy.policy, axis, count))
@@ -290,7 +425,8 @@ class Schedule:
         """The stream of each task: a key of its coordinates (needs ``.streams(n)``)."""
         traced = self._key(key, "stream_by")
         return self._with(
-            "stream_by", lambda b: ops.StreamByOp(traced.names, self._region(b, traced))
+            "stream_by",
+            lambda b: ops.StreamByOp(traced.names, self._region(b, traced), traced.sources),
         )
 
     def issue(self, policy: _Policy) -> Schedule:
@@ -299,7 +435,9 @@ class Schedule:
         if policy.policy == "fifo":
             return self._with("issue", lambda b: ops.IssueOp.fifo())
         key = self._key(policy.fields["key"], "priority")
-        return self._with("issue", lambda b: ops.IssueOp.priority(key.names, self._region(b, key)))
+        return self._with(
+            "issue", lambda b: ops.IssueOp.priority(key.names, self._region(b, key), key.sources)
+        )
 
     def timing(self, policy: _Policy) -> Schedule:
         """When tasks are released: a ``TimingPolicy``."""
@@ -364,7 +502,7 @@ class Schedule:
         return self._with(
             "dispatch_threshold",
             lambda b: ops.DispatchThresholdOp(
-                t, below, above, traced.names, self._region(b, traced)
+                t, below, above, traced.names, self._region(b, traced), traced.sources
             ),
         )
 
