@@ -22,10 +22,12 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     I64,
+    AnyFloat,
     ArrayAttr,
     DenseArrayBase,
     DictionaryAttr,
     FlatSymbolRefAttr,
+    FloatAttr,
     FunctionType,
     IndexType,
     IntegerAttr,
@@ -1101,7 +1103,7 @@ class NodeOp(IRDLOperation):
     node_id = prop_def(IntegerAttr[IntegerType], prop_name="id")
     kind = prop_def(StringAttr)
     kernel = opt_prop_def(FlatSymbolRefAttr)
-    args = prop_def(DenseArrayBase[IntegerType])
+    args = prop_def(ArrayAttr[IntegerAttr | FloatAttr])
     tensor_regions = prop_def(ArrayAttr[RegionAttr], prop_name="regions")
     coord_names = prop_def(ArrayAttr[StringAttr])
     coord_values = prop_def(DenseArrayBase[IntegerType])
@@ -1118,7 +1120,7 @@ class NodeOp(IRDLOperation):
         node_id: int,
         kind: str = "task",
         kernel: str | SymbolRefAttr | None = None,
-        args: Sequence[int] = (),
+        args: Sequence[int | IntegerAttr | FloatAttr] = (),
         regions: Sequence[RegionAttr] = (),
         coords: Sequence[tuple[str, int]] = (),
         pool: str | None = None,
@@ -1218,6 +1220,11 @@ class NodeOp(IRDLOperation):
             )
         resources = kernel.resource_types
         if len(self.tensor_regions) != len(resources):
+        for i, (arg, expected) in enumerate(zip(self.args, kernel.param_types)):
+            if arg.type != expected:
+                raise VerifyException(
+                    f"{what} arg #{i}: kernel @{name} takes {expected}, got {_print_arg(arg)}"
+                )
             raise VerifyException(
                 f"kernel @{name} takes {len(resources)} resource(s), "
                 f"{what} has {len(self.tensor_regions)} region(s)"
@@ -1244,7 +1251,11 @@ class NodeOp(IRDLOperation):
         node = parse_int64(parser)
         kind = parser.parse_identifier(" (task or barrier)")
         kernel = parser.parse_optional_symbol_name()
-        args = _parse_int_list(parser) if parser.parse_optional_keyword("args") else []
+        args: list[IntegerAttr | FloatAttr] = []
+        if parser.parse_optional_keyword("args"):
+            args = parser.parse_comma_separated_list(
+                parser.Delimiter.PAREN, lambda: _parse_arg(parser)
+            )
         regions: list[RegionAttr] = []
         if parser.parse_optional_keyword("regions"):
             regions = parser.parse_comma_separated_list(
@@ -1271,8 +1282,8 @@ class NodeOp(IRDLOperation):
         if self.kernel is not None:
             printer.print_string(" ")
             printer.print_symbol_name(_ref_name(self.kernel))
-        if len(self.args):
-            printer.print_string(f" args({', '.join(map(str, self.args.get_values()))})")
+        if self.args.data:
+            printer.print_string(f" args({', '.join(map(_print_arg, self.args))})")
         if self.tensor_regions.data:
             printer.print_string(" regions(")
             printer.print_list(self.tensor_regions.data, lambda r: _print_node_region(printer, r))
@@ -1287,6 +1298,34 @@ class NodeOp(IRDLOperation):
 
 def _parse_node_region(parser: Parser) -> RegionAttr:
     """``%Q[offsets][sizes][strides] access``: a region of the graph argument ``%Q``."""
+def _parse_arg(parser: Parser) -> IntegerAttr | FloatAttr:
+    """A task's scalar: ``3`` (index), ``true``/``false`` (i1) or ``2.5 : f32``, ``7 : i32``."""
+    for word, bit in (("true", 1), ("false", 0)):
+        if parser.parse_optional_keyword(word):
+            return IntegerAttr(bit, IntegerType(1))
+    start = parser.pos
+    value = parser.parse_number(context_msg=" (a task's scalar arg: 3, true, 2.5 : f32)")
+    type_ = parser.parse_type() if parser.parse_optional_punctuation(":") else IndexType()
+    if isinstance(type_, AnyFloat):
+        return FloatAttr(float(value), type_)
+    if isinstance(value, float) or not isinstance(type_, IntegerType | IndexType):
+        parser.raise_error(f"a task's scalar arg cannot be {value} : {type_}", start, parser.pos)
+    try:
+        return IntegerAttr(value, type_)
+    except Exception as error:  # the value does not fit the type
+        parser.raise_error(f"{value} : {type_}: {error}", start, parser.pos)
+
+
+def _print_arg(arg: Attribute) -> str:
+    """``3`` (index), ``true`` (i1), ``2.5 : f32``: how a task's scalar arg prints."""
+    assert isinstance(arg, IntegerAttr | FloatAttr)
+    if isinstance(arg.type, IndexType):
+        return str(arg.value.data)
+    if arg.type == IntegerType(1):
+        return "true" if arg.value.data else "false"
+    return f"{arg.value.data} : {arg.type}"
+
+
     tensor = parser.parse_unresolved_operand(
         "expected the tensor argument as an SSA name, e.g. %X"
     ).operand_name

@@ -1,111 +1,134 @@
-"""Bad input never crashes the tools: mutated examples through ``pto-opt`` and ``pto-run``.
+"""Bad input never crashes the tools: a bounded run of ``pto-fuzz`` (tools/fuzz.py), and the
+fuzzer's own machinery (classes, timeouts, limits, minimizing) on inputs made to fail.
 
-Each case takes an example module, changes it once or twice the way a typo would — a line
-dropped, a token dropped, two lines swapped, an SSA name changed, a type changed, a
-definition renamed — and runs it through ``pto-opt`` (with a lowering pipeline or a target) and ``pto-run`` (cycles mode,
-small bindings), in process. Whatever the module became, each tool must return 0 or report
-an error (exit code 1 or 2) on stderr without a Python traceback. Fixed seeds: the same cases
-every run. Such mutations found a verifier gap (a value of a sibling region: a NameError in
-the simulator's generated code, now dialects/traits.py's IsolatedScopes). Numbers are left
-alone: a loop bound made huge would only make a long run.
+The bounded run draws a few hundred mutated seeds with a fixed seed, so it meets the same
+inputs every run; a long run is ``python3 -m pto_wsp.tools.fuzz --minutes 30`` (docs/fuzzing.md).
 """
 
 from __future__ import annotations
 
-import random
 import re
-from pathlib import Path
 
 import pytest
 
-from pto_wsp.tools import pto_opt, pto_run
+from pto_wsp.tools import fuzz, fuzz_inputs
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-BINDS = {
-    "attention": ["batch_size=2", "seq_lens=[3,9]"],
-    "attention_module": ["batch=2"],
-    "megakernel": ["num_tiles=3"],
-    "moe": ["batch_size=2", "indptr=[0,1,3]", "indices=[1,2,0]"],
-    "scan": ["n=4"],
-    "three_stage": ["batch_size=3"],
-    "tiered": ["batch_size=2", "seq_lens=[5,20000]"],
-    "transformer_layer": ["n=2"],
-    "work_steal": ["batch_size=2"],
-}
-PIPELINES = [
-    [],
-    ["-p", "wsp-to-tg"],
-    ["-p", "wsp-inline-calls,wsp-to-tg"],
-    ["-p", "csp-to-tg"],
-    ["-p", "wsp-to-tg,tg-materialize"],
-    ["-t", "aie", "-p", "csp-to-tg"],
-    ["-t", "ascend", "-p", "wsp-to-tg"],
-]
+#: Kinds of failure the tree still has, by a regex on their first error line: each is
+#: xfailed, naming the class of issue 21 that fixes it. Empty when every class is fixed.
+KNOWN: dict[str, str] = {}
 
 
-def _mutate(text: str, rng: random.Random) -> str:
-    lines = text.split("\n")
-    code = [
-        i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("//")
-    ]
-    i = rng.choice(code)
-    kind = rng.randrange(6)
-    if kind == 0:
-        del lines[i]
-    elif kind == 1:
-        tokens = lines[i].split(" ")
-        if len(tokens) > 1:
-            del tokens[rng.randrange(len(tokens))]
-            lines[i] = " ".join(tokens)
-    elif kind == 2:
-        j = rng.choice(code)
-        lines[i], lines[j] = lines[j], lines[i]
-    elif kind == 3:
-        names = re.findall(r"%\w+", lines[i])
-        if names:
-            new = rng.choice(["%zz", "%0", "%b", "%i", "%t"])
-            lines[i] = lines[i].replace(rng.choice(names), new, 1)
-    elif kind == 4:
-        swap = rng.choice(["i32", "f32", "memref<4xf32>", "!wsp.task"])
-        lines[i] = lines[i].replace("index", swap, 1)
-    else:  # a definition renamed: its uses may now name a value of another region
-        defining = [
-            k for k in code if re.search(r"(%\w+) =|(?:for_each|parallel_for) (%\w+)", lines[k])
-        ]
-        if defining:
-            k = rng.choice(defining)
-            m = re.search(r"(%\w+) =|(?:for_each|parallel_for) (%\w+)", lines[k])
-            old = m.group(1) or m.group(2)
-            lines[k] = (
-                lines[k][: m.start()] + m.group(0).replace(old, "%zz", 1) + lines[k][m.end() :]
-            )
-    return "\n".join(lines)
+def test_bounded_fuzz_run_finds_no_failure(tmp_path):
+    options = fuzz.Options(seed=0, count=300, jobs=1, out=tmp_path, minimize_seconds=0)
+    summary = fuzz.campaign(options)
+    assert summary.inputs == 300
+    assert summary.counts[fuzz.SUCCESS] > 0 and summary.counts[fuzz.CLEAN] > 0
+    unknown = [k for k in summary.failures() if not _known(k)]
+    assert not unknown, fuzz.report(summary, options)
+    if summary.failures():
+        pytest.xfail("; ".join(f"{_known(k)}: {k.outcome.line}" for k in summary.failures()))
 
 
-@pytest.mark.parametrize("seed", range(80))
-def test_mutated_examples_give_errors_not_tracebacks(seed, tmp_path, capsys):
-    rng = random.Random(seed)
-    name = rng.choice(sorted(BINDS))
-    text = (EXAMPLES / f"{name}.mlir").read_text()
-    for _ in range(rng.randint(1, 2)):
-        text = _mutate(text, rng)
-    path = tmp_path / f"{name}.mlir"
-    path.write_text(text)
-    runs = [
-        ("pto-opt", pto_opt.main, [str(path), *rng.choice(PIPELINES)]),
-        (
-            "pto-run",
-            pto_run.main,
-            [str(path), "--mode", "cycles", "--quiet"]
-            + [a for b in BINDS[name] for a in ("--bind", b)]
-            + (["--workload", "attention"] if name == "attention_module" else []),
-        ),
-    ]
-    for tool, main, args in runs:
-        code = main(args)
-        _, err = capsys.readouterr()
-        assert code in (0, 1, 2), (tool, args, err)
-        assert "Traceback" not in err, (tool, args, err)
-        if code:
-            assert "error" in err, (tool, args, err)
+def _known(kind: fuzz.Kind) -> str | None:
+    return next((todo for key, todo in KNOWN.items() if re.search(key, kind.outcome.line)), None)
+
+
+def _case(text: str, *args: str, tool: str = "pto-opt", ext: str = "mlir", readback=None):
+    return fuzz_inputs.Case(tool, text, ext, [f"input.{ext}", *args], readback)
+
+
+def _run(case: fuzz_inputs.Case, timeout: float = 20.0) -> fuzz.Outcome:
+    return fuzz.run_case(case, timeout, None)
+
+
+GOOD = "func.func @f(%a: index) -> index {\n  func.return %a : index\n}\n"
+
+
+def test_outcomes_of_the_tools_are_classified():
+    assert _run(_case(GOOD)).kind == fuzz.SUCCESS
+    bad = _run(_case(GOOD.replace("func.return", "func.retur")))
+    assert bad.kind == fuzz.CLEAN
+    assert bad.line.startswith("input.mlir:2:3: error:")
+    assert "N:N" not in bad.signature and "input.mlir" not in bad.signature
+    assert _run(_case(GOOD, "-p", "nope")).kind == fuzz.CLEAN
+
+
+def test_an_output_that_does_not_parse_is_caught_by_reading_it_back():
+    # --print-op-generic output always reads back; a text that is no IR does not.
+    case = _case(GOOD, "-o", "out.mlir", readback="mlir")
+    assert _run(case).kind == fuzz.SUCCESS
+    assert fuzz.classify(0, "", (1, "output.mlir:1:1: error: x")).kind == fuzz.NO_READBACK
+
+
+@pytest.mark.parametrize(
+    ("code", "stderr", "kind"),
+    [
+        (2, "pto-opt: internal error: KeyError: 'x'\n", fuzz.INTERNAL),
+        (1, "Traceback (most recent call last):\n  ...\nValueError: bad\n", fuzz.INTERNAL),
+        (7, "", fuzz.INTERNAL),
+        (1, "", fuzz.INTERNAL),  # a failure that says nothing
+        (1, "x.mlir:1:1: error: it says 'internal error' in the input\n", fuzz.CLEAN),
+        (2, "usage: pto-opt ...\npto-opt: error: unrecognized arguments: -x\n", fuzz.CLEAN),
+        (-11, "", fuzz.CRASH),
+    ],
+)
+def test_classification(code, stderr, kind):
+    assert fuzz.classify(code, stderr, None).kind == kind
+
+
+def test_a_hang_is_killed_at_its_timeout():
+    # pto-run runs a .py program: one that sleeps stands for a hang.
+    case = _case("import time\ntime.sleep(60)\n", tool="pto-run", ext="py")
+    outcome = _run(case, timeout=1.0)
+    assert outcome.kind == fuzz.HANG
+
+
+def test_a_signal_is_a_crash():
+    case = _case(
+        "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n", tool="pto-run", ext="py"
+    )
+    outcome = _run(case)
+    assert (outcome.kind, outcome.line) == (fuzz.CRASH, "killed by SIGSEGV")
+
+
+def test_the_memory_limit_holds_a_child():
+    case = _case("x = bytearray(1 << 40)\n", tool="pto-run", ext="py")
+    outcome = fuzz.run_case(case, 20.0, fuzz._address_space() + (256 << 20))
+    assert outcome.kind in (fuzz.CLEAN, fuzz.INTERNAL) and "MemoryError" in outcome.stderr
+
+
+def test_minimizing_keeps_the_class_and_the_first_error_line():
+    lines = [f"%c{i} = arith.constant {i} : index\n" for i in range(12)]
+    lines.insert(7, '"test.nope"() : () -> ()\n')
+    case = _case("".join(lines))
+    outcome = _run(case)
+    small = fuzz.minimize(case, outcome, 60.0, 20.0, None)
+    assert small.text.strip() == '"test.nope"'
+    assert _run(small).signature == outcome.signature
+
+
+def test_ddmin_finds_a_minimal_sublist():
+    found = fuzz.ddmin(list("abcdefgh"), lambda items: "c" in items and "f" in items)
+    assert found == ["c", "f"]
+
+
+def test_corpus_seeds_are_split_chunks_without_lit_directives():
+    corpus = fuzz_inputs.load_corpus()
+    assert len(corpus.seeds) > 100
+    assert not any(re.search(r"//\s*(RUN|CHECK)", s.text) for s in corpus.seeds)
+    assert not any("// -----" in s.text for s in corpus.seeds)
+    assert {s.ext for s in corpus.seeds} == {"mlir", "pto"}
+    moe = next(s for s in corpus.seeds if s.name == "examples/moe.mlir#0")
+    assert moe.runnable and "batch_size=2" in moe.binds
+    assert fuzz_inputs.split_bind("n=3,lengths=[2,0,1]") == ["n=3", "lengths=[2,0,1]"]
+
+
+def test_the_command_line_reports_a_table(tmp_path, capsys):
+    code = fuzz.main(["--count", "5", "--seed", "3", "--out", str(tmp_path), "--minimize", "0"])
+    out = capsys.readouterr().out
+    assert code in (0, 1)
+    assert re.search(r"pto-fuzz: 5 inputs in [\d.]+ s \([\d.]+ inputs/s\), seed 3, 1 job", out)
+    for kind in fuzz.CLASSES:
+        assert re.search(rf"^{kind} +\d+$", out, re.MULTILINE)
+    assert fuzz.main(["--count", "0"]) == 1
+    assert "--count must be positive" in capsys.readouterr().err

@@ -1,0 +1,428 @@
+"""The inputs of ``pto-fuzz`` (tools/fuzz.py): seeds, their mutations, and commands.
+
+Seeds are the repository's examples and lit inputs (``.mlir`` and ``.pto``, split on
+``// -----``, lit directives removed). A mutation works on tokens (dropped, duplicated,
+swapped, replaced by a token of the corpus, an SSA name changed), on lines (dropped,
+duplicated, swapped, spliced from another seed), leaves a quote or a brace open, or sets an
+integer, a string or a list to a boundary value. A command is a random pipeline of 1-4
+passes with options of the right type and of wrong ones (``bind=`` values mutated too) and a
+target (``mlir``, ``pto``, ``aie``, ``ascend -o DIR``), or ``pto-run`` in cycles mode with
+small bindings for a seed that runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+#: The repository: seeds are read from its examples/ and tests/lit/.
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+#: Bindings with which each example runs (pto-run ``--bind`` items).
+EXAMPLE_BINDS = {
+    "attention": ("batch_size=2", "seq_lens=[3,9]"),
+    "attention_module": ("batch=2",),
+    "megakernel": ("num_tiles=3",),
+    "moe": ("batch_size=2", "indptr=[0,1,3]", "indices=[1,2,0]"),
+    "scan": ("n=4",),
+    "three_stage": ("batch_size=3",),
+    "tiered": ("batch_size=2", "seq_lens=[5,20000]"),
+    "transformer_layer": ("n=2",),
+    "work_steal": ("batch_size=2",),
+}
+
+BOUNDARY_INTS = (
+    "0", "-1", "1", "2", "2147483647", "2147483648", "4294967296", "9223372036854775807",
+    "9223372036854775808", "18446744073709551615", "18446744073709551616",
+    "1000000000000000000000000000000", "-9223372036854775808", "-9223372036854775809",
+    "-1000000000000000000000000000000",
+)  # fmt: skip
+FLOATS = ("0.5", "-0.0", "1.0e309", "1e-400", "nan", "inf", "3.25")
+STRINGS = ('""', '"x"', '"' + "a" * 40 + '"', '"a\\"b"', '"\\n"', '"é"', '"@w"')
+#: Option values of the wrong type for any option.
+WRONG_VALUES = ("1", "-1", "true", '"x"', '""', "[1,2]", "99999999999999999999", "0.5", "x y")
+#: Passes of xDSL that apply to any IR, beside pto-wsp's own.
+GENERIC_PASSES = ("canonicalize", "cse", "dce", "licm")
+#: The order in which pto-wsp's passes apply (one of wsp-to-tg and csp-to-tg).
+PASS_ORDER = (
+    "wsp-inline-calls", "wsp-canonicalize", "wsp-to-tg", "csp-to-tg", "tg-canonicalize",
+    "tg-materialize", "tg-to-aie",
+)  # fmt: skip
+#: Known values of options, by name (a wrong one is drawn too).
+OPTION_CHOICES = {
+    "calls": ("inline", "nested", "bogus"),
+    "device": ("npu1", "npu1_1col", "npu1_3col", "npu2", "npu2_7col", "xcvc1902", "bogus"),
+    "acquire": ("subview", "memref", "bogus"),
+    "soc": ("910b", "910c", "950", "bogus"),
+    "dot": ('"g.dot"', '"a-file/g.dot"'),
+    "kernel_dirs": ('""', '"kernels"', '"a-file"', '"."'),
+}
+
+TOKEN = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"|[%@^#!][\w$.-]*|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[A-Za-z_][\w$.]*|->|\S'
+)
+_INT = re.compile(r"-?\d+$")
+_DIRECTIVE = re.compile(r"^\s*//\s*([A-Z][A-Z0-9_-]*:|RUN|CHECK)")
+_BIND = re.compile(r'bind="([^"]*)"')
+
+
+# --- Corpus ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Seed:
+    """One seed input: a chunk of an example or a lit file."""
+
+    name: str
+    text: str
+    ext: str
+    binds: tuple[str, ...] = ()
+    """Bindings that fit it (``n=3``), from its RUN lines or the example's runs."""
+    runnable: bool = False
+    """Whether ``pto-run`` runs it with ``binds``."""
+
+
+@dataclass
+class Corpus:
+    """The seeds and every distinct token in them (replacement tokens)."""
+
+    seeds: list[Seed]
+    tokens: list[str]
+    lines: list[str]
+
+    def draw(self, rng: random.Random) -> Seed:
+        """A seed: a runnable one a third of the time (they reach every stage), else any."""
+        runnable = [s for s in self.seeds if s.runnable]
+        return rng.choice(runnable if runnable and rng.random() < 0.33 else self.seeds)
+
+
+def load_corpus(root: Path = REPOSITORY) -> Corpus:
+    """The seeds of ``root``: examples/*.mlir|pto and tests/lit/**/*.mlir|pto, lit
+    directives removed, split on ``// -----``."""
+    files = sorted(root.glob("examples/*.mlir")) + sorted(root.glob("examples/*.pto"))
+    files += sorted(p for p in root.glob("tests/lit/**/*") if p.suffix in (".mlir", ".pto"))
+    seeds = []
+    for path in files:
+        if "Output" in path.parts or not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        binds = tuple(item for found in _BIND.findall(text) for item in split_bind(found))
+        runnable = path.parent.name == "examples" and path.stem in EXAMPLE_BINDS
+        if runnable:
+            binds = EXAMPLE_BINDS[path.stem]
+        for index, chunk in enumerate(re.split(r"^// -----.*$", text, flags=re.MULTILINE)):
+            kept = "".join(
+                line for line in chunk.splitlines(keepends=True) if not _DIRECTIVE.match(line)
+            )
+            if kept.strip():
+                name = f"{path.relative_to(root)}#{index}"
+                seeds.append(Seed(name, kept, path.suffix[1:], binds, runnable or bool(binds)))
+    if not seeds:
+        raise FileNotFoundError(f"no seeds under {root} (examples/, tests/lit/)")
+    tokens = sorted({m.group() for s in seeds for m in TOKEN.finditer(s.text)})
+    lines = sorted({line for s in seeds for line in s.text.splitlines() if line.strip()})
+    return Corpus(seeds, tokens, lines)
+
+
+def split_bind(text: str) -> list[str]:
+    """``n=3,lengths=[2,0,1]`` -> ``["n=3", "lengths=[2,0,1]"]`` (commas inside brackets stay)."""
+    return [item for item in re.split(r",(?![^\[]*\])", text) if item]
+
+
+# --- Mutations ---------------------------------------------------------------------------
+
+Mutator = Callable[[str, random.Random, Corpus], str]
+
+
+def _tokens(text: str) -> list[re.Match[str]]:
+    return list(TOKEN.finditer(text))
+
+
+def _put(text: str, match: re.Match[str], new: str) -> str:
+    return text[: match.start()] + new + text[match.end() :]
+
+
+def _pick(found: list[re.Match[str]], rng: random.Random) -> re.Match[str] | None:
+    return rng.choice(found) if found else None
+
+
+def drop_token(text: str, rng: random.Random, corpus: Corpus) -> str:
+    m = _pick(_tokens(text), rng)
+    return text if m is None else _put(text, m, "")
+
+
+def duplicate_token(text: str, rng: random.Random, corpus: Corpus) -> str:
+    m = _pick(_tokens(text), rng)
+    return text if m is None else _put(text, m, f"{m.group()} {m.group()}")
+
+
+def swap_tokens(text: str, rng: random.Random, corpus: Corpus) -> str:
+    tokens = _tokens(text)
+    if len(tokens) < 2:
+        return text
+    a, b = sorted(rng.sample(tokens, 2), key=lambda m: m.start())
+    return text[: a.start()] + b.group() + text[a.end() : b.start()] + a.group() + text[b.end() :]
+
+
+def replace_token(text: str, rng: random.Random, corpus: Corpus) -> str:
+    m = _pick(_tokens(text), rng)
+    return text if m is None else _put(text, m, rng.choice(corpus.tokens))
+
+
+def rename_value(text: str, rng: random.Random, corpus: Corpus) -> str:
+    """A use or a definition of an SSA value names another value (or none)."""
+    names = [m for m in _tokens(text) if m.group().startswith("%")]
+    m = _pick(names, rng)
+    if m is None:
+        return text
+    others = sorted({n.group() for n in names} | {"%zz", "%0", "%1", "%arg0"})
+    return _put(text, m, rng.choice(others))
+
+
+def drop_line(text: str, rng: random.Random, corpus: Corpus) -> str:
+    lines = text.splitlines(keepends=True)
+    if lines:
+        del lines[rng.randrange(len(lines))]
+    return "".join(lines)
+
+
+def duplicate_line(text: str, rng: random.Random, corpus: Corpus) -> str:
+    lines = text.splitlines(keepends=True)
+    if lines:
+        i = rng.randrange(len(lines))
+        lines.insert(i, lines[i])
+    return "".join(lines)
+
+
+def swap_lines(text: str, rng: random.Random, corpus: Corpus) -> str:
+    lines = text.splitlines(keepends=True)
+    if len(lines) > 1:
+        i, j = rng.sample(range(len(lines)), 2)
+        lines[i], lines[j] = lines[j], lines[i]
+    return "".join(lines)
+
+
+def splice_line(text: str, rng: random.Random, corpus: Corpus) -> str:
+    """A line of another seed inserted anywhere."""
+    lines = text.splitlines(keepends=True)
+    lines.insert(rng.randint(0, len(lines)), rng.choice(corpus.lines) + "\n")
+    return "".join(lines)
+
+
+def unclose(text: str, rng: random.Random, corpus: Corpus) -> str:
+    """A string, brace, bracket or parenthesis left open, or one opened too many."""
+    tokens = _tokens(text)
+    strings = [m for m in tokens if m.group().startswith('"')]
+    closers = [m for m in tokens if m.group() in ("}", ")", "]", ">")]
+    choice = rng.randrange(3)
+    if choice == 0 and strings:
+        m = rng.choice(strings)
+        return _put(text, m, m.group()[:-1])
+    if choice == 1 and closers:
+        return _put(text, rng.choice(closers), "")
+    m = _pick(tokens, rng)
+    return text if m is None else _put(text, m, rng.choice('{(["<') + m.group())
+
+
+def boundary_int(text: str, rng: random.Random, corpus: Corpus) -> str:
+    m = _pick([m for m in _tokens(text) if _INT.match(m.group())], rng)
+    return text if m is None else _put(text, m, rng.choice(BOUNDARY_INTS))
+
+
+def float_value(text: str, rng: random.Random, corpus: Corpus) -> str:
+    m = _pick([m for m in _tokens(text) if _INT.match(m.group())], rng)
+    return text if m is None else _put(text, m, rng.choice(FLOATS))
+
+
+def string_value(text: str, rng: random.Random, corpus: Corpus) -> str:
+    m = _pick([m for m in _tokens(text) if m.group().startswith('"')], rng)
+    return text if m is None else _put(text, m, rng.choice(STRINGS))
+
+
+def list_value(text: str, rng: random.Random, corpus: Corpus) -> str:
+    """A list emptied, given a boundary value, or made ragged."""
+    m = _pick(list(re.finditer(r"\[[^\[\]\n]*\]|\([^()\n]*\)", text)), rng)
+    if m is None:
+        return text
+    opening, closing = m.group()[0], m.group()[-1]
+    inner = rng.choice(("", rng.choice(BOUNDARY_INTS), "[1], [2, 3]", m.group()[1:-1] * 2))
+    return _put(text, m, opening + inner + closing)
+
+
+MUTATORS: tuple[Mutator, ...] = (
+    drop_token, duplicate_token, swap_tokens, replace_token, replace_token, rename_value,
+    rename_value, drop_line, duplicate_line, swap_lines, splice_line, unclose, boundary_int,
+    boundary_int, float_value, string_value, list_value,
+)  # fmt: skip
+
+
+def mutate(text: str, rng: random.Random, corpus: Corpus) -> str:
+    """``text`` with 0 (sometimes: valid inputs meet random pipelines) to 3 mutations."""
+    count = 0 if rng.random() < 0.3 else rng.choice((1, 1, 1, 2, 3))
+    for _ in range(count):
+        text = rng.choice(MUTATORS)(text, rng, corpus)
+    return text
+
+
+def mutate_binding(item: str, rng: random.Random) -> str:
+    """A ``name=value`` binding with its value at a boundary, ragged, malformed..."""
+    name, _, value = item.partition("=")
+    return rng.choice(
+        (
+            f"{name}={rng.choice(BOUNDARY_INTS)}",
+            f"{name}=[{rng.choice(BOUNDARY_INTS)}]",
+            f"{name}=[[1],[2,3]]",
+            f"{name}=[]",
+            f"{name}={rng.choice(FLOATS)}",
+            f"{name}=abc",
+            f"{name}=",
+            name,
+            f"={value}",
+            f"{name}=[1,2",
+            f"nope={value}",
+        )
+    )
+
+
+def bindings(seed: Seed, text: str, rng: random.Random, wrong: float) -> list[str]:
+    """Bindings for ``text``: the seed's (else one per index argument), each changed with
+    probability ``wrong``."""
+    items = list(seed.binds) or [
+        f"{n}=2" for n in dict.fromkeys(re.findall(r"%(\w+)\s*:\s*index", text))
+    ]
+    return [mutate_binding(i, rng) if rng.random() < wrong else i for i in items]
+
+
+# --- Commands ----------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    """One input and the command it runs through, in a directory of its own."""
+
+    tool: str
+    text: str
+    ext: str
+    args: list[str]
+    """The arguments; the input is ``input.<ext>`` in the current directory."""
+    readback: str | None = None
+    """The frontend (``mlir`` or ``pto``) that must read the output back on success."""
+    seed: str = ""
+
+    @property
+    def input_name(self) -> str:
+        return f"input.{self.ext}"
+
+    def command(self) -> str:
+        """The command line, run in a directory holding the input and an empty ``a-file``."""
+        return shlex.join([self.tool, *self.args])
+
+
+def _pass_options(cls: type, seed: Seed, text: str, rng: random.Random) -> str:
+    """``{name=value ...}`` for some of ``cls``'s options (dataclass fields), or ""."""
+    fields = [f for f in dataclasses.fields(cls) if f.name != "out_dir"]
+    chosen = [f for f in fields if rng.random() < 0.5]
+    if not chosen and rng.random() < 0.7:
+        return ""
+    names = re.findall(r"@([\w$.-]+)", text) or ["w"]
+    parts = []
+    for f in chosen:
+        if rng.random() < 0.1:
+            value = rng.choice(WRONG_VALUES)
+        elif f.name == "bind":
+            value = '"' + ",".join(bindings(seed, text, rng, 0.3)) + '"'
+        elif f.name in ("program", "schedule"):
+            value = '"' + rng.choice([*names, "nope", ""]) + '"'
+        elif f.name in OPTION_CHOICES:
+            value = rng.choice(OPTION_CHOICES[f.name])
+        elif f.type == "bool":
+            value = rng.choice(("true", "false"))
+        else:
+            value = '"x"'
+        parts.append(f"{f.name.replace('_', '-')}={value}")
+    if rng.random() < 0.05:
+        parts.append("bogus-option=1")
+    return "{" + " ".join(parts) + "}"
+
+
+def make_case(
+    seed: Seed,
+    corpus: Corpus,
+    rng: random.Random,
+    passes: dict[str, type],
+    targets: dict[str, type],
+) -> Case:
+    """A mutated ``seed`` and a random command for it."""
+    text = mutate(seed.text, rng, corpus)
+    if seed.runnable and seed.ext == "mlir" and rng.random() < 0.25:
+        return _run_case(seed, text, rng)
+    args = [f"input.{seed.ext}"]
+    target = rng.choices(("mlir", "pto", "aie", "ascend"), (5, 2, 2, 1))[0]
+    if target == "ascend" and rng.random() < 0.8:  # it emits tg.programs: lower first
+        pipeline = [rng.choice(("wsp-to-tg", "csp-to-tg"))] + ["tg-canonicalize"] * rng.randint(
+            0, 1
+        )
+        args += ["-p", ",".join(p + _pass_options(passes[p], seed, text, rng) for p in pipeline)]
+    elif rng.random() < 0.75:
+        pipeline = _pipeline(passes, rng)
+        args += ["-p", ",".join(p + _pass_options(passes[p], seed, text, rng) for p in pipeline)]
+    if rng.random() < 0.1:
+        args.append("--print-op-generic")
+    if rng.random() < 0.05:
+        args.append("--allow-unregistered-dialect")
+    readback = None
+    if target in ("mlir", "pto"):
+        readback = target
+        if target == "pto":
+            args += ["-t", "pto"]
+        if rng.random() < 0.5:
+            args += ["-o", f"out.{target}"]
+    elif target == "aie":
+        args += ["-t", "aie" + _pass_options(targets["aie"], seed, text, rng)]
+    else:
+        out = rng.choices(("ascend-out", "a-file", "a-file/sub"), (18, 1, 1))[0]
+        args += ["-t", "ascend" + _pass_options(targets["ascend"], seed, text, rng), "-o", out]
+    return Case("pto-opt", text, seed.ext, args, readback, seed.name)
+
+
+def _pipeline(passes: dict[str, type], rng: random.Random) -> list[str]:
+    """1-4 passes: half the time in an order that fits (ours, as the docs chain them), else
+    in any order, xDSL's generic passes among them."""
+    if rng.random() < 0.5:
+        order = [p for p in PASS_ORDER if p in passes]
+        order.remove(rng.choice(("wsp-to-tg", "csp-to-tg")))
+        return sorted(rng.sample(order, rng.randint(1, 4)), key=order.index)
+    ours = [name for name in passes if name not in GENERIC_PASSES]
+    return [
+        rng.choice(GENERIC_PASSES if rng.random() < 0.15 else ours)
+        for _ in range(rng.randint(1, 4))
+    ]
+
+
+def _run_case(seed: Seed, text: str, rng: random.Random) -> Case:
+    args = ["input.mlir", "--mode", "cycles", "--quiet"]
+    for item in bindings(seed, text, rng, 0.15):
+        args += ["--bind", item]
+    if rng.random() < 0.1:
+        args += ["--workers", rng.choice(("1", "3", "0", "-1", "x", "100000"))]
+    if rng.random() < 0.1:
+        names = re.findall(r"@([\w$.-]+)", text) or ["w"]
+        args += [rng.choice(("--workload", "--schedule")), rng.choice([*names, "nope"])]
+    return Case("pto-run", text, "mlir", args, None, seed.name)
+
+
+def registered() -> tuple[dict[str, type], dict[str, type]]:
+    """The passes to draw from (pto-wsp's and xDSL's generic ones) and pto-wsp's targets."""
+    from xdsl.transforms import get_all_passes
+
+    from pto_wsp.universe import ALL_PASSES, ALL_TARGETS
+
+    generic = get_all_passes()
+    passes = {name: factory() for name, factory in ALL_PASSES.items()}
+    passes |= {name: generic[name]() for name in GENERIC_PASSES}
+    return passes, {name: factory() for name, factory in ALL_TARGETS.items()}
