@@ -1134,7 +1134,9 @@ class NodeOp(IRDLOperation):
         props: dict[str, Attribute] = {
             "id": IntegerAttr(node_id, i64),
             "kind": StringAttr(kind),
-            "args": _i64s(args),
+            "args": ArrayAttr(
+                [IntegerAttr(a, IndexType()) if isinstance(a, int) else a for a in args]
+            ),
             "regions": ArrayAttr(regions),
             "coord_names": ArrayAttr([StringAttr(n) for n, _ in coords]),
             "coord_values": _i64s([v for _, v in coords]),
@@ -1218,13 +1220,13 @@ class NodeOp(IRDLOperation):
                 f"kernel @{name} takes {len(kernel.param_types)} parameter(s), "
                 f"{what} has {len(self.args)} arg(s)"
             )
-        resources = kernel.resource_types
-        if len(self.tensor_regions) != len(resources):
         for i, (arg, expected) in enumerate(zip(self.args, kernel.param_types)):
             if arg.type != expected:
                 raise VerifyException(
                     f"{what} arg #{i}: kernel @{name} takes {expected}, got {_print_arg(arg)}"
                 )
+        resources = kernel.resource_types
+        if len(self.tensor_regions) != len(resources):
             raise VerifyException(
                 f"kernel @{name} takes {len(resources)} resource(s), "
                 f"{what} has {len(self.tensor_regions)} region(s)"
@@ -1296,8 +1298,6 @@ class NodeOp(IRDLOperation):
         printer.print_op_attributes(self.attributes, print_keyword=True)
 
 
-def _parse_node_region(parser: Parser) -> RegionAttr:
-    """``%Q[offsets][sizes][strides] access``: a region of the graph argument ``%Q``."""
 def _parse_arg(parser: Parser) -> IntegerAttr | FloatAttr:
     """A task's scalar: ``3`` (index), ``true``/``false`` (i1) or ``2.5 : f32``, ``7 : i32``."""
     for word, bit in (("true", 1), ("false", 0)):
@@ -1326,6 +1326,8 @@ def _print_arg(arg: Attribute) -> str:
     return f"{arg.value.data} : {arg.type}"
 
 
+def _parse_node_region(parser: Parser) -> RegionAttr:
+    """``%Q[offsets][sizes][strides] access``: a region of the graph argument ``%Q``."""
     tensor = parser.parse_unresolved_operand(
         "expected the tensor argument as an SSA name, e.g. %X"
     ).operand_name

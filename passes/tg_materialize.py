@@ -16,11 +16,13 @@ from typing import Any
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, ModuleOp, i1
+from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from pto_wsp.dialects import tg
+from pto_wsp.dialects.wsp import KernelOp
 from pto_wsp.lowering.cpu.pygen import WHOLE, CodegenError, compile_program
 from pto_wsp.runtime.graph import DOMAINS, KIND_BARRIER, POOLS, GraphBuilder, TaskGraph
 from pto_wsp.runtime.program import integers_only
@@ -130,7 +132,9 @@ def graph_op(program: tg.ProgramOp, graph: TaskGraph) -> tg.GraphOp:
     op = tg.GraphOp(program.sym_name.data, types, names, config=program.config)
     block = op.body.block
     terminator = block.last_op
-    nodes = [_node(graph, i) for i in range(graph.num_nodes)]
+    module = program.parent_op()
+    kernels = {k.sym_name.data: k.param_types for k in module.ops if isinstance(k, KernelOp)}
+    nodes = [_node(graph, i, kernels) for i in range(graph.num_nodes)]
     if terminator is not None:
         block.insert_ops_before(nodes, terminator)
     else:
@@ -138,7 +142,14 @@ def graph_op(program: tg.ProgramOp, graph: TaskGraph) -> tg.GraphOp:
     return op
 
 
-def _node(graph: TaskGraph, i: int) -> tg.NodeOp:
+def _arg(value: Any, type_: Attribute) -> IntegerAttr | FloatAttr:
+    """A task's scalar as the attribute of its parameter's type."""
+    if isinstance(type_, AnyFloat):
+        return FloatAttr(float(value), type_)
+    return IntegerAttr(int(bool(value)) if type_ == i1 else int(value), type_)
+
+
+def _node(graph: TaskGraph, i: int, kernels: dict[str, list[Attribute]]) -> tg.NodeOp:
     fanout = [int(s) for s in graph.successors(i)]
     fanin = int(graph.fanin[i])
     if graph.kind[i] == KIND_BARRIER:
@@ -148,11 +159,12 @@ def _node(graph: TaskGraph, i: int) -> tg.NodeOp:
         for r in graph.regions[i]
     ]
     target = int(graph.target[i])
+    name = graph.kernel_name(i)
     return tg.NodeOp(
         i,
         "task",
-        kernel=graph.kernel_name(i),
-        args=[int(a) for a in graph.args[i]],
+        kernel=name,
+        args=[_arg(a, t) for a, t in zip(graph.args[i], kernels[name])],
         regions=regions,
         coords=[(n, int(v)) for n, v in graph.coords[i]],
         pool=_POOL_NAMES.get(int(graph.pool[i]), "any"),

@@ -30,8 +30,8 @@ tg.graph @attention(%Q: memref<2x2x64x64xf32>, %batch_size: index) config {dispa
 
 // GENERIC:      "tg.graph"() <{sym_name = "attention", function_type = (memref<2x2x64x64xf32>, index) -> (), arg_names = ["Q", "batch_size"], config = {dispatch = "affinity", streams = 2 : i64, timing = "immediate"}}> ({
 // GENERIC-NEXT: ^bb0(%Q: memref<2x2x64x64xf32>, %batch_size: index):
-// GENERIC-NEXT:   "tg.node"() <{id = 0 : i64, kind = "task", args = array<i64: 0, 0, 512>, regions = [#tg.region<Q[0, 0, 0, 0][1, 1, 64, 64][1, 1, 1, 1] inout>], coord_names = ["b", "h"], coord_values = array<i64: 0, 0>, domain = "host_cpu", fanin = 0 : i64, fanout = array<i64: 2>, kernel = @attention_kernel, pool = "cube", target = 0 : i64, stream = 0 : i64, priority = 0 : i64}> : () -> ()
-// GENERIC:        "tg.node"() <{id = 2 : i64, kind = "barrier", args = array<i64>, regions = [], coord_names = [], coord_values = array<i64>, domain = "host_cpu", fanin = 2 : i64, fanout = array<i64: 3, 4>}> : () -> ()
+// GENERIC-NEXT:   "tg.node"() <{id = 0 : i64, kind = "task", args = [0 : index, 0 : index, 512 : index], regions = [#tg.region<Q[0, 0, 0, 0][1, 1, 64, 64][1, 1, 1, 1] inout>], coord_names = ["b", "h"], coord_values = array<i64: 0, 0>, domain = "host_cpu", fanin = 0 : i64, fanout = array<i64: 2>, kernel = @attention_kernel, pool = "cube", target = 0 : i64, stream = 0 : i64, priority = 0 : i64}> : () -> ()
+// GENERIC:        "tg.node"() <{id = 2 : i64, kind = "barrier", args = [], regions = [], coord_names = [], coord_values = array<i64>, domain = "host_cpu", fanin = 2 : i64, fanout = array<i64: 3, 4>}> : () -> ()
 // GENERIC:        "tg.yield"() : () -> ()
 
 // Strided regions (every other row of a tile), two regions per node, a dynamic dimension,

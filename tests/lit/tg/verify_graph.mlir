@@ -176,7 +176,7 @@ tg.graph @g(%X: memref<4x16xf32>, %Y: memref<16xf32>, %n: index) {
 
 wsp.kernel @k(i: index, x: in memref<16xf32>, y: out memref<16xf32>) unit(vector)
 tg.graph @g(%X: memref<4x16xf32>, %Y: memref<16xf32>, %n: index) {
-  "tg.node"() <{id = 0 : i64, kind = "barrier", args = array<i64>, regions = [], coord_names = ["i"], coord_values = array<i64>, domain = "host_cpu", fanin = 0 : i64, fanout = array<i64>}> : () -> ()
+  "tg.node"() <{id = 0 : i64, kind = "barrier", args = [], regions = [], coord_names = ["i"], coord_values = array<i64>, domain = "host_cpu", fanin = 0 : i64, fanout = array<i64>}> : () -> ()
 }
 
 // CHECK: error: 'tg.node' op node 0 has 1 coordinate name(s) but 0 value(s)
