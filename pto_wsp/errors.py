@@ -15,10 +15,12 @@ at the line that wrote the faulty construct.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 __all__ = [
@@ -139,9 +141,27 @@ def own_folders() -> tuple[str, ...]:
     )
 
 
+#: A location standing for the user's, per thread (``located_at``).
+_WHERE = threading.local()
+
+
+@contextlib.contextmanager
+def located_at(loc: SourceLoc) -> Iterator[None]:
+    """Errors raised in this thread meanwhile are located at ``loc`` (``compile_async``: the
+    compile runs on a thread whose stack holds no user code)."""
+    _WHERE.loc = loc
+    try:
+        yield
+    finally:
+        _WHERE.loc = None
+
+
 def caller_location() -> SourceLoc:
     """Where the user called into pto-wsp (a backend's ``compile``): the innermost frame
     outside ``own_folders()``."""
+    where = getattr(_WHERE, "loc", None)
+    if where is not None:
+        return where
     own = own_folders()
     frame = sys._getframe(1)
     while frame is not None:
@@ -154,6 +174,9 @@ def caller_location() -> SourceLoc:
 
 def user_location() -> SourceLoc:
     """The innermost frame of the caller that is not inside the API: where the user wrote it."""
+    where = getattr(_WHERE, "loc", None)
+    if where is not None:
+        return where
     frame = sys._getframe(1)
     while frame is not None and _is_internal(frame.f_code.co_filename):
         frame = frame.f_back

@@ -19,6 +19,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse
 import contextlib
 import dataclasses
+import faulthandler
 import hashlib
 import random
 import re
@@ -87,6 +88,7 @@ def _child(case: Case, memory: int | None) -> None:
         Path(case.input_name).write_text(case.text, encoding="utf-8")
         Path("a-file").write_text("")
         _redirect("stdout", "stderr")
+        faulthandler.enable()  # a crash's Python stack into the input's stderr (pytest's is ours)
         code = _call(case.tool, case.args)
         if code == 0 and case.readback is not None:
             _read_back(case)

@@ -27,8 +27,9 @@ from .decorator import P
 from .definitions import call, workload
 from .expressions import Expr, sym
 from .kernels import In, InOut, Kernel, Out, kernel
-from .program import TARGETS, compile, module, register_backend
+from .program import TARGETS, compile, compile_async, module, register_backend
 from .schedules import DispatchPolicy, IssuePolicy, Replicate, Schedule, Shard, TimingPolicy
+from .targets import TargetInfo, target_info, targets
 from .tensors import (
     DType,
     Tensor,
@@ -83,6 +84,7 @@ __all__ = [
     "Schedule",
     "Shard",
     "Sparse",
+    "TargetInfo",
     "Tensor",
     "TimingPolicy",
     "View",
@@ -91,6 +93,7 @@ __all__ = [
     "call",
     "combine",
     "compile",
+    "compile_async",
     "cond",
     "connect",
     "consume",
@@ -117,6 +120,8 @@ __all__ = [
     "sequential",
     "sym",
     "synchronize",
+    "target_info",
+    "targets",
     "task",
     "u8",
     "u16",

@@ -37,7 +37,11 @@ from .workloads import (
 
 
 class Channel:
-    """A bounded channel of tasks: ``Channel("l2c", capacity=2)`` (``csp.channel``)."""
+    """A bounded channel of tasks: ``Channel("l2c", capacity=2)`` (``csp.channel``).
+
+    Its state (seed 001 §4.1: ``is_open``, ``size``, ``empty``, ``full``, ``close``) is the
+    channel's in the run that its pipeline's ``start()`` began: a snapshot while it runs, the
+    final state after; before any start, open and empty."""
 
     is_event = False
 
@@ -49,6 +53,39 @@ class Channel:
         self.loc = user_location()
         #: How many coordinates the tasks sent on it have (learned from its producer's body).
         self.arity: int | None = None
+        #: The program the last ``Pipeline.start()`` holding this channel runs.
+        self._program: Any = None
+
+    def _state(self) -> tuple[bool, int]:
+        if self._program is None:
+            return True, 0
+        return self._program.channel_state(self.name)
+
+    def is_open(self) -> bool:
+        """Whether a process may still send on it (it closes when its senders finish)."""
+        return self._state()[0]
+
+    def size(self) -> int:
+        """How many messages it holds."""
+        return self._state()[1]
+
+    def empty(self) -> bool:
+        """Whether it holds no message."""
+        return self.size() == 0
+
+    def full(self) -> bool:
+        """Whether a send would block (always, for an Event: a rendezvous)."""
+        return self.size() >= self.capacity
+
+    def close(self) -> None:
+        """Close it in the running pipeline: receivers drain it, then their ``consume`` ends;
+        a later send is ``ChannelClosed``."""
+        if self._program is None:
+            raise RuntimeError(
+                f"channel {self.name!r} is in no started pipeline: close() acts on a running "
+                "one (Pipeline.start())"
+            )
+        self._program.close_channel(self.name)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
@@ -398,6 +435,34 @@ class Pipeline(Workload):
     def __init__(self, processes: list[Process], channels: list[Channel]):
         super().__init__()
         self.processes, self.channels = processes, channels
+        self._program: Any = None  # the program start() runs
+
+    def start(self, program: Any = None, /, **bindings: Any) -> Any:
+        """Run the pipeline in the background (seed 001 §4.5) with ``bindings`` (as
+        ``Program.bind``): on ``program`` (compiled from this pipeline), else on its cpu_sim
+        compile (made once). Returns the program; ``join()`` waits for it."""
+        if self.is_running():
+            raise RuntimeError(f"pipeline {self.name or ''} is running: join() it first")
+        if program is None:
+            program = self._program if self._program is not None else self.compile()
+        elif not callable(getattr(program, "execute_async", None)):
+            raise TypeError(f"start() takes a program compiled from this pipeline, got {program!r}")
+        program.bind(**bindings).execute_async()
+        self._program = program
+        for channel in self.channels:
+            channel._program = program
+        return program
+
+    def join(self, timeout: float | None = None) -> Any:
+        """Wait for the run ``start()`` began; raise its error (``Timeout`` after ``timeout``
+        seconds). Returns the program (``stats()``, ``trace()``)."""
+        if self._program is None:
+            raise RuntimeError(f"pipeline {self.name or ''} was not started: start() first")
+        return self._program.synchronize(timeout)
+
+    def is_running(self) -> bool:
+        """Whether the run ``start()`` began is under way."""
+        return self._program is not None and self._program.is_running()
 
     def children(self) -> list[Workload]:
         return [w for p in self.processes for w in p.body]

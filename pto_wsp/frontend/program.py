@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from io import StringIO
 from typing import Any
 
@@ -32,7 +32,7 @@ from xdsl.utils.exceptions import VerifyException
 from pto_wsp.dialects import csp as csp_ops
 from pto_wsp.dialects import sched as sched_ops
 from pto_wsp.dialects import wsp as wsp_ops
-from pto_wsp.errors import CompileError, user_location
+from pto_wsp.errors import CompileError, located_at, user_location
 
 from .axes import ConstArray
 from .csp import Pipeline
@@ -41,18 +41,8 @@ from .expressions import Expr
 from .kernels import Kernel
 from .lowering import ArgTable, Lowerer
 from .schedules import Key, Schedule
+from .targets import _BACKENDS, TARGETS, register_backend, resolve  # noqa: F401
 from .workloads import Workload
-
-#: The targets ``compile`` knows (DESIGN.md "Targets"); backends register themselves.
-TARGETS = ("cpu_sim", "aie", "ascend")
-_BACKENDS: dict[str, Callable[..., Any]] = {}
-
-
-def register_backend(target: str, backend: Callable[..., Any]) -> None:
-    """Make ``compile(..., target=target)`` run ``backend(module, **options)``."""
-    if target not in TARGETS:
-        raise ValueError(f"unknown target {target!r} (targets: {', '.join(TARGETS)})")
-    _BACKENDS[target] = backend
 
 
 class ModuleBuilder:
@@ -302,19 +292,28 @@ def print_module(m: ModuleOp) -> str:
 
 
 def compile(item: Any, target: str = "cpu_sim", **options: Any) -> Any:
-    """Compile a module, workload or schedule for ``target`` (seed 001 §7, seed 004)."""
+    """Compile a module, workload or schedule for ``target`` (seed 001 §7, seed 004): a
+    backend's name or one of the seed's target names (``targets()``)."""
     loc = user_location()
-    if target not in TARGETS:
-        raise CompileError(
-            "compile", f"unknown target {target!r} (targets: {', '.join(TARGETS)})", loc=loc
-        )
+    _, backend, options = resolve(target, options, loc)
     m = item if isinstance(item, ModuleOp) else build_module([item])
-    backend = _BACKENDS.get(target)
-    if backend is None:
-        raise CompileError(
-            "compile",
-            f"target {target!r} is not available yet: the {target} backend arrives with a later "
-            "issue (use .module() or str() for the IR meanwhile)",
-            loc=loc,
-        )
     return backend(m, **options)
+
+
+#: The thread compile_async runs compilations on (one: xDSL holds the GIL; results in order).
+_compiler: ThreadPoolExecutor | None = None
+
+
+def compile_async(item: Any, target: str = "cpu_sim", **options: Any) -> Future:
+    """``compile`` on a background thread: a ``concurrent.futures.Future`` of its result (or
+    error, located at this call)."""
+    global _compiler
+    if _compiler is None:
+        _compiler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pto-wsp-compile")
+    loc = user_location()
+
+    def run() -> Any:
+        with located_at(loc):
+            return compile(item, target, **options)
+
+    return _compiler.submit(run)
