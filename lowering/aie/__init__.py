@@ -15,6 +15,7 @@ docs/targets/aie.md explains the mapping.
 from .analysis import MappingError
 from .lower import (
     DEFAULT_DEVICE,
+    INFO,
     AieTarget,
     TgToAiePass,
     compile_aie,
@@ -29,7 +30,7 @@ def _register() -> None:
         from pto_wsp.frontend.program import register_backend
     except ImportError:  # the Python API is optional for the backend
         return
-    register_backend("aie", compile_aie)
+    register_backend("aie", compile_aie, info=INFO)
 
 
 _register()

@@ -253,14 +253,55 @@ class AieTarget(Target):
         output.write(module_text(module))
 
 
+#: Seed 001 §7.2's compile options the AIE target refuses, and why.
+REFUSED = {
+    "profiling": "tracing an AIE design is set up in mlir-aie and XRT when it is built and "
+    "run, not in the design pto-wsp emits",
+    "debug": "the design is MLIR for mlir-aie's tools (aie-opt, aiecc), which build and debug "
+    "it; pto-wsp emits no code of its own to instrument",
+    "optimization_level": "the cores' code is compiled and optimized by aiecc; the design "
+    "pto-wsp emits has no levels",
+    "max_code_size": "a core's program size is known only once aiecc has compiled the design",
+}
+
+#: What ``pto_wsp.target_info("aie")`` reports.
+INFO = {
+    "returns": "the mlir-aie design's text (one aie.device)",
+    "modes": ("pipeline", "spatial"),
+    "options": {
+        "device": f"the device (default {DEFAULT_DEVICE}; npu1, npu1_1col..npu1_3col, npu2, "
+        "npu2_1col..npu2_7col, xcvc1902, xcve2302, xcve2802)",
+        "bind": "values of the program's scalar arguments ({name: int} or 'n=4')",
+        "program": "the tg.program to map when the module has several",
+        "acquire": "'subview' (default) or 'memref'",
+        **{key: "refused: " + why for key, why in REFUSED.items()},
+    },
+    "directives": {
+        "spatial_map": "places a grid of cores",
+        "layout": "Shard / Replicate: distribute, broadcast and join through memtiles",
+        "pipeline_depth": "the objectfifos' depth",
+        "dispatch, streams, issue, timing, ...": "no effect: placement is static (spatial_map, "
+        "or one core per process)",
+    },
+}
+
+
 def compile_aie(module: ModuleOp, **options: object) -> str:
     """The ``aie`` backend of ``pto_wsp.compile``: the mlir-aie module text.
 
     Options: ``device`` (default npu1_1col), ``bind`` ({name: int} or "n=4"), ``program``,
-    ``acquire`` ('subview' or 'memref').
+    ``acquire`` ('subview' or 'memref'); seed 001 §7.2's options are refused (``REFUSED``).
     """
-    from pto_wsp.errors import CompileError, caller_location
+    from pto_wsp.errors import CompileError, ErrorCode, caller_location
 
+    for key, why in REFUSED.items():
+        if key in options:
+            raise CompileError(
+                "compile",
+                f"target 'aie' does not take {key}: {why}",
+                loc=caller_location(),
+                code=ErrorCode.INVALID_OPTION,
+            )
     allowed = {"device", "bind", "program", "acquire"}
     unknown = sorted(set(options) - allowed)
     if unknown:
@@ -269,6 +310,7 @@ def compile_aie(module: ModuleOp, **options: object) -> str:
             f"unknown option(s) for target 'aie': {', '.join(unknown)} "
             f"(options: {', '.join(sorted(allowed))})",
             loc=caller_location(),
+            code=ErrorCode.INVALID_OPTION,
         )
     try:
         lowered = compile_module(module, **options)  # type: ignore[arg-type]

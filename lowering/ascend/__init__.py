@@ -12,7 +12,7 @@ target="ascend", host=True, out_dir=..., soc="910b")``).
 docs/targets/ascend.md describes the emitted tree and what is verified without CANN.
 """
 
-from .backend import backend, compile_module, lower_to_tg
+from .backend import INFO, backend, compile_module, lower_to_tg
 from .build import BuildError
 from .emit import EmittedTree, emit_tree
 from .errors import AscendEmitError
@@ -40,4 +40,4 @@ def register() -> None:
     """Make ``pto_wsp.compile(..., target="ascend", **options)`` run ``compile_module``."""
     from pto_wsp.frontend.program import register_backend
 
-    register_backend("ascend", backend)
+    register_backend("ascend", backend, info=INFO)

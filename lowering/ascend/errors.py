@@ -7,17 +7,20 @@ from typing import NoReturn
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException
 
+from pto_wsp.errors import ErrorCode
 from pto_wsp.passes.diagnostics import location_of
 
 
 class AscendEmitError(DiagnosticException):
     """What the Ascend target cannot emit, with the op it is about (``op``) and the op's
-    ``file:line:col`` in ``where`` ('' when unknown)."""
+    ``file:line:col`` in ``where`` ('' when unknown); ``code`` for its CompileError (None:
+    the default)."""
 
-    def __init__(self, message: str, op: Operation | None = None):
+    def __init__(self, message: str, op: Operation | None = None, code: ErrorCode | None = None):
         super().__init__(message)
         self.message = message
         self.op = op
+        self.code = code
         self.where = location_of(op) if op is not None else ""
 
     def located(self) -> str:

@@ -439,13 +439,21 @@ class AscendProgram:
         self._thread = threading.Thread(target=go, name=f"pto-wsp-ascend-{self.name}")
         self._thread.start()
 
-    def synchronize(self) -> AscendProgram:
-        """Wait for the running execution; raise its error, if any."""
-        thread, self._thread = self._thread, None
+    def synchronize(self, timeout: float | None = None) -> AscendProgram:
+        """Wait for the running execution; raise its error, if any, or ``Timeout`` when
+        ``timeout`` seconds pass first (the run goes on)."""
+        thread = self._thread
         if thread is None:
             return self
-        thread.join()
+        thread.join(timeout)
+        if thread.is_alive():
+            raise errors.Timeout(f"@{self.name} is still running after {timeout} s")
+        self._thread = None
         return self._finish()
+
+    def is_running(self) -> bool:
+        """Whether an ``execute_async()`` run is under way."""
+        return self._thread is not None and self._thread.is_alive()
 
     def _finish(self) -> AscendProgram:
         """The finished run's results: copies back, errors raised."""

@@ -232,6 +232,21 @@ class Workload:
 
         return compile(self, target=target, **options)
 
+    def enumerate(self, **bindings: Any) -> list:
+        """The tasks this workload creates for ``bindings`` (seed 001 §2.5), in creation
+        order: ``TaskInfo(id, kernel, coords, params)``. Symbols and index data need values;
+        tensors do not (no body runs)."""
+        from .enumeration import task_graph, tasks_of
+
+        return tasks_of(task_graph(self, bindings, {}))
+
+    def dependencies(self, **bindings: Any) -> dict[str, list[tuple[int, int]]]:
+        """The edges between the tasks of ``enumerate(**bindings)``, by kind: ``structural``
+        (for_each, sequential, ordering), ``raw``, ``waw``, ``war`` (inferred from regions)."""
+        from .enumeration import edges_by_kind, task_graph
+
+        return edges_by_kind(task_graph(self, bindings, {}))
+
     def __str__(self) -> str:
         from .program import print_module
 
