@@ -78,6 +78,10 @@ class Message:
 class PipelineMixin:
     """Process scheduling for ``Simulator`` (which provides the task side)."""
 
+    #: Channels the host closed (``Channel.close()`` from another thread), applied at the
+    #: next step; the Program gives each pipeline run a list of its own.
+    closing: list[str] | tuple = ()
+
     def add_queue(self, name: str, capacity: int, is_event: bool) -> None:
         self.queues[name] = _Queue(name, capacity, is_event)
 
@@ -123,6 +127,8 @@ class PipelineMixin:
     def run_pipeline(self) -> None:
         """Run the processes to completion, interleaved with the tasks they issue."""
         while True:
+            if self.closing:
+                self._close_requested()
             while self.runnable:
                 proc, value = self.runnable.popleft()
                 self._run_process(proc, value)
@@ -200,6 +206,8 @@ class PipelineMixin:
     def _send(self, proc: _Process, qname: str, message: Any) -> bool:
         q = self.queues[qname]
         op = "record" if q.is_event else "send"
+        if q.closed:
+            raise ChannelClosed(proc.name, qname, f"{op} after Channel.close()")
         if q.live_receivers == 0:
             raise ChannelClosed(
                 proc.name,
@@ -240,6 +248,22 @@ class PipelineMixin:
         q.blocked_receivers.append(proc)
         self._block(proc, op, qname)
         return False, None
+
+    def _close_requested(self) -> None:
+        """Close the channels the host asked to: blocked receivers of an empty channel end
+        their consume (an event's are ChannelClosed), a blocked sender is ChannelClosed."""
+        while self.closing:
+            q = self.queues[self.closing.pop()]
+            q.closed = True
+            if q.blocked_senders:
+                sender, _ = q.blocked_senders[0]
+                op = "record" if q.is_event else "send"
+                raise ChannelClosed(sender.name, q.name, f"{op} after Channel.close()")
+            while q.blocked_receivers and not q.buffer:
+                receiver = q.blocked_receivers.popleft()
+                if q.is_event:
+                    raise ChannelClosed(receiver.name, q.name, "synchronize after Channel.close()")
+                self._resume(receiver, None)
 
     def _finish(self, proc: _Process) -> None:
         proc.done = True

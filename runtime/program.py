@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from pto_wsp.errors import ExecutionError
+from pto_wsp.errors import ExecutionError, Timeout
 from pto_wsp.runtime import fastsched
 from pto_wsp.runtime.engine import STALL_CAUSES, SimConfig, Simulator
 from pto_wsp.runtime.fastsched import (
@@ -37,6 +37,7 @@ from pto_wsp.runtime.fastsched import (
 )
 from pto_wsp.runtime.graph import EDGE_KINDS, TaskGraph, gc_paused
 from pto_wsp.runtime.kernels import KernelSpec
+from pto_wsp.runtime.profiling import check_schedule, profile_totals, timed_specs
 from pto_wsp.runtime.threads import run_bodies_threaded
 
 __all__ = ["ArgSpec", "Program", "Stats"]
@@ -90,6 +91,9 @@ class Stats:
     #: ``schedule`` (the compiled scheduler), ``bodies`` (functional mode). Empty on the
     #: general engine, which builds, schedules and runs bodies interleaved.
     phases_ms: dict[str, float] = field(default_factory=dict)
+    #: With ``profiling=True``: per kernel, how many bodies ran and their wall time.
+    kernel_calls: dict[str, int] = field(default_factory=dict)
+    kernel_ms: dict[str, float] = field(default_factory=dict)
 
     def __getitem__(self, key: str) -> Any:
         return getattr(self, key)
@@ -140,10 +144,19 @@ class Program:
         keys: Any = None,
         compile_time_ms: float = 0.0,
         warnings: list[str] | None = None,
+        profiling: bool = False,
+        debug: bool = False,
+        eager_fast: bool = False,
     ) -> None:
         self.name = name
         self.code = code  # lowering/cpu/simgen.SimProgram
-        self.kernels = dict(kernels)
+        #: profiling=True: the wall time of each body call, per kernel (this run's).
+        self._samples: dict[str, list[float]] = {}
+        self.kernels = timed_specs(kernels, self._samples) if profiling else dict(kernels)
+        self.debug = debug
+        #: optimization_level 3: the fast path whatever the run's size.
+        self.eager_fast = eager_fast
+        self._live: Simulator | None = None  # the simulator of a pipeline run under way
         self.config = config
         self.args = args
         self.keys = keys
@@ -242,10 +255,14 @@ class Program:
             raise RuntimeError(f"@{self.name} is executing asynchronously: synchronize() first")
         self._complete = False
         self._error = None
+        for samples in self._samples.values():
+            samples.clear()
         start = time.perf_counter()
         previous = self._sim
         try:
             self._sim = self._run(progress)
+            if self.debug:
+                self._check_run()
             self._failed = None
             # The fast path alternates two workspaces: the next run writes the one the
             # run before this one used (this run's FastRun keeps reading its own).
@@ -276,15 +293,22 @@ class Program:
         self._thread.start()
         return self
 
-    def synchronize(self) -> Program:
-        """Wait for ``execute_async()`` to finish; raise the error of the run, if any."""
+    def synchronize(self, timeout: float | None = None) -> Program:
+        """Wait for ``execute_async()`` to finish; raise the error of the run, if any, or
+        ``Timeout`` when ``timeout`` seconds pass first (the run goes on)."""
         if self._thread is not None:
-            self._thread.join()
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                raise Timeout(f"@{self.name} is still running after {timeout} s")
             self._thread = None
         if self._error is not None:
             error, self._error = self._error, None
             raise error
         return self
+
+    def is_running(self) -> bool:
+        """Whether an ``execute_async()`` run is under way."""
+        return self._thread is not None and self._thread.is_alive()
 
     def is_complete(self) -> bool:
         """Whether the last execution finished without error."""
@@ -357,6 +381,8 @@ class Program:
                     for r in range(p.replicas):
                         label = p.name if p.replicas == 1 else f"{p.name}[{r}]"
                         sim.add_process(label, p.function(sim, *args, r), p.sends, p.receives)
+                sim.closing = []
+                self._live = sim
                 sim.run_pipeline()
             else:
                 sim.run_main(code.compiled.function, args)
@@ -401,7 +427,7 @@ class Program:
             built = time.perf_counter()
             loading = None
             if not fastsched.loaded():
-                if not fastsched.worth_loading(graph.num_tasks):
+                if not self.eager_fast and not fastsched.worth_loading(graph.num_tasks):
                     self.fast_declined = fastsched.decline_note(graph.num_tasks)
                     return None
                 # Loaded (or compiled, once per machine) now: its own phase, not the run's.
@@ -531,7 +557,18 @@ class Program:
             num_processes=len(sim.processes),
             warnings=list(self.warnings),
             phases_ms=dict(getattr(sim, "phases_ms", {})),
+            kernel_calls=profile_totals(self._samples)[0],
+            kernel_ms=profile_totals(self._samples)[1],
         )
+
+    def _check_run(self) -> None:
+        """``debug=True``: the last run's schedule against its graph (runtime/profiling.py)."""
+        sim = self._sim
+        if isinstance(sim, FastRun):
+            start, end = sim.start_array, sim.end_array
+        else:
+            start, end = sim.start, sim.end
+        check_schedule(self.graph(), start, end, f"@{self.name}")
 
     def graph(self) -> TaskGraph:
         """The task graph the last execution built (static form: ids, edges, regions)."""
@@ -568,6 +605,32 @@ class Program:
                 }
             )
         return out
+
+    # ------------------------------------------------------------------ channels
+
+    def channel_state(self, name: str) -> tuple[bool, int]:
+        """(open, messages buffered) of a pipeline's channel: in the run under way, else in
+        the last run; (True, 0) before any."""
+        queues = getattr(self._live, "queues", None)
+        if not queues or name not in queues:
+            if name not in {q[0] for q in getattr(self.code, "queues", ())}:
+                raise ValueError(f"@{self.name} has no channel {name!r}")
+            return True, 0
+        q = queues[name]
+        return not q.closed, len(q.buffer)
+
+    def close_channel(self, name: str) -> None:
+        """Close a channel of the pipeline run under way (its simulator applies it at its next
+        step: receivers drain it, then their consume ends; a later send is ChannelClosed)."""
+        sim = self._live
+        if sim is None or not self.is_running():
+            raise RuntimeError(
+                f"@{self.name} is not running: close() acts on a pipeline started with "
+                "start() or execute_async()"
+            )
+        if name not in sim.queues:
+            raise ValueError(f"@{self.name} has no channel {name!r}")
+        sim.closing.append(name)
 
     def __repr__(self) -> str:
         return f"<pto_wsp Program @{self.name} cpu_sim {self.mode}, {self.config.workers} workers>"

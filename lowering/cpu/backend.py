@@ -16,6 +16,7 @@ says so); the cycles mode needs no body.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
 import io
 import math
@@ -65,9 +66,35 @@ OPTIONS = {
     "threads": "functional mode: run the kernel bodies on N threads (numpy releases the GIL)",
     "fast": "use the compiled scheduler when the program allows it (default True; False: "
     "always the general engine; the results are the same)",
+    "profiling": "True: stats() adds each kernel's body calls and wall time (kernel_calls, "
+    "kernel_ms)",
+    "debug": "True: after every run, check that the schedule honoured every edge of the task "
+    "graph and ran every task once",
+    "optimization_level": "0: tasks created one by one, general engine; 1: loop nests created "
+    "as batches; 2 (default): and the compiled scheduler for large runs; 3: the compiled "
+    "scheduler for runs of any size (the results are the same at every level)",
+    "max_code_size": "a limit in bytes on the generated task-generation program (Python source)",
+}
+
+#: What the target honours of a schedule (pto_wsp.target_info).
+DIRECTIVES = {
+    "dispatch": "every policy: round_robin, affinity, hash, range, work_steal, dispatch_by",
+    "streams": "honoured, with stream_by",
+    "issue": "fifo and priority",
+    "timing": "immediate, batched, interleaved, rate_limit (cycles_per_ms)",
+    "dispatch_threshold": "honoured",
+    "pipeline_depth": "honoured, every scope",
+    "task_window": "honoured (stall or abort)",
+    "batch_deps": "honoured",
+    "spatial_map": "ignored with a warning (AIE placement)",
+    "layout": "ignored with a warning (AIE placement)",
 }
 
 _MODES = ("functional", "cycles")
+
+#: The code of an invalid option's CompileError.
+_OPTION = ErrorCode.INVALID_OPTION
+
 
 def _error(message: str, loc: SourceLoc, code: ErrorCode | None = None) -> CompileError:
     return CompileError("compile(target='cpu_sim')", message, loc=loc, code=code)
@@ -397,30 +424,47 @@ def _count(name: str, value: Any, least: int, loc: SourceLoc, most: int | None =
     """An integer option (a Python or numpy int, not a bool) of at least ``least`` (and at
     most ``most``)."""
     if isinstance(value, bool) or not hasattr(value, "__index__") or int(value) < least:
-        raise _error(f"{name} must be an int >= {least}, got {value!r}", loc)
+        raise _error(f"{name} must be an int >= {least}, got {value!r}", loc, _OPTION)
     if most is not None and int(value) > most:
-        raise _error(f"{name} must be an int <= {most}, got {value!r}", loc)
+        raise _error(f"{name} must be an int <= {most}, got {value!r}", loc, _OPTION)
     return int(value)
 
 
 def _rate(value: Any, loc: SourceLoc) -> float:
     """``cycles_per_ms``: a positive finite number."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise _error(f"cycles_per_ms must be a positive number, got {value!r}", loc)
+        raise _error(f"cycles_per_ms must be a positive number, got {value!r}", loc, _OPTION)
     rate = float(value)
     if not math.isfinite(rate) or rate <= 0:
-        raise _error(f"cycles_per_ms must be a positive number, got {value!r}", loc)
+        raise _error(f"cycles_per_ms must be a positive number, got {value!r}", loc, _OPTION)
     return rate
 
 
 def _flag(name: str, value: Any, loc: SourceLoc) -> bool:
     """A yes/no option: True or False (a string such as "no" would read as true)."""
     if not isinstance(value, bool | np.bool_):
-        raise _error(f"{name} must be True or False, got {value!r}", loc)
+        raise _error(f"{name} must be True or False, got {value!r}", loc, _OPTION)
     return bool(value)
 
 
 # --------------------------------------------------------------------------- compile
+
+
+def _common_options(options: dict[str, Any], loc: SourceLoc) -> tuple[bool, bool, int, int | None]:
+    """profiling, debug, optimization_level and max_code_size (seed 001 §7.2), checked."""
+    profiling = _flag("profiling", options.get("profiling", False), loc)
+    debug = _flag("debug", options.get("debug", False), loc)
+    level = _count("optimization_level", options.get("optimization_level", 2), 0, loc, 3)
+    limit = options.get("max_code_size")
+    if limit is not None:
+        limit = _count("max_code_size", limit, 1, loc)
+    if level < 2 and options.get("fast") is True:
+        raise _error(
+            f"fast=True needs optimization_level 2 or 3 (level {level} runs the general engine)",
+            loc,
+            _OPTION,
+        )
+    return profiling, debug, level, limit
 
 
 def _bodies_from_frontend(module: ModuleOp) -> dict[str, Any]:
@@ -440,11 +484,12 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
         raise _error(
             f"unknown option {unknown[0]!r} (options: {', '.join(OPTIONS)})",
             loc,
-            ErrorCode.INVALID_OPTION,
+            _OPTION,
         )
+    profiling, debug, level, max_code_size = _common_options(options, loc)
     mode = options.get("mode", "functional")
     if mode not in _MODES:
-        raise _error(f"mode must be 'functional' or 'cycles', got {mode!r}", loc)
+        raise _error(f"mode must be 'functional' or 'cycles', got {mode!r}", loc, _OPTION)
     bodies = dict(_bodies_from_frontend(module))
     given = options.get("kernels") or {}
     if not isinstance(given, Mapping):
@@ -496,10 +541,20 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
     warnings += [line for line in stderr.getvalue().splitlines() if line.strip()]
     program = next(op for op in m.ops if isinstance(op, tg.ProgramOp) and op.sym_name.data == entry)
     try:
-        code = compile_sim_program(program, m)
+        code = compile_sim_program(program, m, batch=None if level else False)
     except CodegenError as error:
         raise _error(str(error), loc) from None
+    size = len(code.source.encode())
+    if max_code_size is not None and size > max_code_size:
+        raise _error(
+            f"the task-generation program is {size} bytes of Python, over max_code_size="
+            f"{max_code_size}",
+            loc,
+            ErrorCode.CODE_SIZE_EXCEEDED,
+        )
     config = _config(program, code, options, loc)
+    if level < 2:
+        config = dataclasses.replace(config, fast=False)
     raw = program.config.data if program.config is not None else {}
     for key, what in (("spatial_map", "spatial_map"), ("layouts", "layout")):
         if key in raw:
@@ -530,13 +585,25 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
         keys=keys,
         compile_time_ms=(time.perf_counter() - start) * 1e3,
         warnings=warnings,
+        profiling=profiling,
+        debug=debug,
+        eager_fast=level == 3,
     )
 
 
 def _register() -> None:
     from pto_wsp.frontend.program import register_backend
 
-    register_backend("cpu_sim", compile_cpu_sim)
+    register_backend(
+        "cpu_sim",
+        compile_cpu_sim,
+        info={
+            "returns": "a Program (bind, execute, stats, trace)",
+            "modes": _MODES,
+            "options": OPTIONS,
+            "directives": DIRECTIVES,
+        },
+    )
 
 
 _register()
