@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from pto_wsp.dialects import tg
+from pto_wsp.passes.globals import constant_array
 
 
 class MappingError(Exception):
@@ -115,6 +116,8 @@ def evaluate(value: SSAValue, env: Env) -> int:
     if isinstance(owner, arith.SelectOp):
         cond = evaluate(owner.operands[0], env)
         return evaluate(owner.operands[1] if cond else owner.operands[2], env)
+    if isinstance(owner, memref.LoadOp) and isinstance(owner.memref.owner, memref.GetGlobalOp):
+        return _constant_element(owner, owner.memref.owner, env)
     if isinstance(owner, memref.LoadOp):
         raise MappingError(
             "a value loaded from memory (data-dependent: sparse or ragged routing, runtime "
@@ -128,6 +131,22 @@ def evaluate(value: SSAValue, env: Env) -> int:
     raise MappingError(
         f"{owner.name} is not static index arithmetic the AIE target can evaluate", owner
     )
+
+
+def _constant_element(load: memref.LoadOp, source: memref.GetGlobalOp, env: Env) -> int:
+    """An element of an array bound when the IR was built (a constant ``memref.global``):
+    a compile-time value, so data-dependent routing over it is static."""
+    data = constant_array(source)
+    if data is None:
+        raise MappingError(
+            f"memref.get_global @{source.name_.root_reference.data} is not a constant integer "
+            "array, so what is loaded from it is not static",
+            load,
+        )
+    index = tuple(evaluate(i, env) for i in load.indices)
+    if any(not 0 <= i < n for i, n in zip(index, data.shape)):
+        raise MappingError(f"memref.load at {list(index)} is outside {source.memref.type}", load)
+    return int(data[index])
 
 
 def _block_owner(value: BlockArgument) -> Operation | None:

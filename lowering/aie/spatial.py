@@ -135,7 +135,9 @@ class SpatialMapper:
             if isinstance(op, tg.OrderedOp):
                 self._walk(op.body.block, env, out)
             elif isinstance(op, scf.ForOp):
-                loop = static_loop(op, self.env)
+                # Every task is enumerated: bounds may use the enclosing loops' indices (a
+                # Ragged or Sparse axis over constant arrays is a static set of tasks).
+                loop = static_loop(op, env)
                 for value in loop.values():
                     env[op.body.block.args[0]] = value
                     self._walk(op.body.block, env, out)

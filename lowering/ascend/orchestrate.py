@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
-    DenseIntOrFPElementsAttr,
     DictionaryAttr,
+    FloatAttr,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -32,10 +33,14 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, SSAValue
 
 from pto_wsp.dialects import tg
+from pto_wsp.passes.globals import constant_array
 
 from .abi import _CXX_KEYWORDS, element, identifier
 from .errors import emission_error
 from .kernels import Kernel
+
+#: The C++ types of float values in the orchestration (f16: its bits; nothing computes on it).
+_FLOAT_TYPES = {"f64": "double", "f32": "float", "f16": "uint16_t"}
 
 _BINARY = {
     arith.AddiOp: "({a} + {b})",
@@ -223,8 +228,12 @@ class ProgramEmitter:
         self.live = live
 
     def scalar_type(self, value: SSAValue) -> str:
+        """The C++ type of a value: integers compute as int64_t (narrowed only where a task
+        takes an i32), i1 is bool, floats are float/double, f16 its IEEE bits."""
         t = value.type
-        return "bool" if isinstance(t, IntegerType) and t.width.data == 1 else "int64_t"
+        if isinstance(t, IntegerType) and t.width.data == 1:
+            return "bool"
+        return _FLOAT_TYPES.get(str(t), "int64_t")
 
     # ------------------------------------------------------------------ the function
 
@@ -353,8 +362,11 @@ class ProgramEmitter:
     def value_op(self, op: Operation) -> None:  # noqa: C901
         if isinstance(op, arith.ConstantOp):
             value = op.value
+            if isinstance(value, FloatAttr):
+                self.define(op.result, self.float_literal(op, value))
+                return
             if not isinstance(value, IntegerAttr):
-                self.fail(op, f"the non-integer constant {value}")
+                self.fail(op, f"the constant {value}")
             v = int(value.value.data)
             if self.scalar_type(op.result) == "bool":
                 text = "true" if v else "false"
@@ -387,6 +399,16 @@ class ProgramEmitter:
             self.define(op.results[0], "_b.num_tasks()")
         else:
             self.fail(op, f"the op {op.name}")
+
+    def float_literal(self, op: Operation, value: FloatAttr) -> str:
+        """A float constant exactly (a hexadecimal literal), an f16 as its bits."""
+        width = value.type.bitwidth
+        number = np.dtype(f"f{width // 8}").type(value.value.data)
+        if not np.isfinite(number):
+            self.fail(op, f"the non-finite constant {value}")
+        if width == 16:
+            return f"0x{int(number.view(np.uint16)):04x}"
+        return float(number).hex() + ("f" if width == 32 else "")
 
     def define(self, value: SSAValue, expr: str) -> None:
         name = self.names.define(value)
@@ -481,26 +503,12 @@ class ProgramEmitter:
         name = op.name_.root_reference.data
         array = self.out.globals.get(name)
         if array is None:
-            glob = next(
-                (
-                    g
-                    for g in self.module.walk()
-                    if isinstance(g, memref.GlobalOp) and g.sym_name.data == name
-                ),
-                None,
-            )
-            init = getattr(glob, "initial_value", None)
-            type_ = getattr(glob, "type", None)
-            if (
-                glob is None
-                or not isinstance(init, DenseIntOrFPElementsAttr)
-                or not isinstance(type_, MemRefType)
-                or element(type_.element_type) is None
-                or not element(type_.element_type).integer  # type: ignore[union-attr]
-            ):
+            values = constant_array(op)
+            if values is None:
                 self.fail(op, f"memref.get_global @{name} (an integer constant array is needed)")
-            values = [int(v) for v in init.get_values()]
-            array = GlobalArray(name, "g_" + identifier(name), type_, values)
+            type_ = op.memref.type
+            assert isinstance(type_, MemRefType)
+            array = GlobalArray(name, "g_" + identifier(name), type_, values.ravel().tolist())
             self.out.globals[name] = array
         rank = len(array.type_.get_shape())
         self.views[op.memref] = _ViewInfo(tuple(range(rank)), rank)
@@ -530,7 +538,13 @@ class ProgramEmitter:
             f"{target}, {stream}, {priority}, &{site.name});"
         )
         for p in op.params:
-            self.line(f"_t.add_scalar({self.names[p]});")
+            name, type_ = self.names[p], str(p.type)
+            if type_ == "f16":
+                self.line(f"_t.add_scalar_f16({name});")
+            elif type_ == "i32":
+                self.line(f"_t.add_scalar(static_cast<int32_t>({name}));")
+            else:
+                self.line(f"_t.add_scalar({name});")
         for r, a in zip(op.resources, op.access):
             self.line(f"_t.{_ACCESS_CALL[a.data]}({self.names[r]});")
         for i, c in enumerate(op.coords):

@@ -34,6 +34,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from pto_wsp.dialects import tg
 from pto_wsp.passes.diagnostics import location_of
+from pto_wsp.passes.globals import constant_array
 from pto_wsp.runtime.regions import TensorRegion
 
 
@@ -260,14 +261,13 @@ class _Generator:
         self.indent = 1
         self.kernels: dict[str, str] = {}
         self.calls: set[str] = set()
+        #: The constant arrays the code reads (``memref.get_global``), by their Python name.
+        self.constants: dict[str, Tensor] = {}
 
     def name(self, value: SSAValue) -> str:
         if value not in self.names:
             self.names[value] = f"v{len(self.names)}"
         return self.names[value]
-
-    def line(self, text: str) -> None:
-        self.lines.append("    " * self.indent + text)
 
     def constant_source(self, op: arith.ConstantOp) -> str:
         """An ``arith.constant`` as Python: an int, a bool (i1) or a float rounded to its
@@ -281,6 +281,9 @@ class _Generator:
         if value.type == IntegerType(1):
             return repr(bool(value.value.data))
         return str(constant_value(value))
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.indent + text)
 
     def block(self, block: Block) -> None:
         for op in block.ops:
@@ -316,6 +319,8 @@ class _Generator:
             self.line(f"{self.name(op.result)} = {self.name(op.source)}.dim({self.name(op.index)})")
         elif isinstance(op, memref.SubviewOp):
             self.subview(op)
+        elif isinstance(op, memref.GetGlobalOp):
+            self.line(f"{self.name(op.memref)} = {self.constant(op)}")
         elif isinstance(op, tg.TaskOp):
             self.task(op)
         elif isinstance(op, tg.OrderedOp):
@@ -333,6 +338,22 @@ class _Generator:
             self.line(f"_call_{callee}(_b{args})")
         else:
             self.fail(op, f"the op {op.name}")
+
+    def constant(self, op: memref.GetGlobalOp) -> str:
+        """The Python name of the Tensor holding the constant array ``op`` reads."""
+        tensor = global_tensor(op)
+        if tensor is None:
+            name = op.name_.root_reference.data
+            self.fail(
+                op,
+                f"memref.get_global @{name} (it reads a constant integer memref.global with "
+                "an initial value, and no task takes it as a region)",
+            )
+        # Named by the global alone: the processes of a pipeline share one namespace.
+        name = tensor.name[1:]
+        var = f"_g_{name}" if name.isidentifier() else f"_gx_{name.encode().hex()}"
+        self.constants[var] = tensor
+        return var
 
     def fail(self, op: Operation, what: str) -> None:
         where = location_of(op)
@@ -426,6 +447,26 @@ def _tup(items: Iterable[str]) -> str:
     return "(" + "".join(x + ", " for x in items) + ")"
 
 
+def global_tensor(op: memref.GetGlobalOp) -> Tensor | None:
+    """The constant integer array a ``memref.get_global`` reads, as a Tensor named
+    ``@<global>`` (no tensor argument is so named); None if it is not one the task-generation
+    code can read (``constant_array``), or if a task takes it as a region."""
+    data = constant_array(op)
+    if data is None or _is_region(op.memref):
+        return None
+    return Tensor("@" + op.name_.root_reference.data, data.shape, data)
+
+
+def _is_region(value: SSAValue) -> bool:
+    """Whether ``value`` (or a subview of it) is a task's region."""
+    for use in value.uses:
+        if isinstance(use.operation, tg.TaskOp):
+            return True
+        if isinstance(use.operation, memref.SubviewOp) and _is_region(use.operation.result):
+            return True
+    return False
+
+
 def _view(value: Any) -> View:
     return value.root() if isinstance(value, Tensor) else value
 
@@ -464,6 +505,7 @@ def compile_program_plain(program: tg.ProgramOp, module: ModuleOp | None = None)
     header = f"def _program(_b{''.join(', ' + p for p in params)}):"
     source = "\n".join([header, "    pass", *gen.lines]) + "\n"
     namespace: dict[str, Any] = {"_view": _view, "_divsi": _divsi, "_remsi": _remsi}
+    namespace.update(gen.constants)
     callees: dict[str, CompiledProgram] = {}
     for callee in sorted(gen.calls):
         target = _find_program(module, callee, program)

@@ -452,6 +452,12 @@ class _SimGenerator(_Generator):
                 self._note(op, "single task (no loop)")
             super().op(op)
 
+    def constant(self, op: memref.GetGlobalOp) -> str:
+        var = super().constant(op)
+        # A constant array reads as a tensor argument does (loads, folded subviews).
+        self.tensor_args[op.memref] = self.constants[var].name
+        return var
+
     # --- regular loop nests as numpy batches --------------------------------------------------
 
     def for_loop(self, op: scf.ForOp) -> None:
@@ -1563,6 +1569,7 @@ def _compile_function(
     source = "\n".join([*head, *gen.lines]) + "\n"
     namespace = _namespace()
     namespace.update((site, {}) for site in gen.sites)
+    namespace.update(gen.constants)
     if unfolded is not None:
         namespace["_unfolded"] = unfolded.function
         namespace["_Tensor"] = Tensor
@@ -1626,6 +1633,7 @@ def compile_sim_program(
         gen.block(process.body.block)
         _inventory(f"{name}::{process.sym_name.data}", gen)
         fn_name = f"_process_{process.sym_name.data}"
+        namespace.update(gen.constants)
         header = f"def {fn_name}(_b{''.join(', ' + p for p in params)}, {replica}):"
         source = "\n".join([header, *gen.lines, "    yield ('wait',)"]) + "\n"
         sources.append(source)
