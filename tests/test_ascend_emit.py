@@ -298,13 +298,15 @@ def test_body_file_not_found():
     assert "Ascend body 'nowhere/k.cpp' not found" in error.message
 
 
-def test_float_scalar_parameter():
+def test_float_program_argument():
+    """A kernel's f32 scalar travels in the task ABI; a program argument of that type does
+    not (the orchestration's arguments are memrefs and integers)."""
     error = emit_error(
         "wsp.kernel @k(x: f32) unit(vector)\n"
         "wsp.workload @w(%x: f32) {\n  wsp.task @k(%x : f32) resources()\n}\n",
         stub_kernels=True,
     )
-    assert "scalar 'x' has type f32" in error.message
+    assert "argument 'x' has type f32; the ascend target takes memrefs" in error.message
 
 
 def test_program_constructs_the_target_cannot_emit():

@@ -94,9 +94,21 @@ def element(type_: Attribute) -> Element | None:
     return None
 
 
-def is_scalar_int(type_: Attribute) -> bool:
-    """Whether a scalar of this type travels as an int64 (index and integers)."""
-    return isinstance(type_, IndexType | IntegerType)
+#: A kernel scalar parameter's type -> its C++ type and its field of ``ScalarArg``.
+_SCALARS = {
+    "index": ("int64_t", "i64"),
+    "i64": ("int64_t", "i64"),
+    "i32": ("int32_t", "i32"),
+    "i1": ("bool", "i1"),
+    "f64": ("double", "f64"),
+    "f32": ("float", "f32"),
+    "f16": ("pto::wsp::f16_t", "f16"),
+}
+
+
+def scalar(type_: Attribute) -> tuple[str, str] | None:
+    """The C++ type of a kernel's scalar parameter and the ``ScalarArg`` field carrying it."""
+    return _SCALARS.get(str(type_))
 
 
 def memref_rank(type_: MemRefType) -> int:
@@ -161,6 +173,18 @@ struct TensorRegion {{
   uint16_t reserved2[3];
 }};
 
+// One scalar argument: the field of its kernel parameter's C type holds it (index and i64
+// in i64, f16 as its IEEE bits); `bits` is the whole slot, zeroed before a field is set.
+union ScalarArg {{
+  int64_t i64;
+  int32_t i32;
+  bool i1;
+  float f32;
+  double f64;
+  uint16_t f16;
+  uint64_t bits;
+}};
+
 struct TaskIO {{
   TensorRegion region;
   uint8_t access;  // Access
@@ -178,18 +202,15 @@ struct TaskNodePod {{
   int32_t fanin;         // dependencies found at submit
   uint32_t fanout_begin; // static graphs: index into the flat fanout edges
   uint16_t fanout_count;
-  uint16_t num_u64_args;
+  uint16_t num_args;
   uint16_t num_io;
   uint16_t sched_tags;   // bit 0: barrier node (no kernel)
   int64_t priority;
-  uint64_t u64_args[kMaxArgs];  // scalars, two's complement
+  ScalarArg args[kMaxArgs];  // the kernel's scalar parameters, in order
   TaskIO io[kMaxIO];
 }};
 
 static const uint16_t kTagBarrier = 1;
-
-// The signed value of a scalar argument.
-inline int64_t abi_i64(uint64_t v) {{ return static_cast<int64_t>(v); }}
 
 }}  // namespace wsp
 }}  // namespace pto

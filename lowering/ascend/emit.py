@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import IntegerType, MemRefType, ModuleOp
 
 from pto_wsp.dialects import tg, wsp
 
-from .abi import AbiLimits, element, identifier, task_abi_h
+from .abi import AbiLimits, element, identifier, scalar, task_abi_h
 from .build import SOCS, device_makefile, host_makefile
 from .errors import emission_error
 from .kernels import (
@@ -90,6 +90,9 @@ class EmittedTree:
     warnings: list[str] = field(default_factory=list)
     dir: Path | None = None  # where it was written
     stubs: tuple[str, ...] = ()  # kernels emitted with an empty stub body
+    #: Per kernel, the ScalarArg field of each scalar parameter (task_abi.h): how to read
+    #: the args a recorded run gives back as 64-bit slots.
+    scalar_fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def generated(self) -> dict[str, str]:
         """The generated files only (without the runtime copy)."""
@@ -277,7 +280,14 @@ def emit_tree(
         soc,
         emitted.warnings,
         stubs=tuple(k.name for k in klist if k.body is None),
+        scalar_fields={k.name: tuple(_field(p.type_) for p in k.scalars) for k in klist},
     )
+
+
+def _field(type_: object) -> str:
+    cxx = scalar(type_)  # type: ignore[arg-type]
+    assert cxx is not None, "collect_kernel refused the type"
+    return cxx[1]
 
 
 def report_warnings(tree: EmittedTree) -> None:

@@ -157,6 +157,25 @@ _LIBRARIES: dict[str, ctypes.CDLL] = {}
 _LOAD_LOCK = threading.Lock()
 
 
+#: How a ScalarArg field (task_abi.h) reads back from the 64-bit slot a recorded run gives.
+_SLOT_READERS = {
+    "i64": int,
+    "i32": lambda bits: int(np.uint32(bits & 0xFFFFFFFF).view(np.int32)),
+    "i1": lambda bits: bool(bits & 1),
+    "f32": lambda bits: float(np.uint32(bits & 0xFFFFFFFF).view(np.float32)),
+    "f64": lambda bits: float(np.int64(bits).view(np.float64)),
+    "f16": lambda bits: float(np.uint16(bits & 0xFFFF).view(np.float16)),
+}
+
+
+def _scalars(tree: EmittedTree, kid: int, slots: list[int]) -> tuple:
+    """A task's scalar args as Python numbers of its kernel's parameter types."""
+    if not slots:
+        return ()
+    fields = tree.scalar_fields[tree.kernels[kid]]
+    return tuple(_SLOT_READERS[f](bits) for f, bits in zip(fields, slots))
+
+
 def load_library(path: Path) -> ctypes.CDLL:
     """Load a host library once per process, with its C API's signatures."""
     key = str(path)
@@ -578,6 +597,7 @@ class AscendProgram:
                 items.append(TensorRegion(label, offs, sizes, strides, _ACCESS[access]))
             regions.append(tuple(items))
         ab, args_flat = a["args_begin"].tolist(), a["args"].tolist()
+        kernel_ids = a["kernel"].tolist()
         cb, coords_flat = a["coords_begin"].tolist(), a["coords"].tolist()
         site_names: dict[int, list[str]] = {}
         coords = []
@@ -608,7 +628,9 @@ class AscendProgram:
             fanout_edges=dst[order],
             edge_kind=a["edge_kind"][order],
             kernels=list(self.tree.kernels),
-            args=[tuple(args_flat[ab[i] : ab[i + 1]]) for i in range(n)],
+            args=[
+                _scalars(self.tree, kernel_ids[i], args_flat[ab[i] : ab[i + 1]]) for i in range(n)
+            ],
             regions=regions,
             coords=coords,
         )

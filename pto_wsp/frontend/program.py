@@ -99,7 +99,7 @@ class ModuleBuilder:
 
     def _name_instances(self) -> None:
         """A generic kernel used with one signature keeps its name; several instances keep
-        theirs (derived from the signature) and say which kernel they instantiate."""
+        theirs (derived from the signature). Each says which kernel it instantiates."""
         rename: dict[str, str] = {}
         for name, (_, instances) in self._instances.items():
             symbols = list(instances.values())

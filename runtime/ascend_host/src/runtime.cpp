@@ -653,7 +653,7 @@ inline __attribute__((always_inline)) uint32_t Builder::Impl::alloc_node(uint8_t
   p.fanin = 0;
   p.fanout_begin = 0;
   p.fanout_count = 0;
-  p.num_u64_args = 0;
+  p.num_args = 0;
   p.num_io = 0;
   p.sched_tags = kind == kBarrier ? kTagBarrier : 0;
   p.priority = 0;
@@ -753,8 +753,8 @@ void Builder::Impl::record_node(uint32_t id) {
   rec.stream_key.push_back(-1);
   rec.lane.push_back(-1);
   if (task) {
-    for (int i = 0; i < s.pod.num_u64_args; ++i)
-      rec.args.push_back(static_cast<int64_t>(s.pod.u64_args[i]));
+    for (int i = 0; i < s.pod.num_args; ++i)
+      rec.args.push_back(static_cast<int64_t>(s.pod.args[i].bits));
     for (int i = 0; i < s.pod.num_io; ++i) {
       const TaskIO& io = s.pod.io[i];
       rec.regions.push_back(io.region.tensor);

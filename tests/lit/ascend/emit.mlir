@@ -68,8 +68,8 @@ sched.schedule @s for @w {
 
 // WRAP:      extern "C" __global__ __aicore__ void k_wrapper(GM_ADDR task_gm) {
 // WRAP:        k(
-// WRAP-NEXT:     pto::wsp::abi_i64(task->u64_args[0]),
-// WRAP-NEXT:     pto::wsp::abi_i64(task->u64_args[1]),
+// WRAP-NEXT:     task->args[0].i64,
+// WRAP-NEXT:     task->args[1].i64,
 // WRAP-NEXT:     pto::wsp::gm_tensor<const float, 1>(task->io[0].region),
 // WRAP-NEXT:     pto::wsp::gm_tensor<float, 2>(task->io[1].region));
 

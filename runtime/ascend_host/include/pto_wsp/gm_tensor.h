@@ -20,9 +20,15 @@ struct f16_t {
 struct bf16_t {
   uint16_t bits;
 };
+inline f16_t f16_from_bits(uint16_t bits) { return f16_t{bits}; }
 #else
 typedef half f16_t;
 typedef bfloat16_t bf16_t;
+inline f16_t f16_from_bits(uint16_t bits) {
+  f16_t h;
+  __builtin_memcpy(&h, &bits, sizeof(h));
+  return h;
+}
 #endif
 
 template <typename T, int R>

@@ -158,7 +158,13 @@ struct TaskSite {
 // One task being described between alloc_task and submit.
 class TaskBuilder {
  public:
-  void add_scalar(int64_t v) { pod_->u64_args[pod_->num_u64_args++] = static_cast<uint64_t>(v); }
+  // One overload per scalar C type (task_abi.h ScalarArg): the value lands in its field.
+  void add_scalar(int64_t v) { next_arg().i64 = v; }
+  void add_scalar(int32_t v) { next_arg().i32 = v; }
+  void add_scalar(bool v) { next_arg().i1 = v; }
+  void add_scalar(float v) { next_arg().f32 = v; }
+  void add_scalar(double v) { next_arg().f64 = v; }
+  void add_scalar_f16(uint16_t bits) { next_arg().f16 = bits; }
   void add_input(const View& v) { add(v, Access::In); }
   void add_output(const View& v) { add(v, Access::Out); }
   void add_inout(const View& v) { add(v, Access::InOut); }
@@ -194,6 +200,11 @@ class TaskBuilder {
       r.strides[d] = v.stride[d];
       r.mem_strides[d] = t->mem_strides[d];
     }
+  }
+  ScalarArg& next_arg() {
+    ScalarArg& a = pod_->args[pod_->num_args++];
+    a.bits = 0;
+    return a;
   }
   TaskNodePod* pod_ = nullptr;
   int64_t* coords_ = nullptr;

@@ -43,6 +43,18 @@ struct TensorRegion {
   uint16_t reserved2[3];
 };
 
+// One scalar argument: the field of its kernel parameter's C type holds it (index and i64
+// in i64, f16 as its IEEE bits); `bits` is the whole slot, zeroed before a field is set.
+union ScalarArg {
+  int64_t i64;
+  int32_t i32;
+  bool i1;
+  float f32;
+  double f64;
+  uint16_t f16;
+  uint64_t bits;
+};
+
 struct TaskIO {
   TensorRegion region;
   uint8_t access;  // Access
@@ -60,18 +72,15 @@ struct TaskNodePod {
   int32_t fanin;         // dependencies found at submit
   uint32_t fanout_begin; // static graphs: index into the flat fanout edges
   uint16_t fanout_count;
-  uint16_t num_u64_args;
+  uint16_t num_args;
   uint16_t num_io;
   uint16_t sched_tags;   // bit 0: barrier node (no kernel)
   int64_t priority;
-  uint64_t u64_args[kMaxArgs];  // scalars, two's complement
+  ScalarArg args[kMaxArgs];  // the kernel's scalar parameters, in order
   TaskIO io[kMaxIO];
 };
 
 static const uint16_t kTagBarrier = 1;
-
-// The signed value of a scalar argument.
-inline int64_t abi_i64(uint64_t v) { return static_cast<int64_t>(v); }
 
 }  // namespace wsp
 }  // namespace pto

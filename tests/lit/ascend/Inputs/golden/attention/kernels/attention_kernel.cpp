@@ -6,9 +6,9 @@ extern "C" __global__ __aicore__ void attention_kernel_wrapper(GM_ADDR task_gm) 
   __gm__ const pto::wsp::TaskNodePod* task =
       reinterpret_cast<__gm__ const pto::wsp::TaskNodePod*>(task_gm);
   attention_kernel(
-      pto::wsp::abi_i64(task->u64_args[0]),
-      pto::wsp::abi_i64(task->u64_args[1]),
-      pto::wsp::abi_i64(task->u64_args[2]),
+      task->args[0].i64,
+      task->args[1].i64,
+      task->args[2].i64,
       pto::wsp::gm_tensor<const float, 2>(task->io[0].region),
       pto::wsp::gm_tensor<const float, 2>(task->io[1].region),
       pto::wsp::gm_tensor<const float, 2>(task->io[2].region),

@@ -6,7 +6,7 @@ extern "C" __global__ __aicore__ void scan_step_wrapper(GM_ADDR task_gm) {
   __gm__ const pto::wsp::TaskNodePod* task =
       reinterpret_cast<__gm__ const pto::wsp::TaskNodePod*>(task_gm);
   scan_step(
-      pto::wsp::abi_i64(task->u64_args[0]),
+      task->args[0].i64,
       pto::wsp::gm_tensor<const float, 1>(task->io[0].region),
       pto::wsp::gm_tensor<const float, 1>(task->io[1].region),
       pto::wsp::gm_tensor<float, 1>(task->io[2].region));
