@@ -612,7 +612,8 @@ class _Lowering:
     def _lower_call(self, op: wsp.CallOp, emit: _Emitter, env: _Env) -> None:
         name = op.callee.root_reference.data
         callee = self.symbols.get(name)
-        assert isinstance(callee, wsp.WorkloadOp)
+        if not isinstance(callee, wsp.WorkloadOp):
+            _lowered_callee(op, name)
         if name in env.calls:
             cycle = " -> ".join(f"@{c}" for c in (*env.calls, name))
             raise PassFailedException(f"recursive calls cannot be lowered: {cycle}")
@@ -884,6 +885,26 @@ _Lowering._LOWERINGS = {
     csp.RecordOp: _Lowering._lower_record,
     csp.SynchronizeOp: _Lowering._lower_synchronize,
 }
+
+
+def _lowered_callee(op: wsp.CallOp, name: str) -> None:
+    """Fail at a call whose callee wsp-to-tg lowered already (a process's call, met by
+    csp-to-tg after wsp-to-tg), saying the order that lowers it."""
+    message = (
+        f"@{name} is no wsp.workload any more (wsp-to-tg lowered it): a process that calls a "
+        "workload is lowered by csp-to-tg before wsp-to-tg (-p csp-to-tg,wsp-to-tg)"
+    )
+    op.emit_error(message, PassFailedException(message))
+
+
+def lower_to_tg(ctx: Context, module: ModuleOp, schedule: str = "") -> None:
+    """The shared lowering of pipelines and workloads to tg, in the order that lowers a
+    process's calls: csp-to-tg first (it inlines the workloads a process calls), then
+    wsp-to-tg; each only when the module has what it lowers."""
+    if any(isinstance(o, csp.PipelineOp) for o in module.ops):
+        CspToTgPass(schedule=schedule).apply(ctx, module)
+    if any(isinstance(o, wsp.WorkloadOp) for o in module.ops):
+        WspToTgPass(schedule=schedule).apply(ctx, module)
 
 
 def _said_unknown(module: ModuleOp, choice: str, pass_name: str) -> None:

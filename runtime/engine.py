@@ -40,7 +40,13 @@ import numpy as np
 from pto_wsp.errors import ExecutionError, ResourceError
 from pto_wsp.runtime.csp import PipelineMixin, _merge_coords, _Process, _Queue
 from pto_wsp.runtime.graph import KIND_BARRIER, POOL_ANY, POOL_CUBE, POOL_VECTOR, GraphBuilder
-from pto_wsp.runtime.kernels import KernelSpec, cached_spec, numpy_view, returned
+from pto_wsp.runtime.kernels import (
+    BODY_ERRORS,
+    KernelSpec,
+    cached_spec,
+    numpy_view,
+    returned,
+)
 
 __all__ = ["SimConfig", "Simulator", "STALL_CAUSES"]
 
@@ -626,7 +632,7 @@ class Simulator(PipelineMixin):
             result = body(*spec.arguments(graph._args[tid], views))
         except ExecutionError:
             raise
-        except Exception as error:
+        except BODY_ERRORS as error:
             raise ExecutionError(tid, spec.name, graph._coords[tid], error) from error
         if result is not None:
             error = returned(tid, spec, graph._coords[tid], result, views)

@@ -52,6 +52,7 @@ import numpy as np
 from pto_wsp.errors import ExecutionError
 from pto_wsp.runtime.bulk_kernels import csr
 from pto_wsp.runtime.graph import KIND_BARRIER, POOL_ANY, POOL_CUBE, POOL_VECTOR, GraphBuilder
+from pto_wsp.runtime.kernels import BODY_ERRORS
 
 __all__ = [
     "FastRun",

@@ -20,7 +20,21 @@ import numpy as np
 from pto_wsp.errors import ExecutionError
 from pto_wsp.runtime.regions import TensorRegion
 
-__all__ = ["Dims", "KernelSpec", "ViewRegion", "cached_spec", "guard", "numpy_view", "returned"]
+__all__ = [
+    "BODY_ERRORS",
+    "Dims",
+    "KernelSpec",
+    "ViewRegion",
+    "cached_spec",
+    "guard",
+    "numpy_view",
+    "returned",
+]
+
+#: What a kernel body (or cost function) may raise that fails its task with an
+#: ExecutionError: any Exception, and SystemExit, since a body calling ``sys.exit()`` ends
+#: its task, not the program that runs the simulation. KeyboardInterrupt still interrupts.
+BODY_ERRORS = (Exception, SystemExit)
 
 
 class ViewRegion(TensorRegion):
@@ -133,7 +147,7 @@ class KernelSpec:
         """``cycles``, a failing cost function reported as the task's ``ExecutionError``."""
         try:
             return self.cycles(args, regions)
-        except Exception as error:
+        except BODY_ERRORS as error:
             cause = f"its cost function raised {type(error).__name__}: {error}"
             raise ExecutionError(tid, self.name, coords, cause) from error
 

@@ -210,13 +210,19 @@ class Program:
                 raise ValueError(f"{spec.name} is an index: {int(value)} does not fit in 64 bits")
             return int(value)
         if isinstance(value, list | tuple):
-            if spec.dtype == "index" and not integers_only(value):
+            if spec.dtype != "index":
+                # A list would be copied into an array, and the results written into the copy.
+                raise ValueError(
+                    f"{spec.name} is a tensor ({spec.type_text}): bind a numpy array, not a "
+                    f"{type(value).__name__} (results are written into the bound array)"
+                )
+            if not integers_only(value):
                 raise ValueError(
                     f"{spec.name} ({spec.type_text}) holds indices: bind a list of integers, "
                     f"got {value!r:.80}"
                 )
             try:
-                value = np.asarray(value, dtype=np.int64 if spec.dtype == "index" else spec.dtype)
+                value = np.asarray(value, dtype=np.int64)
             except (ValueError, TypeError, OverflowError) as error:
                 raise ValueError(
                     f"{spec.name} ({spec.type_text}): the list is not a rectangular array of "

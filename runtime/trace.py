@@ -161,7 +161,10 @@ def write_gantt(program: Any, path: str, title: str | None = None) -> None:
     handles = [plt.Rectangle((0, 0), 1, 1, color=colors[k]) for k in kernels]
     ax.legend(handles, kernels, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    # The format follows the extension (.svg, .pdf); without one, PNG into ``path`` itself
+    # (matplotlib would write ``path.png``).
+    has_extension = "." in str(path).rsplit("/", 1)[-1].lstrip(".")
+    fig.savefig(path, dpi=120, format=None if has_extension else "png")
     plt.close(fig)
 
 

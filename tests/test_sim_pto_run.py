@@ -93,6 +93,19 @@ def test_functional_run_of_a_python_example_writes_outputs(capsys, tmp_path):
     assert gantt.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_outputs_are_written_at_the_paths_given(capsys, tmp_path):
+    """No extension is added: ``--gantt g`` is a PNG named g, ``--save out=y.bin`` an .npy
+    file named y.bin."""
+    args = [EXAMPLES / "scan.py", "--bind", "n=3", "--bind", "in=rand(3,64)"]
+    args += ["--bind", "out=zeros(3,64)", "--save", f"out={tmp_path / 'y.bin'}"]
+    code, out, err = run(capsys, *args, "--gantt", tmp_path / "g")
+    assert code == 0, err
+    assert f"gantt: {tmp_path / 'g'}" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g", "y.bin"]
+    assert (tmp_path / "g").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert np.load(tmp_path / "y.bin").shape == (3, 64)
+
+
 @pytest.mark.parametrize("outlined", [True, False])
 def test_gantt_draws_one_bar_per_task_on_its_worker(tmp_path, monkeypatch, outlined):
     """The Gantt chart: every task a rectangle from its start to its end on its worker's row,
@@ -410,7 +423,8 @@ def test_max_memory_sizes(text, size):
     ("text", "message"),
     [("abc", "is not a size"), ("-1", "is not a size"), ("5X", "is not a size"),
      ("", "is not a size"), ("1.5.2G", "is not a size"), ("512M", "is less than 1G"),
-     ("1", "is less than 1G")],
+     ("1", "is less than 1G"), ("99999999999T", "is beyond this platform's address range"),
+     ("8388608T", "is beyond this platform's address range")],
 )  # fmt: skip
 def test_a_bad_max_memory_is_a_usage_error(capsys, text, message):
     with pytest.raises(SystemExit) as exit_info:

@@ -10,8 +10,10 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from pto_wsp import Dense, ExecutionError, Out, Tensor, f32, kernel, parallel_for, task
 from pto_wsp.lowering.ascend import emit as ascend_emit
 from pto_wsp.lowering.ascend.errors import AscendEmitError
 from pto_wsp.tools import pto_opt
@@ -151,3 +153,113 @@ def test_a_signal_stops_pto_opt_in_one_line_and_removes_its_temporary_file(
     assert process.returncode == code, err
     assert err == f"pto-opt: {word}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.mlir"]
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+def _workload(body):
+    Y = Tensor("Y", [3, 4], f32)
+    k = kernel(body)
+    return parallel_for(Dense[3], lambda i: task(k, [i], [Y[i]])).named("w")
+
+
+@pytest.mark.parametrize(("fast", "threads"), [(False, 1), (True, 1), (True, 2)])
+def test_a_body_calling_sys_exit_fails_its_task(monkeypatch, fast, threads):
+    from pto_wsp.runtime import fastsched
+
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)  # the fast path for 3 tasks
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0)
+
+    def k(i, y: Out[f32[4]]):
+        if i == 1:
+            sys.exit(3)
+
+    prog = _workload(k).compile(target="cpu_sim", fast=fast, threads=threads)
+    with pytest.raises(ExecutionError, match=r"^task 1 \(kernel @k, i=1\) failed: SystemExit: 3$"):
+        prog.bind(Y=np.zeros((3, 4), np.float32)).execute()
+    assert prog.fast_declined == (None if fast else "fast=False")
+
+
+def test_ctrl_c_in_a_body_still_interrupts():
+    def k(i, y: Out[f32[4]]):
+        raise KeyboardInterrupt
+
+    prog = _workload(k).compile(target="cpu_sim", fast=False)
+    with pytest.raises(KeyboardInterrupt):
+        prog.bind(Y=np.zeros((3, 4), np.float32)).execute()
+
+
+def test_an_output_tensor_bound_as_a_list_is_refused():
+    def k(i, y: Out[f32[4]]):
+        y[...] = i
+
+    prog = _workload(k).compile(target="cpu_sim")
+    with pytest.raises(
+        ValueError, match=r"^Y is a tensor \(memref<3x4xf32>\): bind a numpy array, not a list"
+    ):
+        prog.bind(Y=[[0.0] * 4] * 3)
+
+
+KERNEL_MLIR = """\
+wsp.kernel @k(i: index, y: out memref<4xf32>) unit(vector) attributes {{impls = {{cpu_sim = "{module}:k"}}}}
+wsp.workload @w(%y: memref<3x4xf32>) {{
+  %d = wsp.dense 3
+  wsp.parallel_for %i in %d named("i") : !wsp.dense<3> {{
+    %v = wsp.view %y[%i] : memref<3x4xf32> -> memref<4xf32>
+    wsp.task @k(%i : index) resources(%v : memref<4xf32>)
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("raise RuntimeError('no device')\n", "importing module '{m}' raised RuntimeError: no device"),
+        ("def k(:\n", "module '{m}' does not parse ({f}:1: invalid syntax)"),
+        ("import sys\nsys.exit(4)\n", "importing module '{m}' raised SystemExit: 4"),
+        ("import sys\ndef k(i, y):\n    sys.exit(5)\n", "task 0 (kernel @k, i=0) failed: SystemExit: 5"),
+    ],
+)  # fmt: skip
+def test_pto_run_names_a_kernel_module_that_fails(capsys, tmp_path, monkeypatch, source, message):
+    from pto_wsp.tools import pto_run
+
+    module = f"failing_kernels_{abs(hash(source))}"
+    (tmp_path / f"{module}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    path = tmp_path / "k.mlir"
+    path.write_text(KERNEL_MLIR.format(module=module))
+    code = pto_run.main([str(path), "--bind", "y=zeros(3,4)", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    expected = message.format(m=module, f=tmp_path / f"{module}.py")
+    assert err.startswith("pto-run: error: ") and expected in err, err
+    assert "internal error" not in err and len(err.splitlines()) == 1, err
+
+
+# --------------------------------------------------------------------------- a process's call
+
+PROCESS_CALLS = ROOT / "tests" / "lit" / "passes" / "csp-to-tg" / "process_calls_workload.mlir"
+
+
+def test_pto_run_runs_a_process_that_calls_a_workload(capsys):
+    from pto_wsp.tools import pto_run
+
+    code = pto_run.main([str(PROCESS_CALLS), "--mode", "cycles", "--workload", "p"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "16 tasks" in captured.out  # 8 loads (the called workload's) and 8 computes
+
+
+def test_the_passes_in_the_other_order_name_the_call():
+    from xdsl.context import Context
+    from xdsl.utils.exceptions import PassFailedException
+
+    from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
+    from pto_wsp.tools.diagnostics import parse_located
+
+    module = parse_located(PROCESS_CALLS.read_text(), "calls.mlir")
+    WspToTgPass().apply(Context(), module)
+    with pytest.raises(PassFailedException, match=r"^@load_tile is no wsp.workload any more"):
+        CspToTgPass().apply(Context(), module)

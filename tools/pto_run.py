@@ -111,6 +111,10 @@ def _memory_size(text: str) -> int:
     size = int(float(match.group(1)) * scale)
     if 0 < size < MIN_BUDGET:
         raise argparse.ArgumentTypeError(f"{text!r} is less than 1G (the least a run may take)")
+    if size > sys.maxsize:  # what setrlimit takes
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is beyond this platform's address range (at most {sys.maxsize // 2**40:,}T)"
+        )
     return size
 
 
@@ -164,7 +168,7 @@ def limit_memory(budget: int | None) -> int | None:
     if used is None or budget is None:
         return None
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = used + budget
+    limit = min(used + budget, sys.maxsize)
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
     if soft != resource.RLIM_INFINITY and soft <= limit:
@@ -428,7 +432,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     stats = program.stats()
     for name, _, target in saves:
         try:
-            np.save(target, bindings[name])
+            with open(target, "wb") as file:  # (np.save would add .npy to a path without it)
+                np.save(file, bindings[name])
         except OSError as error:
             raise ToolError(f"cannot write {target}: {error.strerror}") from None
     if args.stats_json:

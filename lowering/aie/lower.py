@@ -15,7 +15,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import PassFailedException
 from xdsl.utils.target import Target
 
-from pto_wsp.dialects import aie, csp, tg, wsp
+from pto_wsp.dialects import aie, tg, wsp
 
 from .analysis import MappingError
 from .design import Design
@@ -40,6 +40,8 @@ def parse_bind(text: str) -> dict[str, int]:
             values[name] = int(value, 0)
         except ValueError:
             raise MappingError(f"bad binding '{item.strip()}': expected name=integer") from None
+        if not -(1 << 63) <= values[name] < 1 << 63:  # as the simulator's bindings
+            raise MappingError(f"{name} is an index: {values[name]} does not fit in 64 bits")
     return values
 
 
@@ -181,14 +183,10 @@ class TgToAiePass(ModulePass):
 
 
 def _front_to_tg(ctx: Context, module: ModuleOp) -> None:
-    """Run the shared lowering (wsp-to-tg, csp-to-tg) when the module is not tg yet."""
-    from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
+    """Run the shared lowering (csp-to-tg, wsp-to-tg) when the module is not tg yet."""
+    from pto_wsp.passes.wsp_to_tg import lower_to_tg
 
-    ops = list(module.body.block.ops)
-    if any(isinstance(o, wsp.WorkloadOp) for o in ops):
-        WspToTgPass().apply(ctx, module)
-    if any(isinstance(o, csp.PipelineOp) for o in module.body.block.ops):
-        CspToTgPass().apply(ctx, module)
+    lower_to_tg(ctx, module)
 
 
 def compile_module(

@@ -119,7 +119,6 @@ class PipelineMapper:
         self.shapes: dict[str, list[int]] = {}
         self._sent: dict[tuple[str, int, str], int] = {}
         self._received: dict[str, dict[int, tuple[Region, tg.TaskOp]]] = {}
-        self._count_steps = 0
 
     # --- the whole mapping ------------------------------------------------------------------
 
@@ -132,6 +131,7 @@ class PipelineMapper:
         self._coordinates()
         self._classify()
         for proc in self.procs:
+            self._check_size(proc)
             for r in range(proc.replicas):
                 self._trace(proc, r)
         self._check_payloads()
@@ -421,12 +421,40 @@ class PipelineMapper:
 
     # --- simulation: regions in use order ---------------------------------------------------
 
+    def _check_size(self, proc: Proc) -> None:
+        """Refuse a process that runs more than MAX_TRACE tasks before enumerating them."""
+        tasks = self._tasks_in(proc, proc.op.body.block)
+        if tasks > MAX_TRACE:
+            first = next(op for op in proc.op.body.walk() if isinstance(op, tg.TaskOp))
+            raise MappingError(
+                f"process @{proc.name} runs {tasks:,} tasks, more than {MAX_TRACE:,}; the AIE "
+                "mapping enumerates them to derive its transfers",
+                first,
+            )
+
+    def _tasks_in(self, proc: Proc, block: Block) -> int:
+        """The tasks ``block`` of ``proc`` runs: its loops' static trip counts (exact Python
+        integers, however large the bound sizes) times the tasks of their bodies."""
+        count = 0
+        for op in block.ops:
+            if isinstance(op, tg.TaskOp):
+                count += 1
+            elif isinstance(op, scf.ForOp):
+                body = self._tasks_in(proc, op.body.block)
+                count += static_loop(op, self.env).trips * body if body else 0
+            elif isinstance(op, tg.ConsumeOp):
+                count += proc.counts[op.queue.root_reference.data] * self._tasks_in(
+                    proc, op.body.block
+                )
+            elif isinstance(op, tg.OrderedOp | tg.SendOp):
+                count += self._tasks_in(proc, op.body.block)
+        return count
+
     def _trace(self, proc: Proc, replica: int) -> None:
         env = dict(self.env)
         if proc.op.body.block.args:
             env[proc.op.body.block.args[0]] = replica
         tile = proc.tiles[replica]
-        self._count_steps = 0
         self._trace_block(proc, replica, tile, proc.op.body.block, env, None)
 
     def _trace_block(
@@ -480,13 +508,6 @@ class PipelineMapper:
         message: tuple[Chan, int] | None,
         send: tuple[Chan, int] | None,
     ) -> None:
-        self._count_steps += 1
-        if self._count_steps > MAX_TRACE:
-            raise MappingError(
-                f"process @{proc.name} runs more than {MAX_TRACE} tasks; the AIE mapping "
-                "enumerates them to derive its transfers",
-                task,
-            )
         for value, access in zip(task.resources, task.access.data):
             region = region_of(value, env, task)
             name = region.tensor

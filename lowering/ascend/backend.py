@@ -35,14 +35,10 @@ def lower_to_tg(module: ModuleOp) -> ModuleOp:
     has_csp = any(isinstance(op, csp.PipelineOp) for op in ops)
     if not (has_wsp or has_csp):
         return module
-    from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
+    from pto_wsp.passes import wsp_to_tg
 
     lowered = module.clone()
-    ctx = Context()
-    if has_wsp:
-        WspToTgPass().apply(ctx, lowered)
-    if has_csp:
-        CspToTgPass().apply(ctx, lowered)
+    wsp_to_tg.lower_to_tg(Context(), lowered)
     return lowered
 
 

@@ -43,7 +43,7 @@ from pto_wsp.dialects import csp, sched, tg, wsp
 from pto_wsp.errors import CompileError, ErrorCode, SourceLoc, caller_location
 from pto_wsp.lowering.cpu.pygen import CodegenError, _divsi, _Generator, _remsi, exec_generated
 from pto_wsp.lowering.cpu.simgen import SimProgram, compile_sim_program
-from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
+from pto_wsp.passes.wsp_to_tg import lower_to_tg
 from pto_wsp.runtime.engine import SimConfig
 from pto_wsp.runtime.graph import POOLS
 from pto_wsp.runtime.kernels import KernelSpec
@@ -264,7 +264,17 @@ def _import_body(spec: str) -> Callable[..., Any]:
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise ValueError(f"impls cpu_sim = {spec!r} is not 'module:function'")
-    target: Any = importlib.import_module(module_name)
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError:
+        raise
+    except SyntaxError as error:
+        where = f"{error.filename}:{error.lineno}" if error.filename else module_name
+        raise ValueError(f"module {module_name!r} does not parse ({where}: {error.msg})") from None
+    except (Exception, SystemExit) as error:  # the module's own code failed as it loaded
+        raise ValueError(
+            f"importing module {module_name!r} raised {type(error).__name__}: {error}"
+        ) from None
     for part in attr.split("."):
         target = getattr(target, part)
     if not callable(target):
@@ -534,8 +544,7 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
     try:
         with contextlib.redirect_stderr(stderr):
             ctx = Context()
-            WspToTgPass(schedule=schedule or "").apply(ctx, m)
-            CspToTgPass(schedule=schedule or "").apply(ctx, m)
+            lower_to_tg(ctx, m, schedule or "")
     except PassFailedException as error:
         raise _error(str(error), loc) from None
     warnings += [line for line in stderr.getvalue().splitlines() if line.strip()]
