@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    Float32Type,
     IndexType,
     IntegerType,
     MemRefType,
@@ -310,9 +311,14 @@ class Design:
         return seq
 
 
+#: The scalar types an AIE core call passes as they are (index becomes i32).
+AIE_SCALARS = (IntegerType(1), i32, IntegerType(64), Float32Type())
+
+
 def kernel_arg_type(kernel: str, arg: str, type_: Attribute, use: Operation) -> Attribute:
-    """The type a kernel parameter has in its AIE declaration: index -> i32; memrefs as
-    declared, which must be static (a tile of data)."""
+    """The type a kernel parameter has in its AIE declaration: index -> i32; i1, i32, i64
+    and f32 scalars as declared; memrefs as declared, which must be static (a tile of data:
+    a generic kernel's instance for a dynamic view cannot be specialized)."""
     if isinstance(type_, IndexType):
         return i32
     if isinstance(type_, MemRefType):
@@ -323,6 +329,10 @@ def kernel_arg_type(kernel: str, arg: str, type_: Attribute, use: Operation) -> 
                 use,
             )
         return MemRefType(type_.element_type, type_.get_shape())
-    if isinstance(type_, IntegerType):
-        return type_
+    if type_ not in AIE_SCALARS:
+        raise MappingError(
+            f"kernel @{kernel} parameter {arg} is {type_}; an AIE core passes index (as i32), "
+            "i1, i32, i64 and f32 scalars",
+            use,
+        )
     return type_

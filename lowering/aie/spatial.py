@@ -24,9 +24,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import product
 
-from xdsl.dialects import scf
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, IntegerAttr, MemRefType
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    IntegerAttr,
+    MemRefType,
+    i32,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from pto_wsp.dialects import tg, wsp
 
@@ -467,8 +475,7 @@ class SpatialMapper:
         releases: list[tuple[str, str]] = []
         for access, want in zip(kernel.access.data, decl.function_type.inputs.data):
             if not access.data:
-                value = evaluate(next(params), inst.env)
-                args.append(b.i32(value) if not isinstance(want, MemRefType) else b.index(value))
+                args.append(scalar_arg(b, next(params), want, inst.env))
                 continue
             region, mode = next(resources)
             table = fifos_in if mode.data == "in" else fifos_out
@@ -501,3 +508,21 @@ def _show(region: Region) -> str:
 
 
 __all__ = ["SpatialMapper"]
+
+
+def scalar_arg(b: CoreBuilder, value: SSAValue, want: Attribute, env: Env) -> SSAValue:
+    """A scalar argument of a core's kernel call, known at compile time: an index (as i32)
+    or integer evaluated for this core, a constant of another type copied in. A float the
+    program computes at run time has no value to give the core: a located error."""
+    owner = value.owner
+    if want == i32:
+        return b.i32(evaluate(value, env))
+    if isinstance(owner, arith.ConstantOp):
+        return b.add(owner.clone()).results[0]
+    if isinstance(want, AnyFloat):
+        raise MappingError(
+            f"a {want} kernel argument computed at run time cannot map to an AIE core call "
+            "(only a constant can)",
+            owner if isinstance(owner, Operation) else None,
+        )
+    return b.add(arith.ConstantOp(IntegerAttr(evaluate(value, env), want))).results[0]
