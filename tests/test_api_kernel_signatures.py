@@ -215,6 +215,39 @@ def test_scalar_annotations_that_are_not_scalar_types():
         def costly(x: In[f32[4]], alpha: float): ...
 
 
+COST_READS_SCALARS = """
+wsp.kernel @k(alpha: f32, n: i32, i: index) unit(vector) cost {
+^bb0(%alpha: f32, %n: i32, %i: index):
+  %nf = arith.sitofp %n : i32 to f32
+  %p = arith.mulf %alpha, %nf : f32
+  %c = arith.fptosi %p : f32 to i64
+  %ci = arith.index_cast %c : i64 to index
+  wsp.yield %ci : index
+}
+wsp.workload @w() {
+  %d = wsp.dense 3
+  %a = arith.constant 1.500000e+01 : f32
+  wsp.parallel_for %i in %d named("i") : !wsp.dense<3> {
+    %one = arith.constant 1 : index
+    %j = arith.addi %i, %one : index
+    %n = arith.index_cast %j : index to i32
+    wsp.task @k(%a, %n, %i : f32, i32, index) resources()
+  }
+}
+"""
+
+
+def test_a_cost_region_reads_typed_scalars(tmp_path, capsys):
+    from pto_wsp.tools.pto_run import main as pto_run
+
+    path = tmp_path / "cost.mlir"
+    path.write_text(COST_READS_SCALARS)
+    code = pto_run([str(path), "--mode", "cycles", "--workers", "1"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "makespan 90 cycles" in out  # 15 * (1 + 2 + 3)
+
+
 # ------------------------------------------------------------------ Ascend
 
 SCALE_CPP = """

@@ -210,6 +210,20 @@ _BINARY = {
     arith.ShRSIOp: "({a} >> {b})",
 }
 
+# Float arithmetic, for cost regions that read a kernel's float parameters (Python floats:
+# a cost is an estimate, f32/f16 rounding of the intermediate values is not modelled).
+_FLOAT = {
+    arith.AddfOp: "({0} + {1})",
+    arith.SubfOp: "({0} - {1})",
+    arith.MulfOp: "({0} * {1})",
+    arith.DivfOp: "({0} / {1})",
+    arith.NegfOp: "(-{0})",
+    arith.FPToSIOp: "int({0})",
+    arith.FPToUIOp: "int({0})",
+    arith.SIToFPOp: "float({0})",
+    arith.UIToFPOp: "float({0})",
+}
+
 _CMP = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">=", 6: "<", 7: "<=", 8: ">", 9: ">="}
 
 
@@ -306,6 +320,9 @@ class _Generator:
         elif isinstance(op, arith.SelectOp):
             c, a, b = (self.name(x) for x in op.operands)
             self.line(f"{self.name(op.result)} = ({a} if {c} else {b})")
+        elif type(op) in _FLOAT:
+            operands = (self.name(x) for x in op.operands)
+            self.line(f"{self.name(op.results[0])} = " + _FLOAT[type(op)].format(*operands))
         elif isinstance(op, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp | arith.TruncIOp):
             self.line(f"{self.name(op.results[0])} = {self.name(op.operands[0])}")
         elif isinstance(op, scf.ForOp):
