@@ -3,8 +3,9 @@ model and CPU body.
 
 A ``KernelSpec`` is independent of the IR: the cpu_sim backend fills one per ``wsp.kernel``
 (``lowering/cpu/backend.py``). ``body`` is the Python function the functional mode runs; it
-is called with the kernel's parameters in declaration order — scalars as ints, tensors as
-numpy views of the bound arrays (writes go to the arrays in place). ``cost`` is cycles: an
+is called with the kernel's parameters in declaration order — scalars as Python numbers (int,
+float or bool by the parameter's type), tensors as numpy views of the bound arrays (writes go
+to the arrays in place). ``cost`` is cycles: an
 int, or a function of the same parameters where tensors are ``Dims`` (``.shape``,
 ``.dim(d)``) — the cycles mode never touches data.
 """
