@@ -42,6 +42,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from pto_wsp.dialects import csp, tg, wsp
+from pto_wsp.passes import events_to_tg
 from pto_wsp.passes.diagnostics import warn
 
 # --------------------------------------------------------------------------- axes
@@ -210,6 +211,7 @@ class _Env:
     coords: list[tuple[str, SSAValue]] = field(default_factory=list)
     extents: dict[str, SSAValue] = field(default_factory=dict)
     calls: tuple[str, ...] = ()
+    stream: int | None = None  # inside ``wsp.stream N``: its tasks issue on stream N
 
     def inner(self, coords: list[tuple[str, SSAValue]], extents: dict[str, SSAValue]) -> _Env:
         """The environment of a loop body: same maps, more coordinates."""
@@ -219,6 +221,7 @@ class _Env:
             self.coords + coords,
             self.extents | extents,
             self.calls,
+            self.stream,
         )
 
     def get(self, value: SSAValue) -> SSAValue:
@@ -280,7 +283,9 @@ class _Lowering:
         self.nested = calls == "nested"
         self.sched = _Schedule()
         self.call_schedules: dict[str, _Schedule] = {}  # a call's schedule(@s), read once
+        self.sending = 0  # inside csp.send bodies: tasks the receiver issues
         self.arguments: dict[str, SSAValue] = {}  # the program's arguments by name (keys read them)
+        self.max_stream, self.barriers = -1, 0  # wsp.stream's highest N; barrier events made
         self.symbols = {
             op.sym_name.data: op
             for op in module.ops
@@ -297,15 +302,20 @@ class _Lowering:
         for arg, name in zip(body.args, names):
             arg.name_hint = name
         self.arguments = dict(zip(names, body.args))
+        self.max_stream, self.barriers = -1, 0
         emit = _Emitter(body)
         env = _Env({}, {}, calls=(workload.sym_name.data,))
         self._bind_args(workload.body.block.args, iter(body.args), env, emit)
         self._block(workload.body.block, emit, env)
+        config = dict(self.sched.config)
+        if self.max_stream >= 0:  # wsp.stream N: at least N + 1 streams
+            declared = config["streams"].value.data if "streams" in config else 0
+            config["streams"] = _int(max(declared, self.max_stream + 1))
         program = tg.ProgramOp(
             workload.sym_name.data,
             types,
             names,
-            config=self.sched.config or None,
+            config=config or None,
             body=Region(body),
         )
         program.location = workload.location
@@ -420,9 +430,13 @@ class _Lowering:
         # The receiver issues a message's tasks, so they take its replica, not the sender's:
         # their replica coordinate (and keys over it) are left to the runtime at receipt.
         coords = [(n, v) for n, v in env.coords if n != "replica"]
-        inner = _Env(env.values, env.axes, coords, env.extents, env.calls)
+        inner = _Env(env.values, env.axes, coords, env.extents, env.calls, env.stream)
         block = Block()
-        self._block(op.body.block, _Emitter(block), inner)
+        self.sending += 1
+        try:
+            self._block(op.body.block, _Emitter(block), inner)
+        finally:
+            self.sending -= 1
         block.add_op(tg.YieldOp())
         emit.op(
             tg.SendOp(
@@ -631,7 +645,9 @@ class _Lowering:
             args = self._call_args(op, callee, env)
             emit.op(tg.CallOp(name, args))
             return
-        inner = _Env(dict(env.values), dict(env.axes), env.coords, env.extents, (*env.calls, name))
+        inner = _Env(
+            dict(env.values), dict(env.axes), env.coords, env.extents, (*env.calls, name), env.stream
+        )
         for param, arg in zip(callee.body.block.args, op.args):
             if isinstance(param.type, wsp.AXIS_TYPES):
                 inner.axes[param] = env.axes[arg]
@@ -702,6 +718,8 @@ class _Lowering:
         inputs = _KeyInputs(coords, kernel, [env.get(p) for p in op.params], self.arguments)
         target = self._target(emit, env, inputs)
         stream = self._key(sched.stream, emit, inputs, "stream")
+        if env.stream is not None:  # wsp.stream N around the task: it wins over stream_by
+            stream = emit.const(env.stream)
         priority = self._key(sched.priority, emit, inputs, "priority")
         pool: str | SSAValue = "cube" if kernel.exec_unit.data == "cube" else "vector"
         if sched.threshold is not None:
@@ -730,7 +748,11 @@ class _Lowering:
             return None
         values = [inputs.value(source, name) for source, name in zip(key.sources, key.names)]
         if any(v is None for v in values):
-            if not key.warned:
+            missing = {n for n, v in zip(key.names, values) if v is None}
+            # In a message only the replica is missing: the runtime computes the key when a
+            # replica receives the task (nothing is lost, nothing to say).
+            at_receipt = self.sending and missing == {"replica"}
+            if not key.warned and not at_receipt:
                 key.warned = True
                 warn(key.directive, _unbound_key(key, inputs, what))
             return None
@@ -884,6 +906,7 @@ _Lowering._LOWERINGS = {
     csp.CoordOp: _Lowering._lower_coord,
     csp.RecordOp: _Lowering._lower_record,
     csp.SynchronizeOp: _Lowering._lower_synchronize,
+    **events_to_tg.LOWERINGS,
 }
 
 

@@ -4,9 +4,9 @@ The Python API (seed 001) is importable from here: axes (``Dense``, ``DenseDyn``
 ``Ragged``, ``Sparse``), ``Tensor`` and dtypes, ``@kernel``, the workload primitives
 (``parallel_for``, ``select``, ``cond``, ...), the decorator form (``@workload``, ``P``), CSP
 (``Channel``, ``process``, ``connect``, ...), schedules (``DispatchPolicy``, ...), ``module``
-and ``compile``, and the runtime errors. docs/python-api.md documents each. The dialects live
-in ``pto_wsp.dialects``, the passes in ``pto_wsp.passes`` and the command-line tools in
-``pto_wsp.tools``.
+and ``compile``, the runtime errors, and a run's pictures (``chrome_trace``, ``write_gantt``).
+docs/python-api.md documents each. The dialects live in ``pto_wsp.dialects``, the passes in
+``pto_wsp.passes`` and the command-line tools in ``pto_wsp.tools``.
 
 The API is loaded on first use (PEP 562): the command-line tools import this package for its
 dialects and passes only, and should not pay for the frontend and the backends at startup.
@@ -29,6 +29,8 @@ _ERRORS = (
     "ResourceError",
     "Timeout",
 )
+#: Pictures of a simulator run (runtime/trace.py), exported next to the API.
+_TRACES = ("chrome_trace", "write_gantt")
 
 _api: dict[str, Any] | None = None
 
@@ -51,7 +53,9 @@ def _load() -> dict[str, Any]:
                 register()
         names = {name: getattr(frontend, name) for name in frontend.__all__}
         names.update({name: getattr(errors, name) for name in _ERRORS})
-        names["__all__"] = [*frontend.__all__, *_ERRORS, "__version__"]
+        traces = importlib.import_module("pto_wsp.runtime.trace")
+        names.update({name: getattr(traces, name) for name in _TRACES})
+        names["__all__"] = [*frontend.__all__, *_ERRORS, *_TRACES, "__version__"]
         _api = names
     return _api
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -582,6 +583,24 @@ class Program:
         if isinstance(sim, FastRun):
             return sim.task_graph
         return sim.graph.build()
+
+    def trace(self) -> dict[str, Any]:
+        """The last run as a Chrome/Perfetto trace (Trace Event Format, a JSON-ready dict)."""
+        from pto_wsp.runtime.trace import chrome_trace
+
+        return chrome_trace(self)
+
+    def write_trace(self, path: str | os.PathLike) -> None:
+        """Write the last run's Chrome/Perfetto trace to ``path`` (JSON)."""
+        from pto_wsp.runtime.trace import chrome_trace
+
+        chrome_trace(self, path)
+
+    def write_gantt(self, path: str | os.PathLike, title: str | None = None) -> None:
+        """Draw the last run as a Gantt chart into ``path`` (PNG unless its extension says)."""
+        from pto_wsp.runtime.trace import write_gantt
+
+        write_gantt(self, path, title)
 
     def schedule_of(self) -> list[dict[str, Any]]:
         """Per task of the last run: id, kernel, coordinates, worker, stream, start, end."""

@@ -1,6 +1,6 @@
 """Pictures of a simulator run: a Chrome/Perfetto trace and a Gantt chart.
 
-``chrome_trace(program)`` is the Trace Event Format (open it in ui.perfetto.dev or
+``chrome_trace(program, path)`` is the Trace Event Format (open it in ui.perfetto.dev or
 chrome://tracing): one track per worker with a slice per task — named
 ``kernel(b=0, h=1)``, its arguments the task id, kernel, coordinates, stream and cycles —,
 one track per stream with the same slices (only when the schedule declares streams), and
@@ -13,6 +13,8 @@ microsecond of the trace is ``cycles_per_ms / 1000`` cycles (1,000 at the defaul
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Any
 
 import numpy as np
@@ -29,8 +31,18 @@ def _label(kernel: str, coords: dict[str, int]) -> str:
     return f"{kernel}({inner})"
 
 
-def chrome_trace(program: Any) -> dict[str, Any]:
-    """The last run of ``program`` in the Trace Event Format (a JSON-ready dict)."""
+def chrome_trace(program: Any, path: str | os.PathLike | None = None) -> dict[str, Any]:
+    """The last run of ``program`` in the Trace Event Format (a JSON-ready dict), also
+    written to ``path`` as JSON when one is given."""
+    trace = _trace_events(program)
+    if path is not None:
+        with open(path, "w", encoding="utf-8") as file:
+            json.dump(trace, file)
+            file.write("\n")
+    return trace
+
+
+def _trace_events(program: Any) -> dict[str, Any]:
     sim = program._last()
     per_us = program.config.cycles_per_ms / 1000.0
     events: list[dict[str, Any]] = [

@@ -565,14 +565,14 @@ def test_a_key_beyond_64_bits_is_one_error_line_in_both_engines(capsys, tmp_path
     batch (the graph the fast path builds), task by task, and in the general engine."""
     from pto_wsp.lowering.cpu.backend import compile_cpu_sim
     from pto_wsp.runtime import graph
-    from pto_wsp.tools.pto_run import _load_mlir
+    from pto_wsp.tools.pto_run import _load_module
 
     path = _attention_with_priority(tmp_path, BEYOND_64_BITS)
     expected = "its issue priority is 18446744073709551614, which does not fit in 64 bits"
     code, _, err = run(capsys, path, "--mode", "cycles", *ATTENTION)
     assert code == 1 and err.startswith("pto-run: error: ") and expected in err, err
     assert "Traceback" not in err
-    program = compile_cpu_sim(_load_mlir(str(path)), mode="cycles")
+    program = compile_cpu_sim(_load_module(str(path)), mode="cycles")
     compiled = program.code.compiled
     args = compiled.bind({"batch_size": 3, "seq_lens": [5, 9, 1]})
     for batch_min, who in ((graph.BATCH_MIN, "kernel 'attention_kernel': "), (1 << 30, "task 0")):
@@ -583,7 +583,7 @@ def test_a_key_beyond_64_bits_is_one_error_line_in_both_engines(capsys, tmp_path
         finally:
             graph.BATCH_MIN = saved
         assert str(error.value).startswith(who) and expected in str(error.value)
-    program = compile_cpu_sim(_load_mlir(str(path)), mode="cycles", fast=False)
+    program = compile_cpu_sim(_load_module(str(path)), mode="cycles", fast=False)
     program.bind(batch_size=3, seq_lens=[5, 9, 1])
     with pytest.raises(ValueError, match="task 0 .kernel 'attention_kernel' at") as error:
         program.execute()

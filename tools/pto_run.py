@@ -48,7 +48,10 @@ def _parser() -> argparse.ArgumentParser:
         description="Run a pto-wsp workload or pipeline on the CPU simulator (cpu_sim).",
     )
     p.add_argument(
-        "file", nargs="?", help="an .mlir module or a .py program built with the Python API"
+        "file",
+        nargs="?",
+        help="an .mlir module, a .pto file, a .py program built with the Python API, or - "
+        "(MLIR on stdin)",
     )
     p.add_argument("--workload", help="the workload or pipeline to run (when there are several)")
     p.add_argument("--schedule", help="the schedule to apply (when the workload has several)")
@@ -264,30 +267,39 @@ def _shaped(name: str, kind: str, args: str) -> np.ndarray:
 # --------------------------------------------------------------------------- inputs
 
 
-def _load_mlir(path: str) -> Any:
+def _load_module(path: str) -> Any:
+    """The module of an .mlir or .pto file (by its extension), or of MLIR text on stdin
+    (``-``), as pto-opt reads them."""
     from xdsl.utils.exceptions import DiagnosticException, ParseError
 
+    from pto_wsp.interop.pto_parser import parse as parse_pto
     from pto_wsp.tools.diagnostics import LocatingParser, Report, universe_context
 
+    stdin = path == "-"
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = sys.stdin.buffer.read() if stdin else Path(path).read_bytes()
+        text = data.decode("utf-8")
     except OSError as error:
         raise ToolError(f"cannot open input file '{path}': {error.strerror}") from None
     except UnicodeDecodeError as error:
         raise ToolError(f"input file '{path}' is not UTF-8: {error}") from None
+    name = "<stdin>" if stdin else path
     lines = text.split("\n")
     try:
-        module = LocatingParser(universe_context(), text, path).parse_module()
+        if Path(path).suffix == ".pto":
+            module = parse_pto(text, name, universe_context(), verify=False)
+        else:
+            module = LocatingParser(universe_context(), text, name).parse_module()
         module.verify()
     except ParseError as error:
-        raise _Reported(Report.from_parse_error(error).render(TOOL, path, lines)) from None
+        raise _Reported(Report.from_parse_error(error).render(TOOL, name, lines)) from None
     except DiagnosticException as error:
         from pto_wsp.tools.diagnostics import failing_op, op_location
 
         op = failing_op(error)
         location = op_location(op) if op is not None else None
         report = Report(location, f"'{op.name}' op {error}" if op is not None else str(error))
-        raise _Reported(report.render(TOOL, path, lines)) from None
+        raise _Reported(report.render(TOOL, name, lines)) from None
     return module
 
 
@@ -401,7 +413,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.file.endswith(".py"):
         item = _load_python(args.file, args.entry)
     else:
-        item = _load_mlir(args.file)
+        item = _load_module(args.file)
     options: dict[str, Any] = {"mode": args.mode}
     if args.workers is not None:
         options["workers"] = args.workers
@@ -416,11 +428,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     try:
         program = compile_cpu_sim(item, **options)
     except CompileError as error:
-        if os.path.abspath(error.loc.filename) != os.path.abspath(__file__):
+        if args.file != "-" and os.path.abspath(error.loc.filename) == os.path.abspath(args.file):
             raise  # a line of the user's program (.py): its own place
-        # The API names the line that called compile(), here pto-run's own: name the input,
-        # and the options as pto-run spells them.
-        raise ToolError(f"{args.file}: {_as_flags(error.message)}") from None
+        # The API names the line that called compile() (pto-run's caller, outside the
+        # package): name the input, and the options as pto-run spells them.
+        name = "<stdin>" if args.file == "-" else args.file
+        raise ToolError(f"{name}: {_as_flags(error.message)}") from None
     if not args.quiet:
         print(f"{TOOL}: @{program.name} ({program.mode} mode, {program.config.workers} workers)")
     limit_memory(args.max_memory)
@@ -498,6 +511,7 @@ def _as_flags(message: str) -> str:
     ``bind(x=array)`` -> ``--bind x=@file.npy``, ``with workload=NAME`` -> ``with
     --workload NAME``."""
     message = message.replace("with workload=NAME", "with --workload NAME")
+    message = message.replace("with wsp-to-tg{schedule=NAME}", "with --schedule NAME")
     return _BIND_HINT.sub(
         lambda m: f"--bind {m.group(1)}={'@file.npy' if m.group(2) == 'array' else '...'}",
         message,

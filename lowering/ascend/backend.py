@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 from pto_wsp.dialects import csp, tg, wsp
 from pto_wsp.errors import CompileError, ErrorCode, caller_location
 
-from .build import build_host, cache_dir
+from .build import BuildError, build_host, cache_dir
 from .emit import EmittedTree, emit_tree, report_warnings
 from .errors import AscendEmitError
 from .host import AscendProgram
@@ -193,7 +193,14 @@ def backend(module: ModuleOp, **options: Any) -> EmittedTree | AscendProgram:
         return compile_module(module, **options)
     except AscendEmitError as error:
         raise CompileError(
-            "compile", f"ascend: {error.located()}", loc=caller_location(), code=error.code
-        ) from error
+            "compile",
+            f"ascend: {error.located_for_python()}",
+            loc=caller_location(),
+            code=error.code,
+        ) from None  # the chain would add the module's text, nothing more
+    except BuildError as error:
+        raise CompileError(
+            "compile", f"ascend: the host build failed: {error}", loc=caller_location()
+        ) from None
     except TypeError as error:
-        raise CompileError("compile", f"ascend: {error}", loc=caller_location()) from error
+        raise CompileError("compile", f"ascend: {error}", loc=caller_location()) from None

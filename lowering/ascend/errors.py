@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import NoReturn
 
 from xdsl.ir import Operation
@@ -26,6 +27,24 @@ class AscendEmitError(DiagnosticException):
     def located(self) -> str:
         """``file:line:col: error: message`` (or ``error: message``)."""
         return f"{self.where + ': ' if self.where else ''}error: {self.message}"
+
+    def located_for_python(self) -> str:
+        """``located()`` with the options as ``compile(target="ascend", ...)`` takes them
+        (``stub_kernels=True``), not as pto-opt's target options spell them."""
+        text = self.located()
+        for pattern, python in _PYTHON_SPELLING:
+            text = pattern.sub(python, text)
+        return text
+
+
+#: Hints as the messages spell them (MLIR attributes, pto-opt's ``-t 'ascend{...}'``
+#: options) and as Python writes them.
+_PYTHON_SPELLING = [
+    (re.compile(r"impls = \{ascend = (\"[^\"]*\")\}"), r'@kernel(impls={"ascend": \1})'),
+    (re.compile(r"stub-kernels=true"), "stub_kernels=True"),
+    (re.compile(r"kernel-dirs="), "kernel_dirs="),
+    (re.compile(r"out-dir="), "out_dir="),
+]
 
 
 def emission_error(op: Operation, message: str) -> NoReturn:

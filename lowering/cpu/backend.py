@@ -178,8 +178,8 @@ class PlacementKeys:
     """The schedule's per-task keys, for tasks a process receives in a message.
 
     A message's tasks are issued by the receiving process, which gives them its ``replica``
-    coordinate; keys over it could not be computed by the sender (csp-to-tg says so in a
-    warning) and are computed here, at receipt, from the task's coordinates by name.
+    coordinate; keys over it could not be computed by the sender (csp-to-tg leaves them out)
+    and are computed here, at receipt, from the task's coordinates by name.
     """
 
     def __init__(self, schedule: Operation | None) -> None:
@@ -552,6 +552,8 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
     try:
         code = compile_sim_program(program, m, batch=None if level else False)
     except CodegenError as error:
+        for line in warnings:  # what the lowering said first (e.g. an op it did not know)
+            print(line, file=sys.stderr)
         raise _error(str(error), loc) from None
     size = len(code.source.encode())
     if max_code_size is not None and size > max_code_size:

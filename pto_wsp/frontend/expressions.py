@@ -186,6 +186,16 @@ class Expr:
             "(e.g. to index a Python list); it is only known when the program runs",
         )
 
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        # numpy asks for this when indexing with a non-int (numpy hides a failing
+        # __index__ behind its own IndexError); `lens[b]` on an ndarray lands here.
+        raise CompileError(
+            "index",
+            f"the runtime value {self!r} cannot index a numpy array (or become one): numpy "
+            "data read per task must be a Tensor argument (Tensor(\"lens\", [n], i64), "
+            "bound with bind(lens=...)), or an axis built from it (Ragged, Sparse)",
+        )
+
     def __repr__(self) -> str:
         return "<expr>"
 

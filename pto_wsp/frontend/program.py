@@ -17,7 +17,6 @@ from xdsl.builder import Builder
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
-    IndexType,
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
@@ -105,7 +104,7 @@ class ModuleBuilder:
             symbols = list(instances.values())
             if len(symbols) == 1:
                 rename[symbols[0]] = name
-            for symbol in symbols if len(symbols) > 1 else ():
+            for symbol in symbols:
                 self.kernels[symbol][1].properties["instance_of"] = StringAttr(name)
         if not rename:
             return
@@ -272,7 +271,8 @@ def build_module(items: list[Any]) -> ModuleOp:
         module.verify()
     except VerifyException as error:
         loc = getattr(items[0], "loc", None) if items else None
-        raise CompileError("module", f"the IR built is invalid: {error}", loc=loc) from error
+        # The chain would hold the whole module's text; the message says what is wrong.
+        raise CompileError("module", f"the IR built is invalid: {error}", loc=loc) from None
     _MODULE_KERNELS[module] = {name: k for name, (k, _) in builder.kernels.items()}
     return module
 
