@@ -1434,9 +1434,13 @@ def _verify_acyclic(graph: str, nodes: list[NodeOp], fanin: dict[int, int]) -> N
         raise VerifyException(f"tg.graph @{graph} has a cycle through node {stuck}")
 
 
+# Events of task-generation programs: their own module (it imports this one).
+from pto_wsp.dialects.tg_events import EVENT_OPS  # noqa: E402
+
 TG = Dialect(
     "tg",
     [
+        *EVENT_OPS,
         YieldOp,
         ProgramOp,
         TaskOp,

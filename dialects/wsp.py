@@ -1384,9 +1384,13 @@ class CallOp(IRDLOperation):
         printer.print_op_attributes(self.attributes, print_keyword=True)
 
 
+# Streams and events of ordinary workloads: their own module (it imports this one).
+from pto_wsp.dialects.wsp_events import EVENT_OPS  # noqa: E402
+
 WSP = Dialect(
     "wsp",
     [
+        *EVENT_OPS,
         YieldOp,
         DenseOp,
         DenseDynOp,

@@ -59,12 +59,12 @@ _ADDITIVE = ("+", "-")
 _MULTIPLICATIVE = ("*", "/", "mod")
 
 _AXIS_KEYWORDS = ("Dense", "DenseDyn", "Ragged", "Sparse")
+_PTO_TYPES = (*_AXIS_KEYWORDS, "Channel")
 
 #: A count, size or grid axis is stored in a signed 64-bit integer; an expression's literal is
 #: an ``index``, which holds -2^63 .. 2^64 - 1 (the latter a bit pattern), as MLIR reads it.
 _INT64_END = 1 << 63
 _INDEX_RANGE = (-(1 << 63), 1 << 64)
-_PTO_TYPES = (*_AXIS_KEYWORDS, "Channel")
 
 
 class PtoParseError(ParseError):

@@ -220,6 +220,22 @@ class Simulator(PipelineMixin):
     def exit_ordered(self) -> None:
         self.graph.exit_ordered()
 
+    # Streams and events (docs/semantics.md): edges of the graph, nothing of the scheduler.
+    def use_events(self) -> None:
+        self.graph.use_events()
+
+    def event_record(self, event: str, stream: int | None = None) -> None:
+        graph = self.graph
+        n0, e0 = len(graph._kind), len(graph._src)
+        graph.event_record(event, stream)
+        self._register(n0, e0)  # the barrier node it may have made
+
+    def event_wait(self, event: str, stream: int | None = None) -> None:
+        self.graph.event_wait(event, stream)
+
+    def event_query(self, event: str) -> bool:
+        return self.graph.event_query(event)
+
     def add_task(
         self,
         kernel: str,

@@ -15,6 +15,7 @@ emitted, so the file compiles with ``-Wall -Werror``.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,7 +33,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, SSAValue
 
-from pto_wsp.dialects import tg
+from pto_wsp.dialects import tg, tg_events
 from pto_wsp.passes.globals import constant_array
 
 from .abi import _CXX_KEYWORDS, element, identifier
@@ -284,6 +285,8 @@ class ProgramEmitter:
         self.out.prototypes.append(signature + ";")
         self.liveness()
         self.lines += copies
+        if tg_events.uses_events(program, self.module):
+            self.line("_b.use_events();")
         self.block(program.body.block)
         self.out.functions.append(
             f"// tg.program @{program.sym_name.data}\n"
@@ -333,6 +336,12 @@ class ProgramEmitter:
             self.load(op)
         elif isinstance(op, tg.ProcessOp | tg.QueueOp | tg.SendOp | tg.ConsumeOp):
             self.fail(op, f"{op.name} (CSP pipelines run on the CPU simulator)")
+        elif isinstance(op, tg_events.EventRecordOp | tg_events.EventWaitOp):
+            call = "event_record" if isinstance(op, tg_events.EventRecordOp) else "event_wait"
+            stream = "pto::wsp::kAllStreams" if op.stream is None else str(op.stream.value.data)
+            self.line(f"_b.{call}({json.dumps(op.event.data)}, {stream});")
+        elif isinstance(op, tg_events.EventQueryOp):
+            self.define(op.result, f"_b.event_query({json.dumps(op.event.data)})")
         elif not self.used(op):
             # A pure value nobody reads: C++ would warn about it, and it creates nothing.
             if not self.pure(op):

@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, SSAValue
 
-from pto_wsp.dialects import tg
+from pto_wsp.dialects import tg, tg_events
 from pto_wsp.passes.diagnostics import location_of
 from pto_wsp.passes.globals import constant_array
 from pto_wsp.runtime.regions import TensorRegion
@@ -344,6 +344,12 @@ class _Generator:
             self.line("_b.enter_ordered()")
             self.block(op.body.block)
             self.line("_b.exit_ordered()")
+        elif isinstance(op, tg_events.EventRecordOp | tg_events.EventWaitOp):
+            call = "event_record" if isinstance(op, tg_events.EventRecordOp) else "event_wait"
+            stream = None if op.stream is None else op.stream.value.data
+            self.line(f"_b.{call}({op.event.data!r}, {stream})")
+        elif isinstance(op, tg_events.EventQueryOp):
+            self.line(f"{self.name(op.result)} = _b.event_query({op.event.data!r})")
         elif isinstance(op, tg.OrderPointOp):
             self.line("_b.order_point()")
         elif isinstance(op, tg.SeqOp):
@@ -520,7 +526,8 @@ def compile_program_plain(program: tg.ProgramOp, module: ModuleOp | None = None)
     params = [gen.name(a) for a in program.body.block.args]
     gen.block(program.body.block)
     header = f"def _program(_b{''.join(', ' + p for p in params)}):"
-    source = "\n".join([header, "    pass", *gen.lines]) + "\n"
+    events = ["    _b.use_events()"] if tg_events.uses_events(program, module) else []
+    source = "\n".join([header, "    pass", *events, *gen.lines]) + "\n"
     namespace: dict[str, Any] = {"_view": _view, "_divsi": _divsi, "_remsi": _remsi}
     namespace.update(gen.constants)
     callees: dict[str, CompiledProgram] = {}

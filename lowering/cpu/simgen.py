@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
-from pto_wsp.dialects import csp, tg
+from pto_wsp.dialects import csp, tg, tg_events
 from pto_wsp.lowering.cpu.pygen import (
     _BINARY,
     CodegenError,
@@ -1541,6 +1541,9 @@ def _compile_function(
     if name in seen:
         return seen[name]
     tensors = [a for a in program.body.block.args if isinstance(a.type, MemRefType)]
+    events = tg_events.uses_events(program, module)
+    if events:  # events see every task's stream: task by task (GraphBuilder.use_events)
+        batch = False
     batching = BATCH_LOOPS if batch is None else batch
     folded = callee and fold and batching and bool(tensors)
     gen = _generator(program, batch, fold=not callee or folded, sites=sites, callee=callee)
@@ -1548,7 +1551,7 @@ def _compile_function(
     gen.block(program.body.block)
     _inventory(name, gen)
     header = f"def _program(_b{''.join(', ' + p for p in params)}):"
-    head = [header, "    pass"]
+    head = [header, "    pass"] + (["    _b.use_events()"] if events else [])
     unfolded = None
     if folded:
         # Whole tensors (the caller's Tensor objects) run the folded code; views the other.

@@ -29,6 +29,7 @@ from .expressions import Expr, sym
 from .kernels import In, InOut, Kernel, Out, kernel
 from .program import TARGETS, compile, compile_async, module, register_backend
 from .schedules import DispatchPolicy, IssuePolicy, Replicate, Schedule, Shard, TimingPolicy
+from .streams import Stream, barrier, query, stream_wait
 from .targets import TargetInfo, target_info, targets
 from .tensors import (
     DType,
@@ -84,11 +85,13 @@ __all__ = [
     "Schedule",
     "Shard",
     "Sparse",
+    "Stream",
     "TargetInfo",
     "Tensor",
     "TimingPolicy",
     "View",
     "Workload",
+    "barrier",
     "bf16",
     "call",
     "combine",
@@ -112,12 +115,14 @@ __all__ = [
     "module",
     "parallel_for",
     "process",
+    "query",
     "record",
     "register_backend",
     "replicate",
     "select",
     "send",
     "sequential",
+    "stream_wait",
     "sym",
     "synchronize",
     "target_info",

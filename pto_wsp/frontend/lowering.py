@@ -173,6 +173,10 @@ class Lowerer:
             return found
         if isinstance(e, Arg | Index):
             return self._named(e)
+        if hasattr(e, "build_here"):  # evaluated where it is used (streams.query): not hoisted
+            op = e.build_here()
+            self._append(op)
+            return op.results[0], len(self.scopes) - 1
         if isinstance(e, Coord):
             message = self._lookup(("message", id(e.message)))
             if message is None:
@@ -340,6 +344,8 @@ class Lowerer:
             group = wsp_ops.CombineOp() if w.kind == "combine" else wsp_ops.SequentialOp()
             self._append(group)
             self._nested(group, group.body.block, None, lambda: self.emit_all(w.items))
+        elif hasattr(w, "lower_into"):  # streams and events (streams.py) build themselves
+            w.lower_into(self)
         else:
             self._csp(w)
 
@@ -369,12 +375,21 @@ class Lowerer:
                 self.emit_all(w.body)
 
             self._nested(consume, consume.body.block, "loop", fill)
+        elif isinstance(w, Record | Synchronize) and not self._in_process():
+            # Outside a pipeline an event marks tasks (wsp.record / wsp.wait), not a rendezvous.
+            from .streams import EventRecord, EventWait
+
+            event = EventRecord if isinstance(w, Record) else EventWait
+            event(w.channel.name, None).lower_into(self)
         elif isinstance(w, Record):
             self._append(csp_ops.RecordOp(w.channel.name))
         elif isinstance(w, Synchronize):
             self._append(csp_ops.SynchronizeOp(w.channel.name))
         else:
             raise CompileError(w.construct, f"cannot build {w!r} here", loc=w.loc)
+
+    def _in_process(self) -> bool:
+        return isinstance(self.scopes[0].block.parent_op(), csp_ops.ProcessOp)
 
     def _call(self, w: Workload) -> None:
         target, args = (w.target, w.args) if isinstance(w, Call) else (w, getattr(w, "args", []))

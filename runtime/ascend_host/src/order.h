@@ -15,7 +15,10 @@
 
 #include <stdint.h>
 
+#include <algorithm>
 #include <memory>
+#include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -157,6 +160,61 @@ class FirstReason {
 
  private:
   std::vector<std::pair<uint32_t, uint32_t>> seen_;  // (predecessor, task)
+};
+
+// Streams and events of ordinary workloads (tg.event_record / event_wait / event_query), as
+// runtime/graph.py's _StreamEvents: per stream (and for all streams) the tasks created since
+// its last record and that record's node; per event the node(s) it stands for; the nodes every
+// later task, or every later task of a stream, waits for. Several nodes become one barrier.
+class Events {
+ public:
+  bool on = false;  // tracking since the program's first task (use_events)
+
+  // `event` stands for every task created so far on `stream` (all: every task so far).
+  template <typename MakeBarrier>
+  void record(const std::string& event, bool all, int64_t stream, MakeBarrier&& barrier) {
+    std::vector<uint32_t>& since = all ? since_all_ : since_[stream];
+    std::vector<uint32_t>& mark = all ? mark_all_ : mark_[stream];
+    std::vector<uint32_t> nodes(since);
+    nodes.insert(nodes.end(), mark.begin(), mark.end());
+    if (nodes.size() > 1) nodes.assign(1, barrier(nodes));
+    mark = nodes;
+    since.clear();
+    events_[event] = std::move(nodes);
+  }
+
+  // Later tasks of `stream` (all: every later task) wait for `event`'s nodes, if recorded.
+  void wait(const std::string& event, bool all, int64_t stream) {
+    auto it = events_.find(event);
+    if (it == events_.end()) return;
+    std::vector<uint32_t>& into = all ? wait_all_ : wait_on_[stream];
+    for (uint32_t n : it->second)
+      if (std::find(into.begin(), into.end(), n) == into.end()) into.push_back(n);
+  }
+
+  bool query(const std::string& event) const { return events_.count(event) != 0; }
+
+  // Before a task of `stream` is allocated: the nodes it waits for, into `out`.
+  template <typename MakeBarrier>
+  void waits(int64_t stream, MakeBarrier&& barrier, std::vector<uint32_t>& out) {
+    out.clear();
+    if (wait_all_.size() > 1) wait_all_.assign(1, barrier(wait_all_));
+    out = wait_all_;
+    auto it = wait_on_.find(stream);
+    if (it == wait_on_.end()) return;
+    if (it->second.size() > 1) it->second.assign(1, barrier(it->second));
+    out.insert(out.end(), it->second.begin(), it->second.end());
+  }
+
+  void created(uint32_t task, int64_t stream) {
+    since_all_.push_back(task);
+    since_[stream].push_back(task);
+  }
+
+ private:
+  std::vector<uint32_t> since_all_, mark_all_, wait_all_;
+  std::unordered_map<int64_t, std::vector<uint32_t>> since_, mark_, wait_on_;
+  std::unordered_map<std::string, std::vector<uint32_t>> events_;
 };
 
 }  // namespace order
