@@ -390,3 +390,16 @@ def test_a_compile_error_of_a_schedule_is_invalid_schedule():
     with pytest.raises(CompileError) as info:
         task(plus_one, [0, 1], [])
     assert info.value.code is ErrorCode.INVALID_WORKLOAD
+
+
+def test_a_failed_ascend_host_build_is_a_compile_error_at_the_call(monkeypatch):
+    from pto_wsp.lowering.ascend import BuildError
+
+    def build_host(*args):
+        raise BuildError("g++ -c kernels/k.cpp\nk.cpp:1: error: expected ';'")
+
+    monkeypatch.setattr(ascend_backend, "build_host", build_host)
+    assert issubclass(BuildError, pto_wsp.PtoError)
+    with pytest.raises(CompileError, match="the host build failed: g\\+\\+ -c") as info:
+        compile(W, target="ascend", stub_kernels=True, host=True)
+    assert "test_api_program_surface.py" in str(info.value)

@@ -28,6 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pto_wsp.errors import ErrorCode, PtoError
+
 if TYPE_CHECKING:
     from .emit import EmittedTree
     from .kernels import Kernel
@@ -46,8 +48,11 @@ HOST_LIBRARY = "libpto_wsp_host.so"
 RUNTIME_SOURCES = ["ascend_host/src/runtime.cpp", "ascend_host/src/tensormap.cpp"]
 
 
-class BuildError(Exception):
-    """g++ failed: the command and its output."""
+class BuildError(PtoError):
+    """g++ failed: the command and its output (``compile(target="ascend", host=True)`` gives
+    it as a CompileError at the caller's line)."""
+
+    code = ErrorCode.INVALID_WORKLOAD
 
 
 def host_sources(kernels: list[Kernel]) -> list[str]:
