@@ -165,6 +165,26 @@ class _Scope:
         self.own = False
 
 
+class _StreamEvents:
+    """Events of an ordinary workload (docs/semantics.md "Streams and events"): per stream
+    (None: every stream) the tasks created since its last record and that record's node; per
+    event the node(s) it stands for; the nodes every later task (or every later task of a
+    stream) waits for."""
+
+    __slots__ = ("since", "mark", "events", "wait_all", "wait_on")
+
+    def __init__(self) -> None:
+        self.since: dict[int | None, list[int]] = {None: []}
+        self.mark: dict[int | None, list[int]] = {}
+        self.events: dict[str, list[int]] = {}
+        self.wait_all: list[int] = []
+        self.wait_on: dict[int, list[int]] = {}
+
+
+def _join(into: list[int], nodes: list[int]) -> None:
+    into.extend(n for n in nodes if n not in into)
+
+
 class GraphBuilder:
     """Builds a ``TaskGraph`` from tasks in creation order and ordering points.
 
@@ -219,6 +239,7 @@ class GraphBuilder:
         self._kernels0: list | None = None  # the kernel table when a replay began
         self._scopes0: list = []  # and the ordered scopes then
         self._rec_k0: tuple = ()  # the kernel table when the recording began
+        self._sync: _StreamEvents | None = None  # streams and events (event_record ...)
 
     # ------------------------------------------------------------------ nodes
 
@@ -341,6 +362,9 @@ class GraphBuilder:
                 if r.writes and r.tensor in ro:
                     where = f"task {self.num_nodes} (kernel {kernel!r})"
                     raise ValueError(read_only_error(where, r))
+        sync = self._sync
+        if sync is not None:
+            deps = (*deps, *self._waits(sync, stream))
         scope = self._scopes[-1]
         frontier = scope.frontier
         if len(frontier) > 1 or (frontier and frontier[0].__class__ is range):
@@ -371,6 +395,9 @@ class GraphBuilder:
         self._num_tasks += 1
         if scope is not self._root:
             scope.group.append(tid)
+        if sync is not None:
+            sync.since[None].append(tid)
+            sync.since.setdefault(stream, []).append(tid)
 
         src = self._src
         dst = self._dst
@@ -439,6 +466,8 @@ class GraphBuilder:
         ``coords`` are (name, value) pairs. ``chains`` (count, length, scoped): the batch is
         ordered chains, structured as ``runtime/batch_order.py`` says.
         """
+        if self._sync is not None:
+            raise RuntimeError("a batch of tasks in a build with events (use add_task)")
         n = int(n)
         if n <= 0:
             return range(0)
@@ -789,6 +818,51 @@ class GraphBuilder:
             yield
         finally:
             self.exit_ordered()
+
+    # ------------------------------------------------------------------ streams and events
+
+    def event_record(self, event: str, stream: int | None = None) -> None:
+        """``tg.event_record``: ``event`` stands for every task created so far on ``stream``
+        (None: every task created so far); its last record on a stream is its meaning."""
+        sync = self._events_state()
+        nodes = sync.since.get(stream, []) + sync.mark.get(stream, [])
+        if len(nodes) > 1:  # one barrier node stands for them (N + M edges, not N x M)
+            nodes = [self._barrier(nodes)]
+        sync.mark[stream], sync.since[stream] = nodes, []
+        sync.events[event] = nodes
+
+    def event_wait(self, event: str, stream: int | None = None) -> None:
+        """``tg.event_wait``: every task created later on ``stream`` (None: every later task)
+        runs after ``event``'s tasks; an event not recorded yet has none to wait for."""
+        sync = self._events_state()
+        target = sync.wait_all if stream is None else sync.wait_on.setdefault(stream, [])
+        _join(target, sync.events.get(event, []))
+
+    def event_query(self, event: str) -> bool:
+        """``tg.event_query``: whether ``event`` has been recorded so far."""
+        return event in self._events_state().events
+
+    def use_events(self) -> None:
+        """Track the tasks' streams for events (before the first task of a program that
+        records events); such a build is task by task: neither recorded nor replayed."""
+        if self._sync is not None:
+            return
+        if self.num_nodes:
+            raise RuntimeError("use_events() after the first task")
+        self._untaped()
+        self._sync = _StreamEvents()
+
+    def _events_state(self) -> _StreamEvents:
+        if self._sync is None:
+            raise RuntimeError("events of a builder without use_events()")
+        return self._sync
+
+    def _waits(self, sync: _StreamEvents, stream: int) -> list[int]:
+        """The nodes a new task of ``stream`` waits for (several: through one barrier)."""
+        for waits in (sync.wait_all, sync.wait_on.get(stream)):
+            if waits is not None and len(waits) > 1:
+                waits[:] = [self._barrier(list(waits))]
+        return sync.wait_all + sync.wait_on.get(stream, [])
 
     # ------------------------------------------------------------------ result
 

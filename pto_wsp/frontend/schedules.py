@@ -31,7 +31,7 @@ from xdsl.ir import Attribute, Operation, Region, SSAValue
 from pto_wsp.dialects import sched as ops
 from pto_wsp.errors import CompileError, user_location
 
-from .axes import Axis
+from .axes import Axis, Dense
 from .definitions import Bound
 from .expressions import BRANCH_HOOK, Arg, Expr, as_expr, as_index, is_int
 from .tensors import Load, Tensor
@@ -300,6 +300,21 @@ class IssuePolicy:
         """Lowest key first."""
         return _Policy("priority", "priority", key=key)
 
+    @staticmethod
+    def deadline(key: Callable[..., Any]) -> _Policy:
+        """Earliest deadline first: the key is each task's deadline (priority by it)."""
+        return _Policy("deadline", "priority", key=key)
+
+    @staticmethod
+    def single_stream() -> _Policy:
+        """Every task in stream 0: tasks start in issue order (``sched.streams 1``)."""
+        return _Policy("single_stream", "single_stream")
+
+    @staticmethod
+    def per_axis(axis: Any) -> _Policy:
+        """One stream per value of coordinate ``axis`` (``stream_by`` it over its extent)."""
+        return _Policy("per_axis", "per_axis", axis=axis)
+
 
 class TimingPolicy:
     """When tasks are released (seed 001 §5.4)."""
@@ -434,10 +449,34 @@ class Schedule:
         _check_policy(policy, IssuePolicy, "issue")
         if policy.policy == "fifo":
             return self._with("issue", lambda b: ops.IssueOp.fifo())
+        if policy.policy == "single_stream":
+            return self._with("streams", lambda b: ops.StreamsOp(1))
+        if policy.policy == "per_axis":
+            return self._per_axis(policy.fields["axis"])
         key = self._key(policy.fields["key"], "priority")
         return self._with(
             "issue", lambda b: ops.IssueOp.priority(key.names, self._region(b, key), key.sources)
         )
+
+    def _per_axis(self, axis: Any) -> Schedule:
+        """stream_by the coordinate, over as many streams as its static extent (or the
+        schedule's ``.streams(n)``: value mod n)."""
+        name = self._coordinate(axis, "per_axis")
+        extents = {
+            a.size for names, a in self.target.loops() if name in names and isinstance(a, Dense)
+        }
+        declared = any(d.kind == "streams" for d in self.directives)
+        result = self
+        if not declared:
+            if len(extents) != 1:
+                raise CompileError(
+                    "per_axis",
+                    f"coordinate {name!r} has no static extent: give .streams(n) first "
+                    "(each value v then goes to stream v mod n)",
+                )
+            count = extents.pop()
+            result = self._with("streams", lambda b: ops.StreamsOp(count))
+        return result._with("stream_by", lambda b: ops.StreamByOp([name], None))
 
     def timing(self, policy: _Policy) -> Schedule:
         """When tasks are released: a ``TimingPolicy``."""

@@ -334,6 +334,8 @@ struct Builder::Impl {
   // (a pair goes through memory and stalls store forwarding on every push).
   std::vector<uint64_t> preds;
   order::FirstReason first_reason;
+  order::Events events;              // streams and events (use_events)
+  std::vector<uint32_t> event_preds;  // the event waits of the task being built
 
   // Queues: one per worker (targeted tasks), then vector, cube, any.
   std::unique_ptr<ReadyQueue[]> queues;
@@ -1074,6 +1076,9 @@ TaskBuilder Builder::alloc_task(KernelId kernel, ExecDomain domain, ExecPool poo
                                 const TaskSite* site) {
   Impl& m = *impl_;
   m.scopes.frontier([&m](const std::vector<uint32_t>& nodes) { return m.barrier(nodes); });
+  if (m.events.on)
+    m.events.waits(stream, [&m](const std::vector<uint32_t>& nodes) { return m.barrier(nodes); },
+                   m.event_preds);
   const uint32_t id = m.alloc_node(kTask);
   m.building = id;
   ++m.ntasks;
@@ -1127,6 +1132,7 @@ void Builder::submit(TaskBuilder& t) {
   const uint32_t id = t.pod_->id;
   Slot& s = m.slot(id);
   m.scopes.created(id);
+  if (m.events.on) m.events.created(id, s.stream);
   m.raw.clear();
   m.waw.clear();
   m.war.clear();
@@ -1135,6 +1141,8 @@ void Builder::submit(TaskBuilder& t) {
   std::vector<uint64_t>& ps = m.preds;
   ps.clear();
   for (uint32_t f : m.scopes.current()) ps.push_back(pack(f, kStructural));
+  if (m.events.on)
+    for (uint32_t f : m.event_preds) ps.push_back(pack(f, kStructural));
   for (uint32_t p : m.raw) ps.push_back(pack(p, kRaw));
   for (uint32_t p : m.waw) ps.push_back(pack(p, kWaw));
   for (uint32_t p : m.war) ps.push_back(pack(p, kWar));
@@ -1171,6 +1179,26 @@ void Builder::order_point() {
 void Builder::exit_ordered() {
   if (!impl_->scopes.exit()) fail("exit_ordered() without enter_ordered()");
 }
+
+void Builder::use_events() {
+  if (impl_->events.on) return;
+  if (impl_->ntasks > 0) fail("use_events() after the first task");
+  impl_->events.on = true;
+}
+
+void Builder::event_record(const char* event, int64_t stream) {
+  Impl& m = *impl_;
+  if (!m.events.on) fail("event_record() without use_events()");
+  m.events.record(event, stream == kAllStreams, stream,
+                  [&m](const std::vector<uint32_t>& nodes) { return m.barrier(nodes); });
+}
+
+void Builder::event_wait(const char* event, int64_t stream) {
+  if (!impl_->events.on) fail("event_wait() without use_events()");
+  impl_->events.wait(event, stream == kAllStreams, stream);
+}
+
+bool Builder::event_query(const char* event) const { return impl_->events.query(event); }
 
 int64_t Builder::num_tasks() const { return impl_->ntasks; }
 

@@ -211,6 +211,9 @@ class TaskBuilder {
   uint32_t slot_ = 0;
 };
 
+// The stream argument of Builder::event_record / event_wait that means every stream.
+constexpr int64_t kAllStreams = INT64_MIN;
+
 // The orchestration side of the task runtime.
 class Builder {
  public:
@@ -227,6 +230,11 @@ class Builder {
   void enter_ordered();
   void order_point();
   void exit_ordered();
+  // Streams and events of ordinary workloads (docs/tg.md "Events"); kAllStreams: every task.
+  void use_events();
+  void event_record(const char* event, int64_t stream);
+  void event_wait(const char* event, int64_t stream);
+  bool event_query(const char* event) const;
   // tg.seq: how many tasks this program has created so far.
   int64_t num_tasks() const;
 
