@@ -9,6 +9,7 @@ constants. Results are checked against numpy on every target that runs.
 
 from __future__ import annotations
 
+import builtins
 import re
 
 import numpy as np
@@ -116,6 +117,23 @@ def test_a_generic_cost_function_sees_each_instance_shape():
         "wsp.kernel @touch_8xf16(x: in memref<8xf16>, y: out memref<8xf16>) unit(vector) cost(80)"
         in text
     )
+
+
+def test_the_python_api_doc_examples_of_kernel_signatures_run():
+    from pathlib import Path
+
+    import pto_wsp
+
+    doc = Path(__file__).resolve().parents[1] / "docs" / "python-api.md"
+    blocks = re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)
+    mine = [b for b in blocks if "def scale(x: In" in b or "@scale_16xf32" in b]
+    assert len(mine) == 2
+    namespace = {name: getattr(pto_wsp, name) for name in pto_wsp.__all__}
+    namespace.update(X=X, Y=Y, H=H, G=G)
+    for block in mine:
+        exec(builtins.compile(block, str(doc), "exec"), namespace)
+    text = str(namespace["w"].named("doc").module())
+    assert "wsp.kernel @scale_16xf32(" in text and "wsp.kernel @scale_8xf16(" in text
 
 
 # ------------------------------------------------------------------ typed scalars
