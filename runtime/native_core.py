@@ -151,10 +151,15 @@ def _api() -> ctypes.CDLL:
     return lib
 
 
-def _array(pointer, n: int, dtype) -> np.ndarray:
+def _array(pointer, n: int, owner: Core) -> np.ndarray:
+    """The core's array at ``pointer`` (n entries) as a numpy array, without a copy: the
+    array keeps ``owner`` alive, whose memory it is."""
+    ctype = pointer._type_
     if n == 0:
-        return np.zeros(0, dtype)
-    return np.ctypeslib.as_array(pointer, (n,)).astype(dtype, copy=True)
+        return np.zeros(0, np.dtype(ctype))
+    buffer = (ctype * n).from_address(ctypes.cast(pointer, ctypes.c_void_p).value)
+    buffer.owner = owner
+    return np.ctypeslib.as_array(buffer)
 
 
 class Core:
@@ -196,25 +201,29 @@ class Core:
         if self._api.pto_core_graph(self._ptr, ctypes.byref(g)) != 0:
             raise NativeCoreError(self.error()[0])
         n, e = g.num_nodes, g.num_edges
-        begin = _array(g.fanout_begin, n + 1, np.int64) if n else np.zeros(1, np.int64)
-        site = _array(g.site, n, np.int32)
-        per_node = _PerNode.make
+        begin = _array(g.fanout_begin, n + 1, self) if n else np.zeros(1, np.int64)
+        site = _array(g.site, n, self)
+
+        def per_node(begin, values, make) -> _PerNode:
+            starts = _array(begin, n + 1, self)
+            return _PerNode(starts, _array(values, int(starts[-1]), self), make)
+
         return TaskGraph(
-            kind=_array(g.kind, n, np.uint8),
-            kernel=_array(g.kernel, n, np.int32),
-            pool=_array(g.pool, n, np.uint8),
-            domain=_array(g.domain, n, np.uint8),
-            target=_array(g.target, n, np.int64),
-            stream=_array(g.stream, n, np.int64),
-            priority=_array(g.priority, n, np.int64),
-            fanin=_array(g.fanin, n, np.int32),
+            kind=_array(g.kind, n, self),
+            kernel=_array(g.kernel, n, self),
+            pool=_array(g.pool, n, self),
+            domain=_array(g.domain, n, self),
+            target=_array(g.target, n, self),
+            stream=_array(g.stream, n, self),
+            priority=_array(g.priority, n, self),
+            fanin=_array(g.fanin, n, self),
             fanout_begin=begin,
-            fanout_edges=_array(g.fanout_edges, e, np.int32),
-            edge_kind=_array(g.edge_kind, e, np.uint8),
+            fanout_edges=_array(g.fanout_edges, e, self),
+            edge_kind=_array(g.edge_kind, e, self),
             kernels=list(kernels),
-            args=per_node(g.args_begin, g.args, n, lambda v, i: tuple(v.tolist())),
-            regions=per_node(g.regions_begin, g.regions, n, _regions(tensors)),
-            coords=per_node(g.coords_begin, g.coords, n, _coords(site, sites)),
+            args=per_node(g.args_begin, g.args, lambda v, i: tuple(v.tolist())),
+            regions=per_node(g.regions_begin, g.regions, _regions(tensors)),
+            coords=per_node(g.coords_begin, g.coords, _coords(site, sites)),
         )
 
 
@@ -255,12 +264,6 @@ class _PerNode:
         self._values = values
         self._make = make
         self._n = len(begin) - 1
-
-    @classmethod
-    def make(cls, begin_ptr, values_ptr, n: int, make) -> _PerNode:
-        begin = _array(begin_ptr, n + 1, np.int64)
-        values = _array(values_ptr, int(begin[-1]), np.int64)
-        return cls(begin, values, make)
 
     def __len__(self) -> int:
         return self._n

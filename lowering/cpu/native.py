@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -72,6 +73,22 @@ class NativeProgram:
     config: dict[str, Any]
     text: str = field(repr=False)
     engine: Any = field(repr=False)
+    #: The entry point (ExecutionEngine.lookup: its C interface, compiled now, not at a build).
+    entry: Any = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.entry is None:
+            self.entry = self.engine.lookup(self.name)
+        # Per argument what binding it takes: a memref's static shape, element and whether
+        # the program reads its data, or a scalar's C type.
+        self._plan = [
+            (name, type_, [s if s >= 0 else -1 for s in type_.get_shape()],
+             _dtype(type_.element_type), name in self.reads)
+            if isinstance(type_, MemRefType)
+            else (name, type_, None, _scalar_ctype(type_), False)
+            for name, type_ in zip(self.arg_names, self.arg_types)
+        ]  # fmt: skip
+        self._tensors = [n if static is not None else "" for n, _, static, _, _ in self._plan]
 
     def build(self, bindings: Mapping[str, Any]) -> TaskGraph:
         """Run the program with ``bindings`` (by argument name) and return its task graph.
@@ -79,61 +96,62 @@ class NativeProgram:
         Scalars are ints; memrefs the program reads (``memref.load``) must be bound to arrays;
         tensors used only as task regions may be left out (their unknown extents then cover
         every index)."""
-        args, shapes, keep = self._bind(bindings)
+        shapes: list[tuple[int, ...]] = []
+        keep: list = []  # what the argument addresses point into, alive for the call
+        addresses = [0]
+        for name, type_, static, kind, reads in self._plan:
+            value = bindings.get(name)
+            if static is None:
+                if value is None:
+                    raise NativeError(f"@{self.name} needs a value for {name}")
+                scalar = kind(value)
+                keep.append(scalar)
+                addresses.append(ctypes.addressof(scalar))
+                shapes.append(())
+                continue
+            descriptor, shape = self._memref(name, type_, static, kind, reads, value, keep)
+            holder = ctypes.c_void_p(ctypes.addressof(descriptor))
+            keep += [descriptor, holder]
+            addresses.append(ctypes.addressof(holder))
+            shapes.append(shape)
         core = Core(shapes)
-        pointers = [ctypes.pointer(ctypes.c_int64(core.address)), *args]
+        context = ctypes.c_int64(core.address)
+        addresses[0] = ctypes.addressof(context)
         with gc_paused():
-            self.engine.invoke(self.name, *pointers)
+            self.entry((ctypes.c_void_p * len(addresses))(*addresses))
         del keep
         self._check(core)
-        tensors = [
-            n if isinstance(t, MemRefType) else "" for n, t in zip(self.arg_names, self.arg_types)
-        ]
-        return core.graph(self.kernels, self.sites, tensors)
+        return core.graph(self.kernels, self.sites, self._tensors)
 
-    def _bind(self, bindings: Mapping[str, Any]) -> tuple[list, list, list]:
-        args: list = []
-        shapes: list[tuple[int, ...]] = []
-        keep: list = []
-        for name, type_ in zip(self.arg_names, self.arg_types):
-            value = bindings.get(name)
-            if isinstance(type_, MemRefType):
-                descriptor, shape, data = self._memref(name, type_, value)
-                keep.append(data)
-                keep.append(descriptor)
-                args.append(ctypes.pointer(ctypes.pointer(descriptor)))
-                shapes.append(shape)
-                continue
-            shapes.append(())
-            if value is None:
-                raise NativeError(f"@{self.name} needs a value for {name}")
-            args.append(ctypes.pointer(_scalar_ctype(type_)(value)))
-        return args, shapes, keep
-
-    def _memref(self, name: str, type_: MemRefType, value: Any):
-        from mlir.runtime import get_ranked_memref_descriptor, make_nd_memref_descriptor
-
-        static = [s if s >= 0 else -1 for s in type_.get_shape()]
-        dtype = _dtype(type_.element_type)
-        if value is None:
-            if name in self.reads:
-                raise NativeError(f"@{self.name} reads {name}, which is not bound")
-            rank = len(static)
-            if rank == 0:
-                return get_ranked_memref_descriptor(np.zeros((), dtype)), (), None
-            descriptor = make_nd_memref_descriptor(rank, np.ctypeslib.as_ctypes_type(dtype))()
-            sizes = [s if s >= 0 else WHOLE for s in static]
-            descriptor.shape = (ctypes.c_longlong * rank)(*sizes)
-            descriptor.strides = (ctypes.c_longlong * rank)(*([0] * rank))
-            descriptor.offset = 0
-            return descriptor, tuple(static), None
-        data = np.ascontiguousarray(value, dtype=dtype)
-        if data.ndim != len(static) or any(s >= 0 and s != d for s, d in zip(static, data.shape)):
+    def _memref(self, name, type_, static, dtype, reads, value, keep):
+        """The memref descriptor of an argument and the extents the core checks regions
+        against (-1: unknown). Only data the program reads is passed: a tensor used as task
+        regions alone is its extents (a descriptor without data)."""
+        if value is None and reads:
+            raise NativeError(f"@{self.name} reads {name}, which is not bound")
+        data = None if value is None else np.asarray(value)
+        if data is not None and (
+            data.ndim != len(static) or any(s >= 0 and s != d for s, d in zip(static, data.shape))
+        ):
             raise NativeError(
                 f"@{self.name}: {name} is bound to an array of shape {data.shape}, "
                 f"which does not fit {type_}"
             )
-        return get_ranked_memref_descriptor(data), tuple(data.shape), data
+        rank = len(static)
+        descriptor = _descriptor(rank)()
+        if reads:
+            data = np.ascontiguousarray(data, dtype=dtype)
+            keep.append(data)
+            descriptor.allocated = descriptor.aligned = data.ctypes.data
+            shape = data.shape
+            strides = [s // data.itemsize for s in data.strides]
+        else:
+            shape = tuple(static) if data is None else data.shape
+            strides = [0] * rank
+        if rank:
+            descriptor.shape[:] = [s if s >= 0 else WHOLE for s in shape]
+            descriptor.strides[:] = strides
+        return descriptor, tuple(shape)
 
     def _check(self, core: Core) -> None:
         message, node, load = core.error()
@@ -146,6 +164,16 @@ class NativeProgram:
         if node >= 0:
             raise NativeError(f"@{self.name}: task {node}: {message}")
         raise NativeError(f"@{self.name}: {message}")
+
+
+@cache
+def _descriptor(rank: int) -> type[ctypes.Structure]:
+    """MLIR's ranked memref descriptor of ``rank`` (the element type is not part of it)."""
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+              ("offset", ctypes.c_int64)]  # fmt: skip
+    if rank:
+        fields += [("shape", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+    return type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
 
 
 def _dtype(element: Attribute) -> np.dtype:

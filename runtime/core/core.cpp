@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,10 @@ struct PtoCore {
                                                                     host::TensorMap::give};
   std::vector<int32_t> ranks;
   std::vector<int64_t> shapes;  // per tensor kMaxRank extents, -1 unknown
-  // The task being described: its regions, and how many dimensions the last one still needs.
+  // The task being described: its regions (io[0, nio): the array only grows, and its entries
+  // are written field by field, never zeroed), how many dimensions the last one still needs.
   std::vector<TaskIO> io;
+  size_t nio = 0;
   int64_t dims_left = 0;
   bool open = false;
   // The graph.
@@ -56,8 +59,32 @@ struct PtoCore {
   std::vector<int32_t> fanin, fanout_edges;
   std::vector<int64_t> fanout_begin;
   std::vector<uint8_t> fanout_kind;
+  bool graphed = false;  // the CSR is made (once: the host holds views of these arrays)
 
   uint32_t num_nodes() const { return static_cast<uint32_t>(kind.size()); }
+  // Empty again, keeping every array's memory (see pto_core_new).
+  void reset() {
+    scopes.reset();
+    first_reason.reset();
+    tmap->reset();
+    ranks.clear();
+    shapes.clear();
+    nio = 0;
+    dims_left = 0;
+    open = false;
+    for (auto* v : {&kind, &pool, &domain, &edge_kind, &fanout_kind}) v->clear();
+    for (auto* v : {&kernel, &site, &fanin, &fanout_edges}) v->clear();
+    for (auto* v : {&target, &stream, &priority, &args, &coords, &regions, &fanout_begin})
+      v->clear();
+    for (auto* v : {&args_begin, &coords_begin, &regions_begin}) v->assign(1, 0);
+    edge_src.clear();
+    edge_dst.clear();
+    for (int64_t& k : edges_by_kind) k = 0;
+    ntasks = 0;
+    error.clear();
+    error_node = error_load = -1;
+    graphed = false;
+  }
   // The first error is kept; `node` is the task it concerns (-1: none).
   void fail(const std::string& what, int64_t node = -1) {
     if (!error.empty()) return;
@@ -111,6 +138,8 @@ struct PtoCore {
   }
   void submit();
   void graph(PtoGraph* out);
+  void csr();
+  void fill(PtoGraph* out) const;
 };
 
 static inline PtoCore& C(intptr_t core) { return *reinterpret_cast<PtoCore*>(core); }
@@ -123,7 +152,8 @@ void PtoCore::submit() {
   raw.clear();
   waw.clear();
   war.clear();
-  for (const TaskIO& t : io) {
+  for (size_t i = 0; i < nio; ++i) {
+    const TaskIO& t = io[i];
     if (outside(t)) {
       return fail("its region of tensor " + std::to_string(t.region.tensor) +
                       " lies outside the tensor (or has a negative size or offset, or a "
@@ -150,6 +180,13 @@ void PtoCore::submit() {
 
 void PtoCore::graph(PtoGraph* out) {
   const size_t n = kind.size(), e = edge_src.size();
+  if (!graphed) csr();
+  graphed = true;
+  fill(out);
+}
+
+void PtoCore::csr() {
+  const size_t n = kind.size(), e = edge_src.size();
   // Edges come grouped by increasing destination: a counting sort by source keeps each
   // fanout row ascending.
   fanin.assign(n, 0);
@@ -167,6 +204,10 @@ void PtoCore::graph(PtoGraph* out) {
     fanout_edges[static_cast<size_t>(k)] = static_cast<int32_t>(edge_dst[i]);
     fanout_kind[static_cast<size_t>(k)] = edge_kind[i];
   }
+}
+
+void PtoCore::fill(PtoGraph* out) const {
+  const size_t n = kind.size(), e = edge_src.size();
   out->num_nodes = static_cast<int64_t>(n);
   out->num_edges = static_cast<int64_t>(e);
   out->num_tasks = ntasks;
@@ -201,7 +242,7 @@ void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool
   c.node(order::kTask, static_cast<int32_t>(kernel), static_cast<int32_t>(site),
          static_cast<uint8_t>(pool), static_cast<uint8_t>(domain), target, stream, priority);
   ++c.ntasks;
-  c.io.clear();
+  c.nio = 0;
   c.dims_left = 0;
   c.open = true;
 }
@@ -227,25 +268,27 @@ void pto_tg_task_region(intptr_t core, int64_t tensor, int64_t access, int64_t r
                       std::to_string(access) + ", rank " + std::to_string(rank) + ")",
                   id);
   }
-  TaskIO t{};
+  if (c.nio == c.io.size()) c.io.resize(c.io.size() * 2 + 4);
+  TaskIO& t = c.io[c.nio++];
   t.region.base = static_cast<uint64_t>(tensor) + 1;
   t.region.tensor = static_cast<uint16_t>(tensor);
   t.region.rank = static_cast<uint8_t>(rank);
   t.region.elem_bytes = 1;
-  for (int d = 0; d < kMaxRank; ++d) {
+  t.region.kept = 0;
+  // Beyond the rank: a unit dimension (the TensorMap copies every kMaxRank entry).
+  for (int d = static_cast<int>(rank); d < kMaxRank; ++d) {
     t.region.offsets[d] = 0;
     t.region.sizes[d] = 1;
     t.region.strides[d] = 1;
   }
   t.access = static_cast<uint8_t>(access);
-  c.io.push_back(t);
   c.dims_left = rank;
 }
 
 void pto_tg_task_region_dim(intptr_t core, int64_t offset, int64_t size, int64_t stride) {
   PtoCore& c = C(core);
   if (!c.open || c.dims_left <= 0) return;
-  pto::wsp::TensorRegion& r = c.io.back().region;
+  pto::wsp::TensorRegion& r = c.io[c.nio - 1].region;
   const int d = r.rank - static_cast<int>(c.dims_left--);
   r.offsets[d] = offset;
   r.sizes[d] = size;
@@ -281,8 +324,22 @@ void pto_tg_load_error(intptr_t core, int64_t load) {
   c.fail("a memref.load index is outside the bound data");
 }
 
+// Cores freed are kept (at most kKeep) with their arrays' memory for the next build: fresh
+// pages cost a fault each, a third of a large build's time.
+static std::mutex g_kept_lock;
+static std::vector<PtoCore*> g_kept;
+static constexpr size_t kKeep = 2;
+
 PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* shapes) {
-  PtoCore* c = new PtoCore();
+  PtoCore* c = nullptr;
+  {
+    std::lock_guard<std::mutex> hold(g_kept_lock);
+    if (!g_kept.empty()) {
+      c = g_kept.back();
+      g_kept.pop_back();
+    }
+  }
+  if (c == nullptr) c = new PtoCore();
   c->ranks.assign(ranks, ranks + num_tensors);
   c->shapes.assign(shapes, shapes + static_cast<size_t>(num_tensors) * kMaxRank);
   for (int32_t t = 0; t < num_tensors; ++t) {
@@ -295,7 +352,14 @@ PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* 
   return c;
 }
 
-void pto_core_free(PtoCore* core) { delete core; }
+void pto_core_free(PtoCore* core) {
+  core->reset();
+  std::lock_guard<std::mutex> hold(g_kept_lock);
+  if (g_kept.size() < kKeep)
+    g_kept.push_back(core);
+  else
+    delete core;
+}
 
 const char* pto_core_error(const PtoCore* core) { return core->error.c_str(); }
 

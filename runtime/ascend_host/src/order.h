@@ -104,6 +104,8 @@ class Scopes {
 // kinds[k] grows by the edges of kind k kept.
 class FirstReason {
  public:
+  // Before task ids start again from 0 (the set's stamps are task ids).
+  void reset() { seen_.clear(); }
   void filter(std::vector<uint64_t>& ps, uint32_t self, int64_t* kinds) {
     // Counted down from the candidates in registers: an array indexed by kind would live on
     // the stack, and its increments stall store forwarding.
