@@ -139,7 +139,8 @@ def _read_back(case: Case) -> None:
     sys.stdout.flush()
     shutil.copyfile(output, f"output.{case.readback}")
     _redirect(os.devnull, "readback-stderr")
-    code = _call("pto-opt", [f"output.{case.readback}"])
+    flags = [a for a in case.args if a == "--allow-unregistered-dialect"]
+    code = _call("pto-opt", [f"output.{case.readback}", *flags])
     Path("readback-code").write_text(str(code))
 
 
@@ -165,6 +166,8 @@ def start(case: Case, timeout: float, memory: int | None) -> Child:
             os.chdir(scratch)
         finally:
             _child(case, memory)
+    with contextlib.suppress(OSError):  # the child does it too: whichever runs first
+        os.setpgid(pid, pid)
     return Child(pid, os.pidfd_open(pid), case, scratch, time.monotonic() + timeout)
 
 
@@ -172,13 +175,9 @@ def finish(child: Child, timeout: float) -> Outcome:
     """Reap ``child`` (killing it if it outlived its deadline) and classify its outcome."""
     pid, status = os.waitpid(child.pid, os.WNOHANG)
     hung = pid == 0
+    kill(child)
     if hung:
-        os.killpg(child.pid, signal.SIGKILL)
         _, status = os.waitpid(child.pid, 0)
-    try:
-        os.killpg(child.pid, signal.SIGKILL)  # whatever it started and left behind
-    except (ProcessLookupError, PermissionError):
-        pass
     os.close(child.pidfd)
     scratch = Path(child.scratch)
     stderr = _read(scratch / "stderr")
@@ -189,6 +188,12 @@ def finish(child: Child, timeout: float) -> Outcome:
     if hung:
         return Outcome(HANG, f"no result after {timeout:g} s", stderr)
     return classify(os.waitstatus_to_exitcode(status), stderr, readback)
+
+
+def kill(child: Child) -> None:
+    """Kill the child's process group: the child, and what it started and left behind."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
 
 
 def _read(path: Path) -> str:
@@ -335,27 +340,34 @@ def _campaign(options: Options, corpus: Corpus) -> Summary:
             return time.monotonic() < stop and (options.count is None or drawn < options.count)
         return drawn < (options.count or 0)
 
-    while True:
-        while len(running) < options.jobs and more():
-            rng = random.Random(f"{options.seed}:{drawn}")
-            case = make_case(corpus.draw(rng), corpus, rng, passes, targets)
-            child = start(case, options.timeout, memory)
-            running[child.pidfd] = child
-            poll.register(child.pidfd, select.POLLIN)
-            drawn += 1
-        if not running:
-            break
-        wait = max(0.0, min(c.deadline for c in running.values()) - time.monotonic())
-        ready = {fd for fd, _ in poll.poll(wait * 1000 + 1)}
-        now = time.monotonic()
-        for fd, child in list(running.items()):
-            if fd in ready or now >= child.deadline:
-                poll.unregister(fd)
-                del running[fd]
-                _record(summary, child.case, finish(child, options.timeout), options, memory)
-        if options.progress and now - reported >= 60:
-            reported = now
-            print(_progress(summary, now - begin), file=sys.stderr, flush=True)
+    try:
+        while True:
+            while len(running) < options.jobs and more():
+                rng = random.Random(f"{options.seed}:{drawn}")
+                case = make_case(corpus.draw(rng), corpus, rng, passes, targets)
+                child = start(case, options.timeout, memory)
+                running[child.pidfd] = child
+                poll.register(child.pidfd, select.POLLIN)
+                drawn += 1
+            if not running:
+                break
+            wait = max(0.0, min(c.deadline for c in running.values()) - time.monotonic())
+            ready = {fd for fd, _ in poll.poll(wait * 1000 + 1)}
+            now = time.monotonic()
+            for fd, child in list(running.items()):
+                if fd in ready or now >= child.deadline:
+                    poll.unregister(fd)
+                    del running[fd]
+                    outcome = finish(child, options.timeout)
+                    _record(summary, child.case, outcome, options, memory)
+            if options.progress and now - reported >= 60:
+                reported = now
+                print(_progress(summary, now - begin), file=sys.stderr, flush=True)
+    finally:  # interrupted: no child outlives the campaign
+        for child in running.values():
+            kill(child)
+            os.waitpid(child.pid, 0)
+            shutil.rmtree(child.scratch, ignore_errors=True)
     summary.seconds = time.monotonic() - begin
     return summary
 
@@ -396,7 +408,6 @@ def _save(kind: Kind, options: Options, memory: int | None) -> Path:
 def _warm_up(corpus: Corpus) -> None:
     """Load what each child would load: the dialects the corpus names, the tools' modules,
     and the caches a first run fills, so that a child starts with them."""
-    import contextlib
     import io
 
     from xdsl.universe import Universe
