@@ -12,14 +12,18 @@ smallest change that fixes its bug, to be dropped when xDSL fixes it.
 - ``scf.execute_region`` without results prints its region without block terminators,
   which its parser does not put back (``scf.execute_region { scf.yield }`` prints as an
   empty region, which does not verify; a multi-block region loses its branches). It
-  prints them here, as MLIR does; the parser reads that form.
+  prints them here, as MLIR does; the parser reads that form. Its constructor also drops
+  the attribute dictionary the parser hands it; it keeps it here.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from xdsl.dialects.scf import ExecuteRegionOp
+from xdsl.ir import Attribute, Region
+from xdsl.irdl import IRDLOperation
 from xdsl.printer import Printer
 from xdsl.utils.mlir_lexer import MLIRLexer
 
@@ -36,7 +40,20 @@ def _print_execute_region(self: ExecuteRegionOp, printer: Printer) -> None:
     printer.print_string(" ")
     printer.print_region(self.region, print_entry_block_args=False, print_block_terminators=True)
     if self.attributes:
+        printer.print_string(" ")
         printer.print_attr_dict(self.attributes)
 
 
+def _init_execute_region(
+    self: ExecuteRegionOp,
+    result_types: Sequence[Attribute],
+    region: Region,
+    attr_dict: dict[str, Attribute] | None = None,
+) -> None:
+    IRDLOperation.__init__(
+        self, result_types=(result_types,), regions=(region,), attributes=attr_dict
+    )
+
+
 ExecuteRegionOp.print = _print_execute_region
+ExecuteRegionOp.__init__ = _init_execute_region

@@ -1,5 +1,6 @@
 // What pto-opt prints, it reads back as the same IR: scf.execute_region keeps its
-// terminators (xDSL's printer drops them, and its parser does not put them back).
+// terminators (xDSL's printer drops them, and its parser does not put them back) and its
+// attributes (xDSL's parser dropped them).
 // RUN: pto-opt %s | FileCheck %s
 // RUN: pto-opt %s | pto-opt | FileCheck %s
 // RUN: pto-opt %s --print-op-generic | pto-opt | FileCheck %s
@@ -27,6 +28,17 @@ func.func @blocks() {
   ^bb1:
     scf.yield
   }
+  func.return
+}
+
+// CHECK-LABEL: func.func @attributes
+// CHECK-NEXT:    scf.execute_region {
+// CHECK-NEXT:      scf.yield
+// CHECK-NEXT:    } {note = "kept"}
+func.func @attributes() {
+  scf.execute_region {
+    scf.yield
+  } {note = "kept"}
   func.return
 }
 
