@@ -13,6 +13,7 @@ import pytest
 from xdsl.context import Context
 
 from pto_wsp import (
+    Channel,
     CompileError,
     Dense,
     In,
@@ -25,11 +26,16 @@ from pto_wsp import (
     Tensor,
     combine,
     compile,
+    connect,
+    consume,
     f32,
     index,
     kernel,
     parallel_for,
+    process,
+    replicate,
     select,
+    send,
     task,
 )
 from pto_wsp.dialects import tg
@@ -133,6 +139,24 @@ def test_cpu_sim_cycles_counts_the_tasks_the_data_gives(fast_small, fast):
     stats = program.stats()
     assert stats.num_tasks == TASKS
     assert stats.makespan_cycles > 0
+
+
+def test_pipeline_processes_read_the_constant_arrays():
+    """A process body routes by a constant CSR: its generated code holds the arrays too."""
+    queue = Channel("q", capacity=2)
+    routing = Sparse(None, INDPTR, INDICES)
+    body = parallel_for(
+        Dense[ROWS],
+        lambda b: select(routing[b], lambda e: send(queue, task(accumulate, [b, e], [X[e], Z[b]]))),
+    )
+    generator = process("generator").produces(queue).body(body)
+    worker = process("worker").consumes(queue).body(consume(queue))
+    pipeline = connect([generator, replicate(worker, 2)], [queue]).named("routed_pipe")
+    x, _, z = inputs()
+    program = compile(pipeline, target="cpu_sim")
+    program.bind(X=x, Z=z).execute()
+    np.testing.assert_allclose(z, expected(x)[1], rtol=1e-5, atol=1e-5)
+    assert program.stats().num_tasks == ROUTED
 
 
 def _lowered():

@@ -364,18 +364,19 @@ class _Generator:
 
     def constant(self, op: memref.GetGlobalOp) -> str:
         """The Python name of the Tensor holding the constant array ``op`` reads."""
-        tensor = global_tensor(op)
-        if tensor is None:
-            name = op.name_.root_reference.data
+        name = op.name_.root_reference.data
+        data = constant_array(op)
+        if data is None:
+            self.fail(op, f"memref.get_global @{name}: not a constant integer memref.global")
+        if _is_region(op.memref):
             self.fail(
                 op,
-                f"memref.get_global @{name} (it reads a constant integer memref.global with "
-                "an initial value, and no task takes it as a region)",
+                f"memref.get_global @{name} as a task's region (a constant array is only "
+                "loaded; give the task a tensor argument)",
             )
         # Named by the global alone: the processes of a pipeline share one namespace.
-        name = tensor.name[1:]
         var = f"_g_{name}" if name.isidentifier() else f"_gx_{name.encode().hex()}"
-        self.constants[var] = tensor
+        self.constants[var] = Tensor("@" + name, data.shape, data)  # no argument is so named
         return var
 
     def fail(self, op: Operation, what: str) -> None:
@@ -468,16 +469,6 @@ class _Generator:
 def _tup(items: Iterable[str]) -> str:
     """The source of a tuple of these expressions (with a trailing comma: also for one)."""
     return "(" + "".join(x + ", " for x in items) + ")"
-
-
-def global_tensor(op: memref.GetGlobalOp) -> Tensor | None:
-    """The constant integer array a ``memref.get_global`` reads, as a Tensor named
-    ``@<global>`` (no tensor argument is so named); None if it is not one the task-generation
-    code can read (``constant_array``), or if a task takes it as a region."""
-    data = constant_array(op)
-    if data is None or _is_region(op.memref):
-        return None
-    return Tensor("@" + op.name_.root_reference.data, data.shape, data)
 
 
 def _is_region(value: SSAValue) -> bool:
