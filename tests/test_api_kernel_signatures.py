@@ -233,6 +233,22 @@ def test_scalar_annotations_that_are_not_scalar_types():
         def costly(x: In[f32[4]], alpha: float): ...
 
 
+def test_tasks_sent_over_a_channel_keep_their_typed_scalars():
+    from pto_wsp import Channel, connect, consume, for_each, process, replicate, send
+
+    queue = Channel("work", capacity=4)
+    gen = (
+        process("generator")
+        .produces(queue)
+        .body(for_each(Dense[4], lambda i: send(queue, task(axpb, [0.5, 2], [X[i], Y[i]]))))
+    )
+    worker = process("worker").consumes(queue).body(consume(queue))
+    pipeline = connect([gen, replicate(worker, 2)], [queue]).named("typed_queue")
+    x, y, _, _ = _inputs()
+    compile(pipeline, target="cpu_sim", workers=2).bind(X=x, Y=y).execute()
+    np.testing.assert_allclose(y, x * 0.5 + 2)
+
+
 COST_READS_SCALARS = """
 wsp.kernel @k(alpha: f32, n: i32, i: index) unit(vector) cost {
 ^bb0(%alpha: f32, %n: i32, %i: index):
