@@ -180,6 +180,32 @@ def test_scalars_reach_numpy_bodies_as_python_numbers(fast, monkeypatch):
     np.testing.assert_allclose(y, x * np.float32(0.1) + np.where(i % 2 == 0, i + 1, -(i + 1)))
 
 
+@kernel
+def shifted(x: In, y: Out, a: f32, n: i32, q: bool):
+    SEEN.append((type(a), type(n), type(q), a, q))
+    y[...] = x * a + n
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_typed_scalars_in_a_batched_nest(fast, monkeypatch):
+    """A nest the generated code creates as a numpy batch (no predicate among the params)
+    hands the same Python numbers to the bodies."""
+    from pto_wsp.runtime import fastsched
+
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0 if fast else 1 << 62)
+    Xd, Yd = Tensor("Xd", [None, 16], f32), Tensor("Yd", [None, 16], f32)
+    w = parallel_for(
+        DenseDyn(sym("n")), lambda i: task(shifted, [0.5, i + 1, True], [Xd[i], Yd[i]])
+    ).named("batched")
+    SEEN.clear()
+    x = np.ones((8, 16), np.float32)
+    y = np.zeros_like(x)
+    compile(w, target="cpu_sim", fast=fast).bind(Xd=x, Yd=y, n=8).execute()
+    assert set(SEEN) == {(float, int, bool, 0.5, True)} and len(SEEN) == 8
+    np.testing.assert_allclose(y, np.broadcast_to(0.5 + np.arange(1, 9)[:, None], x.shape))
+
+
 def test_scalar_types_in_the_ir():
     text = str(_typed_workload().module())
     assert (
