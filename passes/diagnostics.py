@@ -7,6 +7,7 @@ the op has one (pto-opt gives every parsed op its file:line:col).
 
 from __future__ import annotations
 
+import re
 import sys
 
 from xdsl.dialects.builtin import FileLineColLoc
@@ -22,6 +23,20 @@ def location_of(op: Operation) -> str:
             return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
         current = current.parent_op()
     return ""
+
+
+#: Option hints as passes spell them (pto-opt's ``-p 'wsp-to-tg{schedule=NAME}'``) and as
+#: ``pto_wsp.compile(..., schedule="NAME")`` takes them.
+_PYTHON_SPELLING = [
+    (re.compile(r"(?:wsp|csp)-to-tg\{schedule=NAME\}"), 'schedule="NAME"'),
+]
+
+
+def python_spelling(message: str) -> str:
+    """A pass's message for a Python caller: its option hints as ``compile()`` keywords."""
+    for pattern, python in _PYTHON_SPELLING:
+        message = pattern.sub(python, message)
+    return message
 
 
 def warn(op: Operation, message: str) -> None:

@@ -64,6 +64,18 @@ def test_ascend_errors_use_python_spelling_in_one_line(tmp_path):
     assert error.__cause__ is None and error.__suppress_context__  # no chained module text
 
 
+@pytest.mark.parametrize("target", ["cpu_sim", "ascend"])
+def test_several_schedules_say_the_compile_option(target, tmp_path):
+    w = parallel_for(Dense[3], lambda i: task(bump, [i], [X[i]])).named("w")
+    m = pto_wsp.module(w.schedule("a").streams(2), w.schedule("b").streams(3))
+    options = {"stub_kernels": True, "out_dir": tmp_path} if target == "ascend" else {}
+    with pytest.raises(CompileError) as info:
+        compile(m, target=target, **options)
+    assert 'choose one with schedule="NAME"' in str(info.value)
+    assert "wsp-to-tg{" not in str(info.value)
+    compile(m, target=target, schedule="b", **options)  # what it says works
+
+
 def test_invalid_ir_error_holds_no_module_text():
     # A layout entry per tensor dimension: one for a 2-d tensor is invalid IR.
     w = parallel_for(Dense[3], lambda i: task(bump, [i], [X[i]])).named("w")

@@ -511,7 +511,7 @@ def _as_flags(message: str) -> str:
     ``bind(x=array)`` -> ``--bind x=@file.npy``, ``with workload=NAME`` -> ``with
     --workload NAME``."""
     message = message.replace("with workload=NAME", "with --workload NAME")
-    message = message.replace("with wsp-to-tg{schedule=NAME}", "with --schedule NAME")
+    message = message.replace('with schedule="NAME"', "with --schedule NAME")
     return _BIND_HINT.sub(
         lambda m: f"--bind {m.group(1)}={'@file.npy' if m.group(2) == 'array' else '...'}",
         message,

@@ -15,6 +15,7 @@ from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import PassFailedException
 
 from pto_wsp.dialects import csp, tg, wsp
 from pto_wsp.errors import CompileError, ErrorCode, caller_location
@@ -27,9 +28,10 @@ from .host import AscendProgram
 _OPTION = ErrorCode.INVALID_OPTION
 
 
-def lower_to_tg(module: ModuleOp) -> ModuleOp:
+def lower_to_tg(module: ModuleOp, schedule: str = "") -> ModuleOp:
     """The module in tg program form: a lowered copy when it still has workloads or
-    pipelines, else the module itself."""
+    pipelines (``schedule`` picks a workload's schedule where it has several), else the
+    module itself. Raises AscendEmitError when the lowering fails."""
     ops = list(module.walk())
     has_wsp = any(isinstance(op, wsp.WorkloadOp) for op in ops)
     has_csp = any(isinstance(op, csp.PipelineOp) for op in ops)
@@ -38,7 +40,10 @@ def lower_to_tg(module: ModuleOp) -> ModuleOp:
     from pto_wsp.passes import wsp_to_tg
 
     lowered = module.clone()
-    wsp_to_tg.lower_to_tg(Context(), lowered)
+    try:
+        wsp_to_tg.lower_to_tg(Context(), lowered, schedule)
+    except PassFailedException as error:
+        raise AscendEmitError(str(error)) from None
     return lowered
 
 
@@ -49,6 +54,7 @@ def compile_module(
     host: bool = False,
     soc: str = "910b",
     program: str | None = None,
+    schedule: str = "",
     stub_kernels: bool = False,
     kernel_dirs: list[str | os.PathLike] | None = None,
     workers: int = 0,
@@ -68,13 +74,14 @@ def compile_module(
     ``workers``, else 2); ``record=True`` keeps the task graph of each run (``graph()``).
     Seed 001 §7.2's options: ``profiling`` records each run (as ``record``); ``debug`` and
     ``optimization_level`` are flags of the host build (``-g -D_GLIBCXX_ASSERTIONS``, ``-ON``);
-    ``max_code_size`` limits the AICPU orchestration source (bytes).
+    ``max_code_size`` limits the AICPU orchestration source (bytes). ``schedule`` names the
+    schedule to apply to a workload that has several.
     Raises AscendEmitError for what the target cannot emit, BuildError if g++ fails.
     """
     start = time.perf_counter()
     flags = _build_flags(host, debug, optimization_level)
     record = record or _yes("profiling", profiling)
-    lowered = lower_to_tg(module)
+    lowered = lower_to_tg(module, schedule)
     if not any(isinstance(op, tg.ProgramOp) for op in lowered.ops):
         raise AscendEmitError("the module has no workload or tg.program to emit")
     # Every program of the module goes into the tree (one build serves each entry).
@@ -151,6 +158,7 @@ INFO = {
         "host": "build the tree with g++ and return a runnable AscendProgram",
         "soc": "910b (default), 910c or 950",
         "program": "the entry program (default: the one no other calls)",
+        "schedule": "the schedule to apply where a workload has several",
         "stub_kernels": "kernels without an Ascend body get an empty one",
         "kernel_dirs": "folders holding kernel body files",
         "workers": "host worker threads (default: the schedule's, else 2)",

@@ -9,7 +9,7 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException
 
 from pto_wsp.errors import ErrorCode
-from pto_wsp.passes.diagnostics import location_of
+from pto_wsp.passes.diagnostics import location_of, python_spelling
 
 
 class AscendEmitError(DiagnosticException):
@@ -31,7 +31,7 @@ class AscendEmitError(DiagnosticException):
     def located_for_python(self) -> str:
         """``located()`` with the options as ``compile(target="ascend", ...)`` takes them
         (``stub_kernels=True``), not as pto-opt's target options spell them."""
-        text = self.located()
+        text = python_spelling(self.located())
         for pattern, python in _PYTHON_SPELLING:
             text = pattern.sub(python, text)
         return text

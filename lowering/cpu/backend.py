@@ -43,6 +43,7 @@ from pto_wsp.dialects import csp, sched, tg, wsp
 from pto_wsp.errors import CompileError, ErrorCode, SourceLoc, caller_location
 from pto_wsp.lowering.cpu.pygen import CodegenError, _divsi, _Generator, _remsi, exec_generated
 from pto_wsp.lowering.cpu.simgen import SimProgram, compile_sim_program
+from pto_wsp.passes.diagnostics import python_spelling
 from pto_wsp.passes.wsp_to_tg import lower_to_tg
 from pto_wsp.runtime.engine import SimConfig
 from pto_wsp.runtime.graph import POOLS
@@ -546,7 +547,7 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
             ctx = Context()
             lower_to_tg(ctx, m, schedule or "")
     except PassFailedException as error:
-        raise _error(str(error), loc) from None
+        raise _error(python_spelling(str(error)), loc) from None
     warnings += [line for line in stderr.getvalue().splitlines() if line.strip()]
     program = next(op for op in m.ops if isinstance(op, tg.ProgramOp) and op.sym_name.data == entry)
     try:
