@@ -160,3 +160,41 @@ def test_trace_writers_are_exported_and_write_files(tmp_path):
     program.write_gantt(tmp_path / "g2.png")
     for name in ("g.png", "g2.png"):
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+CALL_WITH_SCHEDULE = """
+wsp.kernel @k(i: index, j: index) unit(vector)
+wsp.workload @main(%n: index) {
+  %is = wsp.dense_dyn %n
+  wsp.parallel_for %i in %is named("i") : !wsp.dense_dyn {
+    wsp.call @leaf(%i : index) schedule(@by_j)
+  }
+}
+wsp.workload @leaf(%i: index) level(npu) {
+  %js = wsp.dense 4
+  wsp.parallel_for %j in %js named("j") : !wsp.dense<4> {
+    wsp.task @k(%i, %j : index, index) resources()
+  }
+}
+sched.schedule @by_j for @leaf {
+  sched.dispatch affinity("j")
+}
+sched.schedule @by_i for @main {
+  sched.dispatch affinity("i")
+}
+"""
+
+
+def test_a_calls_own_schedule_places_its_tasks():
+    """The call's schedule(@by_j) places the callee's tasks (worker j), not the caller's
+    affinity(i)."""
+    from xdsl.parser import Parser
+
+    from pto_wsp.tools.diagnostics import universe_context
+
+    module = Parser(universe_context(), CALL_WITH_SCHEDULE).parse_module()
+    program = compile(module, target="cpu_sim", mode="cycles", workers=4)
+    program.bind(n=3).execute()
+    tasks = program.schedule_of()
+    assert len(tasks) == 12
+    assert all(t["worker"] == t["coords"]["j"] for t in tasks)
