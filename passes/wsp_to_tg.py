@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     LocationAttr,
     MemRefType,
     ModuleOp,
@@ -756,13 +757,9 @@ class _Lowering:
                 key.warned = True
                 warn(key.directive, _unbound_key(key, inputs, what))
             return None
-        for arg, value in zip(key.block.args, values):
+        for i, (arg, value) in enumerate(zip(key.block.args, values)):
             if value is not None and arg.type != value.type:
-                message = (
-                    f"the {what} key reads {_key_input_name(key, arg.index)} as {arg.type}, "
-                    f"but task {inputs.task_name} passes {value.type}"
-                )
-                key.directive.emit_error(message, PassFailedException(message))
+                values[i] = self._key_cast(key, arg, value, emit, inputs, what)
         mapping = dict(zip(key.block.args, values))
         result: SSAValue | None = None
         for op in key.block.ops:
@@ -771,6 +768,23 @@ class _Lowering:
                 break
             emit.op(op.clone(value_mapper=mapping))
         return result
+
+    @staticmethod
+    def _key_cast(
+        key: _Key, arg: SSAValue, value: SSAValue, emit: _Emitter, inputs: _KeyInputs, what: str
+    ) -> SSAValue:
+        """An integer parameter read by an index key argument: its value as an index (i1
+        zero-extended: true is 1); any other difference is a located error."""
+        if isinstance(arg.type, IndexType) and isinstance(value.type, IntegerType):
+            if value.type.width.data == 1:
+                value = emit.value(arith.ExtUIOp(value, i64))
+            return emit.value(arith.IndexCastOp(value, IndexType()))
+        message = (
+            f"the {what} key reads {_key_input_name(key, arg.index)} as {arg.type}, "
+            f"but task {inputs.task_name} passes {value.type}"
+        )
+        key.directive.emit_error(message, PassFailedException(message))
+        raise AssertionError  # (emit_error raised)
 
     def _target(self, emit: _Emitter, env: _Env, inputs: _KeyInputs) -> SSAValue | None:
         """The per-task dispatch target the schedule's dispatch policy computes."""

@@ -170,3 +170,23 @@ def test_a_tensor_the_workload_does_not_take_is_an_error():
     expected = "the key reads tensor 'other', which @attn does not take"
     with pytest.raises(CompileError, match=expected):
         s.module()
+
+
+@kernel
+def typed(b, n: i64, on: bool, out: Out[f32[4]]):
+    out[...] = n
+
+
+def test_integer_parameters_are_read_as_indices():
+    # An i64 and a bool parameter: the key casts them (wsp-to-tg), on both engines.
+    w = parallel_for(Dense[4], lambda b: task(typed, [b, 3 - b, b < 2], [OUT[b, 0]])).named(
+        "typed_keys"
+    )
+    s = w.schedule().issue(IssuePolicy.priority(lambda t: t.param("n") * 2 + t.param("on")))
+    s = s.timing(TimingPolicy.batched(4))
+    for fast in (True, False):
+        prog = s.compile(target="cpu_sim", fast=fast, workers=1)
+        prog.bind(O=np.zeros((4, 8, 4), np.float32)).execute()
+        starts = sorted(prog.schedule_of(), key=lambda e: e["start"])
+        # keys: b=0: 3*2+1, b=1: 2*2+1, b=2: 1*2, b=3: 0: smallest first
+        assert [e["coords"]["b"] for e in starts] == [3, 2, 1, 0]

@@ -60,3 +60,28 @@ sched.schedule @s for @w {
 // CHECK: warning: the dispatch key reads parameter(s) seq_len that kernel @k does not take; those tasks get no dispatch (the runtime decides)
 // CHECK: tg.task @k(%b : index) resources() at(b = %b) pool(vector)
 // CHECK-NOT: target(
+
+// -----
+
+// An integer parameter (i64, i1) read as an index: cast (i1 zero-extended first).
+
+wsp.kernel @k2(b: index, n: i64, on: i1)
+wsp.workload @w2(%n: index, %m: i64, %f: i1) {
+  %bs = wsp.dense_dyn %n
+  wsp.parallel_for %b in %bs named("b") : !wsp.dense_dyn {
+    wsp.task @k2(%b, %m, %f : index, i64, i1) resources()
+  }
+}
+sched.schedule @s2 for @w2 {
+  sched.issue priority key(%x = param("n") : index, %y = param("on") : index) {
+    %p = arith.addi %x, %y : index
+    sched.yield %p : index
+  }
+}
+
+// CHECK-LABEL: tg.program @w2
+// CHECK:         %[[X:.*]] = arith.index_cast %m : i64 to index
+// CHECK-NEXT:    %[[E:.*]] = arith.extui %f : i1 to i64
+// CHECK-NEXT:    %[[Y:.*]] = arith.index_cast %[[E]] : i64 to index
+// CHECK-NEXT:    %[[P:.*]] = arith.addi %[[X]], %[[Y]] : index
+// CHECK-NEXT:    tg.task @k2(%b, %m, %f : index, i64, i1) {{.*}} priority(%[[P]])
