@@ -14,7 +14,10 @@ Key functions (``stream_by``, ``hash``, ``dispatch_by``, ``priority``,
 (``b``, ``h``) and, in a pipeline, ``replica``. They are called once, with placeholder
 coordinates, and the expression they return becomes the directive's key region. A key takes
 its coordinates by parameter name (``lambda b, h: ...``) or, with one parameter that is not
-a coordinate, by attribute (``lambda t: t.b % 2``).
+a coordinate, by attribute (``lambda t: t.b % 2``). Such a key may also read task data
+(seed 001 §5.2): ``t.param("seq_len")``, the task's scalar parameter of that name, and
+tensors at coordinates (``seq_lens[t.b]``); a Python ``if`` on them is traced both ways
+(``0 if t.param("seq_len") > 2048 else 1``) into one ``arith.select``.
 """
 
 from __future__ import annotations
