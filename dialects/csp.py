@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
     SymbolRefAttr,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import (
@@ -60,6 +61,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     region_def,
     result_def,
@@ -477,19 +479,28 @@ class SendOp(IRDLOperation):
     """``csp.send @ch { w }``: send the tasks of ``w`` as one message; blocks while ``@ch`` is full.
 
     The receiving process issues the tasks, which keep the sender's loop coordinates.
+    ``csp.send @ch nonblocking { w }`` (seed 001 §4.3 ``try_send``) never blocks: when ``@ch``
+    cannot take the message at once (no receiver waits and its buffer is full), the message is
+    dropped and its tasks are never created.
     """
 
     name = "csp.send"
 
     channel = prop_def(FlatSymbolRefAttr)
+    nonblocking = opt_prop_def(UnitAttr)
     body = region_def("single_block")
 
     traits = traits_def(WorkloadExpr())
 
-    def __init__(self, channel: str | SymbolRefAttr, body: Region | None = None):
+    def __init__(
+        self, channel: str | SymbolRefAttr, body: Region | None = None, nonblocking: bool = False
+    ):
         body = body or Region(Block())
         _ensure_yield(body)
-        super().__init__(properties={"channel": _symbol_ref(channel)}, regions=[body])
+        properties: dict[str, Attribute] = {"channel": _symbol_ref(channel)}
+        if nonblocking:
+            properties["nonblocking"] = UnitAttr()
+        super().__init__(properties=properties, regions=[body])
 
     def verify_(self) -> None:
         _verify_channel_use(self, self.channel, "sends on", "produces", signal=False)
@@ -503,15 +514,16 @@ class SendOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> SendOp:
         channel = _parse_channel_ref(parser)
+        nonblocking = parser.parse_optional_keyword("nonblocking") is not None
         body = parse_single_block_region(parser)
-        op = cls(channel, body)
+        op = cls(channel, body, nonblocking)
         op.attributes |= _parse_attrs(parser)
         return op
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_symbol_name(_ref_name(self.channel))
-        printer.print_string(" ")
+        printer.print_string(" nonblocking " if self.nonblocking is not None else " ")
         _print_body(printer, self.body)
         printer.print_op_attributes(self.attributes, print_keyword=True)
 

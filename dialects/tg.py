@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import (
@@ -841,13 +842,15 @@ class SendOp(IRDLOperation):
     """``tg.send @q at(i = %i) { body }``: the tasks of body become one message pushed on ``@q``.
 
     The tasks are not issued here: the receiving process issues them. ``at`` are the message's
-    coordinates (the sender's loop indices, read with ``tg.coord``). Blocks while ``@q`` is full.
+    coordinates (the sender's loop indices, read with ``tg.coord``). Blocks while ``@q`` is full;
+    ``nonblocking`` (csp.send's): never blocks, dropping the message when ``@q`` cannot take it.
     """
 
     name = "tg.send"
 
     queue = prop_def(FlatSymbolRefAttr)
     coord_names = prop_def(ArrayAttr[StringAttr])
+    nonblocking = opt_prop_def(UnitAttr)
     coords = var_operand_def(IndexType)
     body = region_def("single_block")
 
@@ -856,17 +859,17 @@ class SendOp(IRDLOperation):
         queue: str | SymbolRefAttr,
         coords: Sequence[tuple[str, SSAValue | Operation]] = (),
         body: Region | None = None,
+        nonblocking: bool = False,
     ):
         body = body or Region(Block())
         _ensure_yield(body)
-        super().__init__(
-            operands=[[v for _, v in coords]],
-            properties={
-                "queue": _symbol_ref(queue),
-                "coord_names": ArrayAttr([StringAttr(n) for n, _ in coords]),
-            },
-            regions=[body],
-        )
+        properties: dict[str, Attribute] = {
+            "queue": _symbol_ref(queue),
+            "coord_names": ArrayAttr([StringAttr(n) for n, _ in coords]),
+        }
+        if nonblocking:
+            properties["nonblocking"] = UnitAttr()
+        super().__init__(operands=[[v for _, v in coords]], properties=properties, regions=[body])
 
     def verify_(self) -> None:
         q = _ref_name(self.queue)
@@ -882,8 +885,10 @@ class SendOp(IRDLOperation):
     def parse(cls, parser: Parser) -> SendOp:
         queue = parser.parse_symbol_name().data
         names, coords = _parse_coords(parser, "operand")
+        nonblocking = parser.parse_optional_keyword("nonblocking") is not None
         attrs = _parse_attrs(parser)
-        op = cls(queue, list(zip(names, coords)), parse_single_block_region(parser))
+        body = parse_single_block_region(parser)
+        op = cls(queue, list(zip(names, coords)), body, nonblocking)
         op.attributes |= attrs
         return op
 
@@ -891,6 +896,8 @@ class SendOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_symbol_name(_ref_name(self.queue))
         _print_coords(printer, self.coord_names, self.coords)
+        if self.nonblocking is not None:
+            printer.print_string(" nonblocking")
         printer.print_op_attributes(self.attributes, print_keyword=True)
         printer.print_string(" ")
         _print_body(printer, self.body)

@@ -379,6 +379,8 @@ class PtoPrinter:
                 text += f" resources({', '.join(tensors)})"
             self.line(text)
         elif isinstance(op, csp.SendOp):
+            if op.nonblocking is not None:
+                raise PtoExportError("a nonblocking send (try_send) has no .pto form", op)
             channel = self.channel_ref(op.channel.root_reference.data, op)
             children = list(self.statements(op.body.block))
             if len(children) == 1 and isinstance(children[0], wsp.TaskOp):

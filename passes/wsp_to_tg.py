@@ -441,7 +441,10 @@ class _Lowering:
         block.add_op(tg.YieldOp())
         emit.op(
             tg.SendOp(
-                op.channel.root_reference.data, list(_visible_coords(coords).items()), Region(block)
+                op.channel.root_reference.data,
+                list(_visible_coords(coords).items()),
+                Region(block),
+                nonblocking=op.nonblocking is not None,
             )
         )
 

@@ -6,7 +6,8 @@ processes: each replica is a Python generator compiled from a ``tg.process``
 ``("recv", q)``, ``("wait",)`` (for the tasks it issued), ``("window",)`` — and the scheduler
 resumes it when the request can proceed, at the virtual time of the event that allowed it.
 Channels are bounded FIFO queues of messages (capacity 0: rendezvous); a channel closes when
-every process that sends on it has finished. docs/simulator.md "Pipelines" states the rules.
+every process that sends on it has finished. A nonblocking send (``try_send``) never blocks: a
+message the channel cannot take at once is dropped. docs/simulator.md "Pipelines" states the rules.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class _Queue:
     closed: bool = False
     live_senders: int = 0
     live_receivers: int = 0
+    dropped: int = 0  # messages try_send dropped
 
 
 def _merge_coords(outer: tuple, inner: tuple) -> tuple:
@@ -160,6 +162,8 @@ class PipelineMixin:
                     if not self._send(proc, request[1], request[2]):
                         return
                     value = None
+                elif op == "try_send":
+                    value = self._try_send(proc, request[1], request[2])
                 elif op == "recv":
                     if not self.queues[request[1]].is_event:
                         proc.message_coords = ()  # the previous message is handled
@@ -223,6 +227,15 @@ class PipelineMixin:
             return True
         q.blocked_senders.append((proc, message))
         self._block(proc, op, qname)
+        return False
+
+    def _try_send(self, proc: _Process, qname: str, message: Any) -> bool:
+        """A nonblocking send (``try_send``): delivered when a receiver waits or the buffer
+        has room, else dropped (its tasks are never created); whether it was delivered."""
+        q = self.queues[qname]
+        if q.closed or q.live_receivers == 0 or q.blocked_receivers or len(q.buffer) < q.capacity:
+            return self._send(proc, qname, message)  # (delivered, or ChannelClosed as send)
+        q.dropped += 1
         return False
 
     def _recv(self, proc: _Process, qname: str) -> tuple[bool, Any]:

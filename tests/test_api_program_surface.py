@@ -40,6 +40,7 @@ from pto_wsp import (
     target_info,
     targets,
     task,
+    try_send,
 )
 from pto_wsp.runtime.profiling import check_schedule
 
@@ -351,6 +352,39 @@ def test_closing_a_channel_of_a_running_pipeline_stops_its_sender():
     assert info.value.code is ErrorCode.CHANNEL_CLOSED
     with pytest.raises(RuntimeError, match="is not running"):
         l2s.close()
+
+
+@kernel(cost=10)
+def mark(i, y: Out[f32[4]]):
+    y[...] = 1
+
+
+@pytest.mark.parametrize("capacity", [0, 1, 3])
+@pytest.mark.parametrize("consumer_first", [True, False])
+def test_try_send_drops_the_messages_a_channel_cannot_take(capacity, consumer_first):
+    """The producer never blocks, so it runs all its sends before the consumer runs again: a
+    consumer already waiting (declared first) takes the first message, the buffer the next
+    ``capacity``; the others are dropped, and their tasks never created."""
+    c = Channel("c", capacity=capacity)
+    producer = (
+        process("producer")
+        .produces(c)
+        .body(for_each(DenseDyn(n), lambda i: try_send(c, task(mark, [i], [Y[i]]))))
+    )
+    consumer = process("consumer").consumes(c).body(consume(c))
+    procs = [consumer, producer] if consumer_first else [producer, consumer]
+    pipe = connect(procs, [c]).named("lossy")
+    y = np.zeros((8, 4), np.float32)
+    p = pipe.compile().bind(Y=y, n=8).execute()
+    delivered = capacity + consumer_first
+    assert p.stats().num_tasks == delivered
+    np.testing.assert_array_equal(y[:, 0], [1] * delivered + [0] * (8 - delivered))
+    assert "csp.send @c nonblocking" in str(pipe)
+
+
+def test_try_send_takes_a_channel():
+    with pytest.raises(CompileError, match="try_send: expected a Channel or Event"):
+        try_send("c", task(mark, [0], [Y[0]]))
 
 
 def test_channel_close_before_any_start_says_why():

@@ -146,6 +146,12 @@ class PipelineMapper:
     def _connect(self) -> None:
         for proc in self.procs:
             for op in proc.op.body.walk():
+                if isinstance(op, tg.SendOp) and op.nonblocking is not None:
+                    raise MappingError(
+                        f"tg.send @{op.queue.root_reference.data} nonblocking (try_send): an "
+                        "objectfifo acquire blocks; the AIE target maps blocking sends only",
+                        op,
+                    )
                 if isinstance(op, tg.SendOp | tg.RecordOp):
                     chan = self.chans[op.queue.root_reference.data]
                     self._side(chan, "producer", proc, op)

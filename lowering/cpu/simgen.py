@@ -7,7 +7,9 @@ is extended here with what only the simulator runs:
   the functional mode hands the kernel a numpy view of the declared shape;
 - a pipeline's processes become Python *generator* functions: every point where a process
   may block yields a request to the simulator's process scheduler (runtime/engine.py) —
-  ``("send", q, message)``, ``("recv", q)`` (answered with the message, None once closed),
+  ``("send", q, message)`` (``("try_send", q, message)`` for a nonblocking send: answered at
+  once, the message dropped when ``q`` cannot take it), ``("recv", q)`` (answered with the
+  message, None once closed),
   ``("wait",)`` (until the tasks this process issued have completed) and ``("window",)``
   (until the task window has room). ``tg.send`` builds its message by capturing the tasks
   its body creates; ``tg.consume`` is a loop that receives, issues the message's tasks with
@@ -1356,7 +1358,8 @@ class _SimGenerator(_Generator):
         self.in_send = False
         message = f"_msg{len(self.names)}"
         self.line(f"{message} = _b.end_send(({coords}))")
-        self.line(f"yield ('send', {queue!r}, {message})")
+        request = "try_send" if op.nonblocking is not None else "send"
+        self.line(f"yield ({request!r}, {queue!r}, {message})")
 
     def consume(self, op: tg.ConsumeOp) -> None:
         self._need_process(op)

@@ -22,6 +22,7 @@ from .csp import (
     replicate,
     send,
     synchronize,
+    try_send,
 )
 from .decorator import P
 from .definitions import call, workload
@@ -128,6 +129,7 @@ __all__ = [
     "target_info",
     "targets",
     "task",
+    "try_send",
     "u8",
     "u16",
     "u32",

@@ -117,13 +117,14 @@ def _channel(value: Any, construct: str, event: bool) -> Channel:
 
 
 class Send(Workload):
-    """``send(ch, w)``: the tasks of ``w`` as one message on ``ch`` (``csp.send``)."""
+    """``send(ch, w)``: the tasks of ``w`` as one message on ``ch`` (``csp.send``);
+    ``try_send(ch, w)`` the same, nonblocking."""
 
     construct = "send"
 
-    def __init__(self, channel: Channel, body: list[Workload]):
+    def __init__(self, channel: Channel, body: list[Workload], nonblocking: bool = False):
         super().__init__()
-        self.channel, self.body = channel, body
+        self.channel, self.body, self.nonblocking = channel, body, nonblocking
 
     def children(self) -> list[Workload]:
         return self.body
@@ -131,15 +132,25 @@ class Send(Workload):
 
 def send(channel: Any, w: Any) -> Workload:
     """Send the tasks of ``w`` on ``channel`` as one message; blocks while the channel is full."""
-    ch = _channel(channel, "send", event=False)
-    body = as_workloads(w, "send")
+    return Send(*_message(channel, w, "send"))
+
+
+def try_send(channel: Any, w: Any) -> Workload:
+    """Send the tasks of ``w`` on ``channel`` if it can take them now (a receiver waits or its
+    buffer has room); else drop them: they are never created. Never blocks (seed 001 §4.3)."""
+    return Send(*_message(channel, w, "try_send"), nonblocking=True)
+
+
+def _message(channel: Any, w: Any, construct: str) -> tuple[Channel, list[Workload]]:
+    ch = _channel(channel, construct, event=False)
+    body = as_workloads(w, construct)
     for item in _walk(body):
         if isinstance(item, Send | Consume | Record | Synchronize):
             raise CompileError(
-                "send",
+                construct,
                 f"a message holds tasks; it cannot contain the {item.construct} at {item.loc}",
             )
-    return Send(ch, body)
+    return ch, body
 
 
 class Coord(Expr):

@@ -363,7 +363,7 @@ class Lowerer:
 
     def _csp(self, w: Workload) -> None:
         if isinstance(w, Send):
-            op: Operation = csp_ops.SendOp(w.channel.name)
+            op: Operation = csp_ops.SendOp(w.channel.name, nonblocking=w.nonblocking)
             self._append(op)
             self._nested(op, op.regions[0].block, None, lambda: self.emit_all(w.body))
         elif isinstance(w, Consume):
