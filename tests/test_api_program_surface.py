@@ -437,3 +437,9 @@ def test_a_failed_ascend_host_build_is_a_compile_error_at_the_call(monkeypatch):
     with pytest.raises(CompileError, match="the host build failed: g\\+\\+ -c") as info:
         compile(W, target="ascend", stub_kernels=True, host=True)
     assert "test_api_program_surface.py" in str(info.value)
+
+
+def test_a_kernel_without_an_ascend_body_is_kernel_not_found():
+    with pytest.raises(CompileError, match="has no Ascend body") as info:
+        compile(W, target="ascend")
+    assert info.value.code is ErrorCode.KERNEL_NOT_FOUND

@@ -47,7 +47,7 @@ _PYTHON_SPELLING = [
 ]
 
 
-def emission_error(op: Operation, message: str) -> NoReturn:
+def emission_error(op: Operation, message: str, code: ErrorCode | None = None) -> NoReturn:
     """Raise an AscendEmitError about ``op``. Raised through ``op.emit_error``, so pto-opt
     reports it at the op's location like a verifier error."""
-    op.emit_error(message, AscendEmitError(message, op))
+    op.emit_error(message, AscendEmitError(message, op, code))

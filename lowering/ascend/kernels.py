@@ -26,6 +26,7 @@ from pathlib import Path
 from xdsl.dialects.builtin import FileLineColLoc, MemRefType
 
 from pto_wsp.dialects import wsp
+from pto_wsp.errors import ErrorCode
 
 from .abi import Element, element, identifier, memref_rank, scalar
 from .errors import emission_error
@@ -134,6 +135,7 @@ def resolve_body(kernel: Kernel, kernel_dirs: list[Path], stub: bool) -> list[st
                 f"kernel @{kernel.name} has no Ascend body: give one with "
                 f'impls = {{ascend = "path/{kernel.name}.cpp"}} (or inline C++ source), or '
                 "emit stubs with stub-kernels=true",
+                ErrorCode.KERNEL_NOT_FOUND,
             )
         kernel.body = None
         return [f"kernel @{kernel.name} has no Ascend body: its tasks run an empty stub"]
@@ -158,7 +160,9 @@ def resolve_body(kernel: Kernel, kernel_dirs: list[Path], stub: bool) -> list[st
             return []
     searched = ", ".join(str(p) for p in candidates)
     emission_error(
-        op, f"kernel @{kernel.name}: Ascend body '{text}' not found (searched {searched})"
+        op,
+        f"kernel @{kernel.name}: Ascend body '{text}' not found (searched {searched})",
+        ErrorCode.KERNEL_NOT_FOUND,
     )
 
 
