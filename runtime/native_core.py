@@ -39,7 +39,7 @@ _HEADERS = [
 ]
 #: The highest region rank (PTO_CORE_MAX_RANK of pto_wsp_core.h).
 MAX_RANK = 8
-_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-shared", "-Wall", "-pthread"]
+_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-pthread"]
 _ACCESS = ("in", "out", "inout")
 
 

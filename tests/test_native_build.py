@@ -7,6 +7,8 @@ coordinates, placement) and the same edges with the same kinds. Bad bindings and
 are one clear error.
 """
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +24,7 @@ from pto_wsp.lowering.cpu.native import _ENGINES, NativeError, compile_native
 from pto_wsp.passes.tg_materialize import materialize
 from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
 from pto_wsp.runtime.graph import TaskGraph
+from pto_wsp.runtime.native_core import library
 
 ROOT = Path(__file__).parent.parent
 CTX = default_context()
@@ -126,6 +129,17 @@ def test_the_example_of_docs_native_runs(capsys):
     (block,) = re.findall(r"```python\n(.*?)```", doc, re.S)
     exec(compile(block, "docs/native.md", "exec"), {})
     assert capsys.readouterr().out == "4 {'structural': 0, 'raw': 5, 'waw': 0, 'war': 0}\n"
+
+
+@pytest.mark.skipif(shutil.which("nm") is None, reason="needs binutils' nm")
+def test_the_core_library_exports_its_c_api_alone():
+    # Its TensorMap is built for the core's ABI: exported, it would stand in for the Ascend
+    # host runtime's in a process that loads both (the dynamic linker's interposition).
+    run = subprocess.run(
+        ["nm", "-DC", "--defined-only", str(library())], capture_output=True, text=True, check=True
+    )
+    ours = [line.split()[-1] for line in run.stdout.splitlines() if "pto" in line]
+    assert ours and all(name.startswith(("pto_tg_", "pto_core_")) for name in ours), ours
 
 
 # --------------------------------------------------------------------------- bad input

@@ -17,6 +17,11 @@
 // The highest tensor rank a region may have (the core's task_abi.h is built with it).
 #define PTO_CORE_MAX_RANK 8
 
+// The library exports this API alone (it is built with -fvisibility=hidden): its TensorMap,
+// built for this ABI, never stands in for the Ascend host runtime's in a process that loads
+// both, nor the other way round.
+#define PTO_CORE_API __attribute__((visibility("default")))
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -26,24 +31,24 @@ extern "C" {
 // 1 aicore, 2 aie_tile. Target -1: the runtime decides.
 
 // tg.task: begin a task of kernel `kernel` created at task site `site` (its coordinate names).
-void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool,
+PTO_CORE_API void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool,
                        int64_t domain, int64_t target, int64_t stream, int64_t priority);
-void pto_tg_task_scalar(intptr_t core, int64_t value);
-void pto_tg_task_coord(intptr_t core, int64_t value);
+PTO_CORE_API void pto_tg_task_scalar(intptr_t core, int64_t value);
+PTO_CORE_API void pto_tg_task_coord(intptr_t core, int64_t value);
 // A region of program argument `tensor`, followed by `rank` pto_tg_task_region_dim calls
 // (per root dimension: offset, size, stride in the tensor's index space).
-void pto_tg_task_region(intptr_t core, int64_t tensor, int64_t access, int64_t rank);
-void pto_tg_task_region_dim(intptr_t core, int64_t offset, int64_t size, int64_t stride);
+PTO_CORE_API void pto_tg_task_region(intptr_t core, int64_t tensor, int64_t access, int64_t rank);
+PTO_CORE_API void pto_tg_task_region_dim(intptr_t core, int64_t offset, int64_t size, int64_t stride);
 // Infer the task's dependencies and add it to the graph.
-void pto_tg_task_submit(intptr_t core);
+PTO_CORE_API void pto_tg_task_submit(intptr_t core);
 // tg.ordered (enter ... exit) and tg.order_point.
-void pto_tg_ordered_enter(intptr_t core);
-void pto_tg_order_point(intptr_t core);
-void pto_tg_ordered_exit(intptr_t core);
+PTO_CORE_API void pto_tg_ordered_enter(intptr_t core);
+PTO_CORE_API void pto_tg_order_point(intptr_t core);
+PTO_CORE_API void pto_tg_ordered_exit(intptr_t core);
 // tg.seq: the tasks created so far.
-int64_t pto_tg_seq(intptr_t core);
+PTO_CORE_API int64_t pto_tg_seq(intptr_t core);
 // A memref.load outside its memref (load site `load` of the program): the build fails.
-void pto_tg_load_error(intptr_t core, int64_t load);
+PTO_CORE_API void pto_tg_load_error(intptr_t core, int64_t load);
 
 // ------------------------------------------------------------------ the host's side
 
@@ -51,13 +56,13 @@ typedef struct PtoCore PtoCore;
 
 // A core for one build. Tensor i (program argument i) has rank ranks[i] and extents
 // shapes[i * PTO_CORE_MAX_RANK + d] (-1: unknown); a region outside a known extent fails.
-PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* shapes);
-void pto_core_free(PtoCore* core);
+PTO_CORE_API PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* shapes);
+PTO_CORE_API void pto_core_free(PtoCore* core);
 // Why the build failed ("" if it did not), the node it concerns (else -1) and the load site
 // of a load error (else -1).
-const char* pto_core_error(const PtoCore* core);
-int64_t pto_core_error_node(const PtoCore* core);
-int64_t pto_core_error_load(const PtoCore* core);
+PTO_CORE_API const char* pto_core_error(const PtoCore* core);
+PTO_CORE_API int64_t pto_core_error_node(const PtoCore* core);
+PTO_CORE_API int64_t pto_core_error_load(const PtoCore* core);
 
 // The task graph built (runtime/graph.py's TaskGraph arrays), valid until pto_core_free.
 // Per node: kind (0 task, 1 barrier), kernel and site (-1 for a barrier), pool, domain,
@@ -74,7 +79,7 @@ typedef struct PtoGraph {
 } PtoGraph;
 
 // Fill `out` (an error if the build failed or a scope is still open: nonzero).
-int32_t pto_core_graph(PtoCore* core, PtoGraph* out);
+PTO_CORE_API int32_t pto_core_graph(PtoCore* core, PtoGraph* out);
 
 #ifdef __cplusplus
 }
