@@ -213,7 +213,6 @@ void PtoCore::submit() {
 }
 
 void PtoCore::graph(PtoGraph* out) {
-  const size_t n = kind.size(), e = edge_src.size();
   if (!graphed) csr();
   graphed = true;
   fill(out);
