@@ -23,6 +23,7 @@ from pto_wsp.interop.pto_parser import default_context
 from pto_wsp.lowering.cpu.native import _ENGINES, NativeError, compile_native
 from pto_wsp.passes.tg_materialize import materialize
 from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
+from pto_wsp.runtime import native_core
 from pto_wsp.runtime.graph import TaskGraph
 from pto_wsp.runtime.native_core import library
 
@@ -142,6 +143,19 @@ def test_the_core_library_exports_its_c_api_alone():
     assert ours and all(name.startswith(("pto_tg_", "pto_core_")) for name in ours), ours
 
 
+def test_the_core_is_built_once_and_found_in_the_cache(capsys):
+    path = library()
+    assert path.exists() and native_core.build() == path
+    assert capsys.readouterr().err == ""  # found: no build, nothing said
+
+
+def test_no_compiler_is_one_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("CXX", str(tmp_path / "no-such-g++"))
+    monkeypatch.setenv("PTO_WSP_CACHE", str(tmp_path))
+    with pytest.raises(native_core.NativeCoreError, match=r"needs a C\+\+ compiler: cannot run"):
+        native_core.build()
+
+
 # --------------------------------------------------------------------------- bad input
 
 KERNELS = """
@@ -214,8 +228,9 @@ ACCESS = ["in", "out", "inout"]
 @st.composite
 def random_programs(draw) -> str:
     """A program of nested tg.ordered scopes, loops and order points creating tasks on
-    (possibly overlapping, strided) row ranges of an 8x4 tensor."""
-    lines = ["  %c0 = arith.constant 0 : index", "  %c1 = arith.constant 1 : index"]
+    (possibly overlapping, strided) row ranges of a 16x4 tensor, each with a scalar, a
+    coordinate in loops, and sometimes a placement computed from tg.seq."""
+    lines = [f"  %c{i} = arith.constant {i} : index" for i in range(3)]
     depth = 0
 
     def statements(level: int, loop: str | None) -> None:
@@ -233,11 +248,17 @@ def random_programs(draw) -> str:
                     f"strided<[{4 * stride}, 1], offset: ?>>"
                 )
                 view = f"%v{len(lines) - 1}"
+                pool = "(any)"
+                if draw(st.booleans()):  # placement computed from tg.seq, a dynamic pool
+                    seq, dynamic = f"%s{len(lines)}", f"%p{len(lines)}"
+                    lines.append(f"{pad}{seq} = tg.seq")
+                    lines.append(f"{pad}{dynamic} = arith.remui {seq}, %c2 : index")
+                    pool = f"({dynamic}) target({seq}) stream({dynamic}) priority({seq})"
+                coords = f" at(i = {loop})" if loop else ""
                 lines.append(
-                    f"{pad}tg.task @t() resources({view} : memref<{size}x4xf32, "
-                    f"strided<[{4 * stride}, 1], offset: ?>>) access({access}) pool(any)".replace(
-                        "@t()", f"@t{size}()"
-                    )
+                    f"{pad}tg.task @t{size}({loop or '%c1'} : index) resources({view} : "
+                    f"memref<{size}x4xf32, strided<[{4 * stride}, 1], offset: ?>>) "
+                    f"access({access}){coords} pool{pool}"
                 )
             elif choice == "ordered":
                 lines.append(f"{pad}tg.ordered {{")
@@ -257,7 +278,8 @@ def random_programs(draw) -> str:
 
     statements(0, None)
     kernels = "".join(
-        f"wsp.kernel @t{s}(x: inout memref<{s}x4xf32>) unit(vector)\n" for s in (1, 2, 3, 4, 8)
+        f"wsp.kernel @t{s}(i: index, x: inout memref<{s}x4xf32>) unit(vector)\n"
+        for s in (1, 2, 3, 4, 8)
     )
     body = "\n".join(lines)
     return f"{kernels}tg.program @r(%X: memref<16x4xf32>) {{\n{body}\n}}\n"
