@@ -41,6 +41,7 @@ from pto_wsp.tools.fuzz_inputs import (
     TOKEN,
     Case,
     Corpus,
+    Seed,
     load_corpus,
     make_case,
     registered,
@@ -326,6 +327,7 @@ def campaign(options: Options, corpus: Corpus | None = None) -> Summary:
 def _campaign(options: Options, corpus: Corpus) -> Summary:
     passes, targets = registered()
     _warm_up(corpus)
+    corpus.seeds += _pto_seeds(corpus)
     memory = _address_space() + options.memory_mb * 2**20 if options.memory_mb else None
     summary = Summary()
     begin = time.monotonic()
@@ -412,9 +414,11 @@ def _warm_up(corpus: Corpus) -> None:
 
     from xdsl.universe import Universe
 
+    import pto_wsp.interop.pto_builder  # noqa: F401
     import pto_wsp.interop.pto_parser  # noqa: F401
     import pto_wsp.interop.pto_target  # noqa: F401
     import pto_wsp.lowering.cpu.backend  # noqa: F401
+    import pto_wsp.runtime.trace  # noqa: F401
     from pto_wsp.tools import pto_opt, pto_run  # noqa: F401
     from pto_wsp.universe import ALL_TARGETS
 
@@ -427,7 +431,31 @@ def _warm_up(corpus: Corpus) -> None:
     example = REPOSITORY / "examples" / "attention.mlir"
     if example.exists():
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            pto_opt.main([str(example), "-p", "wsp-inline-calls,wsp-to-tg", "-t", "pto"])
+            for target in ("pto", "mlir"):
+                pto_opt.main([str(example), "-p", "wsp-inline-calls,wsp-to-tg", "-t", target])
+
+
+def _pto_seeds(corpus: Corpus) -> list[Seed]:
+    """The examples written as .pto (``-t pto``): the lit tests hold few .pto files."""
+    import io
+
+    from pto_wsp.tools import pto_opt
+
+    found = []
+    with tempfile.TemporaryDirectory(prefix="pto-fuzz-") as scratch:
+        for seed in corpus.seeds:
+            if seed.runnable and seed.ext == "mlir" and seed.name.startswith("examples/"):
+                source, output = Path(scratch, "seed.mlir"), Path(scratch, "seed.pto")
+                source.write_text(seed.text, encoding="utf-8")
+                with (
+                    contextlib.redirect_stdout(io.StringIO()),
+                    contextlib.redirect_stderr(io.StringIO()),
+                ):
+                    code = pto_opt.main([str(source), "-t", "pto", "-o", str(output)])
+                if code == 0:
+                    text = output.read_text(encoding="utf-8")
+                    found.append(Seed(f"{seed.name} as .pto", text, "pto", seed.binds))
+    return found
 
 
 @contextlib.contextmanager

@@ -96,9 +96,16 @@ class Corpus:
     lines: list[str]
 
     def draw(self, rng: random.Random) -> Seed:
-        """A seed: a runnable one a third of the time (they reach every stage), else any."""
-        runnable = [s for s in self.seeds if s.runnable]
-        return rng.choice(runnable if runnable and rng.random() < 0.33 else self.seeds)
+        """A seed: a third of the time a runnable one (they reach every stage), a tenth a
+        .pto one (few lit inputs are), else any."""
+        pick = rng.random()
+        if pick < 0.33:
+            found = [s for s in self.seeds if s.runnable]
+        elif pick < 0.43:
+            found = [s for s in self.seeds if s.ext == "pto"]
+        else:
+            found = self.seeds
+        return rng.choice(found or self.seeds)
 
 
 def load_corpus(root: Path = REPOSITORY) -> Corpus:
