@@ -122,6 +122,14 @@ class Stats:
         stalls = {k: v for k, v in self.stalls.items() if v}
         if stalls:
             lines.append("stalls: " + ", ".join(f"{k} {v:,.0f}" for k, v in stalls.items()))
+        if self.kernel_calls:
+            lines.append(
+                "kernel bodies: "
+                + ", ".join(
+                    f"{k} {n} x {self.kernel_ms[k] / (n or 1):.3f} ms"
+                    for k, n in self.kernel_calls.items()
+                )
+            )
         phases = ", ".join(f"{k} {v:.1f}" for k, v in self.phases_ms.items())
         lines.append(
             f"compile {self.compile_time_ms:.1f} ms, simulation {self.execute_time_ms:.1f} ms"

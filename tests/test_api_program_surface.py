@@ -131,6 +131,7 @@ def test_profiling_counts_and_times_each_kernels_bodies():
     stats = p.stats()
     assert stats.kernel_calls == {"plus_one": 3, "bump": 3}
     assert set(stats.kernel_ms) == {"plus_one", "bump"} and min(stats.kernel_ms.values()) > 0
+    assert "kernel bodies: plus_one 3 x " in stats.summary()
     np.testing.assert_array_equal(y, x + 2)
     p.execute()  # counted per run
     assert p.stats().kernel_calls == {"plus_one": 3, "bump": 3}
