@@ -143,6 +143,15 @@ def test_the_core_library_exports_its_c_api_alone():
     assert ours and all(name.startswith(("pto_tg_", "pto_core_")) for name in ours), ours
 
 
+def test_memref_global_data_and_calls_build_the_reference_graph():
+    text = (ROOT / "tests" / "lit" / "passes" / "tg-to-runtime-calls" / "calls.mlir").read_text()
+    module = parse(text)
+    native = compile_native(module, "outer").build({})
+    assert_same_graph(native, materialize(module, module.ops.last, {}))
+    # table[1] = 2, then @inner's subview at 2 of @outer's subview: A[4:6]
+    assert [(r.tensor, r.offsets, r.sizes) for r in native.regions[0]] == [("A", (4,), (2,))]
+
+
 def test_the_core_is_built_once_and_found_in_the_cache(capsys):
     path = library()
     assert path.exists() and native_core.build() == path
