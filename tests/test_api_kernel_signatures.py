@@ -407,6 +407,18 @@ def test_aie_scalar_it_cannot_pass_is_a_located_error():
     )
 
 
+def test_aie_runtime_scalar_is_a_located_error():
+    """A scalar read from memory when the program runs has no value for a static design."""
+    from pto_wsp import index
+
+    counts = Tensor("counts", [2], index)
+    with pytest.raises(CompileError) as info:
+        compile(_mapped(gain, lambda b: [0.5, counts[b], True]), target="aie")
+    message = str(info.value)
+    assert "test_api_kernel_signatures.py:" in message and "loaded from memory" in message
+    assert "\n" not in message
+
+
 def test_aie_dynamic_tile_of_a_generic_kernel_is_a_located_error():
     @kernel(impls={"aie": "c.o"})
     def copy(x: In, y: Out):
