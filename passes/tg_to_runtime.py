@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
@@ -82,9 +83,11 @@ _UPSTREAM = ("arith.", "scf.", "memref.", "func.")
 Value = int | SSAValue
 
 
-def _fail(op: Operation, message: str) -> None:
+def _fail(op: Operation, message: str) -> NoReturn:
+    """Raise the pass's error at ``op`` (pto-opt prints its location and the op)."""
     text = f"{NAME}: {message}"
     op.emit_error(text, PassFailedException(text))
+    raise AssertionError("unreachable: emit_error raises")
 
 
 @dataclass
@@ -316,7 +319,6 @@ class _Lowering:
             cast = arith.IndexCastUIOp if value.type.width.data == 1 else arith.IndexCastOp
             return self.emit(cast(value, IndexType()), op).results[0]
         _fail(op, f"task scalars of type {value.type} are not supported by the runtime core yet")
-        raise AssertionError  # (unreachable: _fail raises)
 
     def load(self, op: memref.LoadOp) -> None:
         """``memref.load`` reads only inside the memref: otherwise the runtime is told."""
@@ -413,7 +415,6 @@ def _expand_calls(module: ModuleOp, program: tg.ProgramOp, stack: tuple[str, ...
         )
         if callee is None:
             _fail(call, f"tg.call of unknown program @{name}")
-        assert callee is not None
         body = _expand_calls(module, callee, (*stack, name)).body.block
         if isinstance(body.last_op, tg.YieldOp):
             Rewriter.erase_op(body.last_op)
