@@ -236,7 +236,9 @@ OK = {"i": 0, "a": 1.0, "b": 0.5, "c": 0.5, "d": 1.0, "n": 1, "m": 1, "k": 1, "p
     [
         ({"a": "a"}, r"scalar parameter 'a' of @typed is a number \(f64\), got 'a'"),
         ({"n": 2**31}, r"'n' of @typed is an i32: 2147483648 does not fit"),
-        ({"p": 1}, r"'p' of @typed is a bool \(i1\), got 1"),
+        ({"p": 1}, r"'p' of @typed is a bool \(i1\): True, False or a predicate, got 1"),
+        ({"p": 0.5}, r"'p' of @typed is a bool \(i1\): True, False or a predicate, got 0.5"),
+        ({"c": 1e6}, r"'c' of @typed is an f16: 1000000.0 does not fit"),
         ({"n": 1.5}, r"expected scalar parameter 'n' of @typed \(an int, a loop index"),
         ({"k": 2.5}, r"expected scalar parameter 'k' of @typed \(an int, a loop index"),
     ],

@@ -88,14 +88,18 @@ class KernelParam:
         if isinstance(type_, IndexType):
             return as_index(value, "task", what)
         if type_ == i1:
-            expr = None if is_int(value) else as_expr(value, "task", what)
-            if expr is None or not expr.is_bool:
-                raise CompileError("task", f"{what} is a bool (i1), got {value!r}")
-            return expr
+            if isinstance(value, bool | np.bool_) or (isinstance(value, Expr) and value.is_bool):
+                return as_expr(value, "task", what)
+            raise CompileError(
+                "task", f"{what} is a bool (i1): True, False or a predicate, got {value!r}"
+            )
         if isinstance(type_, AnyFloat):
             real = isinstance(value, float | np.floating) or is_int(value)
             if not real:
                 raise CompileError("task", f"{what} is a number ({type_}), got {value!r}")
+            largest = float(np.finfo(f"f{type_.bitwidth // 8}").max)
+            if np.isfinite(float(value)) and abs(float(value)) > largest:
+                raise CompileError("task", f"{what} is an {type_}: {value} does not fit")
             return TypedConst(float(value), type_)
         assert isinstance(type_, IntegerType)
         if is_int(value):
