@@ -24,6 +24,7 @@ from xdsl.utils.exceptions import PassFailedException
 from pto_wsp.dialects import tg
 from pto_wsp.dialects.wsp import KernelOp
 from pto_wsp.lowering.cpu.pygen import WHOLE, CodegenError, compile_program
+from pto_wsp.runtime import memory
 from pto_wsp.runtime.graph import DOMAINS, KIND_BARRIER, POOLS, GraphBuilder, TaskGraph
 from pto_wsp.runtime.program import integers_only
 
@@ -91,6 +92,38 @@ def _binding_value(name: str, value: str) -> Any:
     raise PassFailedException(f"tg-materialize: {name}={value}: {why}")
 
 
+#: The least memory a ``tg.node`` of the static graph takes (a task without regions: ~4 KiB
+#: of xDSL objects); a graph of more nodes than the available memory holds at this rate is
+#: refused as its tasks are created, not after building them.
+NODE_BYTES = 4096
+
+
+class _BoundedBuilder(GraphBuilder):
+    """A GraphBuilder that refuses more than ``limit`` nodes as soon as they are asked for
+    (a batch before its tasks are made)."""
+
+    batches = True  # (it reads none of the per-node lists a batch leaves empty)
+
+    def __init__(self, shapes: dict, limit: int | None) -> None:
+        super().__init__(shapes)
+        self.limit = limit
+
+    def add_task(self, *args: Any, **kwargs: Any) -> int:
+        self._admit(1)
+        return super().add_task(*args, **kwargs)
+
+    def add_tasks(self, n: int, groups: Any, chains: Any = None) -> range:
+        self._admit(int(n))
+        return super().add_tasks(n, groups, chains)
+
+    def _admit(self, n: int) -> None:
+        if self.limit is not None and self.num_nodes + n > self.limit:
+            count = self.num_nodes + n
+            raise MemoryError(
+                memory.too_many(count) or f"a static graph of more than {self.limit:,} nodes"
+            )
+
+
 def materialize(module: ModuleOp, program: tg.ProgramOp, bindings: dict[str, Any]) -> TaskGraph:
     """Run one program with ``bindings`` and return its task graph."""
     try:
@@ -110,9 +143,11 @@ def materialize(module: ModuleOp, program: tg.ProgramOp, bindings: dict[str, Any
     for value in args:
         if hasattr(value, "shape") and hasattr(value, "name"):
             shapes[value.name] = [s if s is not None else WHOLE for s in value.shape]
-    builder = GraphBuilder(shapes)
+    room = memory.available()
+    builder = _BoundedBuilder(shapes, None if room is None else room // NODE_BYTES)
     try:
-        compiled.function(builder, *args)
+        with memory.pricing(NODE_BYTES, "a static graph"):
+            compiled.function(builder, *args)
     except KeyError as error:
         raise PassFailedException(
             f"tg-materialize: @{program.sym_name.data} reads {error.args[0]}, which is not "

@@ -263,3 +263,38 @@ def test_the_passes_in_the_other_order_name_the_call():
     WspToTgPass().apply(Context(), module)
     with pytest.raises(PassFailedException, match=r"^@load_tile is no wsp.workload any more"):
         CspToTgPass().apply(Context(), module)
+
+
+# --------------------------------------------------------------------------- huge sizes
+
+
+@pytest.mark.skipif(not Path("/proc/meminfo").exists(), reason="the available memory is Linux's")
+def test_pto_run_refuses_a_loop_nest_beyond_memory_before_making_it(capsys):
+    """10^11 tasks (6.4 TB at 64 bytes a task) are refused as the batch is sized, before any
+    of its arrays is made (numpy's own failure would say 'Unable to allocate')."""
+    from pto_wsp.tools import pto_run
+
+    scan = ROOT / "examples" / "scan.mlir"
+    code = pto_run.main([str(scan), "--mode", "cycles", "--bind", "n=100000000000", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert err.startswith(
+        "pto-run: error: out of memory (a loop nest of 99,999,999,999 tasks, more than the "
+    ), err
+    assert "could hold at 64 bytes a task)" in err
+
+
+def test_progress_in_a_log_is_a_line_every_few_seconds(capsys):
+    """Off a terminal (a log, CI) a long run says every 10 s how far it got."""
+    from pto_wsp.tools.pto_run import _Progress
+
+    now = [100.0]
+    progress = _Progress(terminal=False, every=10.0, clock=lambda: now[0])
+    for t, created in ((105.0, 8192), (110.5, 16384), (115.0, 24576), (121.0, 32768)):
+        now[0] = t
+        progress(created, created - 3)
+    progress.finish()
+    assert capsys.readouterr().err.splitlines() == [
+        "pto-run: 16,384 tasks created, 16,381 completed after 10 s",
+        "pto-run: 32,768 tasks created, 32,765 completed after 21 s",
+    ]

@@ -26,8 +26,9 @@ import os
 import re
 import runpy
 import sys
+import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -131,23 +132,6 @@ def _address_space() -> int | None:
         return None
 
 
-def _available_memory() -> int | None:
-    """The memory the machine has available now (Linux: MemAvailable plus SwapFree), else
-    None."""
-    fields = {}
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                name, _, rest = line.partition(":")
-                if name in ("MemAvailable", "SwapFree"):
-                    fields[name] = int(rest.split()[0]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    if "MemAvailable" not in fields:
-        return None
-    return fields["MemAvailable"] + fields.get("SwapFree", 0)
-
-
 def limit_memory(budget: int | None) -> int | None:
     """Let the run take at most ``budget`` more bytes of address space (None: the memory
     available now; 0: no limit): an allocation beyond it raises MemoryError, which ``main``
@@ -164,7 +148,9 @@ def limit_memory(budget: int | None) -> int | None:
     used = _address_space()
     source = "--max-memory"
     if budget is None:
-        budget = _available_memory()
+        from pto_wsp.runtime.memory import available
+
+        budget = available()
         source = "the memory (and swap) available when it started"
         if budget is not None and budget < MIN_BUDGET:
             budget, source = MIN_BUDGET, "1G, the least a run may take"
@@ -438,7 +424,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         print(f"{TOOL}: @{program.name} ({program.mode} mode, {program.config.workers} workers)")
     limit_memory(args.max_memory)
     program.bind(**bindings)
-    progress = _Progress() if sys.stderr.isatty() and not args.quiet else None
+    progress = None if args.quiet else _Progress(sys.stderr.isatty())
     program.execute(progress=progress)
     if progress is not None:
         progress.finish()
@@ -539,19 +525,44 @@ def _write(path: str, text: str) -> None:
 
 
 class _Progress:
-    """A one-line progress display on a terminal (long runs)."""
+    """The progress of a long run on stderr: on a terminal one line rewritten in place, else
+    (a log, a pipe) a line every ``every`` seconds from the first ``every`` on, so that a run
+    of a huge bound size says what it is doing instead of nothing."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, terminal: bool, every: float = 10.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.terminal = terminal
+        self.every = every
+        self.clock = clock
+        self.start = clock()
+        self.next = self.start + every
         self.shown = False
 
     def __call__(self, created: int, completed: int) -> None:
-        sys.stderr.write(f"\r{TOOL}: {created:,} tasks created, {completed:,} completed")
+        counts = f"{TOOL}: {created:,} tasks created, {completed:,} completed"
+        if self.terminal:
+            sys.stderr.write(f"\r{counts}")
+            self.shown = True
+        else:
+            now = self.clock()
+            if now < self.next:
+                return
+            self.next = now + self.every
+            sys.stderr.write(f"{counts} after {now - self.start:.0f} s{_budget_note()}\n")
         sys.stderr.flush()
-        self.shown = True
 
     def finish(self) -> None:
         if self.shown:
             sys.stderr.write("\n")
+
+
+def _budget_note() -> str:
+    """``; the run may take N GiB (why)`` while a memory limit is set, else ''."""
+    if not _MEMORY_LIMIT:
+        return ""
+    budget, source = _MEMORY_LIMIT[3]
+    return f"; the run may take {budget / 2**30:.3g} GiB ({source})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

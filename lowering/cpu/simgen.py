@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import math
 import re
+import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,6 +58,7 @@ from pto_wsp.lowering.cpu.pygen import (
     exec_generated,
 )
 from pto_wsp.passes.diagnostics import location_of
+from pto_wsp.runtime import memory
 from pto_wsp.runtime.batch_order import add_chains
 from pto_wsp.runtime.bulk import BatchRegion, Groups
 from pto_wsp.runtime.kernels import ViewRegion
@@ -109,7 +112,7 @@ def _vremsi(a, b):
 def _axis(n: int, axis: int, rank: int) -> np.ndarray:
     """0..n-1 along ``axis`` of a ``rank``-dimensional array (1 elsewhere)."""
     shape = [1] * rank
-    shape[axis] = n
+    shape[axis] = _room(n)
     return np.arange(n, dtype=np.int64).reshape(shape)
 
 
@@ -119,6 +122,7 @@ def _flat(value, shape):
         if value.shape == shape:
             return value.ravel()
         # Filling an empty array costs about half of broadcast_to(...).ravel().
+        _room(math.prod(shape))
         out = np.empty(shape, value.dtype)
         out[...] = value
         return out.reshape(-1)
@@ -171,7 +175,7 @@ def _ragged(lb, step: int, n: np.ndarray) -> tuple:
     """A loop in the flat iteration space: from the trip count ``n`` per iteration of the
     enclosing loop, (count, parent of each iteration, first iteration of each parent, the
     induction variable) — iterations in creation order (row-major over the loops)."""
-    m = int(n.sum())
+    m = _room(int(n.sum()))
     starts = np.cumsum(n) - n
     rep = np.repeat(np.arange(len(n), dtype=np.int64), n)
     local = np.arange(m, dtype=np.int64) - starts[rep]
@@ -217,8 +221,27 @@ FALLBACKS = 0
 
 
 def _fallback() -> None:
+    """(In the ``except`` of a batch.) A MemoryError is final: task by task the nest would
+    take more memory, and find out only after walking its tasks."""
     global FALLBACKS
+    if isinstance(sys.exception(), MemoryError):
+        raise  # (the batch's exception, which the caller is handling)
     FALLBACKS += 1
+
+
+#: Loop nests of fewer tasks are not checked against the machine's memory (reading what is
+#: available costs more than such a nest).
+_CHECKED_FROM = 1 << 20
+
+
+def _room(count: int) -> int:
+    """``count`` (a loop nest's tasks), or a MemoryError when this machine's memory could
+    not hold their graph: said before the nest's arrays are made, not after walking them."""
+    if count >= _CHECKED_FROM:
+        why = memory.too_many(count)
+        if why is not None:
+            raise MemoryError(why)
+    return count
 
 
 class _NoKey:
