@@ -166,8 +166,8 @@ def returned(
         tid,
         spec.name,
         coords,
-        f"the body returned a {type(value).__name__} instead of writing its results: a kernel's "
-        f"results are what it writes into its Out parameters ({hint})",
+        f"the body returned a value ({type(value).__name__}) instead of writing its results: "
+        f"a kernel's results are what it writes into its Out parameters ({hint})",
     )
 
 

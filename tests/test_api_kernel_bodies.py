@@ -104,7 +104,7 @@ def test_a_body_returning_its_result_is_an_execution_error_naming_the_task(way, 
         p.execute()
     error = info.value
     assert error.kernel == "double"
-    assert "returned a ndarray instead of writing its results" in str(error)
+    assert "returned a value (ndarray) instead of writing its results" in str(error)
     assert "y[...] = value" in str(error)
     assert (y == 0).all()
 
@@ -136,6 +136,6 @@ def test_the_fast_path_runs_these_bodies_in_columns(monkeypatch):
         return x * 2
 
     p, *_ = _run(double, WAYS["fast"])
-    with pytest.raises(ExecutionError, match="returned a ndarray"):
+    with pytest.raises(ExecutionError, match="returned a value \\(ndarray\\)"):
         p.execute()
     assert calls
