@@ -93,6 +93,20 @@ def test_each_signature_of_a_generic_kernel_is_one_instance():
     assert prog.stats().num_tasks == 13
 
 
+def test_a_body_given_by_the_generic_name_serves_every_instance(capsys):
+    w = combine(task(axpb, [2.0, 0.0], [X[0], Y[0]]), task(axpb, [2.0, 0.0], [H[0], G[0]]))
+    x, y, h, g = _inputs()
+
+    def triple(x, y, alpha, beta):
+        y[...] = 3 * x
+
+    prog = compile(w.named("overridden"), target="cpu_sim", kernels={"axpb": triple})
+    prog.bind(X=x, Y=y, H=h, G=g).execute()
+    np.testing.assert_allclose(y[0], 3 * x[0])
+    np.testing.assert_allclose(g[0], 3 * h[0], rtol=1e-3)
+    assert "no kernel @axpb" not in capsys.readouterr().err
+
+
 def test_typed_annotations_stay_checked():
     @kernel
     def copy16(x: In[f32[16]], y: Out[f32[16]]):

@@ -507,7 +507,11 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
         raise _error(
             f"kernels must be a dict {{kernel name: function}}, got {type(given).__name__}", loc
         )
-    known = [op.sym_name.data for op in module.ops if isinstance(op, wsp.KernelOp)]
+    kernel_ops = [op for op in module.ops if isinstance(op, wsp.KernelOp)]
+    known = [op.sym_name.data for op in kernel_ops]
+    # A generic kernel's body given by its name serves each of its instances.
+    generic = {k.sym_name.data: k.instance_of.data for k in kernel_ops if k.instance_of}
+    known += sorted(set(generic.values()) - set(known))
     # A misspelt name leaves its kernel's body as it was: said (not an error: one dict of
     # bodies may serve several workloads, each module holding the kernels it uses).
     unused = [
@@ -517,6 +521,7 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
         if name not in known
     ]
     bodies.update(given)
+    bodies.update({n: given[g] for n, g in generic.items() if g in given and n not in given})
     schedule = options.get("schedule")
     m = module.clone()
     if schedule is not None:
