@@ -150,7 +150,6 @@ AxisType = DenseAxisType | DenseDynAxisType | RaggedAxisType | SparseAxisType
 LEVELS = ("cpu", "npu")
 ACCESS_MODES = ("in", "out", "inout")
 EXEC_UNITS = ("vector", "cube")
-
 #: The types a kernel's scalar parameter may have (every target passes these by value).
 SCALAR_TYPES = (
     IndexType(),
@@ -161,6 +160,7 @@ SCALAR_TYPES = (
     Float32Type(),
     Float64Type(),
 )
+
 
 def loop_index_count(axis_type: Attribute) -> int:
     """How many indices one iteration of a loop over this axis binds (Ragged/Sparse: row, j)."""
@@ -787,8 +787,8 @@ class KernelOp(IRDLOperation):
     access = prop_def(ArrayAttr[StringAttr])
     exec_unit = prop_def(StringAttr)
     cost = opt_prop_def(IntegerAttr[IntegerType])
-    instance_of = opt_prop_def(StringAttr)
     impls = opt_prop_def(DictionaryAttr)
+    instance_of = opt_prop_def(StringAttr)
     cost_region = region_def()
 
     traits = traits_def(SymbolOpInterface(), IsolatedScopes())
@@ -912,9 +912,9 @@ class KernelOp(IRDLOperation):
             printer.print_region(self.cost_region, print_entry_block_args=True)
         extra = dict(self.attributes)
         if self.impls is not None:
+            extra["impls"] = self.impls
         if self.instance_of is not None:
             extra["instance_of"] = self.instance_of
-            extra["impls"] = self.impls
         printer.print_op_attributes(extra, print_keyword=True)
 
 
@@ -939,12 +939,12 @@ def _verify_kernel_param(name: str, type_: Attribute, access: str) -> None:
                 f"tensor parameter '{name}' needs an access mode (in, out or inout)"
             )
     elif access:
+        raise VerifyException(f"scalar parameter '{name}' cannot have access mode '{access}'")
     elif type_ not in SCALAR_TYPES:
         raise VerifyException(
             f"scalar parameter '{name}' must be one of "
             f"{', '.join(map(str, SCALAR_TYPES))}, got {type_}"
         )
-        raise VerifyException(f"scalar parameter '{name}' cannot have access mode '{access}'")
 
 
 # --------------------------------------------------------------------------- loops
