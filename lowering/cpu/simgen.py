@@ -933,8 +933,10 @@ class _SimGenerator(_Generator):
             if name == "_b":
                 return None  # the builder: not a value of the nest
             value = names.get(name)
-            if value is not None and _const(value) is not None:
-                continue  # a constant: the same every time the site runs
+            if value is not None and (
+                _const(value) is not None or isinstance(value.owner, memref.GetGlobalOp)
+            ):
+                continue  # a constant (or constant array): the same every time the site runs
             if value is not None and isinstance(value.type, IndexType | IntegerType):
                 parts.append(name)
             elif name in loads:
