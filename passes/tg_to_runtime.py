@@ -15,12 +15,13 @@ calls of the core's C API (runtime/core/pto_wsp_core.h), declared as ``func.func
 
 A region is stated in its root tensor's index space (what the TensorMap decides overlap on):
 the ``memref.subview`` chain from a program argument is folded into per-dimension offset,
-size and stride values, as tg-materialize does. A ``memref.load`` is bounds-checked: an index
-outside the loaded memref calls ``pto_tg_load_error(ctx, load)`` instead of reading.
+size and stride values, as tg-materialize does. What native code must not do on bad data is
+checked first, and calls ``pto_tg_check_failed(ctx, check)`` instead: a ``memref.load`` outside
+its memref, an integer division or remainder by zero.
 
 The tables the runtime needs beside the code are attributes of the function (upstream MLIR
 keeps them): ``pto.kernels`` (kernel id -> name), ``pto.coords`` (site -> coordinate names),
-``pto.arg_names``, ``pto.loads`` (load -> its location and tensor), ``pto.reads`` (the
+``pto.arg_names``, ``pto.checks`` (check -> its location and what failed), ``pto.reads`` (the
 arguments whose data the program loads) and ``pto.config`` (the program's runtime
 configuration). Kernel declarations (``wsp.kernel``) are dropped; ``memref.global`` data is
 kept. The output holds upstream dialects only (docs/native.md).
@@ -67,7 +68,7 @@ RUNTIME_API: dict[str, tuple[int, int]] = {
     "pto_tg_order_point": (1, 0),
     "pto_tg_ordered_exit": (1, 0),
     "pto_tg_seq": (1, 1),
-    "pto_tg_load_error": (2, 0),
+    "pto_tg_check_failed": (2, 0),
 }
 
 #: Numbering shared with the core (task_abi.h, runtime/graph.py).
@@ -81,6 +82,17 @@ MAX_CALL_DEPTH = 64
 _UPSTREAM = ("arith.", "scf.", "memref.", "func.")
 
 Value = int | SSAValue
+
+#: Integer divisions and remainders: by zero, native code would trap.
+_DIVISIONS = (
+    arith.DivUIOp,
+    arith.DivSIOp,
+    arith.RemUIOp,
+    arith.RemSIOp,
+    arith.FloorDivSIOp,
+    arith.CeilDivSIOp,
+    arith.CeilDivUIOp,
+)
 
 
 def _fail(op: Operation, message: str) -> NoReturn:
@@ -109,7 +121,7 @@ class _Lowering:
     func: func.FuncOp
     kernels: list[str] = field(default_factory=list)
     coords: list[list[str]] = field(default_factory=list)
-    loads: list[str] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
     reads: set[str] = field(default_factory=set)
     views: dict[SSAValue, _View] = field(default_factory=dict)
     constants: dict[int, SSAValue] = field(default_factory=dict)
@@ -253,6 +265,8 @@ class _Lowering:
             Rewriter.erase_op(op)
         elif isinstance(op, memref.LoadOp):
             self.load(op)
+        elif isinstance(op, _DIVISIONS):
+            self.divide(op)
         elif isinstance(op, tg.YieldOp):
             return  # (a tg.ordered's is dropped with it, the program's becomes func.return)
         elif isinstance(
@@ -320,23 +334,26 @@ class _Lowering:
             return self.emit(cast(value, IndexType()), op).results[0]
         _fail(op, f"task scalars of type {value.type} are not supported by the runtime core yet")
 
+    def check(self, op: Operation, what: str) -> Value:
+        """A new check of ``op`` (its location and ``what`` fails), by number."""
+        where = location_of(op)
+        self.checks.append(f"{where + ': ' if where else ''}{what}")
+        return len(self.checks) - 1
+
     def load(self, op: memref.LoadOp) -> None:
         """``memref.load`` reads only inside the memref: otherwise the runtime is told."""
         if not op.indices:
             return
         root = _root_argument(op.memref)
-        block = self.func.body.block
         names = self.func.attributes["pto.arg_names"]
         assert isinstance(names, ArrayAttr)
         name = "a value"
         if isinstance(root.owner, memref.GetGlobalOp):
             name = f"@{root.owner.name_.root_reference.data}"
-        elif isinstance(root, BlockArgument) and root.block is block and root.index > 0:
+        elif isinstance(root, BlockArgument) and root.block is self.func.body.block:
             name = names.data[root.index - 1].data
             self.reads.add(name)
-        site = len(self.loads)
-        where = location_of(op)
-        self.loads.append(f"{where + ': ' if where else ''}memref.load of {name}")
+        check = self.check(op, f"memref.load of {name}: an index is out of the bound data")
         ok: SSAValue | None = None
         for d, index in enumerate(op.indices):
             extent = self.emit(memref.DimOp(op.memref, self.value(d, op)), op).result
@@ -347,16 +364,37 @@ class _Lowering:
         zero = (
             arith.ConstantOp(IntegerAttr(0, type_))
             if isinstance(type_, IntegerType | IndexType)
-            else arith.ConstantOp.from_float_and_width(0.0, type_)
-        )  # type: ignore[arg-type]
-        error = func.CallOp("pto_tg_load_error", [self.ctx, self.value(site, op)], [])
+            else arith.ConstantOp.from_float_and_width(0.0, type_)  # type: ignore[arg-type]
+        )
+        failed = self.failed(check, op)
         guarded = scf.IfOp(
-            ok, [type_], Region(Block()), Region(Block([error, zero, scf.YieldOp(zero)]))
+            ok, [type_], Region(Block()), Region(Block([failed, zero, scf.YieldOp(zero)]))
         )
         Rewriter.insert_op(guarded, InsertPoint.before(op))
         op.res.replace_all_uses_with(guarded.results[0])
         op.detach()
         guarded.true_region.block.add_ops([op, scf.YieldOp(op.res)])
+
+    def divide(self, op: Operation) -> None:
+        """An integer division or remainder by a divisor that may be zero: by zero, the runtime
+        is told (and the division, made by one, harms nothing)."""
+        divisor = op.operands[1]
+        known = _known(divisor)
+        if isinstance(known, int) and known != 0:
+            return
+        type_ = divisor.type
+        zero = self.emit(arith.ConstantOp(IntegerAttr(0, type_)), op).result
+        one = self.emit(arith.ConstantOp(IntegerAttr(1, type_)), op).result
+        is_zero = self.emit(arith.CmpiOp(divisor, zero, "eq"), op).result
+        check = self.check(op, f"{op.name}: division by zero")
+        report = scf.IfOp(is_zero, [], Region(Block([self.failed(check, op), scf.YieldOp()])))
+        self.emit(report, op)
+        safe = self.emit(arith.SelectOp(is_zero, one, divisor), op).results[0]
+        op.operands[1] = safe
+
+    def failed(self, check: Value, op: Operation) -> Operation:
+        """The call telling the runtime that ``check`` failed (not inserted)."""
+        return func.CallOp("pto_tg_check_failed", [self.ctx, self.value(check, op)], [])
 
     def finish(self, program: tg.ProgramOp) -> None:
         """Drop the subviews only tasks used, and attach the runtime's tables."""
@@ -368,7 +406,7 @@ class _Lowering:
         attrs["pto.coords"] = ArrayAttr(
             [ArrayAttr([StringAttr(n) for n in names]) for names in self.coords]
         )
-        attrs["pto.loads"] = ArrayAttr([StringAttr(s) for s in self.loads])
+        attrs["pto.checks"] = ArrayAttr([StringAttr(s) for s in self.checks])
         attrs["pto.reads"] = ArrayAttr([StringAttr(s) for s in sorted(self.reads)])
         if program.config is not None:
             attrs["pto.config"] = program.config

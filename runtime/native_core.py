@@ -143,7 +143,7 @@ def _api() -> ctypes.CDLL:
     lib.pto_core_free.argtypes = [ctypes.c_void_p]
     lib.pto_core_error.restype = ctypes.c_char_p
     lib.pto_core_error.argtypes = [ctypes.c_void_p]
-    for name in ("pto_core_error_node", "pto_core_error_load"):
+    for name in ("pto_core_error_node", "pto_core_error_check"):
         getattr(lib, name).restype = ctypes.c_int64
         getattr(lib, name).argtypes = [ctypes.c_void_p]
     lib.pto_core_graph.restype = ctypes.c_int32
@@ -186,12 +186,12 @@ class Core:
             self._ptr = None
 
     def error(self) -> tuple[str, int, int]:
-        """Why the build failed ('' if it did not), its node and its load site (-1: none)."""
+        """Why the build failed ('' if it did not), its node and its failed check (-1: none)."""
         api = self._api
         return (
             api.pto_core_error(self._ptr).decode(),
             api.pto_core_error_node(self._ptr),
-            api.pto_core_error_load(self._ptr),
+            api.pto_core_error_check(self._ptr),
         )
 
     def graph(self, kernels: list[str], sites: list[list[str]], tensors: list[str]) -> TaskGraph:

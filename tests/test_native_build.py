@@ -209,6 +209,16 @@ def test_a_load_outside_the_bound_data_is_located():
         program.build({"n": 3, "lens": [0, 1]})
 
 
+def test_a_division_by_zero_is_an_error_not_a_trap():
+    body = ROW_LOOP.replace(
+        "tg.task @k(%i : index)", "%q = arith.divui %i, %j : index\n    tg.task @k(%q : index)"
+    )
+    _, program = program_of(body)
+    assert program.build({"n": 2, "lens": [1, 2]}).args[1] == (0,)
+    with pytest.raises(NativeError, match=r"^@p: arith.divui: division by zero$"):
+        program.build({"n": 2, "lens": [1, 0]})
+
+
 def test_a_region_outside_its_bound_tensor_names_the_task():
     _, program = program_of(ROW_LOOP)
     with pytest.raises(NativeError, match=r"^@p: task 1: its region of tensor 1 lies outside"):

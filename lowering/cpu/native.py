@@ -68,7 +68,7 @@ class NativeProgram:
     arg_types: list[Attribute]
     kernels: list[str]
     sites: list[list[str]]
-    loads: list[str]
+    checks: list[str]
     reads: list[str]
     config: dict[str, Any]
     text: str = field(repr=False)
@@ -154,13 +154,11 @@ class NativeProgram:
         return descriptor, tuple(shape)
 
     def _check(self, core: Core) -> None:
-        message, node, load = core.error()
+        message, node, check = core.error()
         if not message:
             return
-        if load >= 0:
-            raise NativeError(
-                f"@{self.name}: {self.loads[load]}: an index is out of the bound data"
-            )
+        if check >= 0:
+            raise NativeError(f"@{self.name}: {self.checks[check]}")
         if node >= 0:
             raise NativeError(f"@{self.name}: task {node}: {message}")
         raise NativeError(f"@{self.name}: {message}")
@@ -261,7 +259,7 @@ def compile_native(module: ModuleOp, program: tg.ProgramOp | str) -> NativeProgr
         arg_types=list(program.function_type.inputs.data),
         kernels=strings("pto.kernels"),
         sites=[[n.data for n in names.data] for names in sites.data],
-        loads=strings("pto.loads"),
+        checks=strings("pto.checks"),
         reads=strings("pto.reads"),
         config=dict(config.data) if isinstance(config, DictionaryAttr) else {},
         text=text,

@@ -4,7 +4,7 @@
 // shared with the Ascend host runtime (order.h: its scope's frontier, through a barrier node
 // when several nodes precede it, and each predecessor once with its first reason; tensormap.h:
 // data edges from overlapping regions) and recorded as runtime/graph.py's TaskGraph arrays.
-// An error (a region outside its tensor, an unbalanced scope, a load outside its memref)
+// An error (a region outside its tensor, an unbalanced scope, a failed check of the program)
 // stops recording: later calls do nothing, and the host reads the message.
 #include "pto_wsp_core.h"
 
@@ -88,7 +88,7 @@ struct PtoCore {
   std::vector<uint64_t> preds;
   // Errors.
   std::string error;
-  int64_t error_node = -1, error_load = -1;
+  int64_t error_node = -1, error_check = -1;
   // The CSR made by pto_core_graph.
   BigVector<int32_t> fanin, fanout_edges;
   BigVector<int64_t> fanout_begin;
@@ -116,7 +116,7 @@ struct PtoCore {
     for (int64_t& k : edges_by_kind) k = 0;
     ntasks = 0;
     error.clear();
-    error_node = error_load = -1;
+    error_node = error_check = -1;
     graphed = false;
   }
   // The first error is kept; `node` is the task it concerns (-1: none).
@@ -350,11 +350,11 @@ void pto_tg_ordered_exit(intptr_t core) {
 
 int64_t pto_tg_seq(intptr_t core) { return C(core).ntasks; }
 
-void pto_tg_load_error(intptr_t core, int64_t load) {
+void pto_tg_check_failed(intptr_t core, int64_t check) {
   PtoCore& c = C(core);
   if (!c.error.empty()) return;
-  c.error_load = load;
-  c.fail("a memref.load index is outside the bound data");
+  c.error_check = check;
+  c.fail("a check of the program failed");
 }
 
 // Cores freed are kept (at most kKeep) with their arrays' memory for the next build: fresh
@@ -398,7 +398,7 @@ const char* pto_core_error(const PtoCore* core) { return core->error.c_str(); }
 
 int64_t pto_core_error_node(const PtoCore* core) { return core->error_node; }
 
-int64_t pto_core_error_load(const PtoCore* core) { return core->error_load; }
+int64_t pto_core_error_check(const PtoCore* core) { return core->error_check; }
 
 int32_t pto_core_graph(PtoCore* core, PtoGraph* out) {
   if (core->error.empty() && core->scopes.open() != 0) core->fail("a tg.ordered is not closed");

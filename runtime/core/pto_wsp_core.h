@@ -47,8 +47,9 @@ PTO_CORE_API void pto_tg_order_point(intptr_t core);
 PTO_CORE_API void pto_tg_ordered_exit(intptr_t core);
 // tg.seq: the tasks created so far.
 PTO_CORE_API int64_t pto_tg_seq(intptr_t core);
-// A memref.load outside its memref (load site `load` of the program): the build fails.
-PTO_CORE_API void pto_tg_load_error(intptr_t core, int64_t load);
+// Check `check` of the program failed (a memref.load outside its memref, a division by
+// zero: the pass's table says which): the build fails.
+PTO_CORE_API void pto_tg_check_failed(intptr_t core, int64_t check);
 
 // ------------------------------------------------------------------ the host's side
 
@@ -58,11 +59,11 @@ typedef struct PtoCore PtoCore;
 // shapes[i * PTO_CORE_MAX_RANK + d] (-1: unknown); a region outside a known extent fails.
 PTO_CORE_API PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* shapes);
 PTO_CORE_API void pto_core_free(PtoCore* core);
-// Why the build failed ("" if it did not), the node it concerns (else -1) and the load site
-// of a load error (else -1).
+// Why the build failed ("" if it did not), the node it concerns (else -1) and the check that
+// failed (else -1).
 PTO_CORE_API const char* pto_core_error(const PtoCore* core);
 PTO_CORE_API int64_t pto_core_error_node(const PtoCore* core);
-PTO_CORE_API int64_t pto_core_error_load(const PtoCore* core);
+PTO_CORE_API int64_t pto_core_error_check(const PtoCore* core);
 
 // The task graph built (runtime/graph.py's TaskGraph arrays), valid until pto_core_free.
 // Per node: kind (0 task, 1 barrier), kernel and site (-1 for a barrier), pool, domain,

@@ -3,10 +3,12 @@
 // REQUIRES: upstream-mlir
 
 // Before: a tg.program with an ordered loop (tg.ordered, tg.order_point), a task on a
-// rank-reducing subview of a subview, tg.seq, a dynamic pool, an i64 scalar and a load.
+// rank-reducing subview of a subview, tg.seq, a dynamic pool, an i64 scalar, a load and a
+// division.
 // After: a func.func of upstream dialects whose first argument is the runtime context; tasks,
 // scopes and ordering points are calls of the runtime core's C API; the region is in the
-// root tensor's index space (row 2*i+1, columns j..j+3); the load is bounds-checked.
+// root tensor's index space (row 2*i+1, columns j..j+3); the load is bounds-checked, the
+// division by a value that may be zero checked (a constant divisor needs no check).
 
 wsp.kernel @k(i: index, x: i64, t: inout memref<4xf32>) unit(vector)
 
@@ -21,7 +23,8 @@ tg.program @p(%X: memref<8x16xf32>, %n: index, %lens: memref<?xindex>, %x: i64) 
       %row = memref.subview %rows[%i, %j] [1, 4] [1, 1] : memref<4x16xf32, strided<[32, 1], offset: 16>> to memref<4xf32, strided<[1], offset: ?>>
       %s = tg.seq
       %pool = arith.remui %s, %c2 : index
-      tg.task @k(%i, %x : index, i64) resources(%row : memref<4xf32, strided<[1], offset: ?>>) access(inout) at(i = %i) pool(%pool) target(%s)
+      %prio = arith.divui %i, %n : index
+      tg.task @k(%i, %x : index, i64) resources(%row : memref<4xf32, strided<[1], offset: ?>>) access(inout) at(i = %i) pool(%pool) target(%s) priority(%prio)
       tg.order_point
     }
   }
@@ -31,7 +34,7 @@ tg.program @p(%X: memref<8x16xf32>, %n: index, %lens: memref<?xindex>, %x: i64) 
 // CHECK:      func.func private @pto_tg_seq(index) -> index
 // CHECK:      func.func @p(%ctx: index, %X: memref<8x16xf32>, %n: index, %lens: memref<?xindex>, %x: i64)
 // CHECK-SAME:   pto.arg_names = ["X", "n", "lens", "x"], pto.kernels = ["k"], pto.coords = [["i"]]
-// CHECK-SAME:   pto.loads = ["{{.*}}lower.mlir:19:12: memref.load of lens"], pto.reads = ["lens"]
+// CHECK-SAME:   pto.checks = ["{{.*}}lower.mlir:21:12: memref.load of lens: an index is out of the bound data", "{{.*}}lower.mlir:26:15: arith.divui: division by zero"], pto.reads = ["lens"]
 // CHECK-SAME:   pto.config = {workers = 2 : i64}, llvm.emit_c_interface
 // CHECK-NOT:    tg.
 // CHECK:        func.call @pto_tg_ordered_enter(%ctx) : (index) -> ()
@@ -40,13 +43,21 @@ tg.program @p(%X: memref<8x16xf32>, %n: index, %lens: memref<?xindex>, %x: i64) 
 // CHECK-NEXT:     %j = scf.if %[[IN]] -> (index) {
 // CHECK-NEXT:       %{{.*}} = memref.load %lens[%i] : memref<?xindex>
 // CHECK:          } else {
-// CHECK-NEXT:       func.call @pto_tg_load_error(%ctx, %{{.*}}) : (index, index) -> ()
+// CHECK-NEXT:       func.call @pto_tg_check_failed(%ctx, %{{.*}}) : (index, index) -> ()
 // CHECK:          %[[TWOI:.*]] = arith.muli %i, %{{.*}} : index
 // CHECK-NEXT:     %[[ROW:.*]] = arith.addi %{{.*}}, %[[TWOI]] : index
 // CHECK-NEXT:     %[[S:.*]] = func.call @pto_tg_seq(%ctx) : (index) -> index
 // CHECK-NEXT:     %pool = arith.remui %[[S]], %c2 : index
+// CHECK-NEXT:     %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT:     %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:     %[[ISZ:.*]] = arith.cmpi eq, %n, %[[Z]] : index
+// CHECK-NEXT:     scf.if %[[ISZ]] {
+// CHECK-NEXT:       func.call @pto_tg_check_failed(%ctx, %{{.*}}) : (index, index) -> ()
+// CHECK-NEXT:     }
+// CHECK-NEXT:     %[[SAFE:.*]] = arith.select %[[ISZ]], %[[ONE]], %n : index
+// CHECK-NEXT:     %prio = arith.divui %i, %[[SAFE]] : index
 // CHECK-NEXT:     %[[X:.*]] = arith.index_cast %x : i64 to index
-// CHECK-NEXT:     func.call @pto_tg_task_begin(%ctx, %{{.*}}, %{{.*}}, %pool, %{{.*}}, %[[S]], %{{.*}}, %{{.*}})
+// CHECK-NEXT:     func.call @pto_tg_task_begin(%ctx, %{{.*}}, %{{.*}}, %pool, %{{.*}}, %[[S]], %{{.*}}, %prio)
 // CHECK-NEXT:     func.call @pto_tg_task_scalar(%ctx, %i)
 // CHECK-NEXT:     func.call @pto_tg_task_scalar(%ctx, %[[X]])
 // CHECK-NEXT:     func.call @pto_tg_task_coord(%ctx, %i)
