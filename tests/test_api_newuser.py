@@ -52,6 +52,14 @@ def test_numpy_array_indexed_by_a_loop_index_says_declare_a_tensor():
     assert "\n" not in str(error)
 
 
+def test_list_indexed_by_a_loop_index_says_declare_a_tensor():
+    lens = [1, 2, 3]
+    with pytest.raises(CompileError) as info:
+        parallel_for(Dense[3], lambda b: task(bump, [lens[b]], [X[b]]))
+    assert info.value.loc.filename == __file__
+    assert "Python int" in str(info.value) and "Tensor(" in str(info.value)
+
+
 def test_ascend_errors_use_python_spelling_in_one_line(tmp_path):
     w = parallel_for(Dense[3], lambda i: task(bump, [i], [X[i]])).named("w")
     with pytest.raises(CompileError) as info:

@@ -183,7 +183,8 @@ class Expr:
         raise CompileError(
             "index",
             f"the runtime value {self!r} cannot be used as a Python int "
-            "(e.g. to index a Python list); it is only known when the program runs",
+            "(e.g. to index a Python list); it is only known when the program runs: data "
+            "read per task must be a Tensor argument (Tensor(\"lens\", [n], i64))",
         )
 
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
