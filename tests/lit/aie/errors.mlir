@@ -241,3 +241,25 @@ wsp.workload @w(%X: memref<2x16xi32>) {
 }
 
 // CHECK: errors.mlir:235:1: error: 'tg.program' op tg-to-aie: @w is neither a pipeline (tg.process) nor spatially mapped (config spatial_map): the AIE target maps CSP pipelines and workloads with sched.spatial_map
+
+// -----
+// CHECK: //{{ }}-----
+
+// A scalar type an AIE core call does not pass (f64; also f16): located at the task.
+wsp.kernel @k(alpha: f64, x: in memref<16xi32>, y: out memref<16xi32>) unit(vector)
+wsp.workload @w(%X: memref<2x16xi32>, %Y: memref<2x16xi32>) {
+  %R = wsp.dense 2
+  %a = arith.constant 5.000000e-01 : f64
+  wsp.parallel_for %r in %R named("r") : !wsp.dense<2> {
+    %x = wsp.view %X[%r] : memref<2x16xi32> -> memref<16xi32>
+    %y = wsp.view %Y[%r] : memref<2x16xi32> -> memref<16xi32>
+    wsp.task @k(%a : f64) resources(%x, %y : memref<16xi32>, memref<16xi32>)
+  }
+}
+sched.schedule @s for @w {
+  sched.spatial_map grid(2)
+  sched.layout "X" (shard(0), replicate)
+  sched.layout "Y" (shard(0), replicate)
+}
+
+// CHECK: errors.mlir:{{[0-9]+}}:5: error: 'tg.task' op tg-to-aie: kernel @k parameter alpha is f64; an AIE core passes index (as i32), i1, i32, i64 and f32 scalars
