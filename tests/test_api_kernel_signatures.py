@@ -361,6 +361,12 @@ def test_ascend_builds_and_runs_instances_with_typed_scalars(tmp_path):
         in body
     )
     assert "ScalarArg args[kMaxArgs]" in (tmp_path / "task_abi.h").read_text()
+    wrapper = (tmp_path / "kernels" / "scale_16xf32.cpp").read_text()
+    for slot, field in enumerate(("f32", "i32", "i1", "f64")):
+        assert f"task->args[{slot}].{field}" in wrapper
+    orchestration = (tmp_path / "aicpu_orchestrate.cpp").read_text()
+    assert "const float" in orchestration and "= 0x1.0000000000000p-1f;" in orchestration
+    assert "_t.add_scalar(static_cast<int32_t>(" in orchestration
     x, y, _, _ = _inputs()
     a = np.arange(64, dtype=np.float32).reshape(8, 8)
     b = np.zeros_like(a)
