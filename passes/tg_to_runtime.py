@@ -17,7 +17,8 @@ A region is stated in its root tensor's index space (what the TensorMap decides 
 the ``memref.subview`` chain from a program argument is folded into per-dimension offset,
 size and stride values, as tg-materialize does. What native code must not do on bad data is
 checked first, and calls ``pto_tg_check_failed(ctx, check)`` instead: a ``memref.load`` outside
-its memref, an integer division or remainder by zero.
+its memref, an integer division or remainder by zero (or signed overflow), an ``scf.for`` step
+that is not positive.
 
 The tables the runtime needs beside the code are attributes of the function (upstream MLIR
 keeps them): ``pto.kernels`` (kernel id -> name), ``pto.coords`` (site -> coordinate names),
@@ -83,16 +84,10 @@ _UPSTREAM = ("arith.", "scf.", "memref.", "func.")
 
 Value = int | SSAValue
 
-#: Integer divisions and remainders: by zero, native code would trap.
-_DIVISIONS = (
-    arith.DivUIOp,
-    arith.DivSIOp,
-    arith.RemUIOp,
-    arith.RemSIOp,
-    arith.FloorDivSIOp,
-    arith.CeilDivSIOp,
-    arith.CeilDivUIOp,
-)
+#: Integer divisions and remainders: by zero (signed: the most negative value by -1), native
+#: code would trap.
+_SIGNED_DIVISIONS = (arith.DivSIOp, arith.RemSIOp, arith.FloorDivSIOp, arith.CeilDivSIOp)
+_DIVISIONS = (arith.DivUIOp, arith.RemUIOp, arith.CeilDivUIOp, *_SIGNED_DIVISIONS)
 
 
 def _fail(op: Operation, message: str) -> NoReturn:
@@ -267,6 +262,8 @@ class _Lowering:
             self.load(op)
         elif isinstance(op, _DIVISIONS):
             self.divide(op)
+        elif isinstance(op, scf.ForOp):
+            self.loop(op)
         elif isinstance(op, tg.YieldOp):
             return  # (a tg.ordered's is dropped with it, the program's becomes func.return)
         elif isinstance(
@@ -376,21 +373,47 @@ class _Lowering:
         guarded.true_region.block.add_ops([op, scf.YieldOp(op.res)])
 
     def divide(self, op: Operation) -> None:
-        """An integer division or remainder by a divisor that may be zero: by zero, the runtime
-        is told (and the division, made by one, harms nothing)."""
-        divisor = op.operands[1]
+        """An integer division or remainder that may trap (by zero; signed: the most negative
+        value by -1): the runtime is told, and the division is made by one instead."""
+        dividend, divisor = op.operands
         known = _known(divisor)
-        if isinstance(known, int) and known != 0:
+        signed = isinstance(op, _SIGNED_DIVISIONS)
+        if isinstance(known, int) and known != 0 and (known != -1 or not signed):
             return
         type_ = divisor.type
-        zero = self.emit(arith.ConstantOp(IntegerAttr(0, type_)), op).result
-        one = self.emit(arith.ConstantOp(IntegerAttr(1, type_)), op).result
-        is_zero = self.emit(arith.CmpiOp(divisor, zero, "eq"), op).result
-        check = self.check(op, f"{op.name}: division by zero")
-        report = scf.IfOp(is_zero, [], Region(Block([self.failed(check, op), scf.YieldOp()])))
-        self.emit(report, op)
-        safe = self.emit(arith.SelectOp(is_zero, one, divisor), op).results[0]
-        op.operands[1] = safe
+        width = 64 if isinstance(type_, IndexType) else type_.width.data  # type: ignore[attr-defined]
+
+        def constant(v: int) -> SSAValue:
+            return self.emit(arith.ConstantOp(IntegerAttr(v, type_)), op).result
+
+        def equal(a: SSAValue, v: int) -> SSAValue:
+            return self.emit(arith.CmpiOp(a, constant(v), "eq"), op).result
+
+        bad = self.guard(equal(divisor, 0), op, f"{op.name}: division by zero")
+        if signed:
+            overflow = self.emit(
+                arith.AndIOp(equal(dividend, -(1 << (width - 1))), equal(divisor, -1)), op
+            ).results[0]
+            self.guard(overflow, op, f"{op.name}: overflow (the most negative value by -1)")
+            bad = self.emit(arith.OrIOp(bad, overflow), op).results[0]
+        op.operands[1] = self.emit(arith.SelectOp(bad, constant(1), divisor), op).results[0]
+
+    def loop(self, op: scf.ForOp) -> None:
+        """An ``scf.for`` whose step may not be positive (MLIR leaves it undefined; zero would
+        never end): the runtime is told, and the loop runs no iteration."""
+        step = _known(op.step)
+        if isinstance(step, int) and step > 0:
+            return
+        bad = self.emit(arith.CmpiOp(op.step, self.value(0, op), "sle"), op).result
+        self.guard(bad, op, "scf.for: the step is not positive")
+        op.operands[1] = self.emit(arith.SelectOp(bad, op.lb, op.ub), op).results[0]
+        op.operands[2] = self.emit(arith.SelectOp(bad, self.value(1, op), op.step), op).results[0]
+
+    def guard(self, bad: SSAValue, op: Operation, what: str) -> SSAValue:
+        """Before ``op``: when ``bad`` holds, tell the runtime that check ``what`` failed."""
+        call = self.failed(self.check(op, what), op)
+        self.emit(scf.IfOp(bad, [], Region(Block([call, scf.YieldOp()]))), op)
+        return bad
 
     def failed(self, check: Value, op: Operation) -> Operation:
         """The call telling the runtime that ``check`` failed (not inserted)."""

@@ -219,6 +219,16 @@ def test_a_division_by_zero_is_an_error_not_a_trap():
         program.build({"n": 2, "lens": [1, 0]})
 
 
+def test_a_loop_step_that_is_not_positive_is_an_error_not_a_hang():
+    loop = ROW_LOOP.replace("step %c1", "step %s")
+    _, program = program_of(
+        loop, "%n: index, %X: memref<?x4xf32>, %lens: memref<?xindex>, %s: index"
+    )
+    assert program.build({"n": 3, "s": 2, "lens": [0, 1, 2]}).num_tasks == 2
+    with pytest.raises(NativeError, match=r"^@p: scf.for: the step is not positive$"):
+        program.build({"n": 3, "s": 0, "lens": [0, 1, 2]})
+
+
 def test_a_region_outside_its_bound_tensor_names_the_task():
     _, program = program_of(ROW_LOOP)
     with pytest.raises(NativeError, match=r"^@p: task 1: its region of tensor 1 lies outside"):

@@ -49,11 +49,11 @@ tg.program @p(%X: memref<8x16xf32>, %n: index, %lens: memref<?xindex>, %x: i64) 
 // CHECK-NEXT:     %[[S:.*]] = func.call @pto_tg_seq(%ctx) : (index) -> index
 // CHECK-NEXT:     %pool = arith.remui %[[S]], %c2 : index
 // CHECK-NEXT:     %[[Z:.*]] = arith.constant 0 : index
-// CHECK-NEXT:     %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-NEXT:     %[[ISZ:.*]] = arith.cmpi eq, %n, %[[Z]] : index
 // CHECK-NEXT:     scf.if %[[ISZ]] {
 // CHECK-NEXT:       func.call @pto_tg_check_failed(%ctx, %{{.*}}) : (index, index) -> ()
 // CHECK-NEXT:     }
+// CHECK-NEXT:     %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-NEXT:     %[[SAFE:.*]] = arith.select %[[ISZ]], %[[ONE]], %n : index
 // CHECK-NEXT:     %prio = arith.divui %i, %[[SAFE]] : index
 // CHECK-NEXT:     %[[X:.*]] = arith.index_cast %x : i64 to index
