@@ -419,7 +419,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         # The API names the line that called compile() (pto-run's caller, outside the
         # package): name the input, and the options as pto-run spells them.
         name = "<stdin>" if args.file == "-" else args.file
-        raise ToolError(f"{name}: {_as_flags(error.message)}") from None
+        message = _as_flags(error.message)
+        located = message.startswith(f"{name}:")  # already at a line of the input
+        raise ToolError(message if located else f"{name}: {message}") from None
     if not args.quiet:
         print(f"{TOOL}: @{program.name} ({program.mode} mode, {program.config.workers} workers)")
     limit_memory(args.max_memory)
