@@ -139,6 +139,7 @@ def test_cpu_sim_cycles_counts_the_tasks_the_data_gives(fast_small, fast):
     stats = program.stats()
     assert stats.num_tasks == TASKS
     assert stats.makespan_cycles > 0
+    assert (program.fast_declined is None) == fast
 
 
 def test_pipeline_processes_read_the_constant_arrays():
