@@ -53,6 +53,14 @@ PASS_ORDER = (
     "wsp-inline-calls", "wsp-canonicalize", "wsp-to-tg", "csp-to-tg", "tg-canonicalize",
     "tg-materialize", "tg-to-aie",
 )  # fmt: skip
+#: Right values of options, by name, for sane commands.
+SANE_CHOICES = {
+    "calls": ("inline", "nested"),
+    "device": ("npu1", "npu1_1col", "npu1_3col", "npu2", "npu2_7col"),
+    "acquire": ("subview", "memref"),
+    "soc": ("910b", "910c", "950"),
+    "stub_kernels": ("true",),  # the examples have no Ascend kernel bodies
+}
 #: Known values of options, by name (a wrong one is drawn too).
 OPTION_CHOICES = {
     "calls": ("inline", "nested", "bogus"),
@@ -61,6 +69,7 @@ OPTION_CHOICES = {
     "soc": ("910b", "910c", "950", "bogus"),
     "dot": ('"g.dot"', '"a-file/g.dot"'),
     "kernel_dirs": ('""', '"kernels"', '"a-file"', '"."'),
+    "stub_kernels": ("true", "true", "true", "false"),  # examples have no Ascend kernel bodies
 }
 
 TOKEN = re.compile(
@@ -159,16 +168,19 @@ def _pick(found: list[re.Match[str]], rng: random.Random) -> re.Match[str] | Non
 
 
 def drop_token(text: str, rng: random.Random, corpus: Corpus) -> str:
+    """A token dropped."""
     m = _pick(_tokens(text), rng)
     return text if m is None else _put(text, m, "")
 
 
 def duplicate_token(text: str, rng: random.Random, corpus: Corpus) -> str:
+    """A token written twice."""
     m = _pick(_tokens(text), rng)
     return text if m is None else _put(text, m, f"{m.group()} {m.group()}")
 
 
 def swap_tokens(text: str, rng: random.Random, corpus: Corpus) -> str:
+    """Two tokens swapped."""
     tokens = _tokens(text)
     if len(tokens) < 2:
         return text
@@ -177,6 +189,7 @@ def swap_tokens(text: str, rng: random.Random, corpus: Corpus) -> str:
 
 
 def replace_token(text: str, rng: random.Random, corpus: Corpus) -> str:
+    """A token replaced by any token of the corpus."""
     m = _pick(_tokens(text), rng)
     return text if m is None else _put(text, m, rng.choice(corpus.tokens))
 
@@ -192,6 +205,7 @@ def rename_value(text: str, rng: random.Random, corpus: Corpus) -> str:
 
 
 def drop_line(text: str, rng: random.Random, corpus: Corpus) -> str:
+    """A line dropped."""
     lines = text.splitlines(keepends=True)
     if lines:
         del lines[rng.randrange(len(lines))]
@@ -199,6 +213,7 @@ def drop_line(text: str, rng: random.Random, corpus: Corpus) -> str:
 
 
 def duplicate_line(text: str, rng: random.Random, corpus: Corpus) -> str:
+    """A line written twice."""
     lines = text.splitlines(keepends=True)
     if lines:
         i = rng.randrange(len(lines))
@@ -207,6 +222,7 @@ def duplicate_line(text: str, rng: random.Random, corpus: Corpus) -> str:
 
 
 def swap_lines(text: str, rng: random.Random, corpus: Corpus) -> str:
+    """Two lines swapped."""
     lines = text.splitlines(keepends=True)
     if len(lines) > 1:
         i, j = rng.sample(range(len(lines)), 2)
@@ -237,16 +253,19 @@ def unclose(text: str, rng: random.Random, corpus: Corpus) -> str:
 
 
 def boundary_int(text: str, rng: random.Random, corpus: Corpus) -> str:
+    """An integer set to a boundary value (0, -1, 2^31, 2^63, 2^64, 10^30...)."""
     m = _pick([m for m in _tokens(text) if _INT.match(m.group())], rng)
     return text if m is None else _put(text, m, rng.choice(BOUNDARY_INTS))
 
 
 def float_value(text: str, rng: random.Random, corpus: Corpus) -> str:
+    """An integer replaced by a float (nan, inf, 1.0e309...)."""
     m = _pick([m for m in _tokens(text) if _INT.match(m.group())], rng)
     return text if m is None else _put(text, m, rng.choice(FLOATS))
 
 
 def string_value(text: str, rng: random.Random, corpus: Corpus) -> str:
+    """A string emptied, lengthened, escaped or made non-ASCII."""
     m = _pick([m for m in _tokens(text) if m.group().startswith('"')], rng)
     return text if m is None else _put(text, m, rng.choice(STRINGS))
 
@@ -330,97 +349,124 @@ class Case:
         return shlex.join([self.tool, *self.args])
 
 
-def _pass_options(cls: type, seed: Seed, text: str, rng: random.Random) -> str:
-    """``{name=value ...}`` for some of ``cls``'s options (dataclass fields), or ""."""
-    fields = [f for f in dataclasses.fields(cls) if f.name != "out_dir"]
-    chosen = [f for f in fields if rng.random() < 0.5]
-    if not chosen and rng.random() < 0.7:
-        return ""
-    names = re.findall(r"@([\w$.-]+)", text) or ["w"]
-    parts = []
-    for f in chosen:
-        if rng.random() < 0.1:
-            value = rng.choice(WRONG_VALUES)
-        elif f.name == "bind":
-            value = '"' + ",".join(bindings(seed, text, rng, 0.3)) + '"'
-        elif f.name in ("program", "schedule"):
-            value = '"' + rng.choice([*names, "nope", ""]) + '"'
-        elif f.name in OPTION_CHOICES:
-            value = rng.choice(OPTION_CHOICES[f.name])
-        elif f.type == "bool":
-            value = rng.choice(("true", "false"))
-        else:
-            value = '"x"'
-        parts.append(f"{f.name.replace('_', '-')}={value}")
-    if rng.random() < 0.05:
-        parts.append("bogus-option=1")
-    return "{" + " ".join(parts) + "}"
-
-
-def make_case(
-    seed: Seed,
-    corpus: Corpus,
-    rng: random.Random,
-    passes: dict[str, type],
-    targets: dict[str, type],
-) -> Case:
+def make_case(seed: Seed, corpus: Corpus, rng: random.Random, passes: dict, targets: dict) -> Case:
     """A mutated ``seed`` and a random command for it."""
     text = mutate(seed.text, rng, corpus)
+    command = _Command(seed, text, rng, passes, targets, sane=rng.random() < 0.4)
     if seed.runnable and seed.ext == "mlir" and rng.random() < 0.25:
-        return _run_case(seed, text, rng)
-    args = [f"input.{seed.ext}"]
-    target = rng.choices(("mlir", "pto", "aie", "ascend"), (5, 2, 2, 1))[0]
-    if target == "ascend" and rng.random() < 0.8:  # it emits tg.programs: lower first
-        pipeline = [rng.choice(("wsp-to-tg", "csp-to-tg"))] + ["tg-canonicalize"] * rng.randint(
-            0, 1
-        )
-        args += ["-p", ",".join(p + _pass_options(passes[p], seed, text, rng) for p in pipeline)]
-    elif rng.random() < 0.75:
-        pipeline = _pipeline(passes, rng)
-        args += ["-p", ",".join(p + _pass_options(passes[p], seed, text, rng) for p in pipeline)]
-    if rng.random() < 0.1:
-        args.append("--print-op-generic")
-    if rng.random() < 0.05:
-        args.append("--allow-unregistered-dialect")
-    readback = None
-    if target in ("mlir", "pto"):
-        readback = target
-        if target == "pto":
-            args += ["-t", "pto"]
-        if rng.random() < 0.5:
-            args += ["-o", f"out.{target}"]
-    elif target == "aie":
-        args += ["-t", "aie" + _pass_options(targets["aie"], seed, text, rng)]
-    else:
-        out = rng.choices(("ascend-out", "a-file", "a-file/sub"), (18, 1, 1))[0]
-        args += ["-t", "ascend" + _pass_options(targets["ascend"], seed, text, rng), "-o", out]
-    return Case("pto-opt", text, seed.ext, args, readback, seed.name)
+        return command.pto_run()
+    return command.pto_opt()
 
 
-def _pipeline(passes: dict[str, type], rng: random.Random) -> list[str]:
-    """1-4 passes: half the time in an order that fits (ours, as the docs chain them), else
-    in any order, xDSL's generic passes among them."""
-    if rng.random() < 0.5:
-        order = [p for p in PASS_ORDER if p in passes]
-        order.remove(rng.choice(("wsp-to-tg", "csp-to-tg")))
-        return sorted(rng.sample(order, rng.randint(1, 4)), key=order.index)
-    ours = [name for name in passes if name not in GENERIC_PASSES]
-    return [
-        rng.choice(GENERIC_PASSES if rng.random() < 0.15 else ours)
-        for _ in range(rng.randint(1, 4))
-    ]
+@dataclass
+class _Command:
+    """Draws a command for ``text``. A ``sane`` one takes only options, values and pass
+    orders that fit, so that inputs (mutated or not) reach the passes and targets behind
+    the option checks; the others take wrong ones too."""
 
+    seed: Seed
+    text: str
+    rng: random.Random
+    passes: dict[str, type]
+    targets: dict[str, type]
+    sane: bool
 
-def _run_case(seed: Seed, text: str, rng: random.Random) -> Case:
-    args = ["input.mlir", "--mode", "cycles", "--quiet"]
-    for item in bindings(seed, text, rng, 0.15):
-        args += ["--bind", item]
-    if rng.random() < 0.1:
-        args += ["--workers", rng.choice(("1", "3", "0", "-1", "x", "100000"))]
-    if rng.random() < 0.1:
-        names = re.findall(r"@([\w$.-]+)", text) or ["w"]
-        args += [rng.choice(("--workload", "--schedule")), rng.choice([*names, "nope"])]
-    return Case("pto-run", text, "mlir", args, None, seed.name)
+    def pto_opt(self) -> Case:
+        rng, sane = self.rng, self.sane
+        args = [f"input.{self.seed.ext}"]
+        # The AIE target maps CSP pipelines and spatially mapped workloads only.
+        maps = not sane or any(k in self.text for k in ("csp.pipeline", "spatial_map"))
+        target = rng.choices(("mlir", "pto", "aie", "ascend"), (5, 2, 4 if maps else 0, 1))[0]
+        pipeline = self._pipeline() if rng.random() < 0.75 else []
+        if target == "ascend" and (sane or rng.random() < 0.8):  # it emits tg.programs
+            pipeline = [self._lowering()] + ["tg-canonicalize"] * rng.randint(0, 1)
+        if target == "aie" and sane:  # the target lowers by itself
+            pipeline = []
+        if pipeline:
+            args += ["-p", ",".join(p + self._options(self.passes[p]) for p in pipeline)]
+        if rng.random() < 0.1:
+            args.append("--print-op-generic")
+        if rng.random() < 0.05:
+            args.append("--allow-unregistered-dialect")
+        if target in ("mlir", "pto"):
+            args += ["-t", "pto"] if target == "pto" else []
+            args += ["-o", f"out.{target}"] if rng.random() < 0.5 else []
+            return Case("pto-opt", self.text, self.seed.ext, args, target, self.seed.name)
+        if target == "aie":
+            args += ["-t", "aie" + self._options(self.targets["aie"], ("bind",))]
+        else:
+            out = (
+                "ascend-out"
+                if sane
+                else rng.choices(("ascend-out", "a-file", "a-file/sub"), (18, 1, 1))[0]
+            )
+            options = self._options(self.targets["ascend"], ("stub_kernels",))
+            args += ["-t", "ascend" + options, "-o", out]
+        return Case("pto-opt", self.text, self.seed.ext, args, None, self.seed.name)
+
+    def pto_run(self) -> Case:
+        rng = self.rng
+        args = ["input.mlir", "--mode", "cycles", "--quiet"]
+        for item in bindings(self.seed, self.text, rng, 0 if self.sane else 0.15):
+            args += ["--bind", item]
+        if not self.sane and rng.random() < 0.1:
+            args += ["--workers", rng.choice(("1", "3", "0", "-1", "x", "100000"))]
+        if not self.sane and rng.random() < 0.1:
+            names = re.findall(r"@([\w$.-]+)", self.text) or ["w"]
+            args += [rng.choice(("--workload", "--schedule")), rng.choice([*names, "nope"])]
+        return Case("pto-run", self.text, "mlir", args, None, self.seed.name)
+
+    def _lowering(self) -> str:
+        if self.sane:
+            return "csp-to-tg" if "csp.pipeline" in self.text else "wsp-to-tg"
+        return self.rng.choice(("wsp-to-tg", "csp-to-tg"))
+
+    def _pipeline(self) -> list[str]:
+        """1-4 passes: in an order that fits (as the docs chain them) when sane and half the
+        time otherwise, else in any order with xDSL's generic passes among them."""
+        rng = self.rng
+        if self.sane or rng.random() < 0.5:
+            order = [p for p in PASS_ORDER if p in self.passes]
+            lowering = self._lowering()
+            order.remove("csp-to-tg" if lowering == "wsp-to-tg" else "wsp-to-tg")
+            return sorted(rng.sample(order, rng.randint(1, 4)), key=order.index)
+        ours = [name for name in self.passes if name not in GENERIC_PASSES]
+        return [
+            rng.choice(GENERIC_PASSES if rng.random() < 0.15 else ours)
+            for _ in range(rng.randint(1, 4))
+        ]
+
+    def _options(self, cls: type, usual: tuple[str, ...] = ()) -> str:
+        """``{name=value ...}`` for some of ``cls``'s options (dataclass fields), or ""; the
+        ``usual`` ones most of the time."""
+        rng = self.rng
+        fields = [f for f in dataclasses.fields(cls) if f.name != "out_dir"]
+        if self.sane:  # those whose right values are known
+            fields = [f for f in fields if f.name in usual or f.name in SANE_CHOICES]
+        chosen = [f for f in fields if rng.random() < (0.9 if f.name in usual else 0.5)]
+        parts = [f"{f.name.replace('_', '-')}={self._value(f)}" for f in chosen]
+        if not self.sane and rng.random() < 0.05:
+            parts.append("bogus-option=1")
+        if not parts and rng.random() < 0.7:
+            return ""
+        return "{" + " ".join(parts) + "}"
+
+    def _value(self, option: dataclasses.Field) -> str:
+        rng = self.rng
+        if self.sane:
+            if option.name == "bind":
+                return '"' + ",".join(bindings(self.seed, self.text, rng, 0)) + '"'
+            return rng.choice(SANE_CHOICES[option.name])
+        if rng.random() < 0.1:
+            return rng.choice(WRONG_VALUES)
+        if option.name == "bind":
+            return '"' + ",".join(bindings(self.seed, self.text, rng, 0.3)) + '"'
+        if option.name in ("program", "schedule"):
+            names = re.findall(r"@([\w$.-]+)", self.text) or ["w"]
+            return '"' + rng.choice([*names, "nope", ""]) + '"'
+        if option.name in OPTION_CHOICES:
+            return rng.choice(OPTION_CHOICES[option.name])
+        return rng.choice(("true", "false")) if option.type == "bool" else '"x"'
 
 
 def registered() -> tuple[dict[str, type], dict[str, type]]:
