@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <sys/mman.h>
 
+#include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -28,38 +30,57 @@ using pto::wsp::kMaxRank;
 namespace order = pto::wsp::order;
 namespace host = pto::wsp::host;
 
-// Memory for the graph's large arrays: blocks of 4 MB and more are mapped with transparent
-// huge pages asked for (madvise), so a first build takes one page fault per 2 MB instead of
-// per 4 kB: fresh pages were most of a 200k-task first build's time.
+// The graph's arrays: plain growable arrays of trivially copyable values in memory mapped for
+// them, grown with mremap (the pages move, nothing is copied or touched again: a vector's
+// doubling touches about twice what it holds) and asked for as transparent huge pages (one
+// page fault per 2 MB instead of per 4 kB). Fresh pages were most of a large first build.
 template <typename T>
-struct Big {
-  using value_type = T;
-  static constexpr size_t kMapped = size_t(4) << 20;
-  Big() = default;
-  template <typename U>
-  Big(const Big<U>&) {}
-  T* allocate(size_t n) {
-    const size_t bytes = n * sizeof(T);
-    if (bytes < kMapped) return static_cast<T*>(::operator new(bytes));
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+class Grow {
+ public:
+  Grow() = default;
+  Grow(std::initializer_list<T> values) {
+    for (const T& v : values) push_back(v);
+  }
+  Grow(const Grow&) = delete;
+  Grow& operator=(const Grow&) = delete;
+  ~Grow() {
+    if (data_ != nullptr) munmap(data_, cap_ * sizeof(T));
+  }
+  void push_back(T v) {
+    if (size_ == cap_) grow(size_ + 1);
+    data_[size_++] = v;
+  }
+  void resize(size_t n) {
+    if (n > cap_) grow(n);
+    size_ = n;
+  }
+  void assign(size_t n, T v) {
+    resize(n);
+    for (size_t i = 0; i < n; ++i) data_[i] = v;
+  }
+  void clear() { size_ = 0; }
+  size_t size() const { return size_; }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+
+ private:
+  void grow(size_t need) {
+    size_t cap = cap_ == 0 ? (size_t(64) << 10) / sizeof(T) : cap_;
+    while (cap < need) cap *= 2;
+    void* p = data_ == nullptr
+                  ? mmap(nullptr, cap * sizeof(T), PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                  : mremap(data_, cap_ * sizeof(T), cap * sizeof(T), MREMAP_MAYMOVE);
     if (p == MAP_FAILED) throw std::bad_alloc();
-    madvise(p, bytes, MADV_HUGEPAGE);
-    return static_cast<T*>(p);
+    madvise(p, cap * sizeof(T), MADV_HUGEPAGE);
+    data_ = static_cast<T*>(p);
+    cap_ = cap;
   }
-  void deallocate(T* p, size_t n) {
-    const size_t bytes = n * sizeof(T);
-    if (bytes < kMapped)
-      ::operator delete(p);
-    else
-      munmap(p, bytes);
-  }
-  template <typename U>
-  bool operator==(const Big<U>&) const { return true; }
-  template <typename U>
-  bool operator!=(const Big<U>&) const { return false; }
+  T* data_ = nullptr;
+  size_t size_ = 0, cap_ = 0;
 };
-template <typename T>
-using BigVector = std::vector<T, Big<T>>;
 
 struct PtoCore {
   order::Scopes scopes;
@@ -75,12 +96,12 @@ struct PtoCore {
   int64_t dims_left = 0;
   bool open = false;
   // The graph.
-  BigVector<uint8_t> kind, pool, domain;
-  BigVector<int32_t> kernel, site;
-  BigVector<int64_t> target, stream, priority;
-  BigVector<int64_t> args_begin{0}, args, coords_begin{0}, coords, regions_begin{0}, regions;
-  BigVector<uint32_t> edge_src, edge_dst;
-  BigVector<uint8_t> edge_kind;
+  Grow<uint8_t> kind, pool, domain;
+  Grow<int32_t> kernel, site;
+  Grow<int64_t> target, stream, priority;
+  Grow<int64_t> args_begin{0}, args, coords_begin{0}, coords, regions_begin{0}, regions;
+  Grow<uint32_t> edge_src, edge_dst;
+  Grow<uint8_t> edge_kind;
   int64_t edges_by_kind[4] = {0, 0, 0, 0};
   int64_t ntasks = 0;
   // Scratch of submit.
@@ -90,9 +111,9 @@ struct PtoCore {
   std::string error;
   int64_t error_node = -1, error_check = -1;
   // The CSR made by pto_core_graph.
-  BigVector<int32_t> fanin, fanout_edges;
-  BigVector<int64_t> fanout_begin;
-  BigVector<uint8_t> fanout_kind;
+  Grow<int32_t> fanin, fanout_edges;
+  Grow<int64_t> fanout_begin;
+  Grow<uint8_t> fanout_kind;
   bool graphed = false;  // the CSR is made (once: the host holds views of these arrays)
 
   uint32_t num_nodes() const { return static_cast<uint32_t>(kind.size()); }
@@ -231,7 +252,7 @@ void PtoCore::csr() {
   for (size_t i = 0; i < n; ++i) fanout_begin[i + 1] += fanout_begin[i];
   fanout_edges.resize(e);
   fanout_kind.resize(e);
-  BigVector<int64_t> at(fanout_begin.begin(), fanout_begin.end() - (n > 0 ? 1 : 0));
+  std::vector<int64_t> at(fanout_begin.data(), fanout_begin.data() + n);
   for (size_t i = 0; i < e; ++i) {
     const int64_t k = at[edge_src[i]]++;
     fanout_edges[static_cast<size_t>(k)] = static_cast<int32_t>(edge_dst[i]);
