@@ -196,6 +196,15 @@ def test_a_missing_scalar_is_named():
         program.build({"lens": [0]})
 
 
+def test_a_scalar_must_be_an_integer_of_64_bits():
+    _, program = program_of(ROW_LOOP)
+    with pytest.raises(NativeError, match=r"^@p: n = 'four' is not an integer$"):
+        program.build({"n": "four", "lens": [0]})
+    with pytest.raises(NativeError, match=r"^@p: n = 36893488147419103232 does not fit 64 bits$"):
+        program.build({"n": 1 << 65, "lens": [0]})
+    assert program.build({"n": np.int32(1), "lens": [0]}).num_tasks == 1
+
+
 def test_data_the_program_reads_must_be_bound():
     _, program = program_of(ROW_LOOP)
     with pytest.raises(NativeError, match=r"^@p reads lens, which is not bound$"):

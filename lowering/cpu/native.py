@@ -13,6 +13,7 @@ the same nodes, fields and edges as tg-materialize's (docs/native.md).
 from __future__ import annotations
 
 import ctypes
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -37,7 +38,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from pto_wsp.dialects import tg
 from pto_wsp.passes.tg_to_runtime import runtime_module
-from pto_wsp.runtime.graph import TaskGraph, gc_paused
+from pto_wsp.runtime.graph import TaskGraph
 from pto_wsp.runtime.native_core import Core, library
 
 #: Upstream MLIR's lowering of the runtime-call form to the LLVM dialect.
@@ -104,7 +105,7 @@ class NativeProgram:
             if static is None:
                 if value is None:
                     raise NativeError(f"@{self.name} needs a value for {name}")
-                scalar = kind(value)
+                scalar = self._scalar(name, kind, value)
                 keep.append(scalar)
                 addresses.append(ctypes.addressof(scalar))
                 shapes.append(())
@@ -117,11 +118,23 @@ class NativeProgram:
         core = Core(shapes)
         context = ctypes.c_int64(core.address)
         addresses[0] = ctypes.addressof(context)
-        with gc_paused():
-            self.entry((ctypes.c_void_p * len(addresses))(*addresses))
+        self.entry((ctypes.c_void_p * len(addresses))(*addresses))
         del keep
         self._check(core)
         return core.graph(self.kernels, self.sites, self._tensors)
+
+    def _scalar(self, name: str, ctype: Any, value: Any) -> Any:
+        """A scalar argument as its C type; an integer must fit it (ctypes would wrap)."""
+        if ctype in (ctypes.c_float, ctypes.c_double):
+            return ctype(float(value))
+        try:
+            number = operator.index(value)
+        except TypeError:
+            raise NativeError(f"@{self.name}: {name} = {value!r} is not an integer") from None
+        bits = 8 * ctypes.sizeof(ctype)
+        if ctype is not ctypes.c_bool and not -(1 << (bits - 1)) <= number < 1 << (bits - 1):
+            raise NativeError(f"@{self.name}: {name} = {number} does not fit {bits} bits")
+        return ctype(number)
 
     def _memref(self, name, type_, static, dtype, reads, value, keep):
         """The memref descriptor of an argument and the extents the core checks regions
