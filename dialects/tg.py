@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from xdsl.dialects.builtin import (
     I64,
     AnyFloat,
@@ -1330,6 +1331,14 @@ def _print_arg(arg: Attribute) -> str:
         return str(arg.value.data)
     if arg.type == IntegerType(1):
         return "true" if arg.value.data else "false"
+    if isinstance(arg, FloatAttr):
+        # The shortest text that reads back as the same value of the type (0.1, not
+        # 0.10000000149011612, for an f32).
+        text = str(np.dtype(f"f{arg.type.bitwidth // 8}").type(arg.value.data))
+        if "." not in text:  # a float literal has a point: 1.0e+300, not 1e+300
+            mantissa, e, exponent = text.partition("e")
+            text = f"{mantissa}.0{e}{exponent}"
+        return f"{text} : {arg.type}"
     return f"{arg.value.data} : {arg.type}"
 
 
