@@ -111,7 +111,7 @@ def _entry(module: ModuleOp, name: str) -> tg.ProgramOp:
         return chosen[0]
     if not programs:
         raise MappingError(
-            "the module has no tg.program: run wsp-to-tg / csp-to-tg first (the aie target "
+            "the module has no tg.program: run csp-to-tg / wsp-to-tg first (the aie target "
             "does it for you)"
         )
     called = {
@@ -234,7 +234,7 @@ def _context() -> Context:
 class AieTarget(Target):
     """``pto-opt FILE -t aie{device=npu1_1col bind="n=4"}``: the mlir-aie design as text.
 
-    Runs wsp-to-tg / csp-to-tg when the input is not tg yet, then tg-to-aie, and prints the
+    Runs csp-to-tg / wsp-to-tg when the input is not tg yet, then tg-to-aie, and prints the
     custom form (what ``aie-opt`` reads).
     """
 
