@@ -107,6 +107,16 @@ def test_a_body_given_by_the_generic_name_serves_every_instance(capsys):
     assert "no kernel @axpb" not in capsys.readouterr().err
 
 
+def test_an_instance_name_taken_by_another_kernel_is_an_error():
+    @kernel(name="axpb_16xf32")
+    def taken(x: In[f32[16]], y: Out[f32[16]]):
+        y[...] = x
+
+    w = combine(task(taken, [], [X[0], Y[0]]), task(axpb, [1.0, 0.0], [X[1], Y[1]]))
+    with pytest.raises(CompileError, match="would be named 'axpb_16xf32', as another kernel is"):
+        w.named("clash").module()
+
+
 def test_typed_annotations_stay_checked():
     @kernel
     def copy16(x: In[f32[16]], y: Out[f32[16]]):

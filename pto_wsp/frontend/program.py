@@ -75,6 +75,13 @@ class ModuleBuilder:
         symbol = instances.get(signature)
         if symbol is None:
             symbol = instance_name(k.name, resources)
+            if symbol in self.kernels:
+                raise CompileError(
+                    "kernel",
+                    f"the instance of generic kernel @{k.name} for {', '.join(signature)} would "
+                    f"be named {symbol!r}, as another kernel is: rename one",
+                    loc=k.loc,
+                )
             params = k.instance(resources)
             self.kernels[symbol] = (k, self._kernel_op(k, symbol, params, k.traced_cost(params)))
             instances[signature] = symbol
