@@ -264,7 +264,10 @@ OK = {"i": 0, "a": 1.0, "b": 0.5, "c": 0.5, "d": 1.0, "n": 1, "m": 1, "k": 1, "p
         ({"p": 0.5}, r"'p' of @typed is a bool \(i1\): True, False or a predicate, got 0.5"),
         ({"c": 1e6}, r"'c' of @typed is an f16: 1000000.0 does not fit"),
         ({"n": 1.5}, r"expected scalar parameter 'n' of @typed \(an int, a loop index"),
-        ({"k": 2.5}, r"expected scalar parameter 'k' of @typed \(an int, a loop index"),
+        (
+            {"k": 2.5},
+            r"'k' of @typed is an index \(unannotated or int\), got 2.5: annotate it 'k: float'",
+        ),
     ],
 )
 def test_scalar_values_of_the_wrong_kind_are_compile_errors(wrong, message):

@@ -86,6 +86,12 @@ class KernelParam:
         what = f"scalar parameter {self.name!r} of @{kernel}"
         type_ = self.type
         if isinstance(type_, IndexType):
+            if isinstance(value, float | np.floating):
+                raise CompileError(
+                    "task",
+                    f"{what} is an index (unannotated or int), got {value!r}: annotate it "
+                    f"'{self.name}: float' (or f32, ...) to pass a number",
+                )
             return as_index(value, "task", what)
         if type_ == i1:
             if isinstance(value, bool | np.bool_) or (isinstance(value, Expr) and value.is_bool):
