@@ -1315,6 +1315,9 @@ def _parse_arg(parser: Parser) -> IntegerAttr | FloatAttr:
     value = parser.parse_number(context_msg=" (a task's scalar arg: 3, true, 2.5 : f32)")
     type_ = parser.parse_type() if parser.parse_optional_punctuation(":") else IndexType()
     if isinstance(type_, AnyFloat):
+        largest = float(np.finfo(f"f{type_.bitwidth // 8}").max)
+        if not abs(value) <= largest:  # also inf and nan
+            parser.raise_error(f"{value} : {type_} is not a finite {type_}", start, parser.pos)
         return FloatAttr(float(value), type_)
     if isinstance(value, float) or not isinstance(type_, IntegerType | IndexType):
         parser.raise_error(f"a task's scalar arg cannot be {value} : {type_}", start, parser.pos)

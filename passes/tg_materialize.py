@@ -180,6 +180,11 @@ def graph_op(program: tg.ProgramOp, graph: TaskGraph) -> tg.GraphOp:
 def _arg(value: Any, type_: Attribute) -> IntegerAttr | FloatAttr:
     """A task's scalar as the attribute of its parameter's type."""
     if isinstance(type_, AnyFloat):
+        if not np.isfinite(value):
+            raise PassFailedException(
+                f"tg-materialize: a task's {type_} scalar is {value}: the static form holds "
+                "finite scalars"
+            )
         return FloatAttr(float(value), type_)
     return IntegerAttr(int(bool(value)) if type_ == i1 else int(value), type_)
 

@@ -288,8 +288,9 @@ class _Generator:
         type's precision (the value a kernel's scalar parameter of that type receives)."""
         value = op.value
         if isinstance(value, FloatAttr):
-            width = value.type.bitwidth
-            return repr(float(np.dtype(f"f{width // 8}").type(value.value.data)))
+            with np.errstate(over="ignore"):  # beyond the type's range: inf, as the type holds it
+                number = float(np.dtype(f"f{value.type.bitwidth // 8}").type(value.value.data))
+            return repr(number) if np.isfinite(number) else f"float({str(number)!r})"
         if not isinstance(value, IntegerAttr):
             self.fail(op, "constants that are not integers or floats")
         if value.type == IntegerType(1):

@@ -18,3 +18,13 @@ tg.graph @g() {
 }
 
 // CHECK: error: 5000000000 : i32: Integer value 5000000000 is out of range for type i32
+
+// -----
+// CHECK: //{{ }}-----
+
+wsp.kernel @k(alpha: f16) unit(vector)
+tg.graph @g() {
+  tg.node 0 task @k args(1.0e+9 : f16) pool(vector) fanin(0) fanout()
+}
+
+// CHECK: error: 1000000000.0 : f16 is not a finite f16
