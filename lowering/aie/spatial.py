@@ -45,6 +45,9 @@ from .patterns import Pattern, pattern_from_dims, row_major_strides
 
 DEFAULT_DEPTH = 2
 MAX_TASKS = 4096
+#: Most loop iterations the mapping enumerates to find the tasks (a loop whose iterations
+#: create none, under a condition, costs its walk all the same).
+MAX_STEPS = 1 << 20
 
 
 @dataclass
@@ -133,6 +136,7 @@ class SpatialMapper:
 
     def _instances(self) -> list[Instance]:
         out: list[Instance] = []
+        self._steps = 0
         self._walk(self.program.body.block, dict(self.env), out)
         if not out:
             raise MappingError(f"@{self.program.sym_name.data} creates no task", self.program)
@@ -146,6 +150,13 @@ class SpatialMapper:
                 # Every task is enumerated: bounds may use the enclosing loops' indices (a
                 # Ragged or Sparse axis over constant arrays is a static set of tasks).
                 loop = static_loop(op, env)
+                self._steps += loop.trips  # counted before the walk: a huge loop fails at once
+                if self._steps > MAX_STEPS:
+                    raise MappingError(
+                        f"@{self.program.sym_name.data} runs its loops more than {MAX_STEPS:,} "
+                        "times; the mapping enumerates them to place the tasks",
+                        op,
+                    )
                 for value in loop.values():
                     env[op.body.block.args[0]] = value
                     self._walk(op.body.block, env, out)
