@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pto_wsp.errors import ErrorCode, PtoError
 from pto_wsp.lowering.ascend.abi import AbiLimits, task_abi_h
 from pto_wsp.runtime.graph import TaskGraph
 from pto_wsp.runtime.regions import TensorRegion
@@ -43,8 +44,10 @@ _FLAGS = ["-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall
 _ACCESS = ("in", "out", "inout")
 
 
-class NativeCoreError(Exception):
+class NativeCoreError(PtoError, RuntimeError):
     """The native core cannot be built (no compiler, or it failed), or a build with it failed."""
+
+    code = ErrorCode.RESOURCE_NOT_AVAILABLE
 
 
 def _cxx() -> str:

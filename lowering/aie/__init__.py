@@ -12,6 +12,8 @@
 docs/targets/aie.md explains the mapping.
 """
 
+from pto_wsp.lowering.targets import register_backend
+
 from .analysis import MappingError
 from .lower import (
     DEFAULT_DEVICE,
@@ -24,16 +26,7 @@ from .lower import (
     module_text,
 )
 
-
-def _register() -> None:
-    try:
-        from pto_wsp.frontend.program import register_backend
-    except ImportError:  # the Python API is optional for the backend
-        return
-    register_backend("aie", compile_aie, info=INFO)
-
-
-_register()
+register_backend("aie", compile_aie, info=INFO)
 
 __all__ = [
     "DEFAULT_DEVICE",

@@ -12,6 +12,8 @@ target="ascend", host=True, out_dir=..., soc="910b")``).
 docs/targets/ascend.md describes the emitted tree and what is verified without CANN.
 """
 
+from pto_wsp.lowering.targets import register_backend
+
 from .backend import INFO, backend, compile_module, lower_to_tg
 from .build import BuildError
 from .emit import EmittedTree, emit_tree
@@ -38,6 +40,4 @@ __all__ = [
 
 def register() -> None:
     """Make ``pto_wsp.compile(..., target="ascend", **options)`` run ``compile_module``."""
-    from pto_wsp.frontend.program import register_backend
-
     register_backend("ascend", backend, info=INFO)

@@ -43,6 +43,7 @@ from pto_wsp.dialects import csp, sched, tg, wsp
 from pto_wsp.errors import CompileError, ErrorCode, SourceLoc, caller_location
 from pto_wsp.lowering.cpu.pygen import CodegenError, _divsi, _Generator, _remsi, exec_generated
 from pto_wsp.lowering.cpu.simgen import SimProgram, compile_sim_program
+from pto_wsp.lowering.targets import bodies_of, register_backend
 from pto_wsp.passes.diagnostics import python_spelling
 from pto_wsp.passes.wsp_to_tg import lower_to_tg
 from pto_wsp.runtime.engine import SimConfig
@@ -478,14 +479,6 @@ def _common_options(options: dict[str, Any], loc: SourceLoc) -> tuple[bool, bool
     return profiling, debug, level, limit
 
 
-def _bodies_from_frontend(module: ModuleOp) -> dict[str, Any]:
-    try:
-        from pto_wsp.frontend.program import kernels_of
-    except ImportError:  # an API without the registry: only kernels= and impls
-        return {}
-    return {name: k.fn for name, k in kernels_of(module).items()}
-
-
 def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
     """Compile ``module`` for the CPU simulator; the options are ``OPTIONS``."""
     loc = caller_location()
@@ -501,7 +494,7 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
     mode = options.get("mode", "functional")
     if mode not in _MODES:
         raise _error(f"mode must be 'functional' or 'cycles', got {mode!r}", loc, _OPTION)
-    bodies = dict(_bodies_from_frontend(module))
+    bodies = bodies_of(module)
     given = options.get("kernels") or {}
     if not isinstance(given, Mapping):
         raise _error(
@@ -609,8 +602,6 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
 
 
 def _register() -> None:
-    from pto_wsp.frontend.program import register_backend
-
     register_backend(
         "cpu_sim",
         compile_cpu_sim,

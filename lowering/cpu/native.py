@@ -37,6 +37,7 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import PassFailedException
 
 from pto_wsp.dialects import tg
+from pto_wsp.errors import CompileError, ErrorCode, user_location
 from pto_wsp.passes.tg_to_runtime import runtime_module
 from pto_wsp.runtime.graph import TaskGraph
 from pto_wsp.runtime.native_core import Core, library
@@ -56,8 +57,19 @@ _ENGINES: dict[str, Any] = {}
 _KEEP = 64
 
 
-class NativeError(ValueError):
-    """A program the native path cannot compile, bind or run: one line saying why."""
+class NativeError(CompileError, ValueError):
+    """A program the native path cannot compile, bind or run: one line saying why.
+
+    A ``CompileError`` of the one error family (code INVALID_WORKLOAD), and a ``ValueError``
+    like the reference path's binding errors; its text is the line alone, without a place in
+    the user's code (``loc`` still holds the caller's)."""
+
+    def __init__(self, message: str) -> None:
+        self.construct = "tg.program"
+        self.message = message
+        self.loc = user_location()
+        self.code = ErrorCode.INVALID_WORKLOAD
+        Exception.__init__(self, message)
 
 
 @dataclass

@@ -8,6 +8,7 @@ iteration spaces), ``kernels`` (``@kernel``), ``workloads`` (the workload primit
 """
 
 from pto_wsp.errors import CompileError
+from pto_wsp.lowering.targets import TargetInfo, target_info, targets
 
 from .axes import Axis, Dense, DenseDyn, Ragged, Sparse, cross
 from .csp import (
@@ -31,7 +32,6 @@ from .kernels import In, InOut, Kernel, Out, kernel
 from .program import TARGETS, compile, compile_async, module, register_backend
 from .schedules import DispatchPolicy, IssuePolicy, Replicate, Schedule, Shard, TimingPolicy
 from .streams import Stream, barrier, query, stream_wait
-from .targets import TargetInfo, target_info, targets
 from .tensors import (
     DType,
     Tensor,

@@ -8,7 +8,6 @@ callees before it, a schedule right after its workload.
 from __future__ import annotations
 
 import re
-import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 from io import StringIO
 from typing import Any
@@ -32,6 +31,13 @@ from pto_wsp.dialects import csp as csp_ops
 from pto_wsp.dialects import sched as sched_ops
 from pto_wsp.dialects import wsp as wsp_ops
 from pto_wsp.errors import CompileError, located_at, user_location
+from pto_wsp.lowering.targets import (  # noqa: F401
+    _BACKENDS,
+    TARGETS,
+    attach_bodies,
+    register_backend,
+    resolve,
+)
 
 from .axes import ConstArray
 from .csp import Pipeline
@@ -40,7 +46,6 @@ from .expressions import Expr
 from .kernels import Kernel
 from .lowering import ArgTable, Lowerer
 from .schedules import Key, Schedule
-from .targets import _BACKENDS, TARGETS, register_backend, resolve  # noqa: F401
 from .workloads import Workload
 
 
@@ -257,17 +262,6 @@ def instance_name(kernel: str, resources: list[Attribute]) -> str:
     return "_".join([kernel, *(re.sub(r"\W+", "_", p.replace("?", "d")) for p in parts)])
 
 
-#: The ``@kernel``s of each module built here: the CPU simulator runs their Python bodies.
-_MODULE_KERNELS: weakref.WeakKeyDictionary[ModuleOp, dict[str, Kernel]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def kernels_of(m: ModuleOp) -> dict[str, Kernel]:
-    """The ``@kernel``s a module built by the API declares, by name (none for parsed IR)."""
-    return dict(_MODULE_KERNELS.get(m, {}))
-
-
 def build_module(items: list[Any]) -> ModuleOp:
     """Lower workloads, pipelines and schedules into one verified module."""
     builder = ModuleBuilder()
@@ -280,7 +274,8 @@ def build_module(items: list[Any]) -> ModuleOp:
         loc = getattr(items[0], "loc", None) if items else None
         # The chain would hold the whole module's text; the message says what is wrong.
         raise CompileError("module", f"the IR built is invalid: {error}", loc=loc) from None
-    _MODULE_KERNELS[module] = {name: k for name, (k, _) in builder.kernels.items()}
+    # The CPU simulator runs the @kernels' Python bodies.
+    attach_bodies(module, {name: k.fn for name, (k, _) in builder.kernels.items()})
     return module
 
 

@@ -10,10 +10,13 @@ it does with each schedule directive.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
 
 from pto_wsp.errors import CompileError, ErrorCode, SourceLoc
 
@@ -38,6 +41,22 @@ COMMON_OPTIONS = ("profiling", "debug", "optimization_level", "max_code_size")
 
 _BACKENDS: dict[str, Callable[..., Any]] = {}
 _INFO: dict[str, Mapping[str, Any]] = {}
+
+#: The Python kernel bodies of each module the API built (the CPU simulator runs them). They
+#: live here, below the frontend, so that a backend finds them without importing the frontend.
+_BODIES: weakref.WeakKeyDictionary[ModuleOp, dict[str, Callable[..., Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def attach_bodies(module: ModuleOp, bodies: Mapping[str, Callable[..., Any]]) -> None:
+    """Remember the Python bodies of ``module``'s kernels, by kernel name."""
+    _BODIES[module] = dict(bodies)
+
+
+def bodies_of(module: ModuleOp) -> dict[str, Callable[..., Any]]:
+    """The Python kernel bodies attached to ``module`` (none for parsed IR)."""
+    return dict(_BODIES.get(module, {}))
 
 
 @dataclass(frozen=True)
