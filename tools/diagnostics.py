@@ -128,7 +128,13 @@ class LocatingParser(Parser):
         # parser takes -2^63 .. 2^64 - 1 (the latter as a bit pattern) and says "integer
         # constant out of range for attribute" beyond; xDSL's IntegerAttr checks no index.
         start = self._current_token.span
-        attr = super().parse_optional_builtin_int_or_float_attr()
+        try:
+            attr = super().parse_optional_builtin_int_or_float_attr()
+        except OverflowError:
+            # xDSL packs a float into its type's width and lets struct's OverflowError out
+            # (1.0e9 : f16); MLIR refuses such a literal.
+            span = dataclasses.replace(start, line_offset=self._line_offset)
+            raise ParseError(span, "floating point value too large for attribute") from None
         if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType):
             value = attr.value.data
             if not -(1 << 63) <= value < 1 << 64:
