@@ -1,0 +1,355 @@
+"""The cases of the conformance table (tests/test_conformance.py): program + schedule + bindings.
+
+Each case is run on the reference (runtime/engine.py, ``fast=False``) and compared with every
+other implementation that supports it. ``GAPS`` marks, per case, the implementations that do
+not, and why — the list the one native core has to empty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pto_wsp import (
+    Channel,
+    Dense,
+    DenseDyn,
+    DispatchPolicy,
+    Event,
+    In,
+    InOut,
+    IssuePolicy,
+    Out,
+    Pipeline,
+    Ragged,
+    Sparse,
+    Stream,
+    Tensor,
+    TimingPolicy,
+    barrier,
+    combine,
+    connect,
+    consume,
+    f32,
+    for_each,
+    kernel,
+    parallel_for,
+    process,
+    record,
+    select,
+    send,
+    sequential,
+    stream_wait,
+    sym,
+    synchronize,
+    task,
+)
+
+#: The implementations compared with the reference.
+IMPLEMENTATIONS = ("fast", "native", "ascend")
+
+
+@kernel(cost=lambda i: 10 + 7 * (i % 3))
+def cf_produce(i, x: In[f32[4]], h: Out[f32[4]]):
+    h[...] = x * 2
+
+
+@kernel(cost=lambda i: 20 + 5 * (i % 4))
+def cf_consume(i, h: In[f32[4]], y: Out[f32[4]]):
+    y[...] = h + 1
+
+
+@kernel(cost=15, exec_unit="cube")
+def cf_accumulate(i, y: In[f32[4]], a: InOut[f32[4]]):
+    a += y
+
+
+@kernel(cost=lambda i: 6 * (i % 2) + 1)
+def cf_overwrite(i, y: In[f32[4]], x: Out[f32[4]]):
+    x[...] = y - 1
+
+
+@kernel(cost=9)
+def cf_fill(i, z: Out[f32[4]]):
+    z[...] = i
+
+
+@kernel(cost=lambda r, j: 4 + j)
+def cf_gather(r, j, x: In[f32[4]], y: InOut[f32[4]]):
+    y += x * (j + 1)
+
+
+X = Tensor("X", [None, 4], f32)
+H = Tensor("H", [None, 4], f32)
+Y = Tensor("Y", [None, 4], f32)
+Z = Tensor("Z", [None, 4], f32)
+A = Tensor("A", [1, 4], f32)
+n = sym("n")
+
+#: Rows of every [None, 4] tensor the cases bind (n is at most this).
+ROWS = 16
+
+
+def _stages(group=combine):
+    """Three stages: produce (X -> H), consume (H -> Y), a for_each chain accumulating Y into
+    A on the cube pool: read-after-write between the stages, a write chain on A."""
+    return group(
+        parallel_for(DenseDyn(n), lambda i: task(cf_produce, [i], [X[i], H[i]])),
+        parallel_for(DenseDyn(n), lambda i: task(cf_consume, [i], [H[i], Y[i]])),
+        for_each(DenseDyn(n), lambda i: task(cf_accumulate, [i], [Y[i], A[0]])),
+    )
+
+
+def _data_order():
+    """Every kind of data edge: RAW (H, Y), WAR (X overwritten after produce read it), WAW
+    (Z[i // 2] written twice, A's chain)."""
+    return combine(
+        _stages(),
+        parallel_for(DenseDyn(n), lambda i: task(cf_overwrite, [i], [Y[i], X[i]])),
+        parallel_for(DenseDyn(n), lambda i: task(cf_fill, [i], [Z[i // 2]])),
+    )
+
+
+def _structural():
+    """Order without data: a for_each over disjoint rows, then sequential stages."""
+    return sequential(
+        for_each(DenseDyn(n), lambda i: task(cf_fill, [i], [Z[i]])),
+        parallel_for(DenseDyn(n), lambda i: task(cf_produce, [i], [X[i], H[i]])),
+        parallel_for(DenseDyn(n), lambda i: task(cf_fill, [i], [Y[i]])),
+    )
+
+
+s0, s1, s2 = Stream(0), Stream(1), Stream(2)
+ev, fv = Event("cf_e"), Event("cf_f")
+
+
+def _t(i: int):
+    return task(cf_fill, [i], [Z[i]])
+
+
+def _events():
+    """Records, waits, synchronize and barriers between streams (docs/semantics.md)."""
+    return combine(
+        s0.issue(_t(0)),
+        s0.record(ev),
+        s0.issue(_t(1)),
+        s1.issue(_t(2)),
+        stream_wait(s1, ev),
+        s1.issue(_t(3)),
+        s1.record(fv),
+        s2.issue(_t(4)),
+        barrier(ev, fv),
+        s2.issue(_t(5)),
+        record(ev),
+        synchronize(ev),
+        _t(6),
+        barrier(),
+        _t(7),
+    )
+
+
+LENGTHS = np.array([3, 0, 2, 4])
+INDPTR = np.array([0, 2, 3, 3, 6])
+INDICES = np.array([1, 3, 0, 2, 4, 7])
+
+
+def _axis_data():
+    """Build-time Ragged lengths and Sparse CSR rows (select)."""
+    tokens = Ragged(None, LENGTHS)
+    routing = Sparse(None, INDPTR, INDICES)
+    return combine(
+        parallel_for(tokens, lambda r, j: task(cf_gather, [r, j], [X[j], Y[r]])),
+        parallel_for(
+            Dense[4],
+            lambda b: select(routing[b], lambda e: task(cf_gather, [b, e], [X[e], Z[b]])),
+        ),
+    )
+
+
+def _pipeline(name: str):
+    """A producer sends n tasks over a channel of capacity 2; a consumer runs one per message."""
+    ch = Channel(f"{name}_ch", capacity=2)
+    producer = (
+        process(f"{name}_producer")
+        .produces(ch)
+        .body(for_each(DenseDyn(n), lambda i: send(ch, task(cf_produce, [i], [X[i], H[i]]))))
+    )
+    consumer = (
+        process(f"{name}_consumer")
+        .consumes(ch)
+        .body(consume(ch, lambda t: task(cf_consume, [t], [H[t], Y[t]])))
+    )
+    return connect([producer, consumer], [ch]).named(name)
+
+
+def _by_i(i):
+    return i
+
+
+def _mod3(i):
+    return i % 3
+
+
+def _prio(i):
+    return 100 - i % 5
+
+
+@dataclass
+class Case:
+    """One row of the table: what to build, how to schedule it, how to run it."""
+
+    name: str
+    #: The workload of the case (named ``name`` when the case is built).
+    workload: Any
+    #: Schedule -> schedule: the directives of the case.
+    schedule: Any = None
+    #: Simulator options (workers or vector_workers/cube_workers, mode, gen_cost).
+    options: dict[str, Any] = field(default_factory=lambda: {"workers": 3})
+    n: int | None = 6
+    #: Implementation -> why it does not run this case; "implementation.field" -> why that
+    #: field is not compared (the gaps of the native core).
+    gaps: dict[str, str] = field(default_factory=dict)
+
+    def target(self) -> Any:
+        """The workload (or pipeline) with its schedule, named after the case."""
+        if isinstance(self.workload, Pipeline):
+            return self.workload
+        named = self.workload.named(self.name)
+        if self.schedule is None:
+            return named
+        return self.schedule(named.schedule())
+
+    def bindings(self) -> dict[str, Any]:
+        """Scalars and zeroed tensors (the same values for every implementation)."""
+        values: dict[str, Any] = {
+            name: np.zeros((ROWS, 4), np.float32) for name in ("X", "H", "Y", "Z")
+        }
+        values["X"][...] = np.arange(ROWS * 4, dtype=np.float32).reshape(ROWS, 4)
+        values["A"] = np.zeros((1, 4), np.float32)
+        if self.n is not None:
+            values["n"] = self.n
+        return values
+
+
+#: The Ascend host runtime's threads are real: what it reports of time is wall time.
+REAL_TIME = "real threads: start order per worker, makespan and stalls are wall-clock"
+#: The simulator's split of workers matching the host runtime's for 3 workers (2 vector, 1 cube).
+POOLED = {"vector_workers": 2, "cube_workers": 1}
+#: The same, with a cost of task generation: timing and batch_deps then hold tasks back.
+PACED = {**POOLED, "gen_cost": 5}
+PIPELINES = "CSP pipelines are not lowered (issue 22 item 3)"
+#: A task window's TensorMap collection: the reference forgets completed tasks' accesses every
+#: max(window, 1024) nodes, the host runtime as they complete (on real threads), so the data
+#: edges to already completed tasks differ.
+WINDOW_EDGES = {
+    "ascend.edges": "the TensorMap forgets completed tasks' accesses at other times (real time)"
+}
+
+CASES = [
+    Case("plain", _stages()),
+    Case("plain_functional", _stages(), options={"workers": 3, "mode": "functional"}),
+    Case("data_order", _data_order(), n=8),
+    Case("structural", _structural()),
+    Case("axis_data", _axis_data(), n=None),
+    Case(
+        "events",
+        _events(),
+        n=None,
+        options={"workers": 2},
+        gaps={"native": "tg-to-runtime-calls does not lower tg.event_record / event_wait"},
+    ),
+    Case("one_worker", _stages(), options={"workers": 1}),
+    Case("pools", _stages(), options=POOLED),
+    Case("round_robin", _stages(), lambda s: s.dispatch(DispatchPolicy.round_robin(3)), POOLED),
+    Case("work_steal", _stages(), lambda s: s.dispatch(DispatchPolicy.work_steal()), POOLED),
+    Case("affinity", _stages(), lambda s: s.dispatch(DispatchPolicy.affinity("i")), POOLED),
+    Case("hash", _stages(), lambda s: s.dispatch(DispatchPolicy.hash(_by_i)), POOLED),
+    Case("range", _stages(), lambda s: s.dispatch(DispatchPolicy.range("i", 2)), POOLED),
+    Case("dispatch_by", _stages(), lambda s: s.dispatch(DispatchPolicy.dispatch_by(_mod3)), POOLED),
+    Case("streams", _stages(), lambda s: s.streams(3), POOLED),
+    Case("stream_by", _stages(), lambda s: s.streams(2).stream_by(_mod3), POOLED),
+    Case("issue_fifo", _stages(), lambda s: s.issue(IssuePolicy.fifo()), POOLED),
+    Case("priority", _stages(), lambda s: s.issue(IssuePolicy.priority(_prio)), POOLED),
+    Case(
+        "deadline",
+        _stages(),
+        lambda s: s.issue(IssuePolicy.deadline(_prio)),
+        POOLED,
+    ),
+    Case("immediate", _stages(), lambda s: s.timing(TimingPolicy.immediate()), PACED),
+    Case("batched", _stages(), lambda s: s.timing(TimingPolicy.batched(3)), PACED),
+    Case(
+        "interleaved",
+        _stages(),
+        lambda s: s.streams(3).stream_by(_mod3).timing(TimingPolicy.interleaved(2)),
+        PACED,
+    ),
+    Case("rate_limit", _stages(), lambda s: s.timing(TimingPolicy.rate_limit(50000)), POOLED),
+    Case("depth_global", _stages(), lambda s: s.pipeline_depth(1, "global"), POOLED),
+    Case(
+        "depth_per_stream",
+        _stages(),
+        lambda s: s.streams(2).stream_by(_mod3).pipeline_depth(1, "per_stream"),
+        POOLED,
+    ),
+    Case("depth_per_pool", _stages(), lambda s: s.pipeline_depth(1, "per_pool"), POOLED),
+    Case("window_stall", _stages(), lambda s: s.task_window(3), POOLED, gaps=WINDOW_EDGES),
+    Case(
+        "window_abort_unfilled",
+        _stages(),
+        lambda s: s.task_window(64, overflow="abort"),
+        POOLED,
+    ),
+    Case(
+        "window_abort",
+        _stages(sequential),
+        lambda s: s.task_window(3, overflow="abort"),
+        POOLED,
+        gaps={
+            "fast": "declines once the window fills (the engine raises the ResourceError)",
+            "native": "the graph builder has no task window (it builds the whole graph)",
+        },
+    ),
+    Case("batch_deps", _stages(), lambda s: s.batch_deps(4), PACED),
+    Case(
+        "dispatch_threshold",
+        _stages(),
+        lambda s: s.dispatch_threshold(4, _by_i, below="vector", above="cube"),
+        POOLED,
+    ),
+    Case(
+        "mixed",
+        _data_order(),
+        lambda s: (
+            s.dispatch(DispatchPolicy.round_robin(2))
+            .streams(2)
+            .stream_by(_mod3)
+            .issue(IssuePolicy.priority(_prio))
+            .timing(TimingPolicy.batched(2))
+            .pipeline_depth(2, "per_stream")
+            .batch_deps(3)
+        ),
+        POOLED,
+        n=8,
+    ),
+    Case(
+        "gen_cost",
+        _stages(),
+        lambda s: s.task_window(4),
+        PACED,
+        gaps=WINDOW_EDGES,
+    ),
+    Case(
+        "pipeline",
+        _pipeline("pipeline"),
+        n=4,
+        options={"workers": 2},
+        gaps={
+            "fast": "declines pipelines (processes interleave with the scheduler)",
+            "native": PIPELINES,
+            "ascend": PIPELINES,
+        },
+    ),
+]

@@ -1,0 +1,289 @@
+"""One conformance table: every case of conformance_cases.py on every implementation.
+
+The reference is runtime/engine.py (``fast=False``). Each other implementation that supports
+a case must give the reference's outcome, field by field, for the fields it can report:
+
+- ``fast``: the compiled scheduler (runtime/fastsched.py), every field — edges by kind, pools
+  and targets, the worker of each task, issue order, start order per worker, issue order per
+  stream, makespan, stalls by cause, the error, and in functional mode the results;
+- ``native``: the native graph builder (lowering/cpu/native.py), the graph — edges by kind,
+  pools, targets, streams;
+- ``ascend``: the Ascend host runtime (emitted, built with g++ once for every case, run on
+  real threads), what real threads make reproducible — edges by kind, pools, targets, issue
+  order, issue order per stream, the worker of each targeted task, the error's type.
+
+A case an implementation does not run is skipped with the reason from the case's ``gaps``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+import pytest
+from conformance_cases import CASES, IMPLEMENTATIONS, REAL_TIME, Case
+from xdsl.context import Context
+
+from pto_wsp import Pipeline, module
+from pto_wsp.runtime.graph import EDGE_KINDS, TaskGraph
+
+BY_NAME = {case.name: case for case in CASES}
+
+#: The fields each implementation reports (the reference reports them all).
+FIELDS = {
+    "fast": (
+        "error",
+        "edges",
+        "pools",
+        "targets",
+        "placement",
+        "issue",
+        "per_worker",
+        "per_stream",
+        "makespan",
+        "stalls",
+        "results",
+    ),
+    "native": ("edges", "pools", "targets", "streams"),
+    # Not compared: start order per worker, makespan, stalls (REAL_TIME); the worker of an
+    # untargeted task (whichever thread was free).
+    "ascend": ("error", "edges", "pools", "targets", "issue", "per_stream", "placed"),
+}
+
+
+@pytest.fixture(autouse=True)
+def _fast_path_for_small_graphs(monkeypatch):
+    """The compiled scheduler for these small graphs (a process takes the general engine below
+    FAST_MIN_TASKS until the scheduler is loaded)."""
+    from pto_wsp.runtime import fastsched
+
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
+    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0)
+
+
+def edges_by_kind(graph: TaskGraph) -> dict[str, list[tuple[int, int]]]:
+    src, dst = graph.edges()
+    kinds = np.asarray(graph.edge_kind)
+    out: dict[str, list[tuple[int, int]]] = {k: [] for k in EDGE_KINDS}
+    for u, v, k in zip(src.tolist(), dst.tolist(), kinds.tolist()):
+        out[EDGE_KINDS[k]].append((u, v))
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def graph_fields(graph: TaskGraph) -> dict[str, Any]:
+    tasks = graph.task_ids().tolist()
+    return {
+        "edges": edges_by_kind(graph),
+        "pools": [int(graph.pool[t]) for t in tasks],
+        "targets": [int(graph.target[t]) for t in tasks],
+        "streams": [int(graph.stream[t]) for t in tasks],
+    }
+
+
+def _error(error: BaseException | None, with_message: bool = True) -> str | None:
+    if error is None:
+        return None
+    return f"{type(error).__name__}: {error}" if with_message else type(error).__name__
+
+
+def run_sim(case: Case, fast: bool) -> dict[str, Any]:
+    """The outcome of ``case`` on the simulator, every field."""
+    prog = case.target().compile(target="cpu_sim", fast=fast, **case.options)
+    names = {a.name for a in prog.args}
+    values = {k: v for k, v in case.bindings().items() if k in names}
+    error = None
+    try:
+        prog.bind(**values).execute()
+    except Exception as e:  # the outcome of the case: compared, not raised
+        error = e
+    out: dict[str, Any] = {"error": _error(error), "declined": prog.fast_declined}
+    if error is not None:
+        return out
+    graph = prog.graph()
+    sim = prog._last()
+    tasks = graph.task_ids().tolist()
+    per_worker: dict[int, list] = defaultdict(list)
+    per_stream: dict[int, list] = defaultdict(list)
+    for t in tasks:
+        per_worker[sim.worker[t]].append((sim.start[t], sim.issue_seq[t], t))
+        per_stream[sim.stream_of[t]].append((sim.issue_seq[t], t))
+    stats = prog.stats()
+    out |= graph_fields(graph)
+    out |= {
+        "placement": [sim.worker[t] for t in tasks],
+        "worker_of": {t: sim.worker[t] for t in tasks},
+        "issue": sorted(tasks, key=lambda t: sim.issue_seq[t]),
+        "per_worker": {w: [t for *_, t in sorted(v)] for w, v in per_worker.items()},
+        "per_stream": {s: [t for _, t in sorted(v)] for s, v in per_stream.items()},
+        "makespan": stats.makespan_cycles,
+        "stalls": dict(stats.stalls),
+        "results": {k: np.asarray(v).tolist() for k, v in values.items()}
+        if prog.mode == "functional"
+        else None,
+    }
+    return out
+
+
+_REFERENCE: dict[str, dict[str, Any]] = {}
+
+
+def reference(case: Case) -> dict[str, Any]:
+    if case.name not in _REFERENCE:
+        _REFERENCE[case.name] = run_sim(case, fast=False)
+    return _REFERENCE[case.name]
+
+
+def run_native(case: Case) -> dict[str, Any]:
+    from pto_wsp.lowering.cpu.native import compile_native
+    from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
+
+    m = module(case.target())
+    WspToTgPass().apply(Context(), m)
+    CspToTgPass().apply(Context(), m)
+    program = compile_native(m, case.name)
+    names = set(program.arg_names)
+    return graph_fields(program.build({k: v for k, v in case.bindings().items() if k in names}))
+
+
+def ascend_cases() -> list[Case]:
+    return [c for c in CASES if "ascend" not in c.gaps]
+
+
+@pytest.fixture(scope="module")
+def ascend(tmp_path_factory):
+    """One host build holding every case the Ascend host runtime runs."""
+    from pto_wsp.lowering.ascend import compile_module, lower_to_tg
+    from pto_wsp.lowering.ascend.build import have_compiler
+
+    if not have_compiler():
+        pytest.skip("the Ascend host build needs g++")
+    cases = ascend_cases()
+    m = lower_to_tg(module(*[c.target() for c in cases]))
+    out = tmp_path_factory.mktemp("conformance_ascend")
+    return compile_module(
+        m, out_dir=out, host=True, program=cases[0].name, stub_kernels=True, record=True
+    )
+
+
+def workers_of(case: Case) -> int:
+    options = case.options
+    return options.get("workers") or options["vector_workers"] + options["cube_workers"]
+
+
+def run_ascend(program, case: Case) -> dict[str, Any]:
+    p = program.for_program(case.name)
+    p.workers, p.record = workers_of(case), True
+    names = set(p.arg_names)
+    error = None
+    try:
+        p.execute(**{k: v for k, v in case.bindings().items() if k in names})
+    except Exception as e:  # the outcome of the case
+        error = e
+    out: dict[str, Any] = {"error": _error(error, with_message=False)}
+    if error is not None:
+        return out
+    graph = p.graph()
+    out |= graph_fields(graph)
+    targeted = {t for t in graph.task_ids().tolist() if graph.target[t] >= 0}
+    schedule = sorted(p.schedule_of(), key=lambda t: t["issue"])
+    per_stream: dict[int, list] = defaultdict(list)
+    for t in schedule:
+        per_stream[t["stream"]].append(t["id"])
+    out |= {
+        "issue": [t["id"] for t in schedule],
+        "per_stream": dict(per_stream),
+        "placed": {t["id"]: t["worker"] for t in schedule if t["id"] in targeted},
+    }
+    return out
+
+
+TABLE = [(case.name, impl) for case in CASES for impl in IMPLEMENTATIONS]
+
+
+def _compare(impl: str, got: dict[str, Any], want: dict[str, Any], gaps: dict[str, str]) -> None:
+    for name in FIELDS[impl]:
+        if name not in got and want.get("error"):
+            continue  # a failed run reports its error only
+        if f"{impl}.{name}" in gaps:
+            continue
+        expected = want.get(name)
+        if name == "placed":  # the targeted tasks' workers
+            expected = {t: want["worker_of"][t] for t in got["placed"]}
+        if impl == "ascend" and name == "error" and expected:
+            expected = expected.split(":")[0]
+        assert got[name] == expected, f"{impl} differs from the reference in {name}"
+
+
+@pytest.mark.parametrize("case, impl", TABLE, ids=[f"{c}-{i}" for c, i in TABLE])
+def test_conformance(case, impl, request):
+    case = BY_NAME[case]
+    want = reference(case)
+    if impl in case.gaps:
+        if impl == "fast":  # the compiled scheduler declines it: the engine runs the case
+            assert run_sim(case, fast=True)["declined"], "the fast path runs it now"
+        pytest.skip(f"{impl}: {case.gaps[impl]}")
+    if impl == "fast":
+        got = run_sim(case, fast=True)
+        assert got["declined"] is None, got["declined"]
+    elif impl == "native":
+        got = run_native(case)
+    else:
+        got = run_ascend(request.getfixturevalue("ascend"), case)
+    _compare(impl, got, want, case.gaps)
+
+
+def _stalled(cause: str):
+    return lambda o: o["stalls"][cause] > 0
+
+
+def _edges(*kinds: str):
+    return lambda o: all(o["edges"][k] for k in kinds)
+
+
+#: What the reference's outcome of a case shows, so that the case exercises what it names.
+SHOWS = {
+    "data_order": _edges("raw", "war", "waw", "structural"),
+    "structural": lambda o: o["edges"]["structural"] and not o["edges"]["raw"],
+    "axis_data": lambda o: len(o["issue"]) == 9 + 6,
+    "events": lambda o: o["edges"]["structural"] and len(set(o["streams"])) == 3,
+    "round_robin": lambda o: min(o["targets"]) >= 0,
+    "affinity": lambda o: min(o["targets"]) >= 0,
+    "hash": lambda o: min(o["targets"]) >= 0,
+    "range": lambda o: min(o["targets"]) >= 0,
+    "dispatch_by": lambda o: min(o["targets"]) >= 0,
+    "streams": _stalled("stream_order"),
+    "stream_by": _stalled("stream_order"),
+    "batched": _stalled("issue"),
+    "interleaved": lambda o: o["stalls"]["issue"] > 0 and len(o["per_stream"]) == 3,
+    "rate_limit": _stalled("issue"),
+    "depth_global": _stalled("pipeline_depth"),
+    "depth_per_stream": _stalled("pipeline_depth"),
+    "depth_per_pool": _stalled("pipeline_depth"),
+    "window_stall": _stalled("window"),
+    "gen_cost": _stalled("window"),
+    "batch_deps": _stalled("issue"),
+    "dispatch_threshold": lambda o: o["pools"][:4] == [0] * 4 and set(o["pools"][4:6]) == {1},
+    "pipeline": _stalled("channel_full"),
+}
+
+
+def test_every_case_runs_on_the_reference_and_shows_what_it_names():
+    for case in CASES:
+        outcome = reference(case)
+        if case.name == "window_abort":
+            assert outcome["error"].startswith("ResourceError: task window full")
+            continue
+        assert outcome["error"] is None, (case.name, outcome["error"])
+        assert outcome["issue"], case.name
+        assert SHOWS.get(case.name, lambda o: True)(outcome), case.name
+
+
+def test_gaps_name_known_implementations():
+    assert REAL_TIME
+    for case in CASES:
+        for gap in case.gaps:
+            impl, _, field = gap.partition(".")
+            assert impl in IMPLEMENTATIONS and (not field or field in FIELDS[impl]), gap
+        assert isinstance(case.target(), object) and case.name
+    assert any(isinstance(c.target(), Pipeline) for c in CASES)
