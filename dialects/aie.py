@@ -29,13 +29,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    BoolAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    I8,
+    I32,
     FlatSymbolRefAttr,
     IndexType,
     IntAttr,
@@ -43,8 +44,10 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     StringAttr,
+    SymbolNameConstraint,
     SymbolRefAttr,
     TensorType,
+    UnrankedMemRefType,
     i32,
     i64,
 )
@@ -55,6 +58,8 @@ from xdsl.ir import (
     Operation,
     ParametrizedAttribute,
     Region,
+    OpaqueSyntaxAttribute,
+    SpacedOpaqueSyntaxAttribute,
     SSAValue,
     TypeAttribute,
 )
@@ -64,17 +69,22 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     region_def,
     result_def,
+    successor_def,
     traits_def,
     var_operand_def,
+    var_region_def,
 )
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoTerminator, SymbolOpInterface, SymbolTable
+from xdsl.dialects.utils import EnumAttribute
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
 
 from pto_wsp.dialects.parsing import parse_int64, parse_single_block_region
 
@@ -329,10 +339,14 @@ def _device_of(op: Operation, what: str) -> DeviceOp:
     return device
 
 
-def _tile_of(value: SSAValue, what: str) -> TileOp:
+def _tile_of(value: SSAValue, what: str) -> TileOp | None:
+    """The aie.tile a tile operand names; None for an aie.logical_tile (placed later, so the
+    checks that need coordinates wait for placement, as upstream's do)."""
     owner = value.owner
+    if isinstance(owner, LogicalTileOp):
+        return None
     if not isinstance(owner, TileOp):
-        raise VerifyException(f"{what} must be an aie.tile result")
+        raise VerifyException(f"{what} must be an aie.tile or aie.logical_tile result")
     return owner
 
 
@@ -520,7 +534,10 @@ class TileOp(IRDLOperation):
         col, row = self.coordinates
         if col < 0 or row < 0:
             raise VerifyException(f"tile ({col}, {row}): coordinates must be >= 0")
-        model = _device_of(self, "aie.tile").model
+        device = enclosing(self, DeviceOp)
+        if device is None:
+            return  # upstream checks coordinates only against an enclosing device
+        model = device.model
         if col >= model.columns:
             raise VerifyException(
                 f"column index ({col}) must be less than the number of columns in the device "
@@ -640,16 +657,14 @@ class ObjectFifoCreateOp(IRDLOperation):
             raise VerifyException(
                 f"objectfifo @{name}: element type must be a static shaped memref, got {memref}"
             )
+        # Upstream allows a fifo whose producer is also a consumer (a tile-local buffer ring).
         producer = _tile_of(self.producerTile, f"objectfifo @{name}: the producer")
         seen: set[tuple[int, int]] = set()
         for value in self.consumerTiles:
             consumer = _tile_of(value, f"objectfifo @{name}: a consumer")
+            if consumer is None:
+                continue
             where = consumer.coordinates
-            if where == producer.coordinates:
-                raise VerifyException(
-                    f"objectfifo @{name}: producer and consumer are the same tile {where}; "
-                    "a fifo connects distinct tiles"
-                )
             if where in seen:
                 raise VerifyException(f"objectfifo @{name}: consumer tile {where} listed twice")
             seen.add(where)
@@ -657,13 +672,14 @@ class ObjectFifoCreateOp(IRDLOperation):
             raise VerifyException(
                 f"objectfifo @{name}: one dimensionsFromStream entry per consumer needed"
             )
-        if self.dimensionsToStream.data and producer.kind() == "shim":
+        if self.dimensionsToStream.data and producer is not None and producer.kind() == "shim":
             raise VerifyException(
                 "`dimensionsToStream` data layout transformations are not supported on shim "
                 "tile producers"
             )
         for value, dims in zip(self.consumerTiles, self.dimensionsFromStreamPerConsumer.data):
-            if dims.data and _tile_of(value, "").kind() == "shim":
+            consumer = _tile_of(value, "")
+            if dims.data and consumer is not None and consumer.kind() == "shim":
                 raise VerifyException(
                     "`dimensionsFromStreamPerConsumer` data layout transformations are not "
                     "supported on shim tile consumers"
@@ -836,7 +852,11 @@ class ObjectFifoLinkOp(IRDLOperation):
             raise VerifyException(
                 "aie.objectfifo.link does not support 'join' and 'distribute' at the same time"
             )
-        shared = _tile_of(outs[0].producerTile, "the link's output producer").coordinates
+        tiles = [_tile_of(f.producerTile, "") for f in outs]
+        tiles += [_tile_of(c, "") for f in ins for c in f.consumerTiles]
+        if any(t is None for t in tiles):
+            return  # logical tiles: the link point is checked once they are placed
+        shared = tiles[0].coordinates
         for fifo in outs:
             if _tile_of(fifo.producerTile, "").coordinates != shared:
                 raise VerifyException(
@@ -1181,6 +1201,8 @@ class CoreOp(IRDLOperation):
             raise VerifyException("aie.core should have a non-empty body")
         tile = _tile_of(self.tile, "aie.core's tile")
         device = _device_of(self, "aie.core")
+        if tile is None:
+            return
         col, row = tile.coordinates
         kind = device.model.kind(row)
         if kind != "core":
@@ -1228,7 +1250,7 @@ class BufferOp(IRDLOperation):
 
     def verify_(self) -> None:
         tile = _tile_of(self.tile, "aie.buffer's tile")
-        if tile.kind() == "shim":
+        if tile is not None and tile.kind() == "shim":
             raise VerifyException(
                 f"aie.buffer on shim tile {tile.coordinates}: shim tiles have no memory"
             )
@@ -1350,11 +1372,6 @@ class UseLockOp(IRDLOperation):
         _enum_name(LOCK_ACTIONS, self.action, "lock action")
         if self.blocking is not None:
             _enum_name(LOCK_BLOCKING, self.blocking, "lock blocking mode")
-        if isinstance(self.lock.owner, Operation) and not isinstance(self.lock.owner, LockOp):
-            raise VerifyException(
-                f"aie.use_lock's lock must be an aie.lock result, got a {self.lock.owner.name} "
-                "result"
-            )
         if self.value.type != i32:
             raise VerifyException(f"aie.use_lock's value must be an i32, got {self.value.type}")
 
@@ -1490,7 +1507,7 @@ class ShimDMAAllocationOp(IRDLOperation):
         _device_of(self, "aie.shim_dma_allocation")
         _enum_name(DMA_CHANNEL_DIRS, self.channel_dir, "DMA channel direction")
         tile = _tile_of(self.tile, "aie.shim_dma_allocation's tile")
-        if tile.kind() != "shim":
+        if tile is not None and tile.kind() != "shim":
             col, row = tile.coordinates
             raise VerifyException(f"tile must be a shim tile, but got tile({col}, {row})")
         if self.channel_index.value.data < 0:
@@ -1586,16 +1603,6 @@ class RuntimeSequenceOp(IRDLOperation):
         printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
 
 
-def _dma_target(op: Operation, ref: SymbolRefAttr, what: str) -> None:
-    device = _device_of(op, op.name)
-    target = device.lookup(_symbol(ref))
-    if not isinstance(target, ObjectFifoCreateOp | ShimDMAAllocationOp):
-        raise VerifyException(
-            f"{what} @{_symbol(ref)} must name an aie.objectfifo or an aie.shim_dma_allocation "
-            "of the enclosing aie.device"
-        )
-
-
 def _parse_index_list(parser: Parser) -> tuple[list[int], list[UnresolvedOperand]]:
     """``[0, %x, 4, 1]``: static entries and the SSA ones (marked DYNAMIC)."""
     static: list[int] = []
@@ -1624,164 +1631,1059 @@ def _print_index_list(printer: Printer, static: Sequence[int], dynamic: Iterator
     printer.print_string("]")
 
 
-#: Inherent attributes of aiex.npu.dma_memcpy_nd written in its attribute dictionary.
-_MEMCPY_PROPS = ("id", "metadata", "issue_token", "burst_length")
+# --------------------------------------------------------------------------- the rest of mlir-aie
+# The ops below are written for mlir-aie's own designs and tests (its lower-level DMA programs,
+# switchbox routing, packet flows, cascades and trace setup); the AIE lowering prints none of
+# them. Enums are xDSL enum attributes written as bare keywords (or quoted strings, as older
+# files write them). Their syntax is upstream's assemblyFormat, given here as xDSL declarative formats; an
+# op's attributes outside its format stay in its attribute dictionary.
+
+
+class TileType(StrEnum):
+    CoreTile = "CoreTile"
+    MemTile = "MemTile"
+    ShimNOCTile = "ShimNOCTile"
+    ShimPLTile = "ShimPLTile"
+
+
+class Bundle(StrEnum):
+    Core = "Core"
+    DMA = "DMA"
+    FIFO = "FIFO"
+    South = "South"
+    West = "West"
+    North = "North"
+    East = "East"
+    PLIO = "PLIO"
+    NOC = "NOC"
+    Trace = "Trace"
+    TileControl = "TileControl"
+
+
+class ChannelDir(StrEnum):
+    S2MM = "S2MM"
+    MM2S = "MM2S"
+
+
+class CascadeDir(StrEnum):
+    South = "South"
+    West = "West"
+    North = "North"
+    East = "East"
+
+
+class TraceMode(StrEnum):
+    EventTime = "Event-Time"
+    EventPC = "Event-PC"
+    Execution = "Execution"
+
+
+class TracePacketType(StrEnum):
+    Core = "core"
+    Mem = "mem"
+    ShimTile = "shimtile"
+    MemTile = "memtile"
+
+
+class ComboLogic(StrEnum):
+    AND = "AND"
+    AND_NOT = "AND_NOT"
+    OR = "OR"
+    OR_NOT = "OR_NOT"
+
+
+class EdgeTrigger(StrEnum):
+    RISING = "RISING"
+    FALLING = "FALLING"
+    BOTH = "BOTH"
+
+
+@irdl_attr_definition
+class TileTypeAttr(EnumAttribute[TileType], SpacedOpaqueSyntaxAttribute):
+    name = "aie.tile_type"
+
+
+@irdl_attr_definition
+class WireBundleAttr(EnumAttribute[Bundle], SpacedOpaqueSyntaxAttribute):
+    name = "aie.wire_bundle"
+
+
+@irdl_attr_definition
+class DMAChannelDirAttr(EnumAttribute[ChannelDir], SpacedOpaqueSyntaxAttribute):
+    name = "aie.dma_channel_dir"
+
+
+@irdl_attr_definition
+class CascadeDirAttr(EnumAttribute[CascadeDir], SpacedOpaqueSyntaxAttribute):
+    name = "aie.cascade_dir"
+
+
+@irdl_attr_definition
+class TraceModeAttr(EnumAttribute[TraceMode], SpacedOpaqueSyntaxAttribute):
+    name = "aie.trace_mode"
+
+
+@irdl_attr_definition
+class TracePacketTypeAttr(EnumAttribute[TracePacketType], SpacedOpaqueSyntaxAttribute):
+    name = "aie.trace_packet_type"
+
+
+@irdl_attr_definition
+class ComboLogicAttr(EnumAttribute[ComboLogic], SpacedOpaqueSyntaxAttribute):
+    name = "aie.combo_logic"
+
+
+@irdl_attr_definition
+class EdgeTriggerAttr(EnumAttribute[EdgeTrigger], SpacedOpaqueSyntaxAttribute):
+    name = "aie.edge_trigger"
+
+
+@irdl_attr_definition
+class PacketInfoAttr(ParametrizedAttribute):
+    """``#aie.packet_info<pkt_type = 0, pkt_id = 2>``: a packet's type and id (header)."""
+
+    name = "aie.packet_info"
+
+    pkt_type: IntAttr
+    pkt_id: IntAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr]:
+        with parser.in_angle_brackets():
+            values = _struct(parser, ("pkt_type", "pkt_id"))
+        return IntAttr(values[0]), IntAttr(values[1])
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<pkt_type = {self.pkt_type.data}, pkt_id = {self.pkt_id.data}>")
+
+    def verify(self) -> None:
+        for what, value in (("pkt_type", self.pkt_type.data), ("pkt_id", self.pkt_id.data)):
+            if not 0 <= value < 2**16:
+                raise VerifyException(f"packet_info {what} must fit in 16 bits, got {value}")
+
+
+@irdl_attr_definition
+class BDPadLayoutAttr(ParametrizedAttribute):
+    """``<const_pad_before = 0, const_pad_after = 2>``: zeros around one dimension of a BD."""
+
+    name = "aie.bd_pad_layout"
+
+    const_pad_before: IntAttr
+    const_pad_after: IntAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr]:
+        with parser.in_angle_brackets():
+            before, after = _struct(parser, ("const_pad_before", "const_pad_after"))
+        return IntAttr(before), IntAttr(after)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(
+            f"<const_pad_before = {self.const_pad_before.data}, "
+            f"const_pad_after = {self.const_pad_after.data}>"
+        )
+
+
+@irdl_attr_definition
+class BDPadLayoutArrayAttr(ParametrizedAttribute, OpaqueSyntaxAttribute):
+    """``#aie<bd_pad_layout_array[<const_pad_before = 2, const_pad_after = 1>, ...]>``: an
+    objectfifo's ``padDimensions``, one per dimension of its ``dimensionsToStream``."""
+
+    name = "aie.bd_pad_layout_array"
+
+    pads: ArrayAttr[BDPadLayoutAttr]
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[ArrayAttr[BDPadLayoutAttr]]:
+        pads = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, lambda: BDPadLayoutAttr(*BDPadLayoutAttr.parse_parameters(parser))
+        )
+        return (ArrayAttr(pads),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("[")
+        printer.print_list(self.pads.data, lambda p: p.print_parameters(printer))
+        printer.print_string("]")
+
+
+@irdl_attr_definition
+class BDIterationAttr(ParametrizedAttribute):
+    """``#aie.bd_iteration<size = 4, stride = 16, current = 0>``: a BD's iteration state."""
+
+    name = "aie.bd_iteration"
+
+    size: IntAttr
+    stride: IntAttr
+    current: IntAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr, IntAttr]:
+        with parser.in_angle_brackets():
+            values = _struct(parser, ("size", "stride", "current"))
+        return IntAttr(values[0]), IntAttr(values[1]), IntAttr(values[2])
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(
+            f"<size = {self.size.data}, stride = {self.stride.data}, current = {self.current.data}>"
+        )
+
+
+@irdl_attr_definition
+class TraceEventAttr(ParametrizedAttribute):
+    """``<"INSTR_EVENT_0">`` or ``<CoreEventAIE2::INSTR_EVENT_0>``: an event traced by name."""
+
+    name = "aie.trace_event"
+
+    value: StringAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[StringAttr]:
+        with parser.in_angle_brackets():
+            text = parser.parse_optional_str_literal()
+            if text is None:
+                text = parser.parse_identifier()
+                while parser.parse_optional_punctuation(":") is not None:
+                    parser.parse_punctuation(":")
+                    text += "::" + parser.parse_identifier()
+        return (StringAttr(text),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        text = self.value.data
+        printer.print_string(f"<{text}>" if "::" in text else f'<"{text}">')
+
+
+def _struct(parser: AttrParser, names: Sequence[str]) -> list[int]:
+    """``name = int, ...``, each name once, in any order (upstream's ``struct(params)``)."""
+    values: dict[str, int] = {}
+
+    def entry() -> None:
+        pos = parser.pos
+        key = parser.parse_identifier()
+        if key not in names or key in values:
+            parser.raise_error(f"expected one of {', '.join(names)}, each once", pos, parser.pos)
+        parser.parse_punctuation("=")
+        values[key] = parse_int64(parser)
+
+    parser.parse_comma_separated_list(parser.Delimiter.NONE, entry)
+    missing = [n for n in names if n not in values]
+    if missing:
+        parser.raise_error(f"missing {', '.join(missing)}")
+    return [values[n] for n in names]
 
 
 @irdl_op_definition
-class NpuDmaMemcpyNdOp(IRDLOperation):
-    """``aiex.npu.dma_memcpy_nd(%a[offsets][sizes][strides]) {id = 0 : i64, metadata = @in,
-    issue_token = true} : memref<64xi32>``: program a shim DMA buffer descriptor.
+class LogicalTileOp(IRDLOperation):
+    """``%t = aie.logical_tile<CoreTile>(?, 2)``: a tile of a kind, its coordinates (``?``)
+    left to placement."""
 
-    Four offsets, sizes and strides each, outermost first, in elements of the memref (SSA
-    ``i64`` values allowed); ``metadata`` names the objectfifo (or shim DMA allocation) whose
-    shim end moves the data; ``id`` is the buffer descriptor.
+    name = "aie.logical_tile"
+
+    tile_type = prop_def(TileTypeAttr)
+    col = opt_prop_def(IntegerAttr[IntegerType])
+    row = opt_prop_def(IntegerAttr[IntegerType])
+    result = result_def(IndexType)
+
+    def verify_(self) -> None:
+        for what, value in (("column", self.col), ("row", self.row)):
+            if value is not None and value.value.data < 0:
+                raise VerifyException(f"aie.logical_tile {what} must be >= 0 or ?, got {value.value.data}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LogicalTileOp:
+        with parser.in_angle_brackets():
+            kind = TileTypeAttr(parser.parse_str_enum(TileType))
+        props: dict[str, Attribute] = {"tile_type": kind}
+        with parser.in_parens():
+            for i, key in enumerate(("col", "row")):
+                if i:
+                    parser.parse_punctuation(",")
+                if parser.parse_optional_punctuation("?") is None:
+                    props[key] = _i32(parse_int64(parser))
+        props2, rest = _split_props(parser.parse_optional_attr_dict(), ("allocation_scheme",))
+        return cls.create(properties=props, attributes=props2 | rest, result_types=[IndexType()])
+
+    def print(self, printer: Printer) -> None:
+        coords = [str(a.value.data) if a is not None else "?" for a in (self.col, self.row)]
+        printer.print_string(f"<{self.tile_type.data.value}>({', '.join(coords)})")
+        printer.print_op_attributes(self.attributes)
+
+
+class _TileRegionOp(IRDLOperation):
+    """An op of a tile holding a region: ``%r = aie.<op>(%tile) { ... }``."""
+
+    tile = operand_def(IndexType)
+    body = region_def()
+    result = result_def(IndexType)
+
+    assembly_format = "`(` $tile `)` $body attr-dict"
+
+    def verify_(self) -> None:
+        _tile_of(self.tile, f"{self.name}'s tile")
+
+
+@irdl_op_definition
+class SwitchboxOp(_TileRegionOp):
+    """``aie.switchbox(%t) { aie.connect<South : 0, North : 0> ... }``: a tile's stream switch."""
+
+    name = "aie.switchbox"
+    traits = traits_def(NoTerminator())
+
+
+@irdl_op_definition
+class ShimMuxOp(_TileRegionOp):
+    """``aie.shim_mux(%t) { aie.connect<DMA : 0, North : 3> }``: a shim tile's multiplexer."""
+
+    name = "aie.shim_mux"
+    traits = traits_def(NoTerminator())
+
+
+class _DmaRegionOp(_TileRegionOp):
+    """A DMA program: blocks of ``aie.dma_start`` / ``aie.dma_bd`` + ``aie.next_bd`` chains,
+    ending in a block holding ``aie.end``."""
+
+    def verify_(self) -> None:
+        tile = _tile_of(self.tile, f"{self.name}'s tile")
+        device = enclosing(self, DeviceOp)
+        if tile is None or device is None or self.KIND is None:
+            return
+        kind = device.model.kind(tile.row.value.data)
+        if kind != self.KIND:
+            raise VerifyException(
+                f"{self.name} on tile {tile.coordinates}, a {kind} tile: it belongs on a {self.KIND} tile"
+            )
+
+    KIND: ClassVar[str | None] = None
+
+
+@irdl_op_definition
+class MemOp(_DmaRegionOp):
+    """``%m = aie.mem(%t) { ... }``: the DMA program of a compute tile."""
+
+    name = "aie.mem"
+    KIND: ClassVar[str | None] = "core"
+
+
+@irdl_op_definition
+class MemTileDMAOp(_DmaRegionOp):
+    """``%m = aie.memtile_dma(%t) { ... }``: the DMA program of a memtile."""
+
+    name = "aie.memtile_dma"
+    KIND: ClassVar[str | None] = "memtile"
+
+
+@irdl_op_definition
+class ShimDMAOp(_DmaRegionOp):
+    """``%m = aie.shim_dma(%t) { ... }``: the DMA program of a shim tile."""
+
+    name = "aie.shim_dma"
+    KIND: ClassVar[str | None] = "shim"
+
+
+@irdl_op_definition
+class DMAStartOp(IRDLOperation):
+    """``aie.dma_start(MM2S, 0, ^bd0, ^next)``: start a channel at a BD chain, go on at ``^next``."""
+
+    name = "aie.dma_start"
+
+    channel_dir = prop_def(DMAChannelDirAttr)
+    channel_index = prop_def(IntegerAttr[I32])
+    repeat_count = opt_prop_def(IntegerAttr[I32])
+    dest = successor_def()
+    chain = successor_def()
+    valid = result_def(IntegerType(1))
+    traits = traits_def(IsTerminator())
+
+    assembly_format = (
+        "`(` $channel_dir `,` $channel_index `,` $dest `,` $chain "
+        "(`,` `repeat_count` `=` $repeat_count^)? `)` attr-dict"
+    )
+
+    def verify_(self) -> None:
+        if self.channel_index.value.data < 0:
+            raise VerifyException(f"aie.dma_start channel must be >= 0, got {self.channel_index.value.data}")
+
+
+@irdl_op_definition
+class NextBDOp(IRDLOperation):
+    """``aie.next_bd ^bd1``: the BD of this block is followed by the one of ``^bd1``."""
+
+    name = "aie.next_bd"
+
+    dest = successor_def()
+    traits = traits_def(IsTerminator())
+
+    assembly_format = "$dest attr-dict"
+
+
+_BD_PROPS = ("static_offset", "static_len", "static_sizes", "static_strides", "pad_dimensions")
+
+
+@irdl_op_definition
+class DMABDOp(IRDLOperation):
+    """``aie.dma_bd(%buf : memref<256xi32> offset = 0 len = 256 sizes = [..] strides = [..]
+    pad [<const_pad_before = 0, const_pad_after = 1>])``: one buffer descriptor.
+
+    Offset and length count elements; sizes and strides (outermost first) may be SSA ``i64``
+    values; each pad dimension pairs with a size.
     """
 
-    name = "aiex.npu.dma_memcpy_nd"
+    name = "aie.dma_bd"
 
-    memref = operand_def(MemRefType)
-    offsets = var_operand_def(IntegerType)
+    buffer = operand_def(MemRefType | UnrankedMemRefType)
+    offset = opt_operand_def(I32)
+    len = opt_operand_def(I32)
     sizes = var_operand_def(IntegerType)
     strides = var_operand_def(IntegerType)
-    static_offsets = prop_def(DenseArrayBase)
-    static_sizes = prop_def(DenseArrayBase)
-    static_strides = prop_def(DenseArrayBase)
-    metadata = prop_def(SymbolRefAttr)
-    id = prop_def(IntegerAttr[IntegerType])
-    issue_token = opt_prop_def(BoolAttr)
-    burst_length = opt_prop_def(IntegerAttr[IntegerType])
+    static_offset = opt_prop_def(IntegerAttr[I32])
+    static_len = opt_prop_def(IntegerAttr[I32])
+    static_sizes = opt_prop_def(DenseArrayBase)
+    static_strides = opt_prop_def(DenseArrayBase)
+    pad_dimensions = opt_prop_def(ArrayAttr[BDPadLayoutAttr])
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    def __init__(
-        self,
-        memref: SSAValue | Operation,
-        offsets: Sequence[int],
-        sizes: Sequence[int],
-        strides: Sequence[int],
-        metadata: str,
-        id: int,
-        issue_token: bool = False,
-    ):
-        props: dict[str, Attribute] = {
-            "static_offsets": DenseArrayBase.from_list(i64, offsets),
-            "static_sizes": DenseArrayBase.from_list(i64, sizes),
-            "static_strides": DenseArrayBase.from_list(i64, strides),
-            "metadata": SymbolRefAttr(metadata),
-            "id": IntegerAttr(id, i64),
-        }
-        if issue_token:
-            props["issue_token"] = BoolAttr(True, IntegerType(1))
-        super().__init__(operands=[memref, [], [], []], properties=props)
-
     def verify_(self) -> None:
-        if enclosing(self, RuntimeSequenceOp) is None:
-            raise VerifyException("aiex.npu.dma_memcpy_nd must be inside an aie.runtime_sequence")
-        for what, static, dynamic in (
-            ("offsets", self.static_offsets, self.offsets),
-            ("sizes", self.static_sizes, self.sizes),
-            ("strides", self.static_strides, self.strides),
-        ):
-            values = list(static.get_values())
-            if len(values) != 4:
-                raise VerifyException(f"aiex.npu.dma_memcpy_nd needs 4 {what}, got {len(values)}")
-            if sum(v == DYNAMIC for v in values) != len(dynamic):
-                raise VerifyException(
-                    f"aiex.npu.dma_memcpy_nd: {what} mark {sum(v == DYNAMIC for v in values)} "
-                    f"SSA entries but {len(dynamic)} are given"
-                )
-            for v in dynamic:
-                if v.type != i64:
-                    raise VerifyException(
-                        f"aiex.npu.dma_memcpy_nd {what} must be i64, got {v.type}"
-                    )
-            lowest = 1 if what == "sizes" else 0
-            for v in values:
-                if v != DYNAMIC and v < lowest:
-                    raise VerifyException(
-                        f"aiex.npu.dma_memcpy_nd {what} must be >= {lowest}, got {values}"
-                    )
-        if self.id.value.data < 0:
-            raise VerifyException(f"buffer descriptor id must be >= 0, got {self.id.value.data}")
-        _dma_target(self, self.metadata, "metadata")
+        sizes = list(self.static_sizes.get_values()) if self.static_sizes else []
+        strides = list(self.static_strides.get_values()) if self.static_strides else []
+        if len(sizes) != len(strides):
+            raise VerifyException(
+                f"aie.dma_bd has {len(sizes)} sizes but {len(strides)} strides; they pair up"
+            )
+        if self.pad_dimensions is not None and len(self.pad_dimensions.data) > max(len(sizes), 1):
+            raise VerifyException(
+                f"aie.dma_bd pads {len(self.pad_dimensions.data)} dimensions but has "
+                f"{len(sizes)}: pad dimensions pair with sizes"
+            )
+        for what, value in (("offset", self.static_offset), ("len", self.static_len)):
+            if value is not None and value.value.data < 0:
+                raise VerifyException(f"aie.dma_bd {what} must be >= 0, got {value.value.data}")
 
     @classmethod
-    def parse(cls, parser: Parser) -> NpuDmaMemcpyNdOp:
+    def parse(cls, parser: Parser) -> DMABDOp:
+        props: dict[str, Attribute] = {}
+        scalars: dict[str, UnresolvedOperand] = {}
+        lists: dict[str, list[UnresolvedOperand]] = {"sizes": [], "strides": []}
         with parser.in_parens():
-            memref = parser.parse_unresolved_operand()
-            offsets, dyn_offsets = _parse_index_list(parser)
-            sizes, dyn_sizes = _parse_index_list(parser)
-            strides, dyn_strides = _parse_index_list(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        memref_type = parser.parse_type()
-        props, rest = _split_props(attrs, _MEMCPY_PROPS)
-        for needed in ("id", "metadata"):
-            if needed not in props:
-                parser.raise_error(f"aiex.npu.dma_memcpy_nd needs '{needed}' in its attributes")
-
-        def resolve(values: list[UnresolvedOperand]) -> list[SSAValue]:
-            return [parser.resolve_operand(v, i64) for v in values]
-
-        op = cls.create(
-            operands=[
-                parser.resolve_operand(memref, memref_type),
-                *resolve(dyn_offsets),
-                *resolve(dyn_sizes),
-                *resolve(dyn_strides),
-            ],
-            properties={
-                "static_offsets": DenseArrayBase.from_list(i64, offsets),
-                "static_sizes": DenseArrayBase.from_list(i64, sizes),
-                "static_strides": DenseArrayBase.from_list(i64, strides),
-                "operandSegmentSizes": DenseArrayBase.from_list(
-                    i32, [1, len(dyn_offsets), len(dyn_sizes), len(dyn_strides)]
-                ),
-                **props,
-            },
-            attributes=rest,
+            buffer = parser.parse_unresolved_operand()
+            parser.parse_punctuation(":")
+            buffer_type = parser.parse_type()
+            for key in ("offset", "len", "sizes", "strides"):
+                if parser.parse_optional_keyword(key) is None:
+                    continue
+                parser.parse_punctuation("=")
+                if key in ("offset", "len"):
+                    operand = parser.parse_optional_unresolved_operand()
+                    if operand is None:
+                        props[f"static_{key}"] = _i32(parse_int64(parser))
+                    else:
+                        scalars[key] = operand
+                else:
+                    static, lists[key] = _parse_index_list(parser)
+                    props[f"static_{key}"] = DenseArrayBase.from_list(i64, static)
+            if parser.parse_optional_keyword("pad") is not None:
+                props["pad_dimensions"] = ArrayAttr(
+                    parser.parse_comma_separated_list(
+                        parser.Delimiter.SQUARE,
+                        lambda: BDPadLayoutAttr(*BDPadLayoutAttr.parse_parameters(parser)),
+                    )
+                )
+        operands = [
+            [parser.resolve_operand(buffer, buffer_type)],
+            *([parser.resolve_operand(scalars[k], i32)] if k in scalars else [] for k in ("offset", "len")),
+            *([parser.resolve_operand(v, i64) for v in lists[k]] for k in ("sizes", "strides")),
+        ]
+        return cls.create(
+            operands=[v for group in operands for v in group],
+            properties=props | {"operandSegmentSizes": DenseArrayBase.from_list(i32, [len(g) for g in operands])},
+            attributes=parser.parse_optional_attr_dict(),
         )
-        return op
 
     def print(self, printer: Printer) -> None:
         printer.print_string("(")
-        printer.print_ssa_value(self.memref)
-        _print_index_list(printer, self.static_offsets.get_values(), iter(self.offsets))
-        _print_index_list(printer, self.static_sizes.get_values(), iter(self.sizes))
-        _print_index_list(printer, self.static_strides.get_values(), iter(self.strides))
-        printer.print_string(")")
-        _print_attr_dict(printer, self, _MEMCPY_PROPS)
+        printer.print_ssa_value(self.buffer)
         printer.print_string(" : ")
-        printer.print_attribute(self.memref.type)
+        printer.print_attribute(self.buffer.type)
+        for key, static, dynamic in (
+            ("offset", self.static_offset, self.offset),
+            ("len", self.static_len, self.len),
+        ):
+            if dynamic is not None:
+                printer.print_string(f" {key} = ")
+                printer.print_ssa_value(dynamic)
+            elif static is not None:
+                printer.print_string(f" {key} = {static.value.data}")
+        for key, static, dynamic in (
+            ("sizes", self.static_sizes, self.sizes),
+            ("strides", self.static_strides, self.strides),
+        ):
+            if static is not None:
+                printer.print_string(f" {key} = ")
+                _print_index_list(printer, static.get_values(), iter(dynamic))
+        if self.pad_dimensions is not None:
+            printer.print_string(" pad [")
+            printer.print_list(self.pad_dimensions.data, lambda p: p.print_parameters(printer))
+            printer.print_string("]")
+        printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
 
 
 @irdl_op_definition
-class NpuDmaWaitOp(IRDLOperation):
-    """``aiex.npu.dma_wait {symbol = @out}``: wait until the shim DMA of ``@out`` is done."""
+class DMAOp(IRDLOperation):
+    """``%0 = aie.dma(S2MM, 0) [{ aie.use_lock(...) aie.dma_bd(...) ... }, {...}]``: a channel
+    looping over the BDs of its regions (one BD each)."""
 
-    name = "aiex.npu.dma_wait"
+    name = "aie.dma"
 
-    symbol = prop_def(FlatSymbolRefAttr)
-
-    def __init__(self, symbol: str):
-        super().__init__(properties={"symbol": SymbolRefAttr(symbol)})
-
-    def verify_(self) -> None:
-        if enclosing(self, RuntimeSequenceOp) is None:
-            raise VerifyException("aiex.npu.dma_wait must be inside an aie.runtime_sequence")
-        _dma_target(self, self.symbol, "symbol")
+    channel_dir = prop_def(DMAChannelDirAttr)
+    channel_index = prop_def(IntegerAttr[I32])
+    bds = var_region_def()
+    valid = result_def(IntegerType(1))
+    traits = traits_def(NoTerminator())
 
     @classmethod
-    def parse(cls, parser: Parser) -> NpuDmaWaitOp:
-        pos = parser.pos
-        props, rest = _split_props(parser.parse_optional_attr_dict(), ("symbol",))
-        if "symbol" not in props:
-            parser.raise_error("aiex.npu.dma_wait needs {symbol = @fifo}", pos, parser.pos)
-        return cls.create(properties=props, attributes=rest)
+    def parse(cls, parser: Parser) -> DMAOp:
+        with parser.in_parens():
+            direction = DMAChannelDirAttr(parser.parse_str_enum(ChannelDir))
+            parser.parse_punctuation(",")
+            index = _i32(parse_int64(parser))
+        attrs = parser.parse_optional_attr_dict()
+        regions = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_region)
+        return cls.create(
+            properties={"channel_dir": direction, "channel_index": index},
+            attributes=attrs,
+            regions=regions,
+            result_types=[IntegerType(1)],
+        )
 
     def print(self, printer: Printer) -> None:
-        _print_attr_dict(printer, self, ("symbol",))
+        printer.print_string(f"({self.channel_dir.data.value}, {self.channel_index.value.data})")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" [")
+        printer.print_list(self.bds, printer.print_region)
+        printer.print_string("]")
+
+
+@irdl_op_definition
+class DMABDPacketOp(IRDLOperation):
+    """``aie.dma_bd_packet(0, 2)``: the packet type and id the block's BD sends."""
+
+    name = "aie.dma_bd_packet"
+
+    packet_type = prop_def(IntegerAttr[I32])
+    packet_id = prop_def(IntegerAttr[I32])
+
+    assembly_format = "`(` $packet_type `,` $packet_id `)` attr-dict"
+
+
+@irdl_op_definition
+class ExternalBufferOp(IRDLOperation):
+    """``%b = aie.external_buffer {sym_name = "in"} : memref<512xi32>``: a buffer in host memory."""
+
+    name = "aie.external_buffer"
+
+    buffer = result_def(MemRefType)
+
+    assembly_format = "attr-dict `:` type($buffer)"
+
+
+@irdl_op_definition
+class ConnectOp(IRDLOperation):
+    """``aie.connect<South : 0, North : 3>``: a stream switch connection."""
+
+    name = "aie.connect"
+
+    source_bundle = prop_def(WireBundleAttr)
+    source_channel = prop_def(IntegerAttr[I32])
+    dest_bundle = prop_def(WireBundleAttr)
+    dest_channel = prop_def(IntegerAttr[I32])
+
+    assembly_format = (
+        "`<` $source_bundle `:` $source_channel `,` $dest_bundle `:` $dest_channel `>` attr-dict"
+    )
+
+    def verify_(self) -> None:
+        for what, value in (("source", self.source_channel), ("dest", self.dest_channel)):
+            if value.value.data < 0:
+                raise VerifyException(f"aie.connect {what} channel must be >= 0, got {value.value.data}")
+
+
+@irdl_op_definition
+class AMSelOp(IRDLOperation):
+    """``%a = aie.amsel<0>(1)``: arbiter 0, master select 1 of a packet switch."""
+
+    name = "aie.amsel"
+
+    arbiterID = prop_def(IntegerAttr[I8])
+    msel = prop_def(IntegerAttr[I8])
+    result = result_def(IndexType)
+
+    assembly_format = "`<` $arbiterID `>` `(` $msel `)` attr-dict"
+
+    def verify_(self) -> None:
+        if not 0 <= self.arbiterID.value.data <= 5 or not 0 <= self.msel.value.data <= 3:
+            raise VerifyException(
+                f"aie.amsel<{self.arbiterID.value.data}>({self.msel.value.data}): the arbiter is "
+                "0..5 and the master select 0..3"
+            )
+
+
+@irdl_op_definition
+class MasterSetOp(IRDLOperation):
+    """``%m = aie.masterset(North : 0, %a0, ...)``: the arbiters feeding an output port."""
+
+    name = "aie.masterset"
+
+    dest_bundle = prop_def(WireBundleAttr)
+    dest_channel = prop_def(IntegerAttr[I32])
+    amsels = var_operand_def(IndexType)
+    result = result_def(IndexType)
+
+    assembly_format = "`(` $dest_bundle `:` $dest_channel `,` $amsels `)` attr-dict"
+
+
+@irdl_op_definition
+class PacketRulesOp(IRDLOperation):
+    """``aie.packet_rules(West : 0) { aie.rule(0x1F, 0x1, %a) }``: packet routing of an input."""
+
+    name = "aie.packet_rules"
+
+    source_bundle = prop_def(WireBundleAttr)
+    source_channel = prop_def(IntegerAttr[I32])
+    rules = region_def()
+    traits = traits_def(NoTerminator())
+
+    assembly_format = "`(` $source_bundle `:` $source_channel `)` $rules attr-dict"
+
+
+@irdl_op_definition
+class PacketRuleOp(IRDLOperation):
+    """``aie.rule(mask, value, %amsel)``: packets whose id & mask == value go to ``%amsel``."""
+
+    name = "aie.rule"
+
+    mask = prop_def(IntegerAttr[I8])
+    value = prop_def(IntegerAttr[I8])
+    amsel = operand_def(IndexType)
+
+    assembly_format = "`(` $mask `,` $value `,` $amsel `)` attr-dict"
+
+
+@irdl_op_definition
+class WireOp(IRDLOperation):
+    """``aie.wire(%s : South, %t : North)``: a physical connection between two ports."""
+
+    name = "aie.wire"
+
+    source = operand_def(IndexType)
+    source_bundle = prop_def(WireBundleAttr)
+    dest = operand_def(IndexType)
+    dest_bundle = prop_def(WireBundleAttr)
+
+    assembly_format = "`(` $source `:` $source_bundle `,` $dest `:` $dest_bundle `)` attr-dict"
+
+
+@irdl_op_definition
+class PacketFlowOp(IRDLOperation):
+    """``aie.packet_flow(0x1) { aie.packet_source<%t, DMA : 0> aie.packet_dest<...> }``: a
+    packet-switched flow of packets with this id."""
+
+    name = "aie.packet_flow"
+
+    ID = prop_def(IntegerAttr[I8])
+    ports = region_def()
+    traits = traits_def(NoTerminator())
+
+    assembly_format = "`(` $ID `)` $ports attr-dict"
+
+    def verify_(self) -> None:
+        ops = list(self.ports.walk())
+        if not any(isinstance(o, PacketSourceOp) for o in ops):
+            raise VerifyException(f"aie.packet_flow({self.ID.value.data}) needs an aie.packet_source")
+        if not any(isinstance(o, PacketDestOp) for o in ops):
+            raise VerifyException(f"aie.packet_flow({self.ID.value.data}) needs an aie.packet_dest")
+
+
+class _PacketEndOp(IRDLOperation):
+    tile = operand_def(IndexType)
+    bundle = prop_def(WireBundleAttr)
+    channel = prop_def(IntegerAttr[I32])
+
+    assembly_format = "`<` $tile `,` $bundle `:` $channel `>` attr-dict"
+
+    def verify_(self) -> None:
+        if not isinstance(self.parent_op(), PacketFlowOp):
+            raise VerifyException(f"{self.name} must be inside an aie.packet_flow")
+        _tile_of(self.tile, f"{self.name}'s tile")
+
+
+@irdl_op_definition
+class PacketSourceOp(_PacketEndOp):
+    """``aie.packet_source<%t, DMA : 0>``: where a packet flow enters the network."""
+
+    name = "aie.packet_source"
+
+
+@irdl_op_definition
+class PacketDestOp(_PacketEndOp):
+    """``aie.packet_dest<%t, Core : 0>``: where a packet flow leaves the network."""
+
+    name = "aie.packet_dest"
+
+
+@irdl_op_definition
+class CascadeFlowOp(IRDLOperation):
+    """``aie.cascade_flow(%a, %b)``: core ``%a``'s cascade output feeds its neighbour ``%b``."""
+
+    name = "aie.cascade_flow"
+
+    source_tile = operand_def(IndexType)
+    dest_tile = operand_def(IndexType)
+
+    assembly_format = "`(` $source_tile `,` $dest_tile `)` attr-dict"
+
+    def verify_(self) -> None:
+        src = _tile_of(self.source_tile, "aie.cascade_flow's source")
+        dst = _tile_of(self.dest_tile, "aie.cascade_flow's dest")
+        if src is None or dst is None:
+            return
+        (c0, r0), (c1, r1) = src.coordinates, dst.coordinates
+        if abs(c0 - c1) + abs(r0 - r1) != 1:
+            raise VerifyException(
+                f"aie.cascade_flow from tile {src.coordinates} to {dst.coordinates}: cascades "
+                "connect adjacent tiles"
+            )
+
+
+@irdl_op_definition
+class ConfigureCascadeOp(IRDLOperation):
+    """``aie.configure_cascade(%t, North, East)``: a core's cascade input and output sides."""
+
+    name = "aie.configure_cascade"
+
+    tile = operand_def(IndexType)
+    inputDir = prop_def(CascadeDirAttr)
+    outputDir = prop_def(CascadeDirAttr)
+
+    assembly_format = "`(` $tile `,` $inputDir `,` $outputDir `)` attr-dict"
+
+
+@irdl_op_definition
+class GetCascadeOp(IRDLOperation):
+    """``%v = aie.get_cascade() : vector<16xi32>``: read the cascade input in a core."""
+
+    name = "aie.get_cascade"
+
+    cascade_value = result_def()
+
+    assembly_format = "`(` `)` attr-dict `:` type($cascade_value)"
+
+
+@irdl_op_definition
+class PutCascadeOp(IRDLOperation):
+    """``aie.put_cascade(%v : vector<16xi32>)``: write the cascade output in a core."""
+
+    name = "aie.put_cascade"
+
+    cascade_value = operand_def()
+
+    assembly_format = "`(` $cascade_value `:` type($cascade_value) `)` attr-dict"
+
+
+@irdl_op_definition
+class GetStreamOp(IRDLOperation):
+    """``%v = aie.get_stream(%c : i32) : i32``: read a core's stream input."""
+
+    name = "aie.get_stream"
+
+    channel = operand_def(IntegerType)
+    stream_value = result_def()
+
+    assembly_format = "`(` $channel `:` type($channel) `)` attr-dict `:` type($stream_value)"
+
+
+@irdl_op_definition
+class PutStreamOp(IRDLOperation):
+    """``aie.put_stream(%c : i32, %v : i32)``: write a core's stream output."""
+
+    name = "aie.put_stream"
+
+    channel = operand_def(IntegerType)
+    stream_value = operand_def()
+
+    assembly_format = (
+        "`(` $channel `:` type($channel) `,` $stream_value `:` type($stream_value) `)` attr-dict"
+    )
+
+
+@irdl_op_definition
+class EventOp(IRDLOperation):
+    """``aie.event(0)``: raise core event 0 or 1."""
+
+    name = "aie.event"
+
+    val = prop_def(IntegerAttr[I32])
+
+    assembly_format = "`(` $val `)` attr-dict"
+
+    def verify_(self) -> None:
+        if self.val.value.data not in (0, 1):
+            raise VerifyException(f"aie.event takes 0 or 1, got {self.val.value.data}")
+
+
+@irdl_op_definition
+class ObjectFifoRegisterExternalBuffersOp(IRDLOperation):
+    """``aie.objectfifo.register_external_buffers @of (%shim, {%b0, %b1}) : (memref<..>, ..)``."""
+
+    name = "aie.objectfifo.register_external_buffers"
+
+    objFifo_name = prop_def(FlatSymbolRefAttr)
+    tile = operand_def(IndexType)
+    externalBuffers = var_operand_def(MemRefType)
+
+    assembly_format = (
+        "attr-dict $objFifo_name `(` $tile `,` `{` $externalBuffers `}` `)` "
+        "`:` `(` type($externalBuffers) `)`"
+    )
+
+
+@irdl_op_definition
+class ObjectFifoAllocateOp(IRDLOperation):
+    """``aie.objectfifo.allocate @of(%t)``: place an objectfifo's buffers in tile ``%t``."""
+
+    name = "aie.objectfifo.allocate"
+
+    objFifo_name = prop_def(FlatSymbolRefAttr)
+    delegateTile = operand_def(IndexType)
+
+    assembly_format = "$objFifo_name `(` $delegateTile `)` attr-dict"
+
+
+@irdl_op_definition
+class ObjectFifoRearmBindingOp(IRDLOperation):
+    """``aie.objectfifo_rearm_binding @of channels(%t : index) locks(%l : index) {...}``: the
+    channels and locks a lowered objectfifo re-arms between runs."""
+
+    name = "aie.objectfifo_rearm_binding"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    channel_tiles = var_operand_def(IndexType)
+    locks = var_operand_def(IndexType)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$sym_name `channels` `(` ($channel_tiles^ `:` type($channel_tiles))? `)` "
+        "`locks` `(` ($locks^ `:` type($locks))? `)` attr-dict"
+    )
+
+
+@irdl_op_definition
+class BDChainOp(IRDLOperation):
+    """``aie.bd_chain @c(%buf: memref<8xi16>) { ... }``: a reusable BD chain of a runtime
+    sequence, started with ``aiex.dma_start_bd_chain``."""
+
+    name = "aie.bd_chain"
+
+    sym_name = prop_def(StringAttr)
+    body = region_def()
+    traits = traits_def(SymbolOpInterface())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BDChainOp:
+        name = parser.parse_symbol_name()
+        args = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=True)
+        )
+        body = parser.parse_region(args)
+        return cls.create(
+            properties={"sym_name": name}, regions=[body], attributes=parser.parse_optional_attr_dict()
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" @{self.sym_name.data}(")
+        printer.print_list(self.body.block.args, printer.print_block_argument)
+        printer.print_string(") ")
+        printer.print_region(self.body, print_entry_block_args=False)
+        printer.print_op_attributes(self.attributes)
+
+
+# ----- trace
+
+
+@irdl_op_definition
+class TraceOp(IRDLOperation):
+    """``aie.trace @t(%tile) { aie.trace.mode ... aie.trace.event<"..."> ... }``: a tile's
+    trace unit setup."""
+
+    name = "aie.trace"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    tile = operand_def(IndexType)
+    body = region_def("single_block")
+    traits = traits_def(SymbolOpInterface(), NoTerminator())
+
+    assembly_format = "$sym_name `(` $tile `)` $body attr-dict"
+
+    def verify_(self) -> None:
+        _tile_of(self.tile, f"{self.name}'s tile")
+        events = [o for o in self.body.block.ops if isinstance(o, TraceEventOp)]
+        if len(events) > 8:
+            raise VerifyException(
+                f"aie.trace @{self.sym_name.data} traces {len(events)} events; a trace unit has 8 slots"
+            )
+
+
+class _TraceChildOp(IRDLOperation):
+    def verify_(self) -> None:
+        if not isinstance(self.parent_op(), TraceOp):
+            raise VerifyException(f"{self.name} must be inside an aie.trace")
+
+
+@irdl_op_definition
+class TraceModeOp(_TraceChildOp):
+    """``aie.trace.mode "Event-Time"``."""
+
+    name = "aie.trace.mode"
+
+    mode = prop_def(TraceModeAttr)
+
+    assembly_format = "$mode attr-dict"
+
+
+@irdl_op_definition
+class TraceEventOp(_TraceChildOp):
+    """``aie.trace.event<"INSTR_EVENT_0"> [label = "..."]``: one traced event."""
+
+    name = "aie.trace.event"
+
+    event = prop_def(TraceEventAttr)
+    label = opt_prop_def(StringAttr)
+
+    assembly_format = "$event (`label` `=` $label^)? attr-dict"
+
+
+@irdl_op_definition
+class TracePacketOp(_TraceChildOp):
+    """``aie.trace.packet id=1 type=core``: the packet header of the trace stream."""
+
+    name = "aie.trace.packet"
+
+    id = opt_prop_def(IntegerAttr[I32])
+    type = prop_def(TracePacketTypeAttr)
+
+    assembly_format = "(`id` `=` $id^)? `type` `=` $type attr-dict"
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.id is not None and not 1 <= self.id.value.data <= 31:
+            raise VerifyException(f"aie.trace.packet id must be in 1..31, got {self.id.value.data}")
+
+
+@irdl_op_definition
+class TracePortOp(_TraceChildOp):
+    """``aie.trace.port<0> port=North channel=1 direction=S2MM``: a stream port to watch."""
+
+    name = "aie.trace.port"
+
+    slot = prop_def(IntegerAttr[I32])
+    port = prop_def(WireBundleAttr)
+    channel = prop_def(IntegerAttr[I32])
+    direction = prop_def(DMAChannelDirAttr)
+
+    assembly_format = (
+        "`<` $slot `>` `port` `=` $port `channel` `=` $channel `direction` `=` $direction attr-dict"
+    )
+
+
+class _TraceTriggerOp(_TraceChildOp):
+    """``broadcast=15`` or ``event=<"...">``: what starts or stops the trace."""
+
+    broadcast = opt_prop_def(IntegerAttr[I32])
+    event = opt_prop_def(TraceEventAttr)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Operation:
+        props: dict[str, Attribute] = {}
+        while (key := parser.parse_optional_keyword("broadcast") or parser.parse_optional_keyword("event")):
+            parser.parse_punctuation("=")
+            if key == "broadcast":
+                props[key] = _i32(parse_int64(parser))
+            else:
+                props[key] = TraceEventAttr(*TraceEventAttr.parse_parameters(parser))
+        return cls.create(properties=props, attributes=parser.parse_optional_attr_dict())
+
+    def print(self, printer: Printer) -> None:
+        if self.broadcast is not None:
+            printer.print_string(f" broadcast={self.broadcast.value.data}")
+        if self.event is not None:
+            printer.print_string(" event=")
+            self.event.print_parameters(printer)
+        printer.print_op_attributes(self.attributes)
+
+
+@irdl_op_definition
+class TraceStartOp(_TraceTriggerOp):
+    """``aie.trace.start broadcast=15``."""
+
+    name = "aie.trace.start"
+
+
+@irdl_op_definition
+class TraceStopOp(_TraceTriggerOp):
+    """``aie.trace.stop broadcast=14``."""
+
+    name = "aie.trace.stop"
+
+
+@irdl_op_definition
+class TraceComboEventOp(_TraceChildOp):
+    """``aie.trace.combo_event<0> "A" AND "B"``: a combination of two events."""
+
+    name = "aie.trace.combo_event"
+
+    slot = prop_def(IntegerAttr[I32])
+    eventA = prop_def(TraceEventAttr)
+    logic = prop_def(ComboLogicAttr)
+    eventB = prop_def(TraceEventAttr)
+
+    assembly_format = "`<` $slot `>` $eventA $logic $eventB attr-dict"
+
+
+@irdl_op_definition
+class TraceEdgeEventOp(_TraceChildOp):
+    """``aie.trace.edge_event<0> event="A" trigger=RISING``: an event's edges."""
+
+    name = "aie.trace.edge_event"
+
+    slot = prop_def(IntegerAttr[I32])
+    event = prop_def(TraceEventAttr)
+    trigger = prop_def(EdgeTriggerAttr)
+
+    assembly_format = "`<` $slot `>` `event` `=` $event `trigger` `=` $trigger attr-dict"
+
+
+@irdl_op_definition
+class TraceStartConfigOp(IRDLOperation):
+    """``aie.trace.start_config @t``: in a runtime sequence, switch trace ``@t`` on."""
+
+    name = "aie.trace.start_config"
+
+    trace_config = prop_def(FlatSymbolRefAttr)
+
+    assembly_format = "$trace_config attr-dict"
+
+
+@irdl_op_definition
+class TraceHostConfigOp(IRDLOperation):
+    """``aie.trace.host_config {buffer_size = 8192 : i32}``: where the host collects traces."""
+
+    name = "aie.trace.host_config"
+
+    assembly_format = "attr-dict"
+
+    def verify_(self) -> None:
+        size = self.attributes.get("buffer_size")
+        if not isinstance(size, IntegerAttr) or size.value.data <= 0:
+            raise VerifyException("aie.trace.host_config needs buffer_size, a positive i32")
 
 
 AIE = Dialect(
@@ -1802,15 +2704,72 @@ AIE = Dialect(
         FlowOp,
         ShimDMAAllocationOp,
         RuntimeSequenceOp,
+        LogicalTileOp,
+        SwitchboxOp,
+        ShimMuxOp,
+        MemOp,
+        MemTileDMAOp,
+        ShimDMAOp,
+        DMAStartOp,
+        NextBDOp,
+        DMABDOp,
+        DMAOp,
+        DMABDPacketOp,
+        ExternalBufferOp,
+        ConnectOp,
+        AMSelOp,
+        MasterSetOp,
+        PacketRulesOp,
+        PacketRuleOp,
+        WireOp,
+        PacketFlowOp,
+        PacketSourceOp,
+        PacketDestOp,
+        CascadeFlowOp,
+        ConfigureCascadeOp,
+        GetCascadeOp,
+        PutCascadeOp,
+        GetStreamOp,
+        PutStreamOp,
+        EventOp,
+        ObjectFifoRegisterExternalBuffersOp,
+        ObjectFifoAllocateOp,
+        ObjectFifoRearmBindingOp,
+        BDChainOp,
+        TraceOp,
+        TraceModeOp,
+        TraceEventOp,
+        TracePacketOp,
+        TracePortOp,
+        TraceStartOp,
+        TraceStopOp,
+        TraceComboEventOp,
+        TraceEdgeEventOp,
+        TraceStartConfigOp,
+        TraceHostConfigOp,
     ],
-    [ObjectFifoType, ObjectFifoSubviewType, BDDimLayoutAttr],
+    [
+        ObjectFifoType,
+        ObjectFifoSubviewType,
+        BDDimLayoutAttr,
+        TileTypeAttr,
+        WireBundleAttr,
+        DMAChannelDirAttr,
+        CascadeDirAttr,
+        TraceModeAttr,
+        TracePacketTypeAttr,
+        ComboLogicAttr,
+        EdgeTriggerAttr,
+        PacketInfoAttr,
+        BDPadLayoutAttr,
+        BDPadLayoutArrayAttr,
+        BDIterationAttr,
+        TraceEventAttr,
+    ],
 )
-
-AIEX = Dialect("aiex", [NpuDmaMemcpyNdOp, NpuDmaWaitOp], [])
 
 __all__ = [
     "AIE",
-    "AIEX",
     "DEVICES",
     "AcquireForm",
     "DeviceModel",

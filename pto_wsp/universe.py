@@ -39,9 +39,21 @@ def _aie() -> Dialect:
 
 
 def _aiex() -> Dialect:
-    from pto_wsp.dialects.aie import AIEX
+    from pto_wsp.dialects.aiex import AIEX
 
     return AIEX
+
+
+def _pto() -> Dialect:
+    from pto_wsp.dialects.pto import PTO
+
+    return PTO
+
+
+def _pto_outline_incore_scopes() -> type[ModulePass]:
+    from pto_wsp.passes.pto_outline_incore import OutlineIncoreScopesPass
+
+    return OutlineIncoreScopesPass
 
 
 def _tg_to_aie() -> type[ModulePass]:
@@ -111,6 +123,7 @@ ALL_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "tg": _tg,
     "aie": _aie,
     "aiex": _aiex,
+    "pto": _pto,
 }
 
 ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
@@ -122,6 +135,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tg-canonicalize": _tg_canonicalize,
     "tg-to-runtime-calls": _tg_to_runtime_calls,
     "tg-to-aie": _tg_to_aie,
+    "pto-outline-incore-scopes": _pto_outline_incore_scopes,
 }
 
 ALL_TARGETS: dict[str, Callable[[], type[Target]]] = {

@@ -12,12 +12,12 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from pto_wsp.dialects import aie
+from pto_wsp.dialects import aie, aiex
 
 
 def _ctx() -> Context:
     ctx = Context()
-    for d in (builtin.Builtin, func.Func, arith.Arith, aie.AIE, aie.AIEX):
+    for d in (builtin.Builtin, func.Func, arith.Arith, aie.AIE, aiex.AIEX):
         ctx.load_dialect(d)
     return ctx
 
@@ -55,9 +55,9 @@ def _design(form: aie.AcquireForm = aie.AcquireForm.SUBVIEW) -> ModuleOp:
     x, y = seq.body.block.args
     seq.body.block.add_ops(
         [
-            aie.NpuDmaMemcpyNdOp(y, [0] * 4, [1, 1, 1, 16], [0, 0, 0, 1], "out", 1, True),
-            aie.NpuDmaMemcpyNdOp(x, [0] * 4, [1, 1, 1, 16], [0, 0, 0, 1], "in", 0),
-            aie.NpuDmaWaitOp("out"),
+            aiex.NpuDmaMemcpyNdOp(y, [0] * 4, [1, 1, 1, 16], [0, 0, 0, 1], "out", 1, True),
+            aiex.NpuDmaMemcpyNdOp(x, [0] * 4, [1, 1, 1, 16], [0, 0, 0, 1], "in", 0),
+            aiex.NpuDmaWaitOp("out"),
         ]
     )
     for op in (shim, core_tile, fifo_in, fifo_out, kernel, core, seq):

@@ -11,7 +11,7 @@ import pytest
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.parser import Parser
 
-from pto_wsp.dialects import aie
+from pto_wsp.dialects import aie, aiex
 from pto_wsp.lowering.aie import MappingError, compile_module, module_text
 from pto_wsp.lowering.aie.analysis import Region
 from pto_wsp.lowering.aie.lower import _context
@@ -130,9 +130,9 @@ def test_megakernel_maps_three_cores_two_fifos_of_depth_two():
     assert fifos["load_to_compute"].depths == [2, 2]
     assert fifos["compute_to_store"].depths == [2, 2]
     assert set(fifos) == {"load_to_compute", "compute_to_store", "input_loader", "output_storer"}
-    memcpys = ops(lowered, aie.NpuDmaMemcpyNdOp)
+    memcpys = ops(lowered, aiex.NpuDmaMemcpyNdOp)
     assert [m.metadata.root_reference.data for m in memcpys] == ["output_storer", "input_loader"]
-    assert [w.symbol.root_reference.data for w in ops(lowered, aie.NpuDmaWaitOp)] == [
+    assert [w.symbol.root_reference.data for w in ops(lowered, aiex.NpuDmaWaitOp)] == [
         "output_storer"
     ]
     # The emitted text parses back through the aie dialect and verifies.

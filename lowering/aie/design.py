@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region
 
-from pto_wsp.dialects import aie, wsp
+from pto_wsp.dialects import aie, aiex, wsp
 
 from .analysis import MappingError
 from .patterns import Pattern
@@ -295,7 +295,7 @@ class Design:
             bd = ids.get(col, 0)
             ids[col] = bd + 1
             seq.body.block.add_op(
-                aie.NpuDmaMemcpyNdOp(
+                aiex.NpuDmaMemcpyNdOp(
                     args[tensor],
                     pattern.offsets,
                     pattern.sizes,
@@ -307,7 +307,7 @@ class Design:
             )
         for _, fifo, _, output in ordered:
             if output:
-                seq.body.block.add_op(aie.NpuDmaWaitOp(fifo))
+                seq.body.block.add_op(aiex.NpuDmaWaitOp(fifo))
         return seq
 
 

@@ -24,13 +24,6 @@ aie.device(npu2) {
 // -----
 // CHECK: //{{ }}-----
 
-%t = aie.tile(0, 2)
-
-// CHECK: error: 'aie.tile' op aie.tile must be inside an aie.device
-
-// -----
-// CHECK: //{{ }}-----
-
 // Cores only on compute rows: not on the shim row ...
 aie.device(npu1) {
   %t = aie.tile(2, 0)
@@ -82,17 +75,6 @@ aie.device(npu1) {
 }
 
 // CHECK: error: 'arith.constant' op Operation arith.constant terminates block in single-block region but is not a terminator
-
-// -----
-// CHECK: //{{ }}-----
-
-// A fifo's producer and consumers are distinct tiles.
-aie.device(npu1) {
-  %t = aie.tile(0, 2)
-  aie.objectfifo @of(%t, {%t}, 2 : i32) : !aie.objectfifo<memref<16xi32>>
-}
-
-// CHECK: error: 'aie.objectfifo' op objectfifo @of: producer and consumer are the same tile (0, 2); a fifo connects distinct tiles
 
 // -----
 // CHECK: //{{ }}-----
@@ -373,21 +355,6 @@ aie.device(npu1) {
 }
 
 // CHECK: error: 'aie.buffer' op aie.buffer on shim tile (0, 0): shim tiles have no memory
-
-// -----
-// CHECK: //{{ }}-----
-
-aie.device(npu1) {
-  %t = aie.tile(0, 2)
-  %c = aie.core(%t) {
-    %one = arith.constant 1 : i32
-    %notalock = arith.constant 0 : index
-    aie.use_lock(%notalock, Acquire, %one)
-    aie.end
-  }
-}
-
-// CHECK: error: 'aie.use_lock' op aie.use_lock's lock must be an aie.lock result, got a arith.constant result
 
 // -----
 // CHECK: //{{ }}-----
