@@ -30,6 +30,7 @@ from pto_wsp import (
     TimingPolicy,
     barrier,
     combine,
+    cond,
     connect,
     consume,
     f32,
@@ -37,6 +38,7 @@ from pto_wsp import (
     kernel,
     parallel_for,
     process,
+    query,
     record,
     select,
     send,
@@ -76,6 +78,29 @@ def cf_fill(i, z: Out[f32[4]]):
     z[...] = i
 
 
+@kernel(cost=lambda i: 6 * (i % 2))
+def cf_touch(i, y: In[f32[4]], z: Out[f32[4]]):
+    z[...] = y
+
+
+@kernel(cost=0)
+def cf_free(i, x: In[f32[4]], h: Out[f32[4]]):
+    h[...] = x
+
+
+#: The Ascend body of cf_add: these cases compare the results on the host runtime too.
+ADD = r"""
+__aicore__ void cf_add(int64_t i, pto::wsp::GmTensor<float, 1> x) {
+  for (int j = 0; j < 4; ++j) x(j) = x(j) + static_cast<float>(i + 1);
+}
+"""
+
+
+@kernel(cost=10, impls={"ascend": ADD})
+def cf_add(i, x: InOut[f32[4]]):
+    x += i + 1
+
+
 @kernel(cost=lambda r, j: 4 + j)
 def cf_gather(r, j, x: In[f32[4]], y: InOut[f32[4]]):
     y += x * (j + 1)
@@ -99,6 +124,27 @@ def _stages(group=combine):
         parallel_for(DenseDyn(n), lambda i: task(cf_produce, [i], [X[i], H[i]])),
         parallel_for(DenseDyn(n), lambda i: task(cf_consume, [i], [H[i], Y[i]])),
         for_each(DenseDyn(n), lambda i: task(cf_accumulate, [i], [Y[i], A[0]])),
+    )
+
+
+def _four(group=combine):
+    """The three stages and a fourth copying Y to Z, whose even tasks cost nothing (they
+    complete at the instant they start, during generation)."""
+    return group(
+        parallel_for(DenseDyn(n), lambda i: task(cf_produce, [i], [X[i], H[i]])),
+        parallel_for(DenseDyn(n), lambda i: task(cf_consume, [i], [H[i], Y[i]])),
+        for_each(DenseDyn(n), lambda i: task(cf_accumulate, [i], [Y[i], A[0]])),
+        parallel_for(DenseDyn(n), lambda i: task(cf_touch, [i], [Y[i], Z[i]])),
+    )
+
+
+def _free_barriers():
+    """Cost-0 tasks before the ordering points: a barrier whose predecessors are all done
+    when it is made completes at once."""
+    return sequential(
+        parallel_for(DenseDyn(n), lambda i: task(cf_free, [i], [X[i], H[i]])),
+        parallel_for(DenseDyn(n), lambda i: task(cf_consume, [i], [H[i], Y[i]])),
+        for_each(DenseDyn(n), lambda i: task(cf_free, [i], [Y[i], Z[i]])),
     )
 
 
@@ -155,6 +201,68 @@ INDPTR = np.array([0, 2, 3, 3, 6])
 INDICES = np.array([1, 3, 0, 2, 4, 7])
 
 
+def _a(i: int):
+    """Task i adds i + 1 to row i of Z (rows are disjoint: no data order)."""
+    return task(cf_add, [i], [Z[i]])
+
+
+#: One workload per rule of streams and events (docs/semantics.md "Streams and events").
+EVENT_RULES = {
+    "ev_stream_wait": lambda: combine(
+        s0.issue(_a(0)),
+        s0.record(ev),
+        s0.issue(_a(1)),
+        s1.issue(_a(2)),
+        stream_wait(s1, ev),
+        s1.issue(_a(3)),
+        s2.issue(_a(4)),
+    ),
+    "ev_synchronize": lambda: combine(
+        s0.issue(_a(0)),
+        s0.record(ev),
+        s1.issue(_a(1)),
+        synchronize(ev),
+        s1.issue(_a(2)),
+        s2.issue(_a(3)),
+    ),
+    "ev_stream_sync": lambda: combine(
+        s0.issue(_a(0), _a(1)), s1.issue(_a(2)), s0.synchronize(), _a(3), s1.issue(_a(4))
+    ),
+    "ev_record_all": lambda: combine(
+        s0.issue(_a(0)), s1.issue(_a(1)), record(ev), s2.issue(_a(2)), synchronize(ev), _a(3)
+    ),
+    "ev_barriers": lambda: combine(
+        s0.issue(_a(0)),
+        s0.record(ev),
+        s1.issue(_a(1)),
+        s1.record(fv),
+        s2.issue(_a(2)),
+        barrier(ev, fv),
+        s2.issue(_a(3)),
+        barrier(),
+        _a(4),
+    ),
+    "ev_rerecord": lambda: combine(
+        s0.issue(_a(0)),
+        s0.record(ev),
+        s0.issue(_a(1)),
+        s1.issue(_a(2)),
+        stream_wait(s1, ev),
+        s0.record(ev),
+        s1.issue(_a(3)),
+        stream_wait(s2, ev),
+        s2.issue(_a(4)),
+    ),
+    "ev_query": lambda: for_each(
+        DenseDyn(n),
+        lambda i: combine(
+            cond(query(ev), task(cf_add, [i], [Z[i]]), task(cf_add, [i + 8], [Z[i + 8]])),
+            record(ev),
+        ),
+    ),
+}
+
+
 def _axis_data():
     """Build-time Ragged lengths and Sparse CSR rows (select)."""
     tokens = Ragged(None, LENGTHS)
@@ -192,6 +300,10 @@ def _mod3(i):
     return i % 3
 
 
+def _mod7(i):
+    return i % 7
+
+
 def _prio(i):
     return 100 - i % 5
 
@@ -208,6 +320,8 @@ class Case:
     #: Simulator options (workers or vector_workers/cube_workers, mode, gen_cost).
     options: dict[str, Any] = field(default_factory=lambda: {"workers": 3})
     n: int | None = 6
+    #: Whether every kernel has an Ascend body (the host runtime's results are compared too).
+    bodies: bool = False
     #: Implementation -> why it does not run this case; "implementation.field" -> why that
     #: field is not compared (the gaps of the native core).
     gaps: dict[str, str] = field(default_factory=dict)
@@ -223,10 +337,11 @@ class Case:
 
     def bindings(self) -> dict[str, Any]:
         """Scalars and zeroed tensors (the same values for every implementation)."""
+        rows = max(ROWS, self.n or 0)
         values: dict[str, Any] = {
-            name: np.zeros((ROWS, 4), np.float32) for name in ("X", "H", "Y", "Z")
+            name: np.zeros((rows, 4), np.float32) for name in ("X", "H", "Y", "Z")
         }
-        values["X"][...] = np.arange(ROWS * 4, dtype=np.float32).reshape(ROWS, 4)
+        values["X"][...] = np.arange(rows * 4, dtype=np.float32).reshape(rows, 4)
         values["A"] = np.zeros((1, 4), np.float32)
         if self.n is not None:
             values["n"] = self.n
@@ -240,11 +355,15 @@ POOLED = {"vector_workers": 2, "cube_workers": 1}
 #: The same, with a cost of task generation: timing and batch_deps then hold tasks back.
 PACED = {**POOLED, "gen_cost": 5}
 PIPELINES = "CSP pipelines are not lowered (issue 22 item 3)"
+EVENTS = "tg-to-runtime-calls does not lower tg.event_record / tg.event_wait"
+#: Found by this table: the compiled scheduler declines this graph (schedule_graph gives up).
+QUERY = "declines: 'the graph (pools, priorities or heap sizes out of range)'"
 #: A task window's TensorMap collection: the reference forgets completed tasks' accesses every
 #: max(window, 1024) nodes, the host runtime as they complete (on real threads), so the data
 #: edges to already completed tasks differ.
 WINDOW_EDGES = {
-    "ascend.edges": "the TensorMap forgets completed tasks' accesses at other times (real time)"
+    f"ascend.{field}": "the TensorMap forgets completed tasks' accesses at other times (real time)"
+    for field in ("edges", "text")
 }
 
 CASES = [
@@ -258,9 +377,60 @@ CASES = [
         _events(),
         n=None,
         options={"workers": 2},
-        gaps={"native": "tg-to-runtime-calls does not lower tg.event_record / event_wait"},
+        gaps={"native": EVENTS},
     ),
     Case("one_worker", _stages(), options={"workers": 1}),
+    *(
+        Case(
+            name,
+            rule(),
+            n=4 if name == "ev_query" else None,
+            options={"workers": 4},
+            bodies=True,
+            gaps={"native": EVENTS, **({"fast": QUERY} if name == "ev_query" else {})},
+        )
+        for name, rule in EVENT_RULES.items()
+    ),
+    Case("zero_cost", _four(sequential), options={"workers": 2, "mode": "cycles"}),
+    Case("free_barriers", _free_barriers(), n=4, options={"workers": 4}),
+    Case("large", _four(), n=80, options={"workers": 4}),
+    Case(
+        "batch_path",
+        _data_order(),
+        lambda s: (
+            s.streams(2)
+            .stream_by(_mod3)
+            .issue(IssuePolicy.priority(_prio))
+            .timing(TimingPolicy.batched(3))
+        ),
+        PACED,
+        n=16,
+    ),
+    Case(
+        "window_collect",
+        _stages(),
+        lambda s: s.task_window(3),
+        {"workers": 2, "mode": "cycles"},
+        n=400,
+        gaps={
+            **WINDOW_EDGES,
+            **{
+                f"native.{field}": "the graph builder has no task window: it keeps every edge"
+                for field in ("edges", "text")
+            },
+        },
+    ),
+    Case(
+        "gated_pools",
+        _four(),
+        lambda s: (
+            s.dispatch_threshold(4, _mod7, below="vector", above="cube")
+            .pipeline_depth(1)
+            .batch_deps(2)
+        ),
+        {**POOLED, "gen_cost": 3},
+        n=16,
+    ),
     Case("pools", _stages(), options=POOLED),
     Case("round_robin", _stages(), lambda s: s.dispatch(DispatchPolicy.round_robin(3)), POOLED),
     Case("work_steal", _stages(), lambda s: s.dispatch(DispatchPolicy.work_steal()), POOLED),
@@ -269,6 +439,12 @@ CASES = [
     Case("range", _stages(), lambda s: s.dispatch(DispatchPolicy.range("i", 2)), POOLED),
     Case("dispatch_by", _stages(), lambda s: s.dispatch(DispatchPolicy.dispatch_by(_mod3)), POOLED),
     Case("streams", _stages(), lambda s: s.streams(3), POOLED),
+    Case(
+        "steal_streams",
+        _stages(),
+        lambda s: s.dispatch(DispatchPolicy.work_steal()).streams(2).stream_by(_mod3),
+        POOLED,
+    ),
     Case("stream_by", _stages(), lambda s: s.streams(2).stream_by(_mod3), POOLED),
     Case("issue_fifo", _stages(), lambda s: s.issue(IssuePolicy.fifo()), POOLED),
     Case("priority", _stages(), lambda s: s.issue(IssuePolicy.priority(_prio)), POOLED),
@@ -284,6 +460,12 @@ CASES = [
         "interleaved",
         _stages(),
         lambda s: s.streams(3).stream_by(_mod3).timing(TimingPolicy.interleaved(2)),
+        PACED,
+    ),
+    Case(
+        "interleaved_unkeyed",
+        _stages(),
+        lambda s: s.streams(2).timing(TimingPolicy.interleaved(4)),
         PACED,
     ),
     Case("rate_limit", _stages(), lambda s: s.timing(TimingPolicy.rate_limit(50000)), POOLED),
