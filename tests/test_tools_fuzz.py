@@ -130,10 +130,11 @@ def test_the_memory_limit_holds_a_child():
 def test_minimizing_keeps_the_class_and_the_first_error_line():
     lines = [f"%c{i} = arith.constant {i} : index\n" for i in range(12)]
     lines.insert(7, '"test.nope"() : () -> ()\n')
-    case = _case("".join(lines))
+    case = _case("".join(lines), "-p", "wsp-canonicalize{},cse", "--print-op-generic")
     outcome = _run(case)
     small = fuzz.minimize(case, outcome, 60.0, 20.0, None)
     assert small.text.strip() == '"test.nope"'
+    assert small.args == ["input.mlir"]  # the pipeline and the flag played no part
     assert _run(small).signature == outcome.signature
 
 

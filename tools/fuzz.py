@@ -256,22 +256,53 @@ def ddmin(items: list[str], fails: Callable[[list[str]], bool]) -> list[str]:
 
 
 def minimize(case: Case, outcome: Outcome, seconds: float, timeout: float, memory: int | None):
-    """``case`` with as few lines, then tokens, as still give the same class and the same
-    first error line, within ``seconds``."""
+    """``case`` with as few arguments, then lines, then tokens, as still give the same class
+    and the same first error line, within ``seconds``."""
     deadline = time.monotonic() + seconds
     goal = (outcome.kind, outcome.signature)
 
-    def fails(pieces: list[str]) -> bool:
+    def same(candidate: Case) -> bool:
         if time.monotonic() > deadline:
             return False
-        got = run_case(dataclasses.replace(case, text="".join(pieces)), timeout, memory)
+        got = run_case(candidate, timeout, memory)
         return (got.kind, got.signature) == goal
 
-    lines = ddmin(case.text.splitlines(keepends=True), fails)
-    text = "".join(lines)
+    while (simpler := next((c for c in _simpler_commands(case) if same(c)), None)) is not None:
+        case = simpler
+
+    def fails(pieces: list[str]) -> bool:
+        return same(dataclasses.replace(case, text="".join(pieces)))
+
+    text = "".join(ddmin(case.text.splitlines(keepends=True), fails))
     starts = [0] + [m.end() for m in TOKEN.finditer(text)]
     pieces = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)], strict=True)]
     return dataclasses.replace(case, text="".join(ddmin([p for p in pieces if p], fails)))
+
+
+#: The flags a command may hold that take a value.
+_VALUED = {"-p", "-t", "-o", "--bind", "--workers", "--workload", "--schedule", "--mode"}
+
+
+def _simpler_commands(case: Case) -> Iterator[Case]:
+    """``case`` without one of its flags, one pass of its pipeline, or the options of one."""
+    args = case.args
+    for i, arg in enumerate(args[1:], 1):  # args[0] is the input
+        if arg.startswith("-"):
+            width = 2 if arg in _VALUED else 1
+            yield dataclasses.replace(case, args=args[:i] + args[i + width :])
+        if args[i - 1] in ("-p", "-t"):
+            passes = re.split(r",(?![^{]*\})", arg)
+            shorter = [passes[:k] + passes[k + 1 :] for k in range(len(passes))]
+            shorter += [
+                passes[:k] + [p.split("{")[0]] + passes[k + 1 :]
+                for k, p in enumerate(passes)
+                if "{" in p
+            ]
+            for pipeline in shorter:
+                if pipeline:
+                    yield dataclasses.replace(
+                        case, args=[*args[:i], ",".join(pipeline), *args[i + 1 :]]
+                    )
 
 
 # --- A campaign --------------------------------------------------------------------------
