@@ -39,15 +39,8 @@ from pto_wsp import (
     task,
 )
 
-# The Ascend body (tests/test_ascend_events.py runs these workloads there too).
-ADD = r"""
-__aicore__ void k(int64_t i, pto::wsp::GmTensor<float, 1> x) {
-  for (int j = 0; j < 4; ++j) x(j) = x(j) + static_cast<float>(i + 1);
-}
-"""
 
-
-@kernel(cost=10, impls={"ascend": ADD})
+@kernel(cost=10)
 def k(i, x: InOut[f32[4]]):
     x += i + 1
 

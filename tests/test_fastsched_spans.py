@@ -92,23 +92,3 @@ def test_default_capacity_needs_no_growth_for_few_spans():
     assert_same(pf, pg, logs, arrays)
     assert 0 < len(pf._last().stall_spans) <= pf.stats().num_tasks + 16
     assert pf._last().span_growths == (0, 0)
-
-
-def test_depth_gated_tasks_of_two_pools_gated_when_the_engine_gates_them():
-    """A vector task and a cube task issued together (batch_deps) while pipeline_depth(1) is
-    full: each idle worker of their pools takes its task and gates it at that instant, on
-    both paths — the gate times (stall spans, pipeline_depth stall) are the engine's. (The
-    engine's idle-worker pass once skipped the cube worker after the vector worker had
-    emptied the shared vector heap: a falsifying example of the random schedules.)"""
-    schedule = (
-        WORKLOADS[0]
-        .schedule()
-        .dispatch_threshold(4, lambda i: i % 7, below="vector", above="cube")
-        .pipeline_depth(1)
-        .batch_deps(2)
-    )
-    options = {"vector_workers": 2, "cube_workers": 1, "gen_cost": 3}
-    for mode in ("cycles", "functional"):
-        pf, pg, logs, arrays = both(schedule, 16, mode=mode, **options)
-        assert_same(pf, pg, logs, arrays)
-        assert ("pipeline_depth", "task 6", 21.0, 30.0) in pf._last().stall_spans
