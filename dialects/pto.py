@@ -251,7 +251,13 @@ class TileType(ParametrizedAttribute, TypeAttribute):
             extra = {"valid": [], "strides": [], "offset": 0}
             keys = list(extra)
             while parser.parse_optional_punctuation(",") is not None:
-                key = parse_keyword(parser, keys, "valid, strides or offset, in this order")
+                at = parser.pos
+                key = parser.parse_optional_identifier()
+                if key not in keys:
+                    parser.raise_error(
+                        "expected valid, strides or offset: each at most once, in this order",
+                        at, parser.pos,
+                    )
                 keys = keys[keys.index(key) + 1 :]
                 parser.parse_punctuation("=")
                 if key == "offset":
@@ -298,7 +304,7 @@ class TileType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(f"a tile's memory space is one of {', '.join(SPACES)}")
         valid = self.valid.get_values()
         if valid and len(valid) != len(dims):
-            raise VerifyException(f"the valid shape has {len(valid)} sizes, the tile {len(dims)}")
+            raise VerifyException(f"the valid shape has rank {len(valid)}, the tile {len(dims)}")
         for v, d in zip(valid, dims):
             if v != DYNAMIC_INDEX and not 0 <= v <= d:
                 raise VerifyException(
@@ -327,7 +333,9 @@ def tile(value_or_type) -> TileType:
 def need_space(what: str, t: TileType, spaces: Sequence[str]) -> None:
     if t.space_name not in spaces:
         raise VerifyException(
-            f"{what} must be in {' or '.join(spaces)}, got a tile in {t.space_name}"
+            f"{what} must be in {' or '.join(spaces)}, got a tile in {t.space_name}".replace(
+                " or ", ", ", len(spaces) - 2
+            )
         )
 
 
@@ -464,7 +472,7 @@ class FullOp(_TileOp):
 
     def verify_(self) -> None:
         t = tile(self.result)
-        need_space("pto.full's tile", t, ("vec",))
+        need_space("the tile", t, ("vec",))
         check_scalar(self.value.type, t)
         check_valid_operands(self, t, len(self.valid_sizes))
 
@@ -488,7 +496,7 @@ class FillPadOp(_TileOp):
 
     def verify_(self) -> None:
         src, dst = tile(self.input), tile(self.result)
-        need_space("pto.fillpad's tile", src, ("vec",))
+        need_space("the tile", src, ("vec",))
         check_scalar(self.value.type, src)
         if dst != src.with_(valid=src.dims):
             raise VerifyException(f"pto.fillpad gives {src.with_(valid=src.dims)}, not {dst}")
@@ -506,7 +514,7 @@ class _ElementwiseOp(_TileOp):
 
     def verify_(self) -> None:
         t = tile(self.result)
-        need_space(f"{self.name}'s operands", t, ("vec",))
+        need_space("the operands", t, ("vec",))
         name = type_name(t.element_type)
         if name == "i1" or (self.DOMAIN == "float" and not is_float(t.element_type)):
             kind = "floats" if self.DOMAIN == "float" else "numbers"
@@ -581,7 +589,7 @@ class CastOp(_TileOp):
 
     def verify_(self) -> None:
         src, dst = tile(self.input), tile(self.result)
-        need_space("pto.cast's tiles", src, ("vec",))
+        need_space("the tiles", src, ("vec",))
         if dst != src.with_(element_type=dst.element_type):
             raise VerifyException("a cast keeps the shape, space and view: only the element type changes")
         if "i1" in (type_name(src.element_type), type_name(dst.element_type)):
@@ -597,7 +605,7 @@ class _CompareOp(_TileOp):
         if self.predicate.data not in PREDICATES:
             raise VerifyException(f"the predicate is one of {', '.join(PREDICATES)}")
         src, mask = tile(self.operands[0]), tile(self.result)
-        need_space(f"{self.name}'s operands", src, ("vec",))
+        need_space("the operands", src, ("vec",))
         if mask != src.with_(element_type=IntegerType(1)):
             raise VerifyException(
                 f"{self.name} gives an i1 mask of its operands' shape: "
@@ -673,7 +681,7 @@ class SelOp(_TileOp):
 
     def verify_(self) -> None:
         t = tile(self.result)
-        need_space("pto.sel's operands", t, ("vec",))
+        need_space("the operands", t, ("vec",))
         if tile(self.mask) != t.with_(element_type=IntegerType(1)):
             raise VerifyException(f"the mask is an i1 tile of the operands' shape: {t.with_(element_type=IntegerType(1))}")
 
@@ -698,8 +706,8 @@ class ReduceOp(_TileOp):
 
     def verify_(self) -> None:
         src = tile(self.input)
-        need_space(f"{self.name}'s tile", src, ("vec",))
-        need_rank2(f"{self.name}'s operand", src)
+        need_space("the tile", src, ("vec",))
+        need_rank2("the operand", src)
         if tile(self.result) != _reduced(src, self.AXIS):
             raise VerifyException(f"{self.name} of {src} gives {_reduced(src, self.AXIS)}")
 
@@ -726,8 +734,8 @@ class ExpandOp(_TileOp):
 
     def verify_(self) -> None:
         dst = tile(self.result)
-        need_space(f"{self.name}'s tile", dst, ("vec",))
-        need_rank2(f"{self.name}'s result", dst)
+        need_space("the tile", dst, ("vec",))
+        need_rank2("the result", dst)
         check_broadcast(self.name, tile(self.input), dst, self.AXIS)
 
 
@@ -748,8 +756,8 @@ class ExpandBinaryOp(_TileOp):
 
     def verify_(self) -> None:
         t = tile(self.result)
-        need_space(f"{self.name}'s tiles", t, ("vec",))
-        need_rank2(f"{self.name}'s tile", t)
+        need_space("the tiles", t, ("vec",))
+        need_rank2("the tile", t)
         check_broadcast(self.name, tile(self.vector), t, self.AXIS)
 
 
@@ -791,11 +799,11 @@ class _MatmulOp(_TileOp):
         for what, t in (("left operand", a), ("right operand", b), ("result", c)):
             need_rank2(f"a matmul's {what}", t)
         (m, k), (k2, n) = a.dims, b.dims
-        if k != k2 or c.dims != (m, n):
+        if k != k2:
+            raise VerifyException(f"matmul shapes: {m}x{k} times {k2}x{n}: K differs")
+        if c.dims != (m, n):
             raise VerifyException(
-                f"matmul shapes: {m}x{k} times {k2}x{n} gives {m}x{k}x{n}'s {m}x{n}, "
-                f"got {list(c.dims)}"
-                if k == k2 else f"matmul shapes: {m}x{k} times {k2}x{n}: K differs"
+                f"matmul shapes: {m}x{k} times {k2}x{n} gives {m}x{n}, got {list(c.dims)}"
             )
         pair = (type_name(a.element_type), type_name(b.element_type))
         if MATMUL_TYPES.get(pair) != type_name(c.element_type):
@@ -868,8 +876,8 @@ class TransposeOp(_TileOp):
 
     def verify_(self) -> None:
         src, dst = tile(self.input), tile(self.result)
-        need_space("pto.transpose's tiles", src, ("vec",))
-        need_rank2("pto.transpose's operand", src)
+        need_space("the tiles", src, ("vec",))
+        need_rank2("the operand", src)
         want = TileType(src.dims[::-1], src.element_type, "vec", src.valid_dims[::-1])
         if dst != want:
             raise VerifyException(f"the transpose of {src} is {want}, not {dst}")
@@ -996,7 +1004,9 @@ class IncoreScopeOp(IRDLOperation):
                 f"an InCore scope is orchestration code's: @{parent.sym_name.data} is incore"
             )
         last = self.body.block.last_op
-        if isinstance(last, YieldOp) and last.values.types != self.res.types:
+        if not isinstance(last, YieldOp):
+            raise VerifyException("an InCore scope's body ends with pto.yield")
+        if last.values.types != self.res.types:
             raise VerifyException("pto.yield gives the scope's result types")
 
 
