@@ -356,8 +356,9 @@ POOLED = {"vector_workers": 2, "cube_workers": 1}
 PACED = {**POOLED, "gen_cost": 5}
 PIPELINES = "CSP pipelines are not lowered (issue 22 item 3)"
 EVENTS = "tg-to-runtime-calls does not lower tg.event_record / tg.event_wait"
-#: Found by this table: the compiled scheduler declines this graph (schedule_graph gives up).
-QUERY = "declines: 'the graph (pools, priorities or heap sizes out of range)'"
+#: Found by this table: schedule_graph gives up on a graph whose last node is a barrier (the
+#: last iteration's record), and Program says "pools, priorities or heap sizes out of range".
+QUERY = "declines a graph ending in a barrier (a trailing record)"
 #: A task window's TensorMap collection: the reference forgets completed tasks' accesses every
 #: max(window, 1024) nodes, the host runtime as they complete (on real threads), so the data
 #: edges to already completed tasks differ.
