@@ -12,7 +12,10 @@ a case must give the reference's outcome, field by field, for the fields it can 
   real threads), what real threads make reproducible — edges by kind, pools, targets, issue
   order, issue order per stream, the worker of each targeted task, the error's type.
 
-A case an implementation does not run is skipped with the reason from the case's ``gaps``.
+A case an implementation does not run is skipped with the reason from the case's ``gaps``
+(``"impl"``: the whole case; ``"impl.field"``: one field). Another implementation (the one
+native core) joins the table with a name in ``IMPLEMENTATIONS``, its fields in ``FIELDS`` and
+a ``run_*`` function returning those fields in the reference's terms.
 """
 
 from __future__ import annotations
