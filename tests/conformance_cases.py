@@ -263,6 +263,72 @@ EVENT_RULES = {
 }
 
 
+#: Random regions of one 2-D tensor (offsets, sizes, strides from a table), read, written or
+#: both, with ordering points between some tasks: the C++ TensorMap and ordering scopes must
+#: find exactly the edges of runtime/graph.py (tilings past the grids, strided overlaps,
+#: contained regions dropped, barriers).
+REGIONS = """
+wsp.kernel @rd(x: in memref<?x?xf32>) unit(vector)
+wsp.kernel @wr(x: out memref<?x?xf32>) unit(cube)
+wsp.kernel @rw(x: inout memref<?x?xf32>) unit(vector)
+tg.program @regions(%X: memref<64x64xf32>, %spec: memref<?x8xindex>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %c7 = arith.constant 7 : index
+  tg.ordered {
+    scf.for %t = %c0 to %n step %c1 {
+      %o0 = memref.load %spec[%t, %c0] : memref<?x8xindex>
+      %o1 = memref.load %spec[%t, %c1] : memref<?x8xindex>
+      %s0 = memref.load %spec[%t, %c2] : memref<?x8xindex>
+      %s1 = memref.load %spec[%t, %c3] : memref<?x8xindex>
+      %t0 = memref.load %spec[%t, %c4] : memref<?x8xindex>
+      %t1 = memref.load %spec[%t, %c5] : memref<?x8xindex>
+      %k = memref.load %spec[%t, %c6] : memref<?x8xindex>
+      %p = memref.load %spec[%t, %c7] : memref<?x8xindex>
+      %v = memref.subview %X[%o0, %o1] [%s0, %s1] [%t0, %t1] : memref<64x64xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+      %is_rd = arith.cmpi eq, %k, %c0 : index
+      %is_wr = arith.cmpi eq, %k, %c1 : index
+      scf.if %is_rd {
+        tg.task @rd() resources(%v : memref<?x?xf32, strided<[?, ?], offset: ?>>) access(in) at(t = %t) pool(vector)
+      } else {
+        scf.if %is_wr {
+          tg.task @wr() resources(%v : memref<?x?xf32, strided<[?, ?], offset: ?>>) access(out) at(t = %t) pool(cube)
+        } else {
+          tg.task @rw() resources(%v : memref<?x?xf32, strided<[?, ?], offset: ?>>) access(inout) at(t = %t) pool(vector)
+        }
+      }
+      %point = arith.cmpi ne, %p, %c0 : index
+      scf.if %point {
+        tg.order_point
+      }
+    }
+  }
+}
+"""
+
+
+def random_spec(rng: np.random.Generator, n: int) -> np.ndarray:
+    """n random in-bounds regions of a 64x64 tensor: offsets, sizes, strides, kind, point."""
+    spec = np.zeros((n, 8), dtype=np.int64)
+    for t in range(n):
+        for d in range(2):
+            stride = int(rng.choice([1, 1, 1, 2, 3, 4]))
+            size = int(rng.choice([1, 2, 4, 8, 16, int(rng.integers(1, 20))]))
+            size = min(size, 64 // stride)
+            offset = int(rng.integers(0, 64 - (size - 1) * stride))
+            if rng.random() < 0.5:  # aligned to the tile, as most workloads cut tensors
+                offset -= offset % (size * stride) if size * stride <= offset else 0
+            spec[t, d], spec[t, 2 + d], spec[t, 4 + d] = offset, size, stride
+        spec[t, 6] = rng.choice([0, 0, 1, 2])
+        spec[t, 7] = rng.random() < 0.1
+    return spec
+
+
 def _axis_data():
     """Build-time Ragged lengths and Sparse CSR rows (select)."""
     tokens = Ragged(None, LENGTHS)
@@ -313,7 +379,7 @@ class Case:
     """One row of the table: what to build, how to schedule it, how to run it."""
 
     name: str
-    #: The workload of the case (named ``name`` when the case is built).
+    #: The workload of the case (named ``name`` when the case is built), or .mlir text.
     workload: Any
     #: Schedule -> schedule: the directives of the case.
     schedule: Any = None
@@ -322,13 +388,21 @@ class Case:
     n: int | None = 6
     #: Whether every kernel has an Ascend body (the host runtime's results are compared too).
     bodies: bool = False
+    #: For .mlir text: the program to run, and the values bound (instead of the tensors below).
+    program: str = ""
+    data: dict[str, Any] | None = None
     #: Implementation -> why it does not run this case; "implementation.field" -> why that
     #: field is not compared (the gaps of the native core).
     gaps: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def entry(self) -> str:
+        """The name of the program the case runs."""
+        return self.program or self.name
+
     def target(self) -> Any:
-        """The workload (or pipeline) with its schedule, named after the case."""
-        if isinstance(self.workload, Pipeline):
+        """The workload (or pipeline) with its schedule, named after the case; or the text."""
+        if isinstance(self.workload, (Pipeline, str)):
             return self.workload
         named = self.workload.named(self.name)
         if self.schedule is None:
@@ -337,6 +411,8 @@ class Case:
 
     def bindings(self) -> dict[str, Any]:
         """Scalars and zeroed tensors (the same values for every implementation)."""
+        if self.data is not None:
+            return dict(self.data)
         rows = max(ROWS, self.n or 0)
         values: dict[str, Any] = {
             name: np.zeros((rows, 4), np.float32) for name in ("X", "H", "Y", "Z")
@@ -523,6 +599,21 @@ CASES = [
         lambda s: s.task_window(4),
         PACED,
         gaps=WINDOW_EDGES,
+    ),
+    *(
+        Case(
+            f"regions_{seed}",
+            REGIONS,
+            options={"workers": 3, "mode": "cycles"},
+            n=None,
+            program="regions",
+            data={
+                "X": np.zeros((64, 64), np.float32),
+                "spec": random_spec(np.random.default_rng(seed), 300),
+                "n": 300,
+            },
+        )
+        for seed in (0, 2, 4, 6)
     ),
     Case(
         "pipeline",

@@ -27,9 +27,12 @@ import numpy as np
 import pytest
 from conformance_cases import CASES, IMPLEMENTATIONS, REAL_TIME, Case
 from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
 
 from pto_wsp import Pipeline, module
+from pto_wsp.lowering.cpu.backend import compile_cpu_sim
 from pto_wsp.runtime.graph import EDGE_KINDS, TaskGraph
+from pto_wsp.tools.diagnostics import parse_located
 
 BY_NAME = {case.name: case for case in CASES}
 
@@ -105,9 +108,17 @@ def _error(error: BaseException | None, with_message: bool = True) -> str | None
     return f"{type(error).__name__}: {error}" if with_message else type(error).__name__
 
 
+def parse_text(case: Case) -> ModuleOp:
+    return parse_located(case.workload, f"{case.name}.mlir")
+
+
 def run_sim(case: Case, fast: bool) -> dict[str, Any]:
     """The outcome of ``case`` on the simulator, every field."""
-    prog = case.target().compile(target="cpu_sim", fast=fast, **case.options)
+    if isinstance(case.workload, str):
+        options = {**case.options, "workload": case.entry}
+        prog = compile_cpu_sim(parse_text(case), fast=fast, **options)
+    else:
+        prog = case.target().compile(target="cpu_sim", fast=fast, **case.options)
     names = {a.name for a in prog.args}
     values = {k: v for k, v in case.bindings().items() if k in names}
     error = None
@@ -161,10 +172,10 @@ def run_native(case: Case) -> dict[str, Any]:
     from pto_wsp.lowering.cpu.native import compile_native
     from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
 
-    m = module(case.target())
+    m = parse_text(case) if isinstance(case.workload, str) else module(case.target())
     WspToTgPass().apply(Context(), m)
     CspToTgPass().apply(Context(), m)
-    program = compile_native(m, case.name)
+    program = compile_native(m, case.entry)
     names = set(program.arg_names)
     return graph_fields(program.build({k: v for k, v in case.bindings().items() if k in names}))
 
@@ -182,10 +193,18 @@ def ascend(tmp_path_factory):
     if not have_compiler():
         pytest.skip("the Ascend host build needs g++")
     cases = ascend_cases()
-    m = lower_to_tg(module(*[c.target() for c in cases]))
+    built = lower_to_tg(module(*[c.target() for c in cases if not isinstance(c.workload, str)]))
+    ops = [op.clone() for op in built.ops]
+    for text in dict.fromkeys(c.workload for c in cases if isinstance(c.workload, str)):
+        ops += [op.clone() for op in lower_to_tg(parse_located(text, "case.mlir")).ops]
     out = tmp_path_factory.mktemp("conformance_ascend")
     return compile_module(
-        m, out_dir=out, host=True, program=cases[0].name, stub_kernels=True, record=True
+        ModuleOp(ops),
+        out_dir=out,
+        host=True,
+        program=cases[0].entry,
+        stub_kernels=True,
+        record=True,
     )
 
 
@@ -195,7 +214,7 @@ def workers_of(case: Case) -> int:
 
 
 def run_ascend(program, case: Case) -> dict[str, Any]:
-    p = program.for_program(case.name)
+    p = program.for_program(case.entry)
     p.workers, p.record = workers_of(case), True
     names = set(p.arg_names)
     error = None
@@ -314,6 +333,7 @@ SHOWS = {
     # A vector and a cube task issued together while the depth gate is full: each idle worker
     # of their pools takes its task and gates it at that instant.
     "gated_pools": lambda o: ("pipeline_depth", "task 6", 21.0, 30.0) in o["spans"],
+    **{f"regions_{seed}": _edges(*EDGE_KINDS) for seed in (0, 2, 4, 6)},
 }
 
 
