@@ -22,6 +22,7 @@ are translated as they are (no pass runs here).
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import sys
 from dataclasses import dataclass, field
@@ -50,12 +51,11 @@ from .output import write_tree
 #: The least size of each descriptor array (task_abi.h).
 ABI_FLOOR = 4
 
-#: The host runtime's sources, copied into every tree.
-RUNTIME_DIR = Path(__file__).resolve().parents[2] / "runtime" / "ascend_host"
-if not RUNTIME_DIR.is_dir():  # an installed (non-editable) package
-    import pto_wsp.runtime as _runtime
-
-    RUNTIME_DIR = Path(_runtime.__file__).resolve().parent / "ascend_host"
+#: The host runtime's sources, copied into every tree: found where the package lives (an
+#: editable or an installed one) without importing the simulator (a layer above this one).
+RUNTIME_DIR = (
+    Path(importlib.util.find_spec("pto_wsp.runtime").submodule_search_locations[0]) / "ascend_host"
+)
 
 
 @dataclass(frozen=True)
