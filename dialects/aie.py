@@ -588,6 +588,7 @@ class ObjectFifoCreateOp(IRDLOperation):
     dimensionsToStream = prop_def(ArrayAttr[BDDimLayoutAttr])
     dimensionsFromStreamPerConsumer = prop_def(ArrayAttr[ArrayAttr[BDDimLayoutAttr]])
     consumerElemType = opt_prop_def(ObjectFifoType)
+    initValues = opt_prop_def(ArrayAttr[DenseIntOrFPElementsAttr])
 
     traits = traits_def(SymbolOpInterface())
 
@@ -672,6 +673,15 @@ class ObjectFifoCreateOp(IRDLOperation):
             raise VerifyException(
                 f"objectfifo @{name}: one dimensionsFromStream entry per consumer needed"
             )
+        if self.initValues is not None:
+            # mlir-aie: ObjectFifoCreateOp::verify (AIEDialect.cpp)
+            if producer is not None and producer.kind() == "shim":
+                raise VerifyException(f"objectfifo @{name}: `init_values` unavailable for shim tiles")
+            if len(self.initValues.data) != self.depths[0]:
+                raise VerifyException(
+                    f"objectfifo @{name}: `init_values` does not initialize all objects "
+                    f"({len(self.initValues.data)} values, depth {self.depths[0]})"
+                )
         if self.dimensionsToStream.data and producer is not None and producer.kind() == "shim":
             raise VerifyException(
                 "`dimensionsToStream` data layout transformations are not supported on shim "
@@ -742,6 +752,12 @@ class ObjectFifoCreateOp(IRDLOperation):
             if not isinstance(cons_type, ObjectFifoType):
                 parser.raise_error("expected an !aie.objectfifo<memref<...>> type", pos, parser.pos)
             op.consumerElemType = cons_type
+        if parser.parse_optional_punctuation("=") is not None:
+            op.initValues = ArrayAttr(
+                parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE, lambda: _parse_init_value(parser, fifo_type.element_type)
+                )
+            )
         return op
 
     def print(self, printer: Printer) -> None:
@@ -775,6 +791,26 @@ class ObjectFifoCreateOp(IRDLOperation):
         if self.consumerElemType is not None:
             printer.print_string(" -> ")
             printer.print_attribute(self.consumerElemType)
+        if self.initValues is not None:
+            memref = self.element_type
+            printer.print_string(" = [")
+            printer.print_list(
+                self.initValues.data, lambda v: printer.print_string(f"{_stripped(v)} : {memref}")
+            )
+            printer.print_string("]")
+
+
+def _parse_init_value(parser: Parser, memref: MemRefType) -> DenseIntOrFPElementsAttr:
+    """``dense<...> : memref<4xi32>``: one element's initial value (kept with a tensor type)."""
+    parser.parse_keyword("dense")
+    value = parser.parse_dense_int_or_fp_elements_attr(
+        TensorType(memref.element_type, memref.get_shape())
+    )
+    parser.parse_punctuation(":")
+    pos = parser.pos
+    if parser.parse_type() != memref:
+        parser.raise_error(f"an initial value must have the fifo's element type {memref}", pos, parser.pos)
+    return value
 
 
 def _depth(parser: Parser) -> IntegerAttr:
@@ -1200,9 +1236,9 @@ class CoreOp(IRDLOperation):
         if not self.body.blocks:
             raise VerifyException("aie.core should have a non-empty body")
         tile = _tile_of(self.tile, "aie.core's tile")
-        device = _device_of(self, "aie.core")
-        if tile is None:
-            return
+        device = enclosing(self, DeviceOp)
+        if tile is None or device is None:
+            return  # upstream checks placement only against an enclosing device
         col, row = tile.coordinates
         kind = device.model.kind(row)
         if kind != "core":
@@ -1596,7 +1632,7 @@ class RuntimeSequenceOp(IRDLOperation):
             printer.print_string(" ")
             printer.print_symbol_name(self.sym_name.data)
         printer.print_string("(")
-        printer.print_list(self.body.block.args, printer.print_block_argument)
+        printer.print_list(self.body.blocks[0].args, printer.print_block_argument)
         printer.print_string(")")
         printer.print_op_attributes(self.attributes, print_keyword=True)
         printer.print_string(" ")
@@ -1949,7 +1985,8 @@ class _DmaRegionOp(_TileRegionOp):
         kind = device.model.kind(tile.row.value.data)
         if kind != self.KIND:
             raise VerifyException(
-                f"{self.name} on tile {tile.coordinates}, a {kind} tile: it belongs on a {self.KIND} tile"
+                f"{self.name} on tile {tile.coordinates}, a {kind} tile; it belongs on a "
+                f"{self.KIND} tile"
             )
 
     KIND: ClassVar[str | None] = None
@@ -1960,7 +1997,7 @@ class MemOp(_DmaRegionOp):
     """``%m = aie.mem(%t) { ... }``: the DMA program of a compute tile."""
 
     name = "aie.mem"
-    KIND: ClassVar[str | None] = "core"
+    KIND: ClassVar[str | None] = "core"  # a compute tile (DeviceModel.kind)
 
 
 @irdl_op_definition
@@ -2342,15 +2379,19 @@ class CascadeFlowOp(IRDLOperation):
     assembly_format = "`(` $source_tile `,` $dest_tile `)` attr-dict"
 
     def verify_(self) -> None:
+        # mlir-aie: CascadeFlowOp::verify (AIEDialect.cpp)
         src = _tile_of(self.source_tile, "aie.cascade_flow's source")
         dst = _tile_of(self.dest_tile, "aie.cascade_flow's dest")
         if src is None or dst is None:
             return
+        for tile in (src, dst):
+            if tile.kind() in ("shim", "memtile"):
+                name = "shimTile" if tile.kind() == "shim" else "memTile"
+                raise VerifyException(f"{name} row has no cascade stream interface")
         (c0, r0), (c1, r1) = src.coordinates, dst.coordinates
         if abs(c0 - c1) + abs(r0 - r1) != 1:
             raise VerifyException(
-                f"aie.cascade_flow from tile {src.coordinates} to {dst.coordinates}: cascades "
-                "connect adjacent tiles"
+                f"tiles must be adjacent: {src.coordinates} and {dst.coordinates}"
             )
 
 
@@ -2500,7 +2541,7 @@ class BDChainOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" @{self.sym_name.data}(")
-        printer.print_list(self.body.block.args, printer.print_block_argument)
+        printer.print_list(self.body.blocks[0].args, printer.print_block_argument)
         printer.print_string(") ")
         printer.print_region(self.body, print_entry_block_args=False)
         printer.print_op_attributes(self.attributes)
@@ -2527,15 +2568,13 @@ class TraceOp(IRDLOperation):
         _tile_of(self.tile, f"{self.name}'s tile")
         events = [o for o in self.body.block.ops if isinstance(o, TraceEventOp)]
         if len(events) > 8:
-            raise VerifyException(
-                f"aie.trace @{self.sym_name.data} traces {len(events)} events; a trace unit has 8 slots"
-            )
+            raise VerifyException(f"trace unit supports maximum 8 events, got {len(events)}")
 
 
 class _TraceChildOp(IRDLOperation):
     def verify_(self) -> None:
         if not isinstance(self.parent_op(), TraceOp):
-            raise VerifyException(f"{self.name} must be inside an aie.trace")
+            raise VerifyException(f"{self.name} must be nested in aie.trace")
 
 
 @irdl_op_definition
@@ -2575,7 +2614,7 @@ class TracePacketOp(_TraceChildOp):
     def verify_(self) -> None:
         super().verify_()
         if self.id is not None and not 1 <= self.id.value.data <= 31:
-            raise VerifyException(f"aie.trace.packet id must be in 1..31, got {self.id.value.data}")
+            raise VerifyException(f"packet ID must be in range [1, 31], got {self.id.value.data}")
 
 
 @irdl_op_definition
@@ -2599,6 +2638,15 @@ class _TraceTriggerOp(_TraceChildOp):
 
     broadcast = opt_prop_def(IntegerAttr[I32])
     event = opt_prop_def(TraceEventAttr)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if (self.broadcast is None) == (self.event is None):
+            raise VerifyException(
+                "must specify either broadcast or event"
+                if self.broadcast is None
+                else "cannot specify both broadcast and event"
+            )
 
     @classmethod
     def parse(cls, parser: Parser) -> Operation:
@@ -2646,6 +2694,11 @@ class TraceComboEventOp(_TraceChildOp):
     eventB = prop_def(TraceEventAttr)
 
     assembly_format = "`<` $slot `>` $eventA $logic $eventB attr-dict"
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.slot.value.data not in (0, 1, 2):
+            raise VerifyException(f"combo event slot must be 0, 1, or 2, got {self.slot.value.data}")
 
 
 @irdl_op_definition

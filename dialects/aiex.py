@@ -101,6 +101,7 @@ class NpuDmaMemcpyNdOp(IRDLOperation):
     id = prop_def(IntegerAttr[IntegerType])
     issue_token = opt_prop_def(BoolAttr)
     burst_length = opt_prop_def(IntegerAttr[IntegerType])
+    packet = opt_prop_def(PacketInfoAttr)
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
@@ -163,6 +164,11 @@ class NpuDmaMemcpyNdOp(IRDLOperation):
             offsets, dyn_offsets = _parse_index_list(parser)
             sizes, dyn_sizes = _parse_index_list(parser)
             strides, dyn_strides = _parse_index_list(parser)
+            packet = None
+            if parser.parse_optional_punctuation(",") is not None:
+                parser.parse_keyword("packet")
+                parser.parse_punctuation("=")
+                packet = PacketInfoAttr(*PacketInfoAttr.parse_parameters(parser))
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         memref_type = parser.parse_type()
@@ -192,6 +198,7 @@ class NpuDmaMemcpyNdOp(IRDLOperation):
             },
             attributes=rest,
         )
+        op.packet = packet
         return op
 
     def print(self, printer: Printer) -> None:
@@ -200,6 +207,9 @@ class NpuDmaMemcpyNdOp(IRDLOperation):
         _print_index_list(printer, self.static_offsets.get_values(), iter(self.offsets))
         _print_index_list(printer, self.static_sizes.get_values(), iter(self.sizes))
         _print_index_list(printer, self.static_strides.get_values(), iter(self.strides))
+        if self.packet is not None:
+            printer.print_string(", packet = ")
+            self.packet.print_parameters(printer)
         printer.print_string(")")
         _print_attr_dict(printer, self, _MEMCPY_PROPS)
         printer.print_string(" : ")
@@ -339,7 +349,7 @@ class DMAStartBdChainOp(IRDLOperation):
     result = result_def(IndexType)
 
     assembly_format = (
-        "$symbol `(` $args `)` `:` `(` type($args) `)` `on` `(` $tile `,` $direction `,` $channel `)` attr-dict"
+        "$symbol `(` $args `)` `:` `(` type($args) `)` ` ` `on` ` ` `(` $tile `,` $direction `,` $channel `)` attr-dict"
     )
 
 
