@@ -58,7 +58,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from .parsing import parse_int64
+from .parsing import INT64_MAX, parse_int64
 
 # --------------------------------------------------------------------------- spaces and kinds
 
@@ -245,6 +245,8 @@ class TileType(ParametrizedAttribute, TypeAttribute):
                     "a tile's shape is static (a runtime size goes in its valid shape)",
                     start, parser.pos,
                 )
+            if any(d > INT64_MAX for d in shape):
+                parser.raise_error("a tile size does not fit in 64 bits (signed)", start, parser.pos)
             parser.parse_punctuation(",")
             space = parse_keyword(parser, SPACES + tuple(SPACE_ALIASES), "a memory space")
             space = SPACE_ALIASES.get(space, space)
@@ -267,6 +269,8 @@ class TileType(ParametrizedAttribute, TypeAttribute):
                     extra[key] = parser.parse_comma_separated_list(
                         parser.Delimiter.SQUARE, lambda: dim(parser)
                     )
+            if any(d > INT64_MAX for d in extra["valid"]):
+                parser.raise_error("a tile size does not fit in 64 bits (signed)", start, parser.pos)
             valid = () if tuple(extra["valid"]) == tuple(shape) else extra["valid"]
             params = (
                 _ints(shape), element_type, StringAttr(space), _ints(valid),
@@ -966,7 +970,14 @@ class BarrierOp(IRDLOperation):
 def func_type(func: FuncOp) -> str:
     """``opaque``, ``orchestration`` or ``incore``: the ``#pto.func_type`` of ``func``."""
     attr = func.attributes.get(FUNC_TYPE_ATTR)
-    return attr.value.data if isinstance(attr, FuncTypeAttr) else "opaque"
+    if attr is None:
+        return "opaque"
+    if not isinstance(attr, FuncTypeAttr):
+        # xDSL has no hook verifying a dialect's attributes on other ops: checked where read.
+        raise VerifyException(
+            f"@{func.sym_name.data}'s {FUNC_TYPE_ATTR} is a #pto.func_type<...>, got {attr}"
+        )
+    return attr.value.data
 
 
 @irdl_op_definition

@@ -1,9 +1,9 @@
 // RUN: PTO_PARSING_DIAG
 
 // Parse errors of the tile type and the keyword attributes and ops: a static shape of sizes
-// > 0, the element types, the memory spaces (and their seed aliases), the valid shape's rank
-// and bounds, strides and offset, the order of the optional parts, pipes, function types,
-// predicates. Each is located at the offending text.
+// > 0 that fit in 64 bits, the element types, the memory spaces (and their seed aliases),
+// the valid shape's rank and bounds, strides and offset, the order of the optional parts,
+// pipes, function types, predicates. Each is located at the offending text.
 
 func.func @f(%t: !pto.tile<?x64xf32, vec>)
 // CHECK: {{.*}}.mlir:[[# @LINE - 1]]:28: error: a tile's shape is static (a runtime size goes in its valid shape)
@@ -70,3 +70,12 @@ func.func @f() {
   func.return
 // CHECK: {{.*}}.mlir:[[# @LINE - 1]]:3: error: expected a pipe: one of S, V, M, MTE1, MTE2, MTE3, FIX, ALL
 }
+// -----
+func.func @f(%t: !pto.tile<99999999999999999999x8xf32, vec>)
+// CHECK: {{.*}}.mlir:[[# @LINE - 1]]:28: error: a tile size does not fit in 64 bits (signed)
+// -----
+func.func @f(%t: !pto.tile<8x8xf32, vec, valid = [99999999999999999999, 8]>)
+// CHECK: {{.*}}.mlir:[[# @LINE - 1]]:28: error: a tile size does not fit in 64 bits (signed)
+// -----
+func.func @f(%t: !pto.tile<8x8xui8, vec>)
+// CHECK: {{.*}}.mlir:[[# @LINE - 1]]:28: error: a tile's element type is one of f16, bf16, f32, i1, i8, i16, i32, i64, got ui8

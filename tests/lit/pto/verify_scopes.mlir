@@ -54,3 +54,12 @@ func.func @f() {
   }
   func.return
 }
+// -----
+// The function type is a #pto.func_type attribute, not a string.
+func.func @f() attributes {pto.func_type = "incore"} {
+  pto.incore_scope {
+// CHECK: {{.*}}.mlir:[[# @LINE - 1]]:3: error: 'pto.incore_scope' op @f's pto.func_type is a #pto.func_type<...>, got "incore"
+    pto.yield
+  }
+  func.return
+}
