@@ -30,7 +30,15 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -382,6 +390,9 @@ class LoadOp(IRDLOperation):
         " `:` type($source) `->` type($result)"
     )
 
+    def __init__(self, source: SSAValue, result_type: TileType, offsets=(), valid_sizes=()):
+        super().__init__(operands=[source, offsets, valid_sizes], result_types=[result_type])
+
     def verify_(self) -> None:
         t = tile(self.result)
         need_space("a loaded tile", t, LOAD_SPACES)
@@ -401,6 +412,9 @@ class StoreOp(IRDLOperation):
     assembly_format = (
         "$value `,` $dest (`[` $offsets^ `]`)? attr-dict `:` type($value) `,` type($dest)"
     )
+
+    def __init__(self, value: SSAValue, dest: SSAValue, offsets=()):
+        super().__init__(operands=[value, dest, offsets])
 
     def verify_(self) -> None:
         t = tile(self.value)
@@ -438,6 +452,11 @@ class MoveOp(_TileOp):
     result = result_def(TileType)
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
+    def __init__(self, input: SSAValue, space: str):
+        """The tile in ``space``, in a dense buffer of its own."""
+        t = tile(input).with_(space=space, strides=(), offset=0)
+        super().__init__(operands=[input], result_types=[t])
+
     def verify_(self) -> None:
         src, dst = tile(self.input), tile(self.result)
         if src.dims != dst.dims or src.element_type != dst.element_type:
@@ -458,6 +477,9 @@ class AllocOp(_TileOp):
     result = result_def(TileType)
     assembly_format = "(`valid` `(` $valid_sizes^ `)`)? attr-dict `:` type($result)"
 
+    def __init__(self, result_type: TileType, valid_sizes=()):
+        super().__init__(operands=[valid_sizes], result_types=[result_type])
+
     def verify_(self) -> None:
         check_valid_operands(self, tile(self.result), len(self.valid_sizes))
 
@@ -473,6 +495,9 @@ class FullOp(_TileOp):
     assembly_format = (
         "$value (`valid` `(` $valid_sizes^ `)`)? attr-dict `:` type($value) `->` type($result)"
     )
+
+    def __init__(self, value: SSAValue, result_type: TileType, valid_sizes=()):
+        super().__init__(operands=[value, valid_sizes], result_types=[result_type])
 
     def verify_(self) -> None:
         t = tile(self.result)
@@ -498,6 +523,10 @@ class FillPadOp(_TileOp):
         "$input `,` $value attr-dict `:` type($input) `,` type($value) `->` type($result)"
     )
 
+    def __init__(self, input: SSAValue, value: SSAValue):
+        t = tile(input)
+        super().__init__(operands=[input, value], result_types=[t.with_(valid=t.dims)])
+
     def verify_(self) -> None:
         src, dst = tile(self.input), tile(self.result)
         need_space("the tile", src, ("vec",))
@@ -513,7 +542,7 @@ class _ElementwiseOp(_TileOp):
     """Operands and result share one vec tile type."""
 
     T: ClassVar = VarConstraint("T", base(TileType))
-    #: Element types the op computes on: '' any but i1, 'float', 'signed' (float or int).
+    #: Element types the op computes on: '' numbers (not i1 masks), 'float' floats only.
     DOMAIN: ClassVar[str] = ""
 
     def verify_(self) -> None:
@@ -533,6 +562,9 @@ class BinaryOp(_ElementwiseOp):
     result = result_def(_ElementwiseOp.T)
     assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
 
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[lhs, rhs], result_types=[lhs.type])
+
 
 class ScalarBinaryOp(_ElementwiseOp):
     """``tile op scalar``, the scalar applied to every element."""
@@ -541,6 +573,9 @@ class ScalarBinaryOp(_ElementwiseOp):
     scalar = operand_def()
     result = result_def(_ElementwiseOp.T)
     assembly_format = "$input `,` $scalar attr-dict `:` type($result) `,` type($scalar)"
+
+    def __init__(self, input: SSAValue, scalar: SSAValue):
+        super().__init__(operands=[input, scalar], result_types=[input.type])
 
     def verify_(self) -> None:
         super().verify_()
@@ -554,6 +589,9 @@ class UnaryOp(_ElementwiseOp):
     result = result_def(_ElementwiseOp.T)
     assembly_format = "$input attr-dict `:` type($result)"
 
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input], result_types=[input.type])
+
 
 def _family(base_cls: type, names: Sequence[str], doc: str, domains: dict[str, str] = {}):
     """One op class per name: ``pto.<name>``, subclasses of ``base_cls``."""
@@ -566,6 +604,7 @@ def _family(base_cls: type, names: Sequence[str], doc: str, domains: dict[str, s
         )
         op = irdl_op_definition(cls)
         op.DOMAIN = domains.get(n, "")
+        globals()[op.__name__] = op  # importable by name: pto.AddOp, pto.RowMaxOp
         ops.append(op)
     return ops
 
@@ -591,6 +630,10 @@ class CastOp(_TileOp):
     result = result_def(TileType)
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
+    def __init__(self, input: SSAValue, element_type: Attribute):
+        t = tile(input).with_(element_type=element_type)
+        super().__init__(operands=[input], result_types=[t])
+
     def verify_(self) -> None:
         src, dst = tile(self.input), tile(self.result)
         need_space("the tiles", src, ("vec",))
@@ -604,6 +647,13 @@ class _CompareOp(_TileOp):
     """A predicate (eq, ne, lt, le, gt, ge) printed as a bare keyword before the operands."""
 
     predicate = prop_def(StringAttr)
+
+    def __init__(self, predicate: str, lhs: SSAValue, rhs: SSAValue):
+        mask = tile(lhs).with_(element_type=IntegerType(1))
+        super().__init__(
+            operands=[lhs, rhs], result_types=[mask],
+            properties={"predicate": StringAttr(predicate)},
+        )
 
     def verify_(self) -> None:
         if self.predicate.data not in PREDICATES:
@@ -683,6 +733,9 @@ class SelOp(_TileOp):
     result = result_def(T)
     assembly_format = "$mask `,` $lhs `,` $rhs attr-dict `:` type($mask) `,` type($result)"
 
+    def __init__(self, mask: SSAValue, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[mask, lhs, rhs], result_types=[lhs.type])
+
     def verify_(self) -> None:
         t = tile(self.result)
         need_space("the operands", t, ("vec",))
@@ -707,6 +760,9 @@ class ReduceOp(_TileOp):
     input = operand_def(TileType)
     result = result_def(TileType)
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input], result_types=[_reduced(tile(input), self.AXIS)])
 
     def verify_(self) -> None:
         src = tile(self.input)
@@ -736,6 +792,9 @@ class ExpandOp(_TileOp):
     result = result_def(TileType)
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
+    def __init__(self, input: SSAValue, result_type: TileType):
+        super().__init__(operands=[input], result_types=[result_type])
+
     def verify_(self) -> None:
         dst = tile(self.result)
         need_space("the tile", dst, ("vec",))
@@ -757,6 +816,9 @@ class ExpandBinaryOp(_TileOp):
     vector = operand_def(TileType)
     result = result_def(T)
     assembly_format = "$input `,` $vector attr-dict `:` type($input) `,` type($vector)"
+
+    def __init__(self, input: SSAValue, vector: SSAValue):
+        super().__init__(operands=[input, vector], result_types=[input.type])
 
     def verify_(self) -> None:
         t = tile(self.result)
@@ -790,6 +852,14 @@ EXPAND_OPS = [RowExpandOp, ColExpandOp] + _axis_family(
 
 
 # --------------------------------------------------------------------------- matmul, transpose
+
+
+def accumulator_type(lhs: TileType, rhs: TileType) -> TileType:
+    """The ``acc`` tile a matmul of ``lhs`` by ``rhs`` gives (M x N, its accumulator type)."""
+    pair = (type_name(lhs.element_type), type_name(rhs.element_type))
+    acc = MATMUL_TYPES.get(pair, pair[0])
+    element = {"f32": Float32Type(), "i32": IntegerType(32)}.get(acc, lhs.element_type)
+    return TileType((lhs.dims[0], rhs.dims[-1]), element, "acc")
 
 
 class _MatmulOp(_TileOp):
@@ -828,6 +898,10 @@ class MatmulOp(_MatmulOp):
     result = result_def(TileType)
     assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
 
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        acc = accumulator_type(tile(lhs), tile(rhs))
+        super().__init__(operands=[lhs, rhs], result_types=[acc])
+
 
 @irdl_op_definition
 class MatmulAccOp(_MatmulOp):
@@ -842,6 +916,9 @@ class MatmulAccOp(_MatmulOp):
     assembly_format = (
         "$acc `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
     )
+
+    def __init__(self, acc: SSAValue, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[acc, lhs, rhs], result_types=[acc.type])
 
 
 @irdl_op_definition
@@ -858,6 +935,10 @@ class MatmulBiasOp(_MatmulOp):
         " `->` type($result)"
     )
 
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, bias: SSAValue):
+        acc = accumulator_type(tile(lhs), tile(rhs))
+        super().__init__(operands=[lhs, rhs, bias], result_types=[acc])
+
     def verify_(self) -> None:
         super().verify_()
         bias, c = tile(self.bias), tile(self.result)
@@ -869,6 +950,10 @@ class MatmulBiasOp(_MatmulOp):
             )
 
 
+def _transposed(t: TileType) -> TileType:
+    return TileType(t.dims[::-1], t.element_type, t.space_name, t.valid_dims[::-1])
+
+
 @irdl_op_definition
 class TransposeOp(_TileOp):
     """The R x C tile as C x R."""
@@ -878,11 +963,14 @@ class TransposeOp(_TileOp):
     result = result_def(TileType)
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input], result_types=[_transposed(tile(input))])
+
     def verify_(self) -> None:
         src, dst = tile(self.input), tile(self.result)
         need_space("the tiles", src, ("vec",))
         need_rank2("the operand", src)
-        want = TileType(src.dims[::-1], src.element_type, "vec", src.valid_dims[::-1])
+        want = _transposed(src)
         if dst != want:
             raise VerifyException(f"the transpose of {src} is {want}, not {dst}")
 
@@ -989,6 +1077,9 @@ class YieldOp(IRDLOperation):
     traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(IncoreScopeOp)))
     assembly_format = "($values^ `:` type($values))? attr-dict"
 
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[values])
+
 
 @irdl_op_definition
 class IncoreScopeOp(IRDLOperation):
@@ -1001,6 +1092,9 @@ class IncoreScopeOp(IRDLOperation):
     res = var_result_def()
     body = region_def("single_block")
     assembly_format = "(`->` `(` type($res)^ `)`)? $body attr-dict"
+
+    def __init__(self, result_types: Sequence[Attribute], body: Region):
+        super().__init__(result_types=[result_types], regions=[body])
 
     def verify_(self) -> None:
         parent = self.parent_op()
