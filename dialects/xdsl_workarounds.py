@@ -1,5 +1,5 @@
-"""Workarounds of two xDSL 0.74 bugs that break the promise of the tools: bad input never
-hangs, and what ``pto-opt`` prints it reads back. Imported with ``pto_wsp.dialects`` (so by
+"""Workarounds of xDSL 0.74 bugs that break the promise of the tools: bad input never
+hangs nor crashes, and what ``pto-opt`` prints it reads back. Imported with ``pto_wsp.dialects`` (so by
 pto-opt, pto-run and the ``.pto`` reader before they parse anything); each patch is the
 smallest change that fixes its bug, to be dropped when xDSL fixes it.
 
@@ -21,11 +21,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from xdsl.dialects.scf import ExecuteRegionOp
+from xdsl.dialects import memref
+from xdsl.dialects.scf import ExecuteRegionOp, WhileOp
+from xdsl.dialects.utils import dynamic_index_list
 from xdsl.ir import Attribute, Region
 from xdsl.irdl import IRDLOperation
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRLexer
+
+from pto_wsp.dialects.parsing import parse_int64
 
 MLIRLexer._unescaped_characters_regex = re.compile(  # pyright: ignore[reportPrivateUsage]
     r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"'
@@ -57,3 +63,45 @@ def _init_execute_region(
 
 ExecuteRegionOp.print = _print_execute_region
 ExecuteRegionOp.__init__ = _init_execute_region
+
+
+def _verify_indices(self: memref.LoadOp | memref.StoreOp) -> None:
+    # xDSL's verify_ checks the op's definition (operand types...) before its own check.
+    self.get_irdl_definition().verify(self)
+    rank = self.memref.type.get_num_dims()
+    if len(self.indices) != rank:
+        action = "load" if isinstance(self, memref.LoadOp) else "store"
+        raise VerifyException(
+            f"incorrect number of indices for {action}, expected {rank} but got "
+            f"{len(self.indices)}"
+        )
+
+
+def _verify_while(self: WhileOp) -> None:
+    self.get_irdl_definition().verify(self)  # among others, a single block in each region
+    for name, region, values, what in (
+        ("before", self.before_region, self.arguments, "operands"),
+        ("after", self.after_region, self.res, "results"),
+    ):
+        expected = [value.type for value in values]
+        got = [argument.type for argument in region.block.args]
+        if got != expected:
+            raise VerifyException(
+                f"the '{name}' region's argument types ({_types(got)}) "
+                f"do not match the op's {what} ({_types(expected)})"
+            )
+
+
+def _types(types: list[Attribute]) -> str:
+    return ", ".join(str(t) for t in types) or "none"
+
+
+def _parse_dynamic_index(parser: Parser) -> int | UnresolvedOperand:
+    value = parser.parse_optional_unresolved_operand()
+    return parse_int64(parser) if value is None else value
+
+
+memref.LoadOp.verify_ = _verify_indices
+memref.StoreOp.verify_ = _verify_indices
+WhileOp.verify_ = _verify_while
+dynamic_index_list.parse_dynamic_index_without_type = _parse_dynamic_index

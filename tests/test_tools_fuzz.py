@@ -17,17 +17,6 @@ from pto_wsp.tools import fuzz, fuzz_inputs
 #: xfailed until fixed; new seeds (lit tests) change what the fixed seed draws, so every
 #: known kind is listed, not only those the run meets today. Empty when all are fixed.
 KNOWN = [
-    # TODO(new class A): xDSL's memref.load/store verifiers raise a bare Exception when the
-    # index count is not the rank (`memref.load %m[] : memref<?xindex>`).
-    (fuzz.INTERNAL, r"Exception: expected an index for each dimension", "new class A"),
-    # TODO(issue 21 class 3, in xDSL's own ops): integer literals out of their type's range
-    # in dense<[...]> elements and memref.subview offsets/sizes/strides.
-    (fuzz.INTERNAL, r"error: argument out of range$", "class 3 (dense<> of index)"),
-    (
-        fuzz.INTERNAL,
-        r"ValueError: Integer value -?\d+ is out of range for type",
-        "class 3 (xDSL ops)",
-    ),
     # TODO(new class E): tg.programs calling each other (tg.call @b in @a, @a in @b):
     # RecursionError in tg-materialize's code generation (tg-to-runtime-calls names it).
     (fuzz.INTERNAL, r"RecursionError", "new class E"),

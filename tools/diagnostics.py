@@ -6,7 +6,9 @@ says which op a ``VerifyException`` is about. This module closes both gaps:
 
 - ``LocatingParser`` stamps every parsed op with ``loc("file":line:col)`` of its name, as
   MLIR's parser does, so the location survives cloning and passes, and rejects an ``index``
-  literal that does not fit in 64 bits, as MLIR's parser does (xDSL checks only integer types);
+  literal that does not fit in 64 bits, as MLIR's parser does (xDSL checks only integer types),
+  and a ``dense<...>`` element its element type cannot hold (xDSL lets the packing's
+  ``ValueError``, ``OverflowError`` or ``struct.error`` out);
 - ``failing_op`` recovers the op a verifier error is about from the error's traceback;
 - ``Report`` renders an error with the source line and a caret under the location;
 - ``internal_error`` reports a bug (an unexpected exception) in one line, for both tools.
@@ -16,13 +18,16 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import struct
 import sys
 from dataclasses import dataclass, field
 from io import StringIO
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    AnyDenseElement,
     CallSiteLoc,
+    DenseIntOrFPElementsAttr,
     FileLineColLoc,
     FloatAttr,
     FusedLoc,
@@ -31,6 +36,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     NameLoc,
+    RankedStructure,
     StringAttr,
     UnknownLoc,
 )
@@ -145,6 +151,21 @@ class LocatingParser(Parser):
                     "index (64 bits)",
                 )
         return attr
+
+    def parse_dense_int_or_fp_elements_attr(
+        self, type: RankedStructure[AnyDenseElement] | None
+    ) -> DenseIntOrFPElementsAttr:
+        start = self._current_token.span.start
+        try:
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        except ValueError as error:  # xDSL's own message names the value and the range
+            message = str(error)
+        except OverflowError:
+            message = "floating point value too large for the dense literal's element type"
+        except struct.error:  # an index: xDSL checks no range before packing it in 64 bits
+            message = "integer constant out of range for the dense literal's element type"
+        span = Span(start, self.pos, self.lexer.input, self._line_offset)
+        raise ParseError(span, message)
 
     def resolve_operand(self, operand: UnresolvedOperand, type: AttributeInvT) -> SSAValue:
         value = super().resolve_operand(operand, type)
