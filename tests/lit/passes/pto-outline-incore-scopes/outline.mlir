@@ -17,8 +17,9 @@ func.func @main(%x: !pto.tile<16x16xf32, vec>) -> !pto.tile<16x16xf32, vec> {
 // -----
 
 // Two scopes: live-ins in order of first use (values of the function and of an enclosing
-// loop; a value defined inside, the loop index inside, is not one), constants copied in,
-// a taken name skipped, results used after the scope, a scope in a loop called in the loop.
+// loop, here %r; a value defined inside, the loop index inside, is not one), constants
+// copied in, a taken name skipped, results used after the scope, a scope in a loop called
+// in the loop.
 func.func @layer(%x: memref<64x64xf32>, %y: memref<64x64xf32>, %n: index) attributes {pto.func_type = #pto.func_type<orchestration>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -35,7 +36,7 @@ func.func @layer(%x: memref<64x64xf32>, %y: memref<64x64xf32>, %n: index) attrib
   scf.for %r = %c0 to %c64 step %c1 {
     pto.incore_scope {
       %e = pto.exp %t : !pto.tile<64x64xf32, vec>
-      pto.store %e, %y : !pto.tile<64x64xf32, vec>, memref<64x64xf32>
+      pto.store %e, %y[%r, %c0] : !pto.tile<64x64xf32, vec>, memref<64x64xf32>
       pto.yield
     }
   }
@@ -74,7 +75,7 @@ func.func @kernel(%x: memref<8xf32>) attributes {pto.func_type = #pto.func_type<
 // CHECK-NEXT:     %one = arith.constant 1.000000e+00 : f32
 // CHECK-NEXT:     %t = func.call @layer_incore_1(%x, %n) : (memref<64x64xf32>, index) -> !pto.tile<64x64xf32, vec>
 // CHECK-NEXT:     scf.for %r = %c0 to %c64 step %c1 {
-// CHECK-NEXT:       func.call @layer_incore_2(%t, %y) : (!pto.tile<64x64xf32, vec>, memref<64x64xf32>) -> ()
+// CHECK-NEXT:       func.call @layer_incore_2(%t, %y, %r) : (!pto.tile<64x64xf32, vec>, memref<64x64xf32>, index) -> ()
 // CHECK-NEXT:     }
 // CHECK-NEXT:     func.return
 // CHECK-NEXT:   }
@@ -89,9 +90,10 @@ func.func @kernel(%x: memref<8xf32>) attributes {pto.func_type = #pto.func_type<
 // CHECK-NEXT:     }
 // CHECK-NEXT:     func.return %b : !pto.tile<64x64xf32, vec>
 // CHECK-NEXT:   }
-// CHECK-NEXT:   func.func @layer_incore_2(%t: !pto.tile<64x64xf32, vec>, %y: memref<64x64xf32>) attributes {pto.func_type = #pto.func_type<incore>} {
+// CHECK-NEXT:   func.func @layer_incore_2(%t: !pto.tile<64x64xf32, vec>, %y: memref<64x64xf32>, %r: index) attributes {pto.func_type = #pto.func_type<incore>} {
+// CHECK-NEXT:     %c0 = arith.constant 0 : index
 // CHECK-NEXT:     %e = pto.exp %t : !pto.tile<64x64xf32, vec>
-// CHECK-NEXT:     pto.store %e, %y : !pto.tile<64x64xf32, vec>, memref<64x64xf32>
+// CHECK-NEXT:     pto.store %e, %y[%r, %c0] : !pto.tile<64x64xf32, vec>, memref<64x64xf32>
 // CHECK-NEXT:     func.return
 // CHECK-NEXT:   }
 // CHECK-NEXT:   func.func @layer_incore_0() {
