@@ -593,31 +593,35 @@ class UnaryOp(_ElementwiseOp):
         super().__init__(operands=[input], result_types=[input.type])
 
 
-def _family(base_cls: type, names: Sequence[str], doc: str, domains: dict[str, str] = {}):
-    """One op class per name: ``pto.<name>``, subclasses of ``base_cls``."""
+def _family(base_cls: type, docs: dict[str, str], floats: Sequence[str] = ()) -> list:
+    """One op class ``pto.<name>`` per entry of ``docs`` (name -> docstring), subclasses of
+    ``base_cls``; those named in ``floats`` compute on floats only."""
     ops = []
-    for n in names:
+    for n, doc in docs.items():
         cls = type(
             "".join(p.capitalize() for p in n.split("_")) + "Op",
             (base_cls,),
-            {"name": f"pto.{n}", "__doc__": doc.format(n=n), "__module__": __name__},
+            {"name": f"pto.{n}", "__doc__": doc, "__module__": __name__},
         )
         op = irdl_op_definition(cls)
-        op.DOMAIN = domains.get(n, "")
+        op.DOMAIN = "float" if n in floats else ""
         globals()[op.__name__] = op  # importable by name: pto.AddOp, pto.RowMaxOp
         ops.append(op)
     return ops
 
 
-BINARY_OPS = _family(BinaryOp, ("add", "sub", "mul", "div", "max", "min"), "Elementwise {n}.")
+_BINARY = {"add": "a + b", "sub": "a - b", "mul": "a * b", "div": "a / b", "max": "max(a, b)",
+           "min": "min(a, b)"}
+BINARY_OPS = _family(BinaryOp, {n: f"Elementwise ``{f}``." for n, f in _BINARY.items()})
 SCALAR_OPS = _family(
-    ScalarBinaryOp, ("adds", "subs", "muls", "divs", "maxs", "mins"),
-    "Elementwise {n}: tile and scalar.",
+    ScalarBinaryOp,
+    {f"{n}s": f"Elementwise ``{f.replace('b', 's')}``, ``s`` a scalar." for n, f in _BINARY.items()},
 )
+_UNARY = {"exp": "exp(x)", "log": "log(x)", "sqrt": "sqrt(x)", "rsqrt": "1 / sqrt(x)",
+          "recip": "1 / x", "abs": "|x|", "neg": "-x", "relu": "max(x, 0)"}
 UNARY_OPS = _family(
-    UnaryOp, ("exp", "log", "sqrt", "rsqrt", "recip", "abs", "neg", "relu"),
-    "Elementwise {n}.",
-    {n: "float" for n in ("exp", "log", "sqrt", "rsqrt", "recip")},
+    UnaryOp, {n: f"Elementwise ``{f}``." for n, f in _UNARY.items()},
+    floats=("exp", "log", "sqrt", "rsqrt", "recip"),
 )
 
 
@@ -772,16 +776,20 @@ class ReduceOp(_TileOp):
             raise VerifyException(f"{self.name} of {src} gives {_reduced(src, self.AXIS)}")
 
 
-def _axis_family(base_cls, prefix_names, doc):
+def _axis_family(base_cls: type, docs: dict[str, str]) -> list:
+    """``row_<name>`` and ``col_<name>`` ops; ``{row}`` in a docstring is 'row' or 'column'."""
     ops = []
-    for axis, prefix in ((1, "row"), (0, "col")):
-        for cls in _family(base_cls, [f"{prefix}_{n}" for n in prefix_names], doc):
+    for axis, prefix, word in ((1, "row", "row"), (0, "col", "column")):
+        named = {f"{prefix}_{n}": doc.format(row=word) for n, doc in docs.items()}
+        for cls in _family(base_cls, named):
             cls.AXIS = axis
             ops.append(cls)
     return ops
 
 
-REDUCE_OPS = _axis_family(ReduceOp, ("sum", "max", "min"), "Reduction {n}.")
+REDUCE_OPS = _axis_family(
+    ReduceOp, {n: f"The {n} of each {{row}}." for n in ("sum", "max", "min")}
+)
 
 
 class ExpandOp(_TileOp):
@@ -845,9 +853,11 @@ class ColExpandOp(ExpandOp):
 
 EXPAND_OPS = [RowExpandOp, ColExpandOp] + _axis_family(
     ExpandBinaryOp,
-    ("expand_add", "expand_sub", "expand_mul", "expand_div", "expand_max", "expand_min",
-     "expand_exp_sub"),
-    "Broadcast-{n} (expand_exp_sub: exp(tile - vector)).",
+    {
+        **{f"expand_{n}": f"``{f}`` with ``b`` each {{row}}'s element of the vector."
+           for n, f in _BINARY.items()},
+        "expand_exp_sub": "``exp(a - b)`` with ``b`` each {row}'s element of the vector.",
+    },
 )
 
 
