@@ -592,11 +592,15 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``pto-fuzz`` on ``argv``; exit 0 when no failure was found, 1 otherwise."""
     args = _parser().parse_args(argv)
-    for name in ("count", "jobs", "timeout", "minutes"):
+    for name in ("count", "jobs", "timeout", "minutes", "memory", "minimize"):
         value = getattr(args, name)
-        if value is not None and value <= 0:
-            print(f"pto-fuzz: error: --{name} must be positive", file=sys.stderr)
+        least = "positive" if name in ("count", "jobs", "timeout", "minutes") else "0 or more"
+        if value is not None and (value < 0 or value == 0 and least == "positive"):
+            print(f"pto-fuzz: error: --{name} must be {least}", file=sys.stderr)
             return 1
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        print(f"pto-fuzz: error: --out {args.out} is not a directory", file=sys.stderr)
+        return 1
     options = Options(
         seed=args.seed,
         count=args.count if args.count is not None or args.minutes else 500,
