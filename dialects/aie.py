@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -59,11 +59,12 @@ from xdsl.ir import (
     ParametrizedAttribute,
     Region,
     OpaqueSyntaxAttribute,
-    SpacedOpaqueSyntaxAttribute,
     SSAValue,
     TypeAttribute,
 )
 from xdsl.irdl import (
+    AttrConstraint,
+    ConstraintContext,
     AttrSizedOperandSegments,
     IRDLOperation,
     irdl_attr_definition,
@@ -79,12 +80,17 @@ from xdsl.irdl import (
     var_operand_def,
     var_region_def,
 )
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    irdl_custom_directive,
+)
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoTerminator, SymbolOpInterface, SymbolTable
-from xdsl.dialects.utils import EnumAttribute
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.str_enum import StrEnum
 
 from pto_wsp.dialects.parsing import parse_int64, parse_single_block_region
 
@@ -682,6 +688,7 @@ class ObjectFifoCreateOp(IRDLOperation):
                     f"objectfifo @{name}: `init_values` does not initialize all objects "
                     f"({len(self.initValues.data)} values, depth {self.depths[0]})"
                 )
+        self._verify_elements(name, producer)
         if self.dimensionsToStream.data and producer is not None and producer.kind() == "shim":
             raise VerifyException(
                 "`dimensionsToStream` data layout transformations are not supported on shim "
@@ -694,6 +701,26 @@ class ObjectFifoCreateOp(IRDLOperation):
                     "`dimensionsFromStreamPerConsumer` data layout transformations are not "
                     "supported on shim tile consumers"
                 )
+
+    def _verify_elements(self, name: str, producer: TileOp | None) -> None:
+        """mlir-aie's ObjectFifoCreateOp::verify: element types of the two ends agree; no
+        repeat_count on a shim producer."""
+        repeat = self.attributes.get("repeat_count")
+        if repeat is not None and producer is not None and producer.kind() == "shim":
+            raise VerifyException(f"objectfifo @{name}: `repeat_count` unavailable for shim tiles")
+        if self.consumerElemType is None:
+            return
+        produced, consumed = self.element_type, self.consumerElemType.element_type
+        if produced.element_type != consumed.element_type:
+            raise VerifyException(
+                f"objectfifo @{name}: producer and consumer must have the same scalar element "
+                f"type, but got {produced.element_type} vs {consumed.element_type}"
+            )
+        if _elements(produced) % max(_elements(consumed), 1) or not _elements(consumed):
+            raise VerifyException(
+                f"objectfifo @{name}: producer element size ({_elements(produced)}) must be an "
+                f"integer multiple of consumer element size ({_elements(consumed)})"
+            )
 
     @classmethod
     def parse(cls, parser: Parser) -> ObjectFifoCreateOp:
@@ -916,6 +943,10 @@ class ObjectFifoLinkOp(IRDLOperation):
             self._verify_parts("src", src, dst, "join", ins, outs[0])
         elif distribute:
             self._verify_parts("dst", dst, src, "distribute", outs, ins[0])
+            # mlir-aie ObjectFifoLinkOp::verify: the outputs repeat alike.
+            repeats = {_int(f.attributes.get("repeat_count", _i32(0))) for f in outs}
+            if len(repeats) > 1:
+                raise VerifyException("repeat counts of output object FIFOs must be equal")
 
     def _verify_parts(
         self,
@@ -1670,108 +1701,65 @@ def _print_index_list(printer: Printer, static: Sequence[int], dynamic: Iterator
 # --------------------------------------------------------------------------- the rest of mlir-aie
 # The ops below are written for mlir-aie's own designs and tests (its lower-level DMA programs,
 # switchbox routing, packet flows, cascades and trace setup); the AIE lowering prints none of
-# them. Enums are xDSL enum attributes written as bare keywords (or quoted strings, as older
-# files write them). Their syntax is upstream's assemblyFormat, given here as xDSL declarative formats; an
+# them. Enums are i32 values as everywhere in this dialect (custom<...> directives print their
+# names). Their syntax is upstream's assemblyFormat, given here as xDSL declarative formats; an
 # op's attributes outside its format stay in its attribute dictionary.
 
 
-class TileType(StrEnum):
-    CoreTile = "CoreTile"
-    MemTile = "MemTile"
-    ShimNOCTile = "ShimNOCTile"
-    ShimPLTile = "ShimPLTile"
+def _enum_directive(name: str, cases: Mapping[str, int], what: str) -> type[CustomDirective]:
+    """``custom<name>($x)``: an upstream I32EnumAttr stored as its ``i32`` value, written as its
+    case name (a quoted string where the name is not an identifier, as "Event-Time")."""
+
+    def parse(self: Any, parser: Parser, state: ParsingState) -> None:
+        self.value.set(state, _parse_enum(parser, cases, what))
+
+    def print_(self: Any, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_identifier_or_string_literal(_enum_name(cases, self.value.get(op), what))
+
+    body = {"__annotations__": {"value": AttributeVariable}, "parse": parse, "print": print_}
+    directive = irdl_custom_directive(type(name, (CustomDirective,), body))
+    directive.CASES = _EnumCases(cases, what)  # the property's constraint
+    return directive
 
 
-class Bundle(StrEnum):
-    Core = "Core"
-    DMA = "DMA"
-    FIFO = "FIFO"
-    South = "South"
-    West = "West"
-    North = "North"
-    East = "East"
-    PLIO = "PLIO"
-    NOC = "NOC"
-    Trace = "Trace"
-    TileControl = "TileControl"
+@dataclass(frozen=True)
+class _EnumCases(AttrConstraint[IntegerAttr]):
+    """An ``i32`` that is one of an upstream enum's case values."""
+
+    cases: Mapping[str, int]
+    what: str
+
+    def __hash__(self) -> int:
+        return hash(self.what)
+
+    def verify(self, attr: Attribute, constraint_context: ConstraintContext) -> None:
+        if not isinstance(attr, IntegerAttr) or attr.type != i32:
+            raise VerifyException(f"a {self.what} must be an i32, got {attr}")
+        _enum_name(self.cases, attr, self.what)
+
+    def get_bases(self) -> set[type[Attribute]] | None:
+        return {IntegerAttr}
+
+    def mapping_type_vars(self, type_var_mapping: Mapping[Any, Any]) -> _EnumCases:
+        return self
 
 
-class ChannelDir(StrEnum):
-    S2MM = "S2MM"
-    MM2S = "MM2S"
+TILE_TYPES = {"CoreTile": 0, "MemTile": 1, "ShimNOCTile": 2, "ShimPLTile": 3}
+CASCADE_DIRS = {"South": 3, "West": 4, "North": 5, "East": 6}
+TRACE_MODES = {"Event-Time": 0, "Event-PC": 1, "Execution": 2}
+TRACE_PACKET_TYPES = {"core": 0, "mem": 1, "shimtile": 2, "memtile": 3}
+COMBO_LOGIC = {"AND": 0, "AND_NOT": 1, "OR": 2, "OR_NOT": 3}
+EDGE_TRIGGERS = {"RISING": 1, "FALLING": 2, "BOTH": 3}
 
-
-class CascadeDir(StrEnum):
-    South = "South"
-    West = "West"
-    North = "North"
-    East = "East"
-
-
-class TraceMode(StrEnum):
-    EventTime = "Event-Time"
-    EventPC = "Event-PC"
-    Execution = "Execution"
-
-
-class TracePacketType(StrEnum):
-    Core = "core"
-    Mem = "mem"
-    ShimTile = "shimtile"
-    MemTile = "memtile"
-
-
-class ComboLogic(StrEnum):
-    AND = "AND"
-    AND_NOT = "AND_NOT"
-    OR = "OR"
-    OR_NOT = "OR_NOT"
-
-
-class EdgeTrigger(StrEnum):
-    RISING = "RISING"
-    FALLING = "FALLING"
-    BOTH = "BOTH"
-
-
-@irdl_attr_definition
-class TileTypeAttr(EnumAttribute[TileType], SpacedOpaqueSyntaxAttribute):
-    name = "aie.tile_type"
-
-
-@irdl_attr_definition
-class WireBundleAttr(EnumAttribute[Bundle], SpacedOpaqueSyntaxAttribute):
-    name = "aie.wire_bundle"
-
-
-@irdl_attr_definition
-class DMAChannelDirAttr(EnumAttribute[ChannelDir], SpacedOpaqueSyntaxAttribute):
-    name = "aie.dma_channel_dir"
-
-
-@irdl_attr_definition
-class CascadeDirAttr(EnumAttribute[CascadeDir], SpacedOpaqueSyntaxAttribute):
-    name = "aie.cascade_dir"
-
-
-@irdl_attr_definition
-class TraceModeAttr(EnumAttribute[TraceMode], SpacedOpaqueSyntaxAttribute):
-    name = "aie.trace_mode"
-
-
-@irdl_attr_definition
-class TracePacketTypeAttr(EnumAttribute[TracePacketType], SpacedOpaqueSyntaxAttribute):
-    name = "aie.trace_packet_type"
-
-
-@irdl_attr_definition
-class ComboLogicAttr(EnumAttribute[ComboLogic], SpacedOpaqueSyntaxAttribute):
-    name = "aie.combo_logic"
-
-
-@irdl_attr_definition
-class EdgeTriggerAttr(EnumAttribute[EdgeTrigger], SpacedOpaqueSyntaxAttribute):
-    name = "aie.edge_trigger"
+Bundle = _enum_directive("Bundle", WIRE_BUNDLES, "wire bundle")
+ChannelDir = _enum_directive("ChannelDir", DMA_CHANNEL_DIRS, "DMA channel direction")
+CascadeDir = _enum_directive("CascadeDir", CASCADE_DIRS, "cascade direction")
+LockAction = _enum_directive("LockAction", LOCK_ACTIONS, "lock action")
+TraceMode = _enum_directive("TraceMode", TRACE_MODES, "trace mode")
+TracePacketType = _enum_directive("TracePacketType", TRACE_PACKET_TYPES, "trace packet type")
+ComboLogic = _enum_directive("ComboLogic", COMBO_LOGIC, "combo logic")
+EdgeTrigger = _enum_directive("EdgeTrigger", EDGE_TRIGGERS, "edge trigger")
 
 
 @irdl_attr_definition
@@ -1914,7 +1902,7 @@ class LogicalTileOp(IRDLOperation):
 
     name = "aie.logical_tile"
 
-    tile_type = prop_def(TileTypeAttr)
+    tile_type = prop_def(_EnumCases(TILE_TYPES, "tile type"))
     col = opt_prop_def(IntegerAttr[IntegerType])
     row = opt_prop_def(IntegerAttr[IntegerType])
     result = result_def(IndexType)
@@ -1927,7 +1915,7 @@ class LogicalTileOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> LogicalTileOp:
         with parser.in_angle_brackets():
-            kind = TileTypeAttr(parser.parse_str_enum(TileType))
+            kind = _parse_enum(parser, TILE_TYPES, "tile type")
         props: dict[str, Attribute] = {"tile_type": kind}
         with parser.in_parens():
             for i, key in enumerate(("col", "row")):
@@ -1940,7 +1928,8 @@ class LogicalTileOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         coords = [str(a.value.data) if a is not None else "?" for a in (self.col, self.row)]
-        printer.print_string(f"<{self.tile_type.data.value}>({', '.join(coords)})")
+        kind = _enum_name(TILE_TYPES, self.tile_type, "tile type")
+        printer.print_string(f"<{kind}>({', '.join(coords)})")
         printer.print_op_attributes(self.attributes)
 
 
@@ -2022,7 +2011,7 @@ class DMAStartOp(IRDLOperation):
 
     name = "aie.dma_start"
 
-    channel_dir = prop_def(DMAChannelDirAttr)
+    channel_dir = prop_def(ChannelDir.CASES)
     channel_index = prop_def(IntegerAttr[I32])
     repeat_count = opt_prop_def(IntegerAttr[I32])
     dest = successor_def()
@@ -2030,8 +2019,9 @@ class DMAStartOp(IRDLOperation):
     valid = result_def(IntegerType(1))
     traits = traits_def(IsTerminator())
 
+    custom_directives = (ChannelDir,)
     assembly_format = (
-        "`(` $channel_dir `,` $channel_index `,` $dest `,` $chain "
+        "`(` custom<ChannelDir>($channel_dir) `,` $channel_index `,` $dest `,` $chain "
         "(`,` `repeat_count` `=` $repeat_count^)? `)` attr-dict"
     )
 
@@ -2171,7 +2161,7 @@ class DMAOp(IRDLOperation):
 
     name = "aie.dma"
 
-    channel_dir = prop_def(DMAChannelDirAttr)
+    channel_dir = prop_def(ChannelDir.CASES)
     channel_index = prop_def(IntegerAttr[I32])
     bds = var_region_def()
     valid = result_def(IntegerType(1))
@@ -2180,7 +2170,7 @@ class DMAOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> DMAOp:
         with parser.in_parens():
-            direction = DMAChannelDirAttr(parser.parse_str_enum(ChannelDir))
+            direction = _parse_enum(parser, DMA_CHANNEL_DIRS, "DMA channel direction")
             parser.parse_punctuation(",")
             index = _i32(parse_int64(parser))
         attrs = parser.parse_optional_attr_dict()
@@ -2193,7 +2183,8 @@ class DMAOp(IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f"({self.channel_dir.data.value}, {self.channel_index.value.data})")
+        direction = _enum_name(DMA_CHANNEL_DIRS, self.channel_dir, "DMA channel direction")
+        printer.print_string(f"({direction}, {self.channel_index.value.data})")
         printer.print_op_attributes(self.attributes)
         printer.print_string(" [")
         printer.print_list(self.bds, printer.print_region)
@@ -2229,13 +2220,14 @@ class ConnectOp(IRDLOperation):
 
     name = "aie.connect"
 
-    source_bundle = prop_def(WireBundleAttr)
+    source_bundle = prop_def(Bundle.CASES)
     source_channel = prop_def(IntegerAttr[I32])
-    dest_bundle = prop_def(WireBundleAttr)
+    dest_bundle = prop_def(Bundle.CASES)
     dest_channel = prop_def(IntegerAttr[I32])
 
+    custom_directives = (Bundle,)
     assembly_format = (
-        "`<` $source_bundle `:` $source_channel `,` $dest_bundle `:` $dest_channel `>` attr-dict"
+        "`<` custom<Bundle>($source_bundle) `:` $source_channel `,` custom<Bundle>($dest_bundle) `:` $dest_channel `>` attr-dict"
     )
 
     def verify_(self) -> None:
@@ -2270,12 +2262,13 @@ class MasterSetOp(IRDLOperation):
 
     name = "aie.masterset"
 
-    dest_bundle = prop_def(WireBundleAttr)
+    dest_bundle = prop_def(Bundle.CASES)
     dest_channel = prop_def(IntegerAttr[I32])
     amsels = var_operand_def(IndexType)
     result = result_def(IndexType)
 
-    assembly_format = "`(` $dest_bundle `:` $dest_channel `,` $amsels `)` attr-dict"
+    custom_directives = (Bundle,)
+    assembly_format = "`(` custom<Bundle>($dest_bundle) `:` $dest_channel `,` $amsels `)` attr-dict"
 
 
 @irdl_op_definition
@@ -2284,12 +2277,13 @@ class PacketRulesOp(IRDLOperation):
 
     name = "aie.packet_rules"
 
-    source_bundle = prop_def(WireBundleAttr)
+    source_bundle = prop_def(Bundle.CASES)
     source_channel = prop_def(IntegerAttr[I32])
     rules = region_def()
     traits = traits_def(NoTerminator())
 
-    assembly_format = "`(` $source_bundle `:` $source_channel `)` $rules attr-dict"
+    custom_directives = (Bundle,)
+    assembly_format = "`(` custom<Bundle>($source_bundle) `:` $source_channel `)` $rules attr-dict"
 
 
 @irdl_op_definition
@@ -2312,11 +2306,12 @@ class WireOp(IRDLOperation):
     name = "aie.wire"
 
     source = operand_def(IndexType)
-    source_bundle = prop_def(WireBundleAttr)
+    source_bundle = prop_def(Bundle.CASES)
     dest = operand_def(IndexType)
-    dest_bundle = prop_def(WireBundleAttr)
+    dest_bundle = prop_def(Bundle.CASES)
 
-    assembly_format = "`(` $source `:` $source_bundle `,` $dest `:` $dest_bundle `)` attr-dict"
+    custom_directives = (Bundle,)
+    assembly_format = "`(` $source `:` custom<Bundle>($source_bundle) `,` $dest `:` custom<Bundle>($dest_bundle) `)` attr-dict"
 
 
 @irdl_op_definition
@@ -2342,10 +2337,11 @@ class PacketFlowOp(IRDLOperation):
 
 class _PacketEndOp(IRDLOperation):
     tile = operand_def(IndexType)
-    bundle = prop_def(WireBundleAttr)
+    bundle = prop_def(Bundle.CASES)
     channel = prop_def(IntegerAttr[I32])
 
-    assembly_format = "`<` $tile `,` $bundle `:` $channel `>` attr-dict"
+    custom_directives = (Bundle,)
+    assembly_format = "`<` $tile `,` custom<Bundle>($bundle) `:` $channel `>` attr-dict"
 
     def verify_(self) -> None:
         if not isinstance(self.parent_op(), PacketFlowOp):
@@ -2402,10 +2398,11 @@ class ConfigureCascadeOp(IRDLOperation):
     name = "aie.configure_cascade"
 
     tile = operand_def(IndexType)
-    inputDir = prop_def(CascadeDirAttr)
-    outputDir = prop_def(CascadeDirAttr)
+    inputDir = prop_def(CascadeDir.CASES)
+    outputDir = prop_def(CascadeDir.CASES)
 
-    assembly_format = "`(` $tile `,` $inputDir `,` $outputDir `)` attr-dict"
+    custom_directives = (CascadeDir,)
+    assembly_format = "`(` $tile `,` custom<CascadeDir>($inputDir) `,` custom<CascadeDir>($outputDir) `)` attr-dict"
 
 
 @irdl_op_definition
@@ -2583,9 +2580,10 @@ class TraceModeOp(_TraceChildOp):
 
     name = "aie.trace.mode"
 
-    mode = prop_def(TraceModeAttr)
+    mode = prop_def(TraceMode.CASES)
 
-    assembly_format = "$mode attr-dict"
+    custom_directives = (TraceMode,)
+    assembly_format = "custom<TraceMode>($mode) attr-dict"
 
 
 @irdl_op_definition
@@ -2607,9 +2605,10 @@ class TracePacketOp(_TraceChildOp):
     name = "aie.trace.packet"
 
     id = opt_prop_def(IntegerAttr[I32])
-    type = prop_def(TracePacketTypeAttr)
+    type = prop_def(TracePacketType.CASES)
 
-    assembly_format = "(`id` `=` $id^)? `type` `=` $type attr-dict"
+    custom_directives = (TracePacketType,)
+    assembly_format = "(`id` `=` $id^)? `type` `=` custom<TracePacketType>($type) attr-dict"
 
     def verify_(self) -> None:
         super().verify_()
@@ -2624,12 +2623,13 @@ class TracePortOp(_TraceChildOp):
     name = "aie.trace.port"
 
     slot = prop_def(IntegerAttr[I32])
-    port = prop_def(WireBundleAttr)
+    port = prop_def(Bundle.CASES)
     channel = prop_def(IntegerAttr[I32])
-    direction = prop_def(DMAChannelDirAttr)
+    direction = prop_def(ChannelDir.CASES)
 
+    custom_directives = (Bundle, ChannelDir,)
     assembly_format = (
-        "`<` $slot `>` `port` `=` $port `channel` `=` $channel `direction` `=` $direction attr-dict"
+        "`<` $slot `>` `port` `=` custom<Bundle>($port) `channel` `=` $channel `direction` `=` custom<ChannelDir>($direction) attr-dict"
     )
 
 
@@ -2690,10 +2690,11 @@ class TraceComboEventOp(_TraceChildOp):
 
     slot = prop_def(IntegerAttr[I32])
     eventA = prop_def(TraceEventAttr)
-    logic = prop_def(ComboLogicAttr)
+    logic = prop_def(ComboLogic.CASES)
     eventB = prop_def(TraceEventAttr)
 
-    assembly_format = "`<` $slot `>` $eventA $logic $eventB attr-dict"
+    custom_directives = (ComboLogic,)
+    assembly_format = "`<` $slot `>` $eventA custom<ComboLogic>($logic) $eventB attr-dict"
 
     def verify_(self) -> None:
         super().verify_()
@@ -2709,9 +2710,10 @@ class TraceEdgeEventOp(_TraceChildOp):
 
     slot = prop_def(IntegerAttr[I32])
     event = prop_def(TraceEventAttr)
-    trigger = prop_def(EdgeTriggerAttr)
+    trigger = prop_def(EdgeTrigger.CASES)
 
-    assembly_format = "`<` $slot `>` `event` `=` $event `trigger` `=` $trigger attr-dict"
+    custom_directives = (EdgeTrigger,)
+    assembly_format = "`<` $slot `>` `event` `=` $event `trigger` `=` custom<EdgeTrigger>($trigger) attr-dict"
 
 
 @irdl_op_definition
@@ -2805,14 +2807,6 @@ AIE = Dialect(
         ObjectFifoType,
         ObjectFifoSubviewType,
         BDDimLayoutAttr,
-        TileTypeAttr,
-        WireBundleAttr,
-        DMAChannelDirAttr,
-        CascadeDirAttr,
-        TraceModeAttr,
-        TracePacketTypeAttr,
-        ComboLogicAttr,
-        EdgeTriggerAttr,
         PacketInfoAttr,
         BDPadLayoutAttr,
         BDPadLayoutArrayAttr,

@@ -24,12 +24,10 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Dialect, Operation, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
-    irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -44,12 +42,13 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.str_enum import StrEnum
 
+from pto_wsp.dialects import aie_rules
 from pto_wsp.dialects.aie import (
     DYNAMIC,
     DMABDOp,
-    DMAChannelDirAttr,
+    ChannelDir,
+    LockAction,
     PacketInfoAttr,
     ObjectFifoCreateOp,
     RuntimeSequenceOp,
@@ -156,6 +155,27 @@ class NpuDmaMemcpyNdOp(IRDLOperation):
         if self.id.value.data < 0:
             raise VerifyException(f"buffer descriptor id must be >= 0, got {self.id.value.data}")
         _dma_target(self, self.metadata, "metadata")
+        self._verify_transfer()
+
+    def _verify_transfer(self) -> None:
+        """mlir-aie's buffer-descriptor rules on a constant pattern (dialects/aie_rules.py)."""
+        values = [
+            list(a.get_values())
+            for a in (self.static_offsets, self.static_sizes, self.static_strides)
+        ]
+        bits = getattr(self.memref.type.element_type, "bitwidth", None)
+        if bits is None or any(v == DYNAMIC for vs in values for v in vs):
+            return
+        elements = None
+        type_ = self.memref.type
+        if isinstance(type_, MemRefType) and all(d >= 0 for d in type_.get_shape()):
+            elements = type_.element_count()
+        # As upstream, sizes, strides and ranges are checked once the shim tile is known.
+        target = _device_of(self, self.name).lookup(_symbol(self.metadata))
+        shim = isinstance(target, ShimDMAAllocationOp)
+        error = aie_rules.dma_transfer_error(bits, elements, *values, shim=shim)
+        if error:
+            raise VerifyException(error)
 
     @classmethod
     def parse(cls, parser: Parser) -> NpuDmaMemcpyNdOp:
@@ -264,7 +284,7 @@ class DMAConfigureTaskOp(IRDLOperation):
     name = "aiex.dma_configure_task"
 
     tile = operand_def(IndexType)
-    direction = prop_def(DMAChannelDirAttr)
+    direction = prop_def(ChannelDir.CASES)
     channel = prop_def(IntegerAttr[I32])
     packet = opt_prop_def(PacketInfoAttr)
     repeat_count_val = opt_operand_def(I32)
@@ -273,8 +293,9 @@ class DMAConfigureTaskOp(IRDLOperation):
     result = result_def(IndexType)
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    custom_directives = (ChannelDir,)
     assembly_format = (
-        "`(` $tile `,` $direction `,` $channel (`,` $packet^)? `)` "
+        "`(` $tile `,` custom<ChannelDir>($direction) `,` $channel (`,` $packet^)? `)` "
         "(`repeat` $repeat_count_val^ `:` type($repeat_count_val))? "
         "(`bd_id` $bd_id_val^ `:` type($bd_id_val))? $body attr-dict"
     )
@@ -344,12 +365,13 @@ class DMAStartBdChainOp(IRDLOperation):
     symbol = prop_def(FlatSymbolRefAttr)
     args = var_operand_def()
     tile = operand_def(IndexType)
-    direction = prop_def(DMAChannelDirAttr)
+    direction = prop_def(ChannelDir.CASES)
     channel = prop_def(IntegerAttr[I32])
     result = result_def(IndexType)
 
+    custom_directives = (ChannelDir,)
     assembly_format = (
-        "$symbol `(` $args `)` `:` `(` type($args) `)` ` ` `on` ` ` `(` $tile `,` $direction `,` $channel `)` attr-dict"
+        "$symbol `(` $args `)` `:` `(` type($args) `)` ` ` `on` ` ` `(` $tile `,` custom<ChannelDir>($direction) `,` $channel `)` attr-dict"
     )
 
 
@@ -374,10 +396,11 @@ class DMAChannelResetOp(IRDLOperation):
     name = "aiex.dma_channel_reset"
 
     tile = operand_def(IndexType)
-    direction = prop_def(DMAChannelDirAttr)
+    direction = prop_def(ChannelDir.CASES)
     channel = prop_def(IntegerAttr[I32])
 
-    assembly_format = "`(` $tile `,` $direction `,` $channel `)` attr-dict"
+    custom_directives = (ChannelDir,)
+    assembly_format = "`(` $tile `,` custom<ChannelDir>($direction) `,` $channel `)` attr-dict"
 
 
 @irdl_op_definition
@@ -534,13 +557,14 @@ class NpuPushQueueOp(IRDLOperation):
 
     column = prop_def(IntegerAttr[I32])
     row = prop_def(IntegerAttr[I32])
-    direction = prop_def(DMAChannelDirAttr)
+    direction = prop_def(ChannelDir.CASES)
     channel = prop_def(IntegerAttr[I32])
     bd_id = operand_def(I32)
     repeat_count = operand_def(I32)
 
+    custom_directives = (ChannelDir,)
     assembly_format = (
-        "`(` $column `,` $row `,` $direction `:` $channel `)` `bd_id` $bd_id `repeat` $repeat_count "
+        "`(` $column `,` $row `,` custom<ChannelDir>($direction) `:` $channel `)` `bd_id` $bd_id `repeat` $repeat_count "
         "attr-dict `:` type($bd_id) `,` type($repeat_count)"
     )
 
@@ -621,17 +645,6 @@ class TokenOp(IRDLOperation):
     assembly_format = "`(` $value `)` attr-dict"
 
 
-class LockAction(StrEnum):
-    Acquire = "Acquire"
-    AcquireGreaterEqual = "AcquireGreaterEqual"
-    Release = "Release"
-
-
-@irdl_attr_definition
-class LockActionAttr(EnumAttribute[LockAction], SpacedOpaqueSyntaxAttribute):
-    name = "aiex.lock_action"
-
-
 @irdl_op_definition
 class UseTokenOp(IRDLOperation):
     """``aiex.useToken @t(Acquire, 1)``."""
@@ -639,10 +652,11 @@ class UseTokenOp(IRDLOperation):
     name = "aiex.useToken"
 
     tokenName = prop_def(FlatSymbolRefAttr)
-    action = prop_def(LockActionAttr)
+    action = prop_def(LockAction.CASES)
     value = prop_def(IntegerAttr[I32])
 
-    assembly_format = "$tokenName `(` $action `,` $value `)` attr-dict"
+    custom_directives = (LockAction,)
+    assembly_format = "$tokenName `(` custom<LockAction>($action) `,` $value `)` attr-dict"
 
 
 @irdl_op_definition
@@ -705,5 +719,5 @@ AIEX = Dialect(
         UseTokenOp,
         MemcpyOp,
     ],
-    [LockActionAttr],
+    [],
 )
