@@ -19,8 +19,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -29,13 +31,18 @@ from pto_wsp.lowering.ascend.abi import AbiLimits, task_abi_h
 from pto_wsp.runtime.graph import TaskGraph
 from pto_wsp.runtime.regions import TensorRegion
 
-__all__ = ["MAX_RANK", "Core", "NativeCoreError", "build", "library"]
+__all__ = ["MAX_RANK", "Core", "NativeCoreError", "Schedule", "Scheduler", "build", "library"]
 
 _HERE = Path(__file__).resolve().parent
-_SOURCES = [_HERE / "core" / "core.cpp", _HERE / "ascend_host" / "src" / "tensormap.cpp"]
+_SOURCES = [
+    _HERE / "core" / "core.cpp",
+    _HERE / "core" / "schedule.cpp",
+    _HERE / "ascend_host" / "src" / "tensormap.cpp",
+]
 _HEADERS = [
     _HERE / "core" / "pto_wsp_core.h",
     _HERE / "ascend_host" / "src" / "order.h",
+    _HERE / "ascend_host" / "src" / "schedule_rules.h",
     _HERE / "ascend_host" / "src" / "tensormap.h",
 ]
 #: The highest region rank (PTO_CORE_MAX_RANK of pto_wsp_core.h).
@@ -151,6 +158,27 @@ def _api() -> ctypes.CDLL:
         getattr(lib, name).argtypes = [ctypes.c_void_p]
     lib.pto_core_graph.restype = ctypes.c_int32
     lib.pto_core_graph.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Graph)]
+    lib.pto_core_scheduler_new.restype = ctypes.c_void_p
+    lib.pto_core_scheduler_new.argtypes = []
+    lib.pto_core_scheduler_free.argtypes = [ctypes.c_void_p]
+    lib.pto_core_schedule.restype = ctypes.c_int32
+    lib.pto_core_schedule.argtypes = [ctypes.c_void_p] + [ctypes.c_void_p] * 3
+    lib.pto_core_schedule_error.restype = ctypes.c_char_p
+    lib.pto_core_schedule_error.argtypes = [ctypes.c_void_p]
+    for name in ("pto_core_schedule_spans", "pto_core_schedule_collections"):
+        getattr(lib, name).restype = ctypes.c_int64
+    pointer = ctypes.POINTER
+    lib.pto_core_schedule_spans.argtypes = [
+        ctypes.c_void_p,
+        pointer(pointer(ctypes.c_int64)),
+        pointer(pointer(ctypes.c_double)),
+        pointer(pointer(ctypes.c_double)),
+    ]
+    lib.pto_core_schedule_collections.argtypes = [
+        ctypes.c_void_p,
+        pointer(pointer(ctypes.c_int64)),
+        pointer(pointer(ctypes.c_int64)),
+    ]
     return lib
 
 
@@ -289,6 +317,178 @@ class _PerNode:
             return list(self) == list(other)  # type: ignore[call-overload]
         except TypeError:
             return False
+
+
+class _SchedGraph(ctypes.Structure):
+    _fields_ = [
+        ("num_nodes", ctypes.c_int64),
+        *[(n, ctypes.c_void_p) for n in ("kind", "pool")],
+        *[(n, ctypes.c_void_p) for n in ("cost", "priority", "target", "stream", "fanout_begin")],
+        *[(n, ctypes.c_void_p) for n in ("fanin", "fanout_edges")],
+    ]
+
+
+_CONFIG_INTS = (
+    "ready_priority",
+    "work_steal",
+    "streams",
+    "stream_keyed",
+    "timing",
+    "timing_n",
+    "depth",
+    "depth_scope",
+    "batch_deps",
+    "gen_cost",
+    "task_window",
+)
+
+
+class _SchedConfig(ctypes.Structure):
+    _fields_ = [
+        ("workers", ctypes.c_int64),
+        ("worker_pool", ctypes.c_void_p),
+        *[(n, ctypes.c_int64) for n in _CONFIG_INTS],
+        ("interval", ctypes.c_double),
+        ("order_after", ctypes.c_void_p),
+    ]
+
+
+class _SchedOut(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_void_p) for n in ("ni", "nf", "order", "s", "r")]
+
+
+_TIMING = {"immediate": 0, "rate_limit": 1, "batched": 2, "interleaved": 3}
+_SCOPE = {"global": 0, "per_stream": 1, "per_pool": 2}
+#: The counters in ``Schedule.S`` before the tasks run per worker, the floats in ``R``
+#: before the busy cycles per worker (runtime/fastsched.py's layout).
+_NS, _NR = 22, 8
+
+
+class Schedule(NamedTuple):
+    """A cycles-mode schedule, in runtime/fastsched.py's arrays: ``NI`` (8, nodes) int rows
+    (row 2 worker, 3 issue number, 4 stream, 5 lane), ``NF`` (6, nodes) float rows (0 start,
+    1 end, 2 issued, 3 dependencies met, 5 created), ``S`` counters then tasks run per worker,
+    ``R`` clock, stalls by cause, busy cycles per worker, ``order`` the dispatch order,
+    ``spans`` (task or -1 for the generator, from, to) and the task window's TensorMap
+    collections (after ``gc_at[i]`` nodes, the accesses of nodes before ``gc_old[i]``)."""
+
+    NI: np.ndarray
+    NF: np.ndarray
+    S: np.ndarray
+    R: np.ndarray
+    order: np.ndarray
+    spans: tuple[np.ndarray, np.ndarray, np.ndarray]
+    gc_at: np.ndarray
+    gc_old: np.ndarray
+
+
+class Scheduler:
+    """The core's virtual-time scheduler (cycles mode); its memory is kept from run to run."""
+
+    def __init__(self) -> None:
+        self._api = _api()
+        self._ptr = self._api.pto_core_scheduler_new()
+
+    def __del__(self) -> None:
+        ptr = getattr(self, "_ptr", None)
+        if ptr:
+            self._api.pto_core_scheduler_free(ptr)
+            self._ptr = None
+
+    def run(
+        self, graph: TaskGraph, costs: np.ndarray, config: Any, order_points: Sequence[int] = ()
+    ) -> Schedule:
+        """Schedule ``graph`` as the engine runs it with ``config`` (a SimConfig), each node
+        costing ``costs[node]`` cycles; ``order_points`` lists how many tasks preceded each
+        ordering point (batch_deps flushes there). NativeCoreError when it cannot."""
+        n = graph.num_nodes
+        keep = [
+            np.ascontiguousarray(graph.kind, np.uint8),
+            np.ascontiguousarray(graph.pool, np.uint8),
+            np.ascontiguousarray(costs, np.int64),
+            np.ascontiguousarray(graph.priority, np.int64),
+            np.ascontiguousarray(graph.target, np.int64),
+            np.ascontiguousarray(graph.stream, np.int64),
+            np.ascontiguousarray(graph.fanout_begin, np.int64),
+            np.ascontiguousarray(graph.fanin, np.int32),
+            _ascending_rows(graph.fanout_begin, graph.fanout_edges),
+        ]
+        if len(keep[2]) != n:
+            raise NativeCoreError(f"{len(keep[2])} costs for a graph of {n} nodes")
+        g = _SchedGraph(n, *[a.ctypes.data for a in keep])
+        pools = np.array(config.pools()[: config.workers], np.uint8)
+        workers = max(1, int(config.workers))
+        pools = np.concatenate([pools, np.full(workers - len(pools), 255, np.uint8)])
+        n_tasks = graph.num_tasks
+        after = np.zeros(n_tasks + 1, np.uint8)
+        points = [p for p in order_points if 0 < p <= n_tasks]
+        after[points] = 1
+        timing = _TIMING.get(config.timing, 2)
+        interval = (
+            config.cycles_per_ms / config.timing_n if timing == 1 and config.timing_n else 0.0
+        )
+        values = {
+            "ready_priority": config.ready == "priority",
+            "work_steal": config.dispatch == "work_steal",
+            "streams": config.streams,
+            "stream_keyed": bool(config.stream_keyed),
+            "timing": timing,
+            "timing_n": config.timing_n,
+            "depth": config.pipeline_depth,
+            "depth_scope": _SCOPE.get(config.depth_scope, 0),
+            "batch_deps": config.batch_deps,
+            "gen_cost": config.gen_cost,
+            "task_window": config.task_window,
+        }
+        c = _SchedConfig(
+            workers,
+            pools.ctypes.data,
+            *[int(values[k]) for k in _CONFIG_INTS],
+            float(interval),
+            after.ctypes.data if config.batch_deps else None,
+        )
+        NI = np.empty((8, n), np.int64)
+        NF = np.empty((6, n), np.float64)
+        order = np.empty(max(n_tasks, 1), np.int64)
+        S = np.empty(_NS + workers, np.int64)
+        R = np.empty(_NR + workers, np.float64)
+        out = _SchedOut(*[a.ctypes.data for a in (NI, NF, order, S, R)])
+        api = self._api
+        if api.pto_core_schedule(self._ptr, ctypes.byref(g), ctypes.byref(c), ctypes.byref(out)):
+            raise NativeCoreError(api.pto_core_schedule_error(self._ptr).decode())
+        return Schedule(NI, NF, S, R, order[: S[13]], self._spans(), *self._collections())
+
+    def _spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        tid, t0, t1 = ctypes.POINTER(ctypes.c_int64)(), *(
+            ctypes.POINTER(ctypes.c_double)() for _ in range(2)
+        )
+        k = self._api.pto_core_schedule_spans(self._ptr, *map(ctypes.byref, (tid, t0, t1)))
+        return tuple(_copied(p, k) for p in (tid, t0, t1))  # type: ignore[return-value]
+
+    def _collections(self) -> tuple[np.ndarray, np.ndarray]:
+        at, old = ctypes.POINTER(ctypes.c_int64)(), ctypes.POINTER(ctypes.c_int64)()
+        k = self._api.pto_core_schedule_collections(self._ptr, ctypes.byref(at), ctypes.byref(old))
+        return _copied(at, k), _copied(old, k)
+
+
+def _copied(pointer, n: int) -> np.ndarray:
+    """A copy of the scheduler's array at ``pointer`` (n entries; reused by the next run)."""
+    if n == 0:
+        return np.zeros(0, np.dtype(pointer._type_))
+    return np.ctypeslib.as_array(pointer, (n,)).copy()
+
+
+def _ascending_rows(begin: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """The CSR successors with each row ascending (the engine releases successors in
+    creation order)."""
+    succ = np.ascontiguousarray(edges, np.int32)
+    if len(succ) < 2:
+        return succ
+    rows = np.repeat(np.arange(len(begin) - 1), np.diff(begin))
+    if bool(((np.diff(succ) > 0) | (np.diff(rows) > 0)).all()):
+        return succ
+    return succ[np.lexsort((succ, rows))]
+
 
 
 if __name__ == "__main__":

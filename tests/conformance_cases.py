@@ -50,7 +50,7 @@ from pto_wsp import (
 )
 
 #: The implementations compared with the reference.
-IMPLEMENTATIONS = ("fast", "native", "ascend")
+IMPLEMENTATIONS = ("fast", "native", "ascend", "core")
 
 
 @kernel(cost=lambda i: 10 + 7 * (i % 3))
@@ -464,7 +464,7 @@ CASES = [
             n=4 if name == "ev_query" else None,
             options={"workers": 4},
             bodies=True,
-            gaps={"native": EVENTS, **({"fast": QUERY} if name == "ev_query" else {})},
+            gaps={"native": EVENTS, **({"fast": QUERY, "core": QUERY} if name == "ev_query" else {})},
         )
         for name, rule in EVENT_RULES.items()
     ),
@@ -568,6 +568,7 @@ CASES = [
         POOLED,
         gaps={
             "fast": "declines once the window fills (the engine raises the ResourceError)",
+            "core": "declines once the window fills (the engine raises the ResourceError)",
             "native": "the graph builder has no task window (it builds the whole graph)",
         },
     ),
@@ -622,6 +623,7 @@ CASES = [
         options={"workers": 2},
         gaps={
             "fast": "declines pipelines (processes interleave with the scheduler)",
+            "core": "the core's scheduler runs main programs only (CSP: issue 22 item 3)",
             "native": PIPELINES,
             "ascend": PIPELINES,
         },

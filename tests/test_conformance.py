@@ -6,6 +6,9 @@ a case must give the reference's outcome, field by field, for the fields it can 
 - ``fast``: the compiled scheduler (runtime/fastsched.py), every field — edges by kind, pools
   and targets, the worker of each task, issue order, start order per worker, issue order per
   stream, makespan, stalls by cause, the error, and in functional mode the results;
+- ``core``: the native core's virtual-time scheduler (runtime/native_core.py ``Scheduler``)
+  scheduling the graph the simulator built, in place of the compiled scheduler: the same
+  fields as ``fast``;
 - ``native``: the native graph builder (lowering/cpu/native.py), the graph — edges by kind,
   pools, targets, streams;
 - ``ascend``: the Ascend host runtime (emitted, built with g++ once for every case, run on
@@ -54,6 +57,21 @@ FIELDS = {
         "results",
     ),
     "native": ("edges", "pools", "targets", "streams", "text"),
+    "core": (
+        "error",
+        "edges",
+        "pools",
+        "targets",
+        "placement",
+        "issue",
+        "per_worker",
+        "per_stream",
+        "per_lane",
+        "makespan",
+        "stalls",
+        "spans",
+        "results",
+    ),
     # Not compared: start order per worker, makespan, stalls (REAL_TIME); the worker of an
     # untargeted task (whichever thread was free).
     "ascend": (
@@ -180,6 +198,49 @@ def run_native(case: Case) -> dict[str, Any]:
     return graph_fields(program.build({k: v for k, v in case.bindings().items() if k in names}))
 
 
+def run_core(case: Case, monkeypatch) -> dict[str, Any]:
+    """``run_sim`` with the native core's scheduler in place of the compiled one: the
+    Program builds the graph and hands it over, the schedule comes back as a FastRun."""
+    from pto_wsp.runtime import fastsched, program
+    from pto_wsp.runtime.native_core import NativeCoreError, Scheduler
+
+    def schedule_graph(builder, graph, costs, config, kernels, arrays, workspace=None):
+        table, ids, values = costs
+        per_node = table[graph.kernel]  # (kernel -1, a barrier: the table's last entry, 0)
+        if ids is not None and len(ids):
+            per_node[ids] = values
+        try:
+            s = Scheduler().run(graph, per_node, config, getattr(builder, "order_points", ()))
+        except NativeCoreError:
+            return None
+        if len(s.gc_at):
+            graph = fastsched._collected(graph, s.gc_at, s.gc_old)
+        _, worker_pool, *_, pool_workers = fastsched._workers(
+            max(1, config.workers), tuple(config.pools())
+        )
+        return fastsched.FastRun(
+            config=config,
+            builder=builder,
+            graph=graph,
+            kernels=kernels,
+            arrays=arrays,
+            n_workers=len(worker_pool),
+            worker_pool=list(worker_pool),
+            pool_workers={p: list(ws) for p, ws in pool_workers.items()},
+            NI=s.NI,
+            NF=s.NF,
+            S=s.S,
+            R=s.R,
+            order=s.order,
+            spans=s.spans,
+            costs=per_node,
+        )
+
+    monkeypatch.setattr(program, "schedule_graph", schedule_graph)
+    monkeypatch.setattr(fastsched, "loaded", lambda: True)
+    return run_sim(case, fast=True)
+
+
 def ascend_cases() -> list[Case]:
     return [c for c in CASES if "ascend" not in c.gaps]
 
@@ -277,9 +338,16 @@ def test_conformance(case, impl, request):
     if impl in case.gaps:
         if impl == "fast":  # the compiled scheduler declines it: the engine runs the case
             assert run_sim(case, fast=True)["declined"], "the fast path runs it now"
+        if impl == "core":
+            assert run_core(case, request.getfixturevalue("monkeypatch"))["declined"], (
+                "the core runs it now"
+            )
         pytest.skip(f"{impl}: {case.gaps[impl]}")
     if impl == "fast":
         got = run_sim(case, fast=True)
+        assert got["declined"] is None, got["declined"]
+    elif impl == "core":
+        got = run_core(case, request.getfixturevalue("monkeypatch"))
         assert got["declined"] is None, got["declined"]
     elif impl == "native":
         got = run_native(case)

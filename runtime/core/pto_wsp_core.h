@@ -4,7 +4,7 @@
 // by upstream MLIR calls the pto_tg_* functions, passing the core's address as its first
 // argument (an MLIR `index`); they follow the tg ops of the same names. The host (Python,
 // through ctypes) makes a core for one build, runs the program on it and reads the task graph
-// it built (pto_core_*).
+// it built (pto_core_*), and can schedule a built graph in virtual time (pto_core_schedule*).
 //
 // The graph is built with the rules the Ascend host runtime uses (runtime/ascend_host/src:
 // order.h for structural order and edge reasons, tensormap.h for data edges): node ids in
@@ -81,6 +81,65 @@ typedef struct PtoGraph {
 
 // Fill `out` (an error if the build failed or a scope is still open: nonzero).
 PTO_CORE_API int32_t pto_core_graph(PtoCore* core, PtoGraph* out);
+
+
+// ------------------------------------------------------------------ the scheduler
+// The virtual-time scheduler (cycles mode) of a built graph: runtime/engine.py's run of a
+// main program, replayed over the graph's arrays (docs/native.md "Scheduling").
+
+// The graph: per node kind (0 task, 1 barrier), pool (0 vector, 1 cube, 255 any), cost in
+// cycles (0 for barriers), priority, target (-1: none), stream, fanin; fanout in CSR with each
+// row ascending (PtoGraph's arrays, cost added).
+typedef struct PtoSchedGraph {
+  int64_t num_nodes;
+  const uint8_t *kind, *pool;
+  const int64_t *cost, *priority, *target, *stream, *fanout_begin;
+  const int32_t *fanin, *fanout_edges;
+} PtoSchedGraph;
+
+// The schedule. worker_pool: each worker's pool code. timing: 0 immediate, 1 rate_limit
+// (one task per `interval` cycles), 2 batched, 3 interleaved (timing_n tasks at a time).
+// depth_scope: 0 global, 1 per_stream, 2 per_pool. order_after (num_tasks + 1 entries, or
+// NULL): an ordering point after that many tasks (batch_deps flushes there).
+typedef struct PtoSchedConfig {
+  int64_t workers;
+  const uint8_t* worker_pool;
+  int64_t ready_priority, work_steal, streams, stream_keyed, timing, timing_n, depth,
+      depth_scope, batch_deps, gen_cost, task_window;
+  double interval;
+  const uint8_t* order_after;
+} PtoSchedConfig;
+
+// The caller's arrays the results go to (runtime/fastsched.py's layout): ni 8 rows of
+// num_nodes (blocked, deps, worker, issue number, stream, lane, and two links), nf 6 rows
+// (start, end, issued, dependencies met, gated since, created), order the dispatch order
+// (num_tasks), s the counters then tasks run per worker (22 + workers), r the clock, the
+// five stalls (dependencies, stream order, pipeline depth, issue, window), then busy cycles
+// per worker (8 + workers).
+typedef struct PtoSchedOut {
+  int64_t* ni;
+  double* nf;
+  int64_t* order;
+  int64_t* s;
+  double* r;
+} PtoSchedOut;
+
+typedef struct PtoScheduler PtoScheduler;
+
+// A scheduler; its memory is kept from one run to the next.
+PTO_CORE_API PtoScheduler* pto_core_scheduler_new(void);
+PTO_CORE_API void pto_core_scheduler_free(PtoScheduler* s);
+// Schedule `graph` (nonzero: it cannot, pto_core_schedule_error says why).
+PTO_CORE_API int32_t pto_core_schedule(PtoScheduler* s, const PtoSchedGraph* graph,
+                                      const PtoSchedConfig* config, PtoSchedOut* out);
+PTO_CORE_API const char* pto_core_schedule_error(const PtoScheduler* s);
+// The last run's stall spans (task, from, to; task -1: the generator waiting on the task
+// window) and the task window's TensorMap collections (after `at` nodes, every access of a
+// node before `oldest` forgotten); valid until the next run.
+PTO_CORE_API int64_t pto_core_schedule_spans(const PtoScheduler* s, const int64_t** tid,
+                                        const double** t0, const double** t1);
+PTO_CORE_API int64_t pto_core_schedule_collections(const PtoScheduler* s, const int64_t** at,
+                                              const int64_t** oldest);
 
 #ifdef __cplusplus
 }
