@@ -8,7 +8,7 @@ aie.device(npu1_1col) {
   %t = aie.logical_tile<ComputeTile>(?, ?)
 }
 
-// CHECK: error: Expected `CoreTile`, `MemTile`, `ShimNOCTile`, or `ShimPLTile`.
+// CHECK: error: expected a tile type (CoreTile, MemTile, ShimNOCTile, ShimPLTile)
 
 // -----
 // CHECK: //{{ }}-----
@@ -43,4 +43,4 @@ aie.device(npu1_1col) {
   }
 }
 
-// CHECK: error: Expected `Core`, `DMA`, `FIFO`, `South`, `West`, `North`, `East`, `PLIO`, `NOC`, `Trace`, or `TileControl`.
+// CHECK: error: expected a wire bundle (Core, DMA, FIFO, South, West, North, East, PLIO, NOC, Trace, TileControl)
