@@ -13,6 +13,7 @@ docs/kernels.md is the reference: every op, the memory-space rules and their sou
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -208,7 +209,11 @@ class TileType(ParametrizedAttribute, TypeAttribute):
         if tuple(valid) == tuple(shape):
             valid = ()
         super().__init__(
-            _ints(shape), element_type, StringAttr(space), _ints(valid), _ints(strides),
+            _ints(shape),
+            element_type,
+            StringAttr(space),
+            _ints(valid),
+            _ints(strides),
             IntAttr(offset),
         )
 
@@ -236,8 +241,11 @@ class TileType(ParametrizedAttribute, TypeAttribute):
     def with_(self, **changes) -> TileType:
         """This type with some of its constructor arguments changed."""
         args = dict(
-            shape=self.dims, element_type=self.element_type, space=self.space_name,
-            valid=self.valid_dims, strides=tuple(self.strides.get_values()),
+            shape=self.dims,
+            element_type=self.element_type,
+            space=self.space_name,
+            valid=self.valid_dims,
+            strides=tuple(self.strides.get_values()),
             offset=self.offset.data,
         )
         args.update(changes)
@@ -251,10 +259,13 @@ class TileType(ParametrizedAttribute, TypeAttribute):
             if DYNAMIC_INDEX in shape:
                 parser.raise_error(
                     "a tile's shape is static (a runtime size goes in its valid shape)",
-                    start, parser.pos,
+                    start,
+                    parser.pos,
                 )
             if any(d > INT64_MAX for d in shape):
-                parser.raise_error("a tile size does not fit in 64 bits (signed)", start, parser.pos)
+                parser.raise_error(
+                    "a tile size does not fit in 64 bits (signed)", start, parser.pos
+                )
             parser.parse_punctuation(",")
             space = parse_keyword(parser, SPACES + tuple(SPACE_ALIASES), "a memory space")
             space = SPACE_ALIASES.get(space, space)
@@ -266,23 +277,32 @@ class TileType(ParametrizedAttribute, TypeAttribute):
                 if key not in keys:
                     parser.raise_error(
                         "expected valid, strides or offset: each at most once, in this order",
-                        at, parser.pos,
+                        at,
+                        parser.pos,
                     )
                 keys = keys[keys.index(key) + 1 :]
                 parser.parse_punctuation("=")
                 if key == "offset":
                     extra[key] = parse_int64(parser)
                 else:
-                    dim = parser.parse_shape_dimension if key == "valid" else parse_int64
-                    extra[key] = parser.parse_comma_separated_list(
-                        parser.Delimiter.SQUARE, lambda: dim(parser)
+                    one = (
+                        parser.parse_shape_dimension
+                        if key == "valid"
+                        else partial(parse_int64, parser)
                     )
+                    extra[key] = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, one)
             if any(d > INT64_MAX for d in extra["valid"]):
-                parser.raise_error("a tile size does not fit in 64 bits (signed)", start, parser.pos)
+                parser.raise_error(
+                    "a tile size does not fit in 64 bits (signed)", start, parser.pos
+                )
             valid = () if tuple(extra["valid"]) == tuple(shape) else extra["valid"]
             params = (
-                _ints(shape), element_type, StringAttr(space), _ints(valid),
-                _ints(extra["strides"]), IntAttr(extra["offset"]),
+                _ints(shape),
+                element_type,
+                StringAttr(space),
+                _ints(valid),
+                _ints(extra["strides"]),
+                IntAttr(extra["offset"]),
             )
             try:
                 cls.new(params).verify()
@@ -324,7 +344,9 @@ class TileType(ParametrizedAttribute, TypeAttribute):
                 )
         strides = self.strides.get_values()
         if strides and (len(strides) != len(dims) or any(s <= 0 for s in strides)):
-            raise VerifyException(f"a tile's strides are {len(dims)} sizes > 0, got {list(strides)}")
+            raise VerifyException(
+                f"a tile's strides are {len(dims)} sizes > 0, got {list(strides)}"
+            )
         if self.offset.data < 0:
             raise VerifyException(f"a tile's offset is >= 0, got {self.offset.data}")
 
@@ -369,6 +391,17 @@ class _TileOp(IRDLOperation):
     """Base of the tile-producing compute ops: value semantics, no side effect."""
 
     traits = traits_def(Pure())
+
+
+class _ConvertOp(_TileOp):
+    """One tile in, one tile out, both types written: ``%r = pto.x %t : A -> B``."""
+
+    input = operand_def(TileType)
+    result = result_def(TileType)
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, result_type: TileType):
+        super().__init__(operands=[input], result_types=[result_type])
 
 
 # --------------------------------------------------------------------------- memory ops
@@ -444,18 +477,14 @@ def check_view(view: Attribute, t: TileType, offsets: int, verb: str) -> None:
 
 
 @irdl_op_definition
-class MoveOp(_TileOp):
+class MoveOp(_ConvertOp):
     """Copy a tile to another memory space, along the paths the hardware has."""
 
     name = "pto.move"
-    input = operand_def(TileType)
-    result = result_def(TileType)
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input: SSAValue, space: str):
         """The tile in ``space``, in a dense buffer of its own."""
-        t = tile(input).with_(space=space, strides=(), offset=0)
-        super().__init__(operands=[input], result_types=[t])
+        super().__init__(input, tile(input).with_(space=space, strides=(), offset=0))
 
     def verify_(self) -> None:
         src, dst = tile(self.input), tile(self.result)
@@ -610,39 +639,55 @@ def _family(base_cls: type, docs: dict[str, str], floats: Sequence[str] = ()) ->
     return ops
 
 
-_BINARY = {"add": "a + b", "sub": "a - b", "mul": "a * b", "div": "a / b", "max": "max(a, b)",
-           "min": "min(a, b)"}
+_BINARY = {
+    "add": "a + b",
+    "sub": "a - b",
+    "mul": "a * b",
+    "div": "a / b",
+    "max": "max(a, b)",
+    "min": "min(a, b)",
+}
 BINARY_OPS = _family(BinaryOp, {n: f"Elementwise ``{f}``." for n, f in _BINARY.items()})
 SCALAR_OPS = _family(
     ScalarBinaryOp,
-    {f"{n}s": f"Elementwise ``{f.replace('b', 's')}``, ``s`` a scalar." for n, f in _BINARY.items()},
+    {
+        f"{n}s": f"Elementwise ``{f.replace('b', 's')}``, ``s`` a scalar."
+        for n, f in _BINARY.items()
+    },
 )
-_UNARY = {"exp": "exp(x)", "log": "log(x)", "sqrt": "sqrt(x)", "rsqrt": "1 / sqrt(x)",
-          "recip": "1 / x", "abs": "|x|", "neg": "-x", "relu": "max(x, 0)"}
+_UNARY = {
+    "exp": "exp(x)",
+    "log": "log(x)",
+    "sqrt": "sqrt(x)",
+    "rsqrt": "1 / sqrt(x)",
+    "recip": "1 / x",
+    "abs": "|x|",
+    "neg": "-x",
+    "relu": "max(x, 0)",
+}
 UNARY_OPS = _family(
-    UnaryOp, {n: f"Elementwise ``{f}``." for n, f in _UNARY.items()},
+    UnaryOp,
+    {n: f"Elementwise ``{f}``." for n, f in _UNARY.items()},
     floats=("exp", "log", "sqrt", "rsqrt", "recip"),
 )
 
 
 @irdl_op_definition
-class CastOp(_TileOp):
+class CastOp(_ConvertOp):
     """The tile converted to another element type (float<->int round to nearest even)."""
 
     name = "pto.cast"
-    input = operand_def(TileType)
-    result = result_def(TileType)
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input: SSAValue, element_type: Attribute):
-        t = tile(input).with_(element_type=element_type)
-        super().__init__(operands=[input], result_types=[t])
+        super().__init__(input, tile(input).with_(element_type=element_type))
 
     def verify_(self) -> None:
         src, dst = tile(self.input), tile(self.result)
         need_space("the tiles", src, ("vec",))
         if dst != src.with_(element_type=dst.element_type):
-            raise VerifyException("a cast keeps the shape, space and view: only the element type changes")
+            raise VerifyException(
+                "a cast keeps the shape, space and view: only the element type changes"
+            )
         if "i1" in (type_name(src.element_type), type_name(dst.element_type)):
             raise VerifyException("a cast converts numbers: i1 masks come from pto.cmp")
 
@@ -655,7 +700,8 @@ class _CompareOp(_TileOp):
     def __init__(self, predicate: str, lhs: SSAValue, rhs: SSAValue):
         mask = tile(lhs).with_(element_type=IntegerType(1))
         super().__init__(
-            operands=[lhs, rhs], result_types=[mask],
+            operands=[lhs, rhs],
+            result_types=[mask],
             properties={"predicate": StringAttr(predicate)},
         )
 
@@ -685,8 +731,10 @@ class _CompareOp(_TileOp):
             parser.raise_error(f"{cls.name} takes two operands and their two types")
         values = parser.resolve_operands(operands, types, parser.pos)
         op = cls.create(
-            operands=values, result_types=[result],
-            properties={"predicate": StringAttr(predicate)}, attributes=attrs,
+            operands=values,
+            result_types=[result],
+            properties={"predicate": StringAttr(predicate)},
+            attributes=attrs,
         )
         return op
 
@@ -744,7 +792,9 @@ class SelOp(_TileOp):
         t = tile(self.result)
         need_space("the operands", t, ("vec",))
         if tile(self.mask) != t.with_(element_type=IntegerType(1)):
-            raise VerifyException(f"the mask is an i1 tile of the operands' shape: {t.with_(element_type=IntegerType(1))}")
+            raise VerifyException(
+                f"the mask is an i1 tile of the operands' shape: {t.with_(element_type=IntegerType(1))}"
+            )
 
 
 # --------------------------------------------------------------------------- rows and columns
@@ -757,16 +807,13 @@ def _reduced(t: TileType, axis: int) -> TileType:
     return TileType(dims, t.element_type, t.space_name, valid)
 
 
-class ReduceOp(_TileOp):
+class ReduceOp(_ConvertOp):
     """A row (R x C -> R x 1) or column (R x C -> 1 x C) reduction of a vec tile."""
 
     AXIS: ClassVar[int]
-    input = operand_def(TileType)
-    result = result_def(TileType)
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input: SSAValue):
-        super().__init__(operands=[input], result_types=[_reduced(tile(input), self.AXIS)])
+        super().__init__(input, _reduced(tile(input), self.AXIS))
 
     def verify_(self) -> None:
         src = tile(self.input)
@@ -787,21 +834,13 @@ def _axis_family(base_cls: type, docs: dict[str, str]) -> list:
     return ops
 
 
-REDUCE_OPS = _axis_family(
-    ReduceOp, {n: f"The {n} of each {{row}}." for n in ("sum", "max", "min")}
-)
+REDUCE_OPS = _axis_family(ReduceOp, {n: f"The {n} of each {{row}}." for n in ("sum", "max", "min")})
 
 
-class ExpandOp(_TileOp):
+class ExpandOp(_ConvertOp):
     """Broadcast a row vector (R x 1) or column vector (1 x C) to the R x C result."""
 
     AXIS: ClassVar[int]
-    input = operand_def(TileType)
-    result = result_def(TileType)
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
-
-    def __init__(self, input: SSAValue, result_type: TileType):
-        super().__init__(operands=[input], result_types=[result_type])
 
     def verify_(self) -> None:
         dst = tile(self.result)
@@ -854,8 +893,10 @@ class ColExpandOp(ExpandOp):
 EXPAND_OPS = [RowExpandOp, ColExpandOp] + _axis_family(
     ExpandBinaryOp,
     {
-        **{f"expand_{n}": f"``{f}`` with ``b`` each {{row}}'s element of the vector."
-           for n, f in _BINARY.items()},
+        **{
+            f"expand_{n}": f"``{f}`` with ``b`` each {{row}}'s element of the vector."
+            for n, f in _BINARY.items()
+        },
         "expand_exp_sub": "``exp(a - b)`` with ``b`` each {row}'s element of the vector.",
     },
 )
@@ -965,16 +1006,13 @@ def _transposed(t: TileType) -> TileType:
 
 
 @irdl_op_definition
-class TransposeOp(_TileOp):
+class TransposeOp(_ConvertOp):
     """The R x C tile as C x R."""
 
     name = "pto.transpose"
-    input = operand_def(TileType)
-    result = result_def(TileType)
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input: SSAValue):
-        super().__init__(operands=[input], result_types=[_transposed(tile(input))])
+        super().__init__(input, _transposed(tile(input)))
 
     def verify_(self) -> None:
         src, dst = tile(self.input), tile(self.result)
@@ -998,7 +1036,8 @@ class _FlagOp(IRDLOperation):
     def __init__(self, src: str, dst: str, event: int):
         super().__init__(
             properties={
-                "src_pipe": PipeAttr(src), "dst_pipe": PipeAttr(dst),
+                "src_pipe": PipeAttr(src),
+                "dst_pipe": PipeAttr(dst),
                 "event": IntegerAttr(event, i64),
             }
         )
@@ -1006,7 +1045,9 @@ class _FlagOp(IRDLOperation):
     def verify_(self) -> None:
         src, dst = self.src_pipe.value.data, self.dst_pipe.value.data
         if src == dst or "ALL" in (src, dst):
-            raise VerifyException(f"a flag is between two different pipes other than ALL, got {src} -> {dst}")
+            raise VerifyException(
+                f"a flag is between two different pipes other than ALL, got {src} -> {dst}"
+            )
         if not 0 <= self.event.value.data < EVENT_IDS:
             raise VerifyException(f"event ids are 0..{EVENT_IDS - 1}, got {self.event.value.data}")
 
@@ -1128,12 +1169,30 @@ class IncoreScopeOp(IRDLOperation):
 PTO = Dialect(
     "pto",
     [
-        LoadOp, StoreOp, MoveOp, AllocOp, FullOp, FillPadOp,
-        *BINARY_OPS, *SCALAR_OPS, *UNARY_OPS, CastOp, CmpOp, CmpsOp, SelOp,
-        *REDUCE_OPS, *EXPAND_OPS,
-        MatmulOp, MatmulAccOp, MatmulBiasOp, TransposeOp,
-        SetFlagOp, WaitFlagOp, BarrierOp,
-        IncoreScopeOp, YieldOp,
+        LoadOp,
+        StoreOp,
+        MoveOp,
+        AllocOp,
+        FullOp,
+        FillPadOp,
+        *BINARY_OPS,
+        *SCALAR_OPS,
+        *UNARY_OPS,
+        CastOp,
+        CmpOp,
+        CmpsOp,
+        SelOp,
+        *REDUCE_OPS,
+        *EXPAND_OPS,
+        MatmulOp,
+        MatmulAccOp,
+        MatmulBiasOp,
+        TransposeOp,
+        SetFlagOp,
+        WaitFlagOp,
+        BarrierOp,
+        IncoreScopeOp,
+        YieldOp,
     ],
     [TileType, PipeAttr, FuncTypeAttr],
 )

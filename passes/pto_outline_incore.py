@@ -40,7 +40,9 @@ def outline(scope: IncoreScopeOp, name: str) -> FuncOp:
     used = live_ins(scope)
     # A constant is copied in, not passed: the InCore function stays self-contained, as
     # MLIR's GPU kernel outlining does.
-    constants = [v for v in used if isinstance(v.owner, Operation) and v.owner.has_trait(ConstantLike)]
+    constants = [
+        v for v in used if isinstance(v.owner, Operation) and v.owner.has_trait(ConstantLike)
+    ]
     inputs = [v for v in used if v not in constants]
     block = Block(arg_types=[v.type for v in inputs])
     mapping: dict[SSAValue, SSAValue] = {}
@@ -87,4 +89,3 @@ class OutlineIncoreScopesPass(ModulePass):
                 last = outlined
             if scopes and func_type(func) == "opaque":
                 func.attributes[FUNC_TYPE_ATTR] = FuncTypeAttr("orchestration")
-

@@ -13,7 +13,15 @@ from xdsl.ir import Block, Region
 from pto_wsp.dialects import pto
 
 vec = pto.TileType((16, 64), f32, "vec")
-block = Block(arg_types=[MemRefType(f32, (16, 64)), MemRefType(f16, (16, 32)), MemRefType(f16, (32, 64)), IndexType(), f32])
+block = Block(
+    arg_types=[
+        MemRefType(f32, (16, 64)),
+        MemRefType(f16, (16, 32)),
+        MemRefType(f16, (32, 64)),
+        IndexType(),
+        f32,
+    ]
+)
 x, a_in, b_in, n, s = block.args
 for arg, hint in zip(block.args, ("x", "a", "b", "n", "s")):
     arg.name_hint = hint
