@@ -102,3 +102,58 @@ def test_unknown_device_value_is_a_verifier_error() -> None:
     device.device = aie._i32(42)
     with pytest.raises(VerifyException, match="unknown device 42"):
         module.verify()
+
+
+# ------------------------------------------------------------------ the mlir-aie coverage tool
+
+_GOOD = """// RUN: aie-opt %s | FileCheck %s
+aie.device(NPUDEVICE) {
+  %t = aie.tile(1, 2)
+  %m = aie.mem(%t) {
+    aie.end
+  }
+}
+// -----
+aie.device(npu1) {
+  %t = aie.tile(0, 2)
+  aie.frobnicate(%t)
+}
+"""
+_RUN_LIT = "// RUN: %run_on_npu1% sed 's/NPUDEVICE/npu1/g' -i aie_arch.mlir\n"
+_REJECTED = "// RUN: not aie-opt %s\naie.device(npu1) {\n}\n"
+_EXPECTED = "aie.device(npu1) {\n  %t = aie.tile(9, 2) // expected-error {{column}}\n}\n"
+_FOREIGN = "aie.device(npu1) {\n  %c = aie.core(%t) {\n    %v = aievec.ups %x : vector<16xi16>\n  }\n}\n"
+_LLVM_ONLY = "llvm.func @f() {\n  llvm.return\n}\n"
+
+
+def _checkout(tmp_path):
+    test = tmp_path / "test"
+    (test / "npu-xrt" / "t").mkdir(parents=True)
+    (test / "npu-xrt" / "t" / "aie.mlir").write_text(_GOOD)
+    (test / "npu-xrt" / "t" / "run.lit").write_text(_RUN_LIT)
+    for name, text in (("bad.mlir", _REJECTED), ("err.mlir", _EXPECTED), ("vec.mlir", _FOREIGN),
+                       ("llvm.mlir", _LLVM_ONLY)):
+        (test / name).write_text(text)
+    return tmp_path
+
+
+def test_coverage_counts_valid_chunks_and_groups_failures(tmp_path, capsys):
+    from pto_wsp.tools import aie_coverage
+
+    assert aie_coverage.main([str(_checkout(tmp_path))]) == 0
+    out = capsys.readouterr().out
+    # Two valid chunks: the first passes on the device run.lit substitutes (npu1 has column 1;
+    # npu1_1col would reject the tile), the second uses an op nobody defines.
+    assert out.splitlines()[0] == "valid inputs passing: 1 / 2 (50.0%)"
+    assert "1  the file's RUN line expects failure (not ...)" in out
+    assert "1  expected-error" in out
+    assert "1  uses aievec" in out
+    assert "1  no aie/aiex op" in out
+    assert "1  unknown op\n        1  aie.frobnicate" in out
+
+
+def test_coverage_without_a_test_tree_is_one_line_error(tmp_path, capsys):
+    from pto_wsp.tools import aie_coverage
+
+    assert aie_coverage.main([str(tmp_path)]) == 1
+    assert capsys.readouterr().err.strip() == f"aie_coverage: {tmp_path}/test is not a directory"

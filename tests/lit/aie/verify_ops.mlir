@@ -362,6 +362,19 @@ aie.device(npu1_1col) {
 // -----
 // CHECK: //{{ }}-----
 
+// An enum property holds one of its cases' values (the generic form can write any i32).
+aie.device(npu1_1col) {
+  %t = aie.tile(0, 2)
+  %s = aie.switchbox(%t) {
+    "aie.connect"() <{source_bundle = 99 : i32, source_channel = 0 : i32, dest_bundle = 5 : i32, dest_channel = 0 : i32}> : () -> ()
+  }
+}
+
+// CHECK: error: 'aie.connect' op 99 is not a wire bundle (expected one of Core = 0, DMA = 1, FIFO = 2, South = 3, West = 4, North = 5, East = 6, PLIO = 7, NOC = 8, Trace = 9, TileControl = 10)
+
+// -----
+// CHECK: //{{ }}-----
+
 // aiex.run runs a sequence of the device an aiex.configure sets up.
 aie.device(npu1_1col) {
   aie.runtime_sequence(%x: memref<16xi32>) {
