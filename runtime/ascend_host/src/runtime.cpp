@@ -54,6 +54,7 @@
 #include "pto_wsp/aicore.h"
 #include "pto_wsp/orchestration.h"
 #include "order.h"
+#include "schedule_rules.h"
 #include "task_abi.h"
 #include "tensormap.h"
 
@@ -326,6 +327,7 @@ struct Builder::Impl {
   std::vector<uint32_t> lane_tail;  // per lane: its last issued task (0xFFFFFFFF: none)
   std::vector<uint32_t> tbuf;
   std::vector<uint32_t> tkeys, torder;  // flush_timing's scratch
+  std::vector<size_t> tcount;
   // record: each worker's starts (node, start number); the counter.
   std::vector<std::vector<std::pair<uint32_t, uint64_t>>> starts;
   alignas(64) std::atomic<uint64_t> start_count{0};
@@ -341,7 +343,7 @@ struct Builder::Impl {
   std::unique_ptr<ReadyQueue[]> queues;
   int nqueues = 0;
   std::vector<int> worker_pool;  // 0 vector, 1 cube, 2 both
-  std::vector<int> pool_workers[2];
+  std::vector<int> pool_workers[3];  // vector, cube, any (every worker)
 
   // Cache lines apart: what the workers write on every completion, what the orchestrator
   // writes once, and the sleep/wake handshake.
@@ -521,6 +523,7 @@ Builder::Impl::Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t rin
     worker_pool.push_back(pool);
     if (pool == 0 || pool == 2) pool_workers[0].push_back(w);
     if (pool == 1 || pool == 2) pool_workers[1].push_back(w);
+    pool_workers[2].push_back(w);
   }
   // An idle worker polls the queues for 2 us, then polls between sched_yield calls for
   // 200 us, then sleeps. Yielding, not spinning: when the worker shares a CPU with the
@@ -812,34 +815,16 @@ void Builder::Impl::time_release(uint32_t id) {
 
 int64_t Builder::Impl::stream_key(uint32_t id) const {
   // As the simulator's _stream_key: the task's stream_by key, else its issue number, mod n.
-  if (!cfg.stream_keyed) return static_cast<int64_t>(issued % static_cast<uint64_t>(nstreams));
-  const int64_t k = ring[id & mask].stream % nstreams;
-  return k < 0 ? k + nstreams : k;
+  return rules::stream_key(cfg.stream_keyed, ring[id & mask].stream, issued, nstreams);
 }
 
 void Builder::Impl::flush_timing() {
   const size_t n = tbuf.size();
   if (n > 1) {
-    // Round-robin across stream keys (ascending), each keeping its release order
-    // (runtime/fastsched.py flush_timing): group by key, then deal the r-th of each group.
     // Keys are computed before any of these tasks is issued (unkeyed: one key for all).
-    const size_t nk = static_cast<size_t>(nstreams);
-    tkeys.assign(n, 0);
-    torder.clear();
-    std::vector<size_t> count(nk + 1, 0);
-    size_t most = 0;
-    for (size_t i = 0; i < n; ++i) {
-      tkeys[i] = static_cast<uint32_t>(stream_key(tbuf[i]));
-      most = std::max(most, ++count[tkeys[i] + 1]);
-    }
-    for (size_t j = 0; j < nk; ++j) count[j + 1] += count[j];
-    std::vector<size_t> fill(count.begin(), count.end() - 1);
-    std::vector<uint32_t> grouped(n);
-    for (size_t i = 0; i < n; ++i) grouped[fill[tkeys[i]]++] = tbuf[i];
-    for (size_t r = 0; r < most; ++r)
-      for (size_t j = 0; j < nk; ++j)
-        if (count[j] + r < count[j + 1]) torder.push_back(grouped[count[j] + r]);
-    tbuf.swap(torder);
+    tkeys.resize(n);
+    for (size_t i = 0; i < n; ++i) tkeys[i] = static_cast<uint32_t>(stream_key(tbuf[i]));
+    rules::interleave(tbuf, tkeys, static_cast<size_t>(nstreams), torder, tcount);
   }
   // issue() never releases into tbuf: no reentry.
   for (uint32_t id : tbuf) issue(id);
@@ -851,7 +836,7 @@ void Builder::Impl::issue(uint32_t id) {
   if (lanes) {
     const int64_t key = stream_key(id);
     const int64_t placed = s.target >= 0 ? s.queue : -1;
-    const int64_t lane = key + nstreams * (placed + 1);
+    const int64_t lane = rules::lane_of(key, nstreams, placed);
     s.lane = lane;
     s.lane_next.store(kLaneOpen, std::memory_order_relaxed);  // no worker knows it yet
     uint32_t& tail = lane_tail[static_cast<size_t>(lane)];
@@ -963,7 +948,7 @@ std::atomic<int64_t>* Builder::Impl::gate(const Slot& s) {
     case DepthScope::PerStream:  // per lane with streams n (as the simulator)
       return &gates[1 + (static_cast<uint64_t>(lanes ? s.lane : s.stream) & 255)];
     case DepthScope::PerPool:
-      return &gates[257 + (s.pod.pool == ExecPool::Vector ? 0 : s.pod.pool == ExecPool::Cube ? 1 : 2)];
+      return &gates[257 + rules::pool_index(static_cast<uint8_t>(s.pod.pool))];
     case DepthScope::Global:
     default:
       return &gates[0];
@@ -1101,15 +1086,10 @@ TaskBuilder Builder::alloc_task(KernelId kernel, ExecDomain domain, ExecPool poo
   p.stream = static_cast<StreamId>(stream);
   p.priority = priority;
   // Where it will wait when ready: its target worker, else its pool's queue.
-  const int pi = pool == ExecPool::Vector ? 0 : (pool == ExecPool::Cube ? 1 : 2);
+  const int pi = rules::pool_index(static_cast<uint8_t>(pool));
   if (target >= 0) {
-    int w;
-    if (pi < 2 && !m.pool_workers[pi].empty()) {
-      const std::vector<int>& ws = m.pool_workers[pi];
-      w = ws[static_cast<size_t>(target % static_cast<int64_t>(ws.size()))];
-    } else {
-      w = static_cast<int>(target % m.nworkers);
-    }
+    const std::vector<int>& ws = m.pool_workers[pi];
+    const int w = rules::target_worker(target, ws.empty() ? m.pool_workers[2] : ws);
     s.queue = w;
     p.affinity = static_cast<TargetId>(w);
   } else {
