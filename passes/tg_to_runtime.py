@@ -53,6 +53,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from pto_wsp.dialects import tg
+from pto_wsp.dialects.tg_calls import call_cycle
 from pto_wsp.passes.diagnostics import location_of
 
 NAME = "tg-to-runtime-calls"
@@ -77,7 +78,7 @@ ACCESS = {"in": 0, "out": 1, "inout": 2}
 POOLS = {"vector": 0, "cube": 1, "any": 255}
 DOMAINS = {"host_cpu": 0, "aicore": 1, "aie_tile": 2}
 
-#: How deep tg.call may nest before the pass calls it recursion.
+#: How deep tg.call may nest (a chain without a cycle) before the pass gives up.
 MAX_CALL_DEPTH = 64
 
 _UPSTREAM = ("arith.", "scf.", "memref.", "func.")
@@ -467,9 +468,9 @@ def _expand_calls(module: ModuleOp, program: tg.ProgramOp, stack: tuple[str, ...
     copy = program.clone()
     for call in [op for op in copy.walk() if isinstance(op, tg.CallOp)]:
         name = call.callee.root_reference.data
-        if name in stack or len(stack) >= MAX_CALL_DEPTH:
+        if len(stack) >= MAX_CALL_DEPTH:  # no cycle (lower_program checked): a deep chain
             chain = " -> ".join(f"@{n}" for n in (*stack, name))
-            _fail(call, f"recursive tg.call cannot be inlined: {chain}")
+            _fail(call, f"tg.call nests more than {MAX_CALL_DEPTH} programs deep: {chain}")
         callee = next(
             (p for p in module.ops if isinstance(p, tg.ProgramOp) and p.sym_name.data == name),
             None,
@@ -492,6 +493,9 @@ def lower_program(module: ModuleOp, program: tg.ProgramOp) -> func.FuncOp:
             program.processes()[0],
             f"@{name} is a pipeline: pipelines are not lowered to the runtime core yet",
         )
+    if (found := call_cycle(program, module)) is not None:
+        chain = " -> ".join(f"@{n}" for n in found[1])
+        _fail(found[0], f"recursive tg.call cannot be inlined: {chain}")
     expanded = _expand_calls(module, program, (name,))
     body = expanded.body.block
     expanded.body.detach_block(body)

@@ -17,9 +17,6 @@ from pto_wsp.tools import fuzz, fuzz_inputs
 #: xfailed until fixed; new seeds (lit tests) change what the fixed seed draws, so every
 #: known kind is listed, not only those the run meets today. Empty when all are fixed.
 KNOWN = [
-    # TODO(new class E): tg.programs calling each other (tg.call @b in @a, @a in @b):
-    # RecursionError in tg-materialize's code generation (tg-to-runtime-calls names it).
-    (fuzz.INTERNAL, r"RecursionError", "new class E"),
     # TODO(issue 21 class 6): a list bound to a scalar in tg-materialize{bind="n=[]"}.
     (fuzz.INTERNAL, r"only 0-dimensional arrays can be converted", "class 6"),
     # TODO(new class J): a block label defined again after a forward reference

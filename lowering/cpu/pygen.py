@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, SSAValue
 
 from pto_wsp.dialects import tg, tg_events
+from pto_wsp.dialects.tg_calls import call_cycle
 from pto_wsp.passes.diagnostics import location_of
 from pto_wsp.passes.globals import constant_array
 from pto_wsp.runtime.regions import TensorRegion
@@ -503,6 +504,7 @@ def compile_program(
         raise CodegenError(
             f"@{program.sym_name.data} is a pipeline; running processes is the simulator's job"
         )
+    check_no_recursion(program, module)
     from pto_wsp.lowering.cpu.simgen import _compile_function
 
     return _compile_function(program, module, {}, batch, sites=sites)
@@ -514,6 +516,7 @@ def compile_program_plain(program: tg.ProgramOp, module: ModuleOp | None = None)
         raise CodegenError(
             f"@{program.sym_name.data} is a pipeline; running processes is the simulator's job"
         )
+    check_no_recursion(program, module)
     gen = _Generator()
     params = [gen.name(a) for a in program.body.block.args]
     gen.block(program.body.block)
@@ -537,6 +540,20 @@ def compile_program_plain(program: tg.ProgramOp, module: ModuleOp | None = None)
         namespace["_program"],
         callees,
     )
+
+
+def check_no_recursion(program: tg.ProgramOp, module: ModuleOp | None) -> None:
+    """A ``CodegenError`` at the ``tg.call`` closing a cycle of calls from ``program``: its
+    code would call itself until Python's stack ran out."""
+    found = call_cycle(program, module)
+    if found is not None:
+        call, cycle = found
+        where = location_of(call)
+        chain = " -> ".join(f"@{name}" for name in cycle)
+        raise CodegenError(
+            f"{where + ': ' if where else ''}recursive tg.call: {chain} (a program that calls "
+            "itself never ends)"
+        )
 
 
 def _find_program(module: ModuleOp | None, name: str, at: Operation) -> tg.ProgramOp:

@@ -54,6 +54,7 @@ from pto_wsp.lowering.cpu.pygen import (
     _rank_reduction_mask,
     _remsi,
     _tup,
+    check_no_recursion,
     constant_value,
     exec_generated,
 )
@@ -1641,6 +1642,7 @@ def compile_sim_program(
     """Translate one ``tg.program`` (and the programs it calls) to Python for the simulator.
 
     ``batch``: emit regular loop nests as numpy batches (default ``BATCH_LOOPS``)."""
+    check_no_recursion(program, module)
     name = program.sym_name.data
     arg_names = [n.data for n in program.arg_names]
     arg_types = list(program.function_type.inputs.data)
