@@ -464,7 +464,7 @@ CASES = [
             n=4 if name == "ev_query" else None,
             options={"workers": 4},
             bodies=True,
-            gaps={"native": EVENTS, **({"fast": QUERY, "core": QUERY} if name == "ev_query" else {})},
+            gaps={"native": EVENTS, **({"fast": QUERY} if name == "ev_query" else {})},
         )
         for name, rule in EVENT_RULES.items()
     ),

@@ -389,7 +389,7 @@ struct PtoScheduler {
     if (S[kNIdle] > 0) dispatch_idle();
   }
   bool wait_window(double& gt);
-  void register_task(int64_t tid, int64_t first, double gt);
+  void register_nodes(int64_t first, int64_t last, double gt);
 };
 
 bool PtoScheduler::prepare(const PtoSchedGraph* graph, const PtoSchedConfig* config,
@@ -431,10 +431,6 @@ bool PtoScheduler::prepare(const PtoSchedGraph* graph, const PtoSchedConfig* con
       return false;
     }
     if (graph->kind[i] == 0) task_ids.push_back(i);
-  }
-  if (n && graph->kind[n - 1] != 0) {
-    error = "the graph ends in a barrier (an ordering point no task follows)";
-    return false;
   }
   for (int r = 0; r < kNI; ++r) NI[r] = out->ni + r * n;
   for (int r = 0; r < kNF; ++r) NF[r] = out->nf + r * n;
@@ -507,10 +503,12 @@ bool PtoScheduler::wait_window(double& gt) {
   return true;
 }
 
-// Task `tid` and the barriers created just before it (nodes first..tid) at time gt.
-void PtoScheduler::register_task(int64_t tid, int64_t first, double gt) {
-  S[kNCreated] = tid + 1;
-  for (int64_t d = first; d <= tid; ++d) {
+// Nodes first..last at time gt: barriers, and a task if `last` is one (the barriers were
+// created just before it; barriers after the last task, by a trailing event record, alone).
+void PtoScheduler::register_nodes(int64_t first, int64_t last, double gt) {
+  const int64_t tid = g->kind[last] == 0 ? last : -1;
+  S[kNCreated] = last + 1;
+  for (int64_t d = first; d <= last; ++d) {
     // predecessors already done when d is created do not count
     NI[kDeps][d] = g->fanin[d] - predone[d];
     NI[kWorker][d] = -1;
@@ -527,10 +525,12 @@ void PtoScheduler::register_task(int64_t tid, int64_t first, double gt) {
     NF[kCreatedT][d] = gt;
     NI[kBlk][d] = NI[kDeps][d] + (d == tid ? 1 : 0);
   }
-  ++S[kLive];
-  ++S[kCreated];
-  for (int64_t d = first; d < tid; ++d)
-    if (NI[kDeps][d] == 0) complete_node(d);
+  if (tid >= 0) {
+    ++S[kLive];
+    ++S[kCreated];
+  }
+  for (int64_t d = first; d <= last; ++d)
+    if (d != tid && NI[kDeps][d] == 0) complete_node(d);
 }
 
 void PtoScheduler::run() {
@@ -546,7 +546,7 @@ void PtoScheduler::run() {
       return;
     }
     const int64_t tid = task_ids[k], first = prev;
-    register_task(tid, first, gt);
+    register_nodes(first, tid, gt);
     prev = tid + 1;
     if (c.batch_deps) {
       bd.push_back(tid);
@@ -574,6 +574,7 @@ void PtoScheduler::run() {
       if (S[kNIdle] > 0) dispatch_idle();
     }
   }
+  if (prev < n) register_nodes(prev, n - 1, T[kNow]);
   // end of generation: flush, then drain
   if (!bd.empty()) flush_batch();
   if (!tb.empty()) flush_timing();
