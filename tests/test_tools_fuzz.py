@@ -17,8 +17,6 @@ from pto_wsp.tools import fuzz, fuzz_inputs
 #: xfailed until fixed; new seeds (lit tests) change what the fixed seed draws, so every
 #: known kind is listed, not only those the run meets today. Empty when all are fixed.
 KNOWN = [
-    # TODO(issue 21 class 6): a list bound to a scalar in tg-materialize{bind="n=[]"}.
-    (fuzz.INTERNAL, r"only 0-dimensional arrays can be converted", "class 6"),
     # TODO(new class J): a block label defined again after a forward reference
     # (`cf.br ^bb1` `^bb1:` `^bb1`): KeyError in xDSL's parser (xdsl-opt too).
     (fuzz.INTERNAL, r"KeyError: 'bb\d+'$", "new class J"),

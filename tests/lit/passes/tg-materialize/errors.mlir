@@ -7,6 +7,8 @@
 // RUN: not pto-opt %s -p 'wsp-to-tg,tg-materialize{bind="n=2,lengths=[1,0.5]"}' 2>&1 | FileCheck %s --check-prefix=FLOAT
 // RUN: not pto-opt %s -p 'wsp-to-tg,tg-materialize{bind="n=9223372036854775808,lengths=[1]"}' 2>&1 | FileCheck %s --check-prefix=SCALAR
 // RUN: not pto-opt %s -p 'wsp-to-tg,tg-materialize{bind="n=18446744073709551615,lengths=[1]"}' 2>&1 | FileCheck %s --check-prefix=SCALAR-MAX
+// RUN: not pto-opt %s -p 'wsp-to-tg,tg-materialize{bind="n=[],lengths=[1]"}' 2>&1 | FileCheck %s --check-prefix=LIST
+// RUN: not pto-opt %s -p 'wsp-to-tg,tg-materialize{bind="n=[2],lengths=[1]"}' 2>&1 | FileCheck %s --check-prefix=LIST
 
 wsp.kernel @k(r: index, j: index) unit(vector)
 wsp.workload @w(%n: index, %lengths: memref<?xindex>) {
@@ -25,3 +27,5 @@ wsp.workload @w(%n: index, %lengths: memref<?xindex>) {
 // FLOAT: pto-opt: error: tg-materialize: lengths=[1,0.5]: a list binds integers (lengths, CSR arrays)
 // SCALAR: pto-opt: error: tg-materialize: n is an index: 9223372036854775808 does not fit in 64 bits
 // SCALAR-MAX: pto-opt: error: tg-materialize: n is an index: 18446744073709551615 does not fit in 64 bits
+// LIST-NOT: internal error
+// LIST: pto-opt: error: tg-materialize: n is a scalar (index): bind an integer, not a list or an array
