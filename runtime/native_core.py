@@ -411,7 +411,7 @@ class Scheduler:
             np.ascontiguousarray(graph.stream, np.int64),
             np.ascontiguousarray(graph.fanout_begin, np.int64),
             np.ascontiguousarray(graph.fanin, np.int32),
-            _ascending_rows(graph.fanout_begin, graph.fanout_edges),
+            np.ascontiguousarray(graph.fanout_edges, np.int32),
         ]
         if len(keep[2]) != n:
             raise NativeCoreError(f"{len(keep[2])} costs for a graph of {n} nodes")
@@ -476,19 +476,6 @@ def _copied(pointer, n: int) -> np.ndarray:
     if n == 0:
         return np.zeros(0, np.dtype(pointer._type_))
     return np.ctypeslib.as_array(pointer, (n,)).copy()
-
-
-def _ascending_rows(begin: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """The CSR successors with each row ascending (the engine releases successors in
-    creation order)."""
-    succ = np.ascontiguousarray(edges, np.int32)
-    if len(succ) < 2:
-        return succ
-    rows = np.repeat(np.arange(len(begin) - 1), np.diff(begin))
-    if bool(((np.diff(succ) > 0) | (np.diff(rows) > 0)).all()):
-        return succ
-    return succ[np.lexsort((succ, rows))]
-
 
 
 if __name__ == "__main__":

@@ -88,8 +88,8 @@ PTO_CORE_API int32_t pto_core_graph(PtoCore* core, PtoGraph* out);
 // main program, replayed over the graph's arrays (docs/native.md "Scheduling").
 
 // The graph: per node kind (0 task, 1 barrier), pool (0 vector, 1 cube, 255 any), cost in
-// cycles (0 for barriers), priority, target (-1: none), stream, fanin; fanout in CSR with each
-// row ascending (PtoGraph's arrays, cost added).
+// cycles (0 for barriers), priority, target (-1: none), stream, fanin; fanout in CSR
+// (PtoGraph's arrays, cost added).
 typedef struct PtoSchedGraph {
   int64_t num_nodes;
   const uint8_t *kind, *pool;

@@ -105,6 +105,8 @@ inline bool event_later(const Event& a, const Event& b) {
 struct PtoScheduler {
   // Inputs.
   const PtoSchedGraph* g = nullptr;
+  PtoSchedGraph sorted{};              // g with its fanout rows sorted, when they were not
+  std::vector<int32_t> sorted_edges;
   PtoSchedConfig c{};
   int64_t n = 0, W = 0;
   std::vector<int> pidx;    // per node
@@ -131,6 +133,7 @@ struct PtoScheduler {
   std::string error;
 
   bool prepare(const PtoSchedGraph* graph, const PtoSchedConfig* config, PtoSchedOut* out);
+  const PtoSchedGraph* ascending(const PtoSchedGraph* graph);
   void run();
 
   int64_t stream_key(int64_t tid) const {
@@ -392,8 +395,30 @@ struct PtoScheduler {
   void register_nodes(int64_t first, int64_t last, double gt);
 };
 
+// `graph`, or a copy whose fanout rows are ascending: the engine releases successors in
+// creation order.
+const PtoSchedGraph* PtoScheduler::ascending(const PtoSchedGraph* graph) {
+  const int64_t* begin = graph->fanout_begin;
+  const int32_t* edges = graph->fanout_edges;
+  bool ok = true;
+  for (int64_t v = 0; ok && v < graph->num_nodes; ++v)
+    for (int64_t e = begin[v] + 1; e < begin[v + 1]; ++e)
+      if (edges[e] <= edges[e - 1]) {
+        ok = false;
+        break;
+      }
+  if (ok) return graph;
+  sorted = *graph;
+  sorted_edges.assign(edges, edges + begin[graph->num_nodes]);
+  for (int64_t v = 0; v < graph->num_nodes; ++v)
+    std::sort(sorted_edges.begin() + begin[v], sorted_edges.begin() + begin[v + 1]);
+  sorted.fanout_edges = sorted_edges.data();
+  return &sorted;
+}
+
 bool PtoScheduler::prepare(const PtoSchedGraph* graph, const PtoSchedConfig* config,
                           PtoSchedOut* out) {
+  graph = ascending(graph);
   g = graph;
   c = *config;
   n = graph->num_nodes;
