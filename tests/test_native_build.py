@@ -127,9 +127,12 @@ def test_the_example_of_docs_native_runs(capsys):
     import re
 
     doc = (ROOT / "docs" / "native.md").read_text()
-    (block,) = re.findall(r"```python\n(.*?)```", doc, re.S)
-    exec(compile(block, "docs/native.md", "exec"), {})
+    build, schedule = re.findall(r"```python\n(.*?)```", doc, re.S)
+    names: dict = {}
+    exec(compile(build, "docs/native.md", "exec"), names)
     assert capsys.readouterr().out == "4 {'structural': 0, 'raw': 5, 'waw': 0, 'war': 0}\n"
+    exec(compile(schedule, "docs/native.md", "exec"), names)  # on the graph built above
+    assert capsys.readouterr().out == "40.0 [0, 1, 2, 3]\n"
 
 
 @pytest.mark.skipif(shutil.which("nm") is None, reason="needs binutils' nm")
