@@ -325,6 +325,139 @@ def _print_dims(printer: Printer, dims: ArrayAttr[BDDimLayoutAttr]) -> None:
     printer.print_string("]")
 
 
+@irdl_attr_definition
+class PacketInfoAttr(ParametrizedAttribute):
+    """``#aie.packet_info<pkt_type = 0, pkt_id = 2>``: a packet's type and id (header)."""
+
+    name = "aie.packet_info"
+
+    pkt_type: IntAttr
+    pkt_id: IntAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr]:
+        with parser.in_angle_brackets():
+            values = _struct(parser, ("pkt_type", "pkt_id"))
+        return IntAttr(values[0]), IntAttr(values[1])
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<pkt_type = {self.pkt_type.data}, pkt_id = {self.pkt_id.data}>")
+
+    def verify(self) -> None:
+        for what, value in (("pkt_type", self.pkt_type.data), ("pkt_id", self.pkt_id.data)):
+            if not 0 <= value < 2**16:
+                raise VerifyException(f"packet_info {what} must fit in 16 bits, got {value}")
+
+
+@irdl_attr_definition
+class BDPadLayoutAttr(ParametrizedAttribute):
+    """``<const_pad_before = 0, const_pad_after = 2>``: zeros around one dimension of a BD."""
+
+    name = "aie.bd_pad_layout"
+
+    const_pad_before: IntAttr
+    const_pad_after: IntAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr]:
+        with parser.in_angle_brackets():
+            before, after = _struct(parser, ("const_pad_before", "const_pad_after"))
+        return IntAttr(before), IntAttr(after)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(
+            f"<const_pad_before = {self.const_pad_before.data}, "
+            f"const_pad_after = {self.const_pad_after.data}>"
+        )
+
+
+@irdl_attr_definition
+class BDPadLayoutArrayAttr(ParametrizedAttribute, OpaqueSyntaxAttribute):
+    """``#aie<bd_pad_layout_array[<const_pad_before = 2, const_pad_after = 1>, ...]>``: an
+    objectfifo's ``padDimensions``, one per dimension of its ``dimensionsToStream``."""
+
+    name = "aie.bd_pad_layout_array"
+
+    pads: ArrayAttr[BDPadLayoutAttr]
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[ArrayAttr[BDPadLayoutAttr]]:
+        pads = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, lambda: BDPadLayoutAttr(*BDPadLayoutAttr.parse_parameters(parser))
+        )
+        return (ArrayAttr(pads),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("[")
+        printer.print_list(self.pads.data, lambda p: p.print_parameters(printer))
+        printer.print_string("]")
+
+
+@irdl_attr_definition
+class BDIterationAttr(ParametrizedAttribute):
+    """``#aie.bd_iteration<size = 4, stride = 16, current = 0>``: a BD's iteration state."""
+
+    name = "aie.bd_iteration"
+
+    size: IntAttr
+    stride: IntAttr
+    current: IntAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr, IntAttr]:
+        with parser.in_angle_brackets():
+            values = _struct(parser, ("size", "stride", "current"))
+        return IntAttr(values[0]), IntAttr(values[1]), IntAttr(values[2])
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(
+            f"<size = {self.size.data}, stride = {self.stride.data}, current = {self.current.data}>"
+        )
+
+
+@irdl_attr_definition
+class TraceEventAttr(ParametrizedAttribute):
+    """``<"INSTR_EVENT_0">`` or ``<CoreEventAIE2::INSTR_EVENT_0>``: an event traced by name."""
+
+    name = "aie.trace_event"
+
+    value: StringAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[StringAttr]:
+        with parser.in_angle_brackets():
+            text = parser.parse_optional_str_literal()
+            if text is None:
+                text = parser.parse_identifier()
+                while parser.parse_optional_punctuation(":") is not None:
+                    parser.parse_punctuation(":")
+                    text += "::" + parser.parse_identifier()
+        return (StringAttr(text),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        text = self.value.data
+        printer.print_string(f"<{text}>" if "::" in text else f'<"{text}">')
+
+
+def _struct(parser: AttrParser, names: Sequence[str]) -> list[int]:
+    """``name = int, ...``, each name once, in any order (upstream's ``struct(params)``)."""
+    values: dict[str, int] = {}
+
+    def entry() -> None:
+        pos = parser.pos
+        key = parser.parse_identifier()
+        if key not in names or key in values:
+            parser.raise_error(f"expected one of {', '.join(names)}, each once", pos, parser.pos)
+        parser.parse_punctuation("=")
+        values[key] = parse_int64(parser)
+
+    parser.parse_comma_separated_list(parser.Delimiter.NONE, entry)
+    missing = [n for n in names if n not in values]
+    if missing:
+        parser.raise_error(f"missing {', '.join(missing)}")
+    return [values[n] for n in names]
+
+
 # --------------------------------------------------------------------------- helpers
 
 _OpT = TypeVar("_OpT", bound=Operation)
@@ -1557,6 +1690,7 @@ class ShimDMAAllocationOp(IRDLOperation):
     tile = operand_def(IndexType)
     channel_dir = prop_def(IntegerAttr[IntegerType])
     channel_index = prop_def(IntegerAttr[IntegerType])
+    packet = opt_prop_def(PacketInfoAttr)
 
     traits = traits_def(SymbolOpInterface())
 
@@ -1591,12 +1725,16 @@ class ShimDMAAllocationOp(IRDLOperation):
             direction = _parse_enum(parser, DMA_CHANNEL_DIRS, "DMA channel direction")
             parser.parse_punctuation(",")
             channel = parse_int64(parser)
+            packet = {}
+            if parser.parse_optional_punctuation(",") is not None:
+                packet["packet"] = PacketInfoAttr(*PacketInfoAttr.parse_parameters(parser))
         return cls.create(
             operands=[tile],
             properties={
                 "sym_name": name,
                 "channel_dir": direction,
                 "channel_index": IntegerAttr(channel, i64),
+                **packet,
             },
             attributes=parser.parse_optional_attr_dict(),
         )
@@ -1607,7 +1745,11 @@ class ShimDMAAllocationOp(IRDLOperation):
         printer.print_string("(")
         printer.print_ssa_value(self.tile)
         direction = _enum_name(DMA_CHANNEL_DIRS, self.channel_dir, "DMA channel direction")
-        printer.print_string(f", {direction}, {self.channel_index.value.data})")
+        printer.print_string(f", {direction}, {self.channel_index.value.data}")
+        if self.packet is not None:
+            printer.print_string(", ")
+            self.packet.print_parameters(printer)
+        printer.print_string(")")
         printer.print_op_attributes(self.attributes)
 
 
@@ -1760,139 +1902,6 @@ TraceMode = _enum_directive("TraceMode", TRACE_MODES, "trace mode")
 TracePacketType = _enum_directive("TracePacketType", TRACE_PACKET_TYPES, "trace packet type")
 ComboLogic = _enum_directive("ComboLogic", COMBO_LOGIC, "combo logic")
 EdgeTrigger = _enum_directive("EdgeTrigger", EDGE_TRIGGERS, "edge trigger")
-
-
-@irdl_attr_definition
-class PacketInfoAttr(ParametrizedAttribute):
-    """``#aie.packet_info<pkt_type = 0, pkt_id = 2>``: a packet's type and id (header)."""
-
-    name = "aie.packet_info"
-
-    pkt_type: IntAttr
-    pkt_id: IntAttr
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr]:
-        with parser.in_angle_brackets():
-            values = _struct(parser, ("pkt_type", "pkt_id"))
-        return IntAttr(values[0]), IntAttr(values[1])
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<pkt_type = {self.pkt_type.data}, pkt_id = {self.pkt_id.data}>")
-
-    def verify(self) -> None:
-        for what, value in (("pkt_type", self.pkt_type.data), ("pkt_id", self.pkt_id.data)):
-            if not 0 <= value < 2**16:
-                raise VerifyException(f"packet_info {what} must fit in 16 bits, got {value}")
-
-
-@irdl_attr_definition
-class BDPadLayoutAttr(ParametrizedAttribute):
-    """``<const_pad_before = 0, const_pad_after = 2>``: zeros around one dimension of a BD."""
-
-    name = "aie.bd_pad_layout"
-
-    const_pad_before: IntAttr
-    const_pad_after: IntAttr
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr]:
-        with parser.in_angle_brackets():
-            before, after = _struct(parser, ("const_pad_before", "const_pad_after"))
-        return IntAttr(before), IntAttr(after)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(
-            f"<const_pad_before = {self.const_pad_before.data}, "
-            f"const_pad_after = {self.const_pad_after.data}>"
-        )
-
-
-@irdl_attr_definition
-class BDPadLayoutArrayAttr(ParametrizedAttribute, OpaqueSyntaxAttribute):
-    """``#aie<bd_pad_layout_array[<const_pad_before = 2, const_pad_after = 1>, ...]>``: an
-    objectfifo's ``padDimensions``, one per dimension of its ``dimensionsToStream``."""
-
-    name = "aie.bd_pad_layout_array"
-
-    pads: ArrayAttr[BDPadLayoutAttr]
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> tuple[ArrayAttr[BDPadLayoutAttr]]:
-        pads = parser.parse_comma_separated_list(
-            parser.Delimiter.SQUARE, lambda: BDPadLayoutAttr(*BDPadLayoutAttr.parse_parameters(parser))
-        )
-        return (ArrayAttr(pads),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("[")
-        printer.print_list(self.pads.data, lambda p: p.print_parameters(printer))
-        printer.print_string("]")
-
-
-@irdl_attr_definition
-class BDIterationAttr(ParametrizedAttribute):
-    """``#aie.bd_iteration<size = 4, stride = 16, current = 0>``: a BD's iteration state."""
-
-    name = "aie.bd_iteration"
-
-    size: IntAttr
-    stride: IntAttr
-    current: IntAttr
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr, IntAttr]:
-        with parser.in_angle_brackets():
-            values = _struct(parser, ("size", "stride", "current"))
-        return IntAttr(values[0]), IntAttr(values[1]), IntAttr(values[2])
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(
-            f"<size = {self.size.data}, stride = {self.stride.data}, current = {self.current.data}>"
-        )
-
-
-@irdl_attr_definition
-class TraceEventAttr(ParametrizedAttribute):
-    """``<"INSTR_EVENT_0">`` or ``<CoreEventAIE2::INSTR_EVENT_0>``: an event traced by name."""
-
-    name = "aie.trace_event"
-
-    value: StringAttr
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> tuple[StringAttr]:
-        with parser.in_angle_brackets():
-            text = parser.parse_optional_str_literal()
-            if text is None:
-                text = parser.parse_identifier()
-                while parser.parse_optional_punctuation(":") is not None:
-                    parser.parse_punctuation(":")
-                    text += "::" + parser.parse_identifier()
-        return (StringAttr(text),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        text = self.value.data
-        printer.print_string(f"<{text}>" if "::" in text else f'<"{text}">')
-
-
-def _struct(parser: AttrParser, names: Sequence[str]) -> list[int]:
-    """``name = int, ...``, each name once, in any order (upstream's ``struct(params)``)."""
-    values: dict[str, int] = {}
-
-    def entry() -> None:
-        pos = parser.pos
-        key = parser.parse_identifier()
-        if key not in names or key in values:
-            parser.raise_error(f"expected one of {', '.join(names)}, each once", pos, parser.pos)
-        parser.parse_punctuation("=")
-        values[key] = parse_int64(parser)
-
-    parser.parse_comma_separated_list(parser.Delimiter.NONE, entry)
-    missing = [n for n in names if n not in values]
-    if missing:
-        parser.raise_error(f"missing {', '.join(missing)}")
-    return [values[n] for n in names]
 
 
 @irdl_op_definition

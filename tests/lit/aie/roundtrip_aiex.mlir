@@ -92,6 +92,7 @@ aie.device(npu1_1col) {
   %t = aie.tile(0, 2)
   %rtp = aie.buffer(%t) {sym_name = "rtp"} : memref<16xi32>
   aie.shim_dma_allocation @in(%shim, MM2S, 0)
+  aie.shim_dma_allocation @in_pkt(%shim, MM2S, 1, <pkt_type = 0, pkt_id = 2>)
   aie.runtime_sequence(%x: memref<*xi32>, %y: memref<64x64xi8>) {
     %a = arith.constant 119300 : i32
     %v = arith.constant 7 : i32
@@ -118,6 +119,7 @@ aie.device(npu1_1col) {
 // CHECK: %t = aie.tile(0, 2)
 // CHECK: %rtp = aie.buffer(%t) {sym_name = "rtp"} : memref<16xi32>
 // CHECK: aie.shim_dma_allocation @in(%shim, MM2S, 0)
+// CHECK: aie.shim_dma_allocation @in_pkt(%shim, MM2S, 1, <pkt_type = 0, pkt_id = 2>)
 // CHECK: aie.runtime_sequence(%x: memref<*xi32>, %y: memref<64x64xi8>) {
 // CHECK: %a = arith.constant 119300 : i32
 // CHECK: %v = arith.constant 7 : i32
