@@ -361,7 +361,8 @@ _TIMING = {"immediate": 0, "rate_limit": 1, "batched": 2, "interleaved": 3}
 _SCOPE = {"global": 0, "per_stream": 1, "per_pool": 2}
 #: The counters in ``Schedule.S`` before the tasks run per worker, the floats in ``R``
 #: before the busy cycles per worker (runtime/fastsched.py's layout).
-_NS, _NR = 22, 8
+_NS, _NR = 21, 8
+_ORDN = 13  # (S: tasks dispatched)
 
 
 class Schedule(NamedTuple):
@@ -456,7 +457,7 @@ class Scheduler:
         api = self._api
         if api.pto_core_schedule(self._ptr, ctypes.byref(g), ctypes.byref(c), ctypes.byref(out)):
             raise NativeCoreError(api.pto_core_schedule_error(self._ptr).decode())
-        return Schedule(NI, NF, S, R, order[: S[13]], self._spans(), *self._collections())
+        return Schedule(NI, NF, S, R, order[: S[_ORDN]], self._spans(), *self._collections())
 
     def _spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         tid, t0, t1 = ctypes.POINTER(ctypes.c_int64)(), *(

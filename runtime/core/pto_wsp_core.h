@@ -113,7 +113,7 @@ typedef struct PtoSchedConfig {
 // The caller's arrays the results go to (runtime/fastsched.py's layout): ni 8 rows of
 // num_nodes (blocked, deps, worker, issue number, stream, lane, and two links), nf 6 rows
 // (start, end, issued, dependencies met, gated since, created), order the dispatch order
-// (num_tasks), s the counters then tasks run per worker (22 + workers), r the clock, the
+// (num_tasks), s the counters then tasks run per worker (21 + workers), r the clock, the
 // five stalls (dependencies, stream order, pipeline depth, issue, window), then busy cycles
 // per worker (8 + workers).
 typedef struct PtoSchedOut {

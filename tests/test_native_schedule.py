@@ -1,0 +1,135 @@
+"""The native core's virtual-time scheduler (runtime/native_core.py ``Scheduler``): random
+combinations of schedule directives against the reference engine (the conformance table has
+one case per directive), and its one-line errors."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from conformance_cases import PACED, POOLED, Case, _data_order, _four, _mod3, _prio
+from test_conformance import FIELDS, _compare, reference, run_core
+
+from pto_wsp import DispatchPolicy, IssuePolicy, TimingPolicy, combine
+from pto_wsp.runtime.engine import SimConfig
+from pto_wsp.runtime.graph import GraphBuilder
+from pto_wsp.runtime.native_core import NativeCoreError, Scheduler
+
+
+def _directives(rng: np.random.Generator):
+    """A random schedule: each directive present or not, with random parameters."""
+    steps = []
+    pick = rng.integers
+    dispatch = pick(0, 4)
+    if dispatch == 1:
+        steps.append(lambda s, k=int(pick(2, 4)): s.dispatch(DispatchPolicy.round_robin(k)))
+    elif dispatch == 2:
+        steps.append(lambda s: s.dispatch(DispatchPolicy.work_steal()))
+    elif dispatch == 3:
+        steps.append(lambda s: s.dispatch(DispatchPolicy.affinity("i")))
+    streams = int(pick(0, 4))
+    if streams:
+        steps.append(lambda s: s.streams(streams))
+        if pick(0, 2):
+            steps.append(lambda s: s.stream_by(_mod3))
+    if pick(0, 2):
+        steps.append(lambda s: s.issue(IssuePolicy.priority(_prio)))
+    timing = pick(0, 4)
+    if timing == 1:
+        steps.append(lambda s, k=int(pick(2, 5)): s.timing(TimingPolicy.batched(k)))
+    elif timing == 2 and streams:
+        steps.append(lambda s, k=int(pick(2, 5)): s.timing(TimingPolicy.interleaved(k)))
+    elif timing == 3:
+        steps.append(lambda s: s.timing(TimingPolicy.rate_limit(100000)))
+    if pick(0, 2):
+        scope = ("global", "per_stream", "per_pool")[int(pick(0, 3))]
+        steps.append(lambda s, k=int(pick(1, 3)): s.pipeline_depth(k, scope))
+    if pick(0, 3) == 0:
+        steps.append(lambda s, k=int(pick(3, 9)): s.task_window(k))
+    if pick(0, 2):
+        steps.append(lambda s, k=int(pick(2, 5)): s.batch_deps(k))
+
+    def schedule(s):
+        for step in steps:
+            s = step(s)
+        return s
+
+    return schedule
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_directives_match_the_reference(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    workload = _data_order() if seed % 2 else combine(_four())
+    options = dict(PACED if rng.integers(0, 2) else POOLED, mode="cycles")
+    case = Case(f"random_{seed}", workload, _directives(rng), options, n=int(rng.integers(6, 17)))
+    want = reference(case)
+    assert want["error"] is None, want["error"]
+    got = run_core(case, monkeypatch)
+    assert got["declined"] is None, got["declined"]
+    assert set(FIELDS["core"]) <= set(got)
+    _compare("core", got, want, case)
+
+
+def _chain(n: int):
+    builder = GraphBuilder({})
+    builder.enter_ordered()
+    for i in range(n):
+        builder.add_task("k", stream=i)
+        builder.order_point()
+    builder.exit_ordered()
+    return builder.build()
+
+
+def test_fanout_rows_in_any_order_schedule_the_same():
+    builder = GraphBuilder({})
+    builder.enter_ordered()
+    builder.add_task("a")
+    builder.add_task("b")
+    builder.order_point()
+    for _ in range(3):
+        builder.add_task("c")
+    builder.exit_ordered()
+    graph = builder.build()
+    begin = graph.fanout_begin
+    flipped = np.concatenate(
+        [graph.fanout_edges[begin[v] : begin[v + 1]][::-1] for v in range(graph.num_nodes)]
+    ).astype(graph.fanout_edges.dtype)
+    costs = np.array([3 if k == 0 else 0 for k in graph.kind], np.int64)
+    config = SimConfig(workers=2, functional=False)
+    scheduler = Scheduler()
+    first = scheduler.run(graph, costs, config)
+    again = scheduler.run(dataclasses.replace(graph, fanout_edges=flipped), costs, config)
+    for a, b in zip(first[:5], again[:5]):
+        assert np.array_equal(a, b)
+
+
+def test_a_scheduler_runs_again_from_a_clean_state():
+    graph = _chain(5)
+    costs = np.where(graph.kind == 0, 7, 0).astype(np.int64)
+    plain = SimConfig(workers=3, functional=False)
+    other = SimConfig(workers=2, functional=False, streams=2, pipeline_depth=1, task_window=2)
+    scheduler = Scheduler()
+    first = scheduler.run(graph, costs, plain)
+    scheduler.run(graph, costs, other)
+    again = scheduler.run(graph, costs, plain)
+    for a, b in zip(first[:5], again[:5]):
+        assert np.array_equal(a, b)
+    assert first.NF[1].max() == 35.0  # five tasks of 7 cycles in order
+    assert first.S[21:].tolist() == [5, 0, 0] and first.R[8:].tolist() == [35.0, 0.0, 0.0]
+
+
+def test_what_it_cannot_schedule_is_one_clear_error():
+    graph = _chain(2)
+    config = SimConfig(workers=2, functional=False)
+    with pytest.raises(NativeCoreError, match=r"^3 costs for a graph of \d+ nodes$"):
+        Scheduler().run(graph, np.zeros(3, np.int64), config)
+    costs = np.zeros(graph.num_nodes, np.int64)
+    costs[0] = -1
+    with pytest.raises(NativeCoreError, match=r"^node 0: a cost not in \[0, 2\^53\)$"):
+        Scheduler().run(graph, costs, config)
+    pools = graph.pool.copy()
+    pools[1] = 7
+    with pytest.raises(NativeCoreError, match="^node 1: pool 7 is not vector, cube or any$"):
+        Scheduler().run(dataclasses.replace(graph, pool=pools), np.zeros_like(costs), config)
