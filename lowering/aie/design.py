@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region
 
-from pto_wsp.dialects import aie, aiex, wsp
+from pto_wsp.dialects import aie, aie_rules, aiex, wsp
 
 from .analysis import MappingError
 from .patterns import Pattern
@@ -61,11 +61,6 @@ def _bytes(t: MemRefType) -> int:
         n *= d
     width = t.element_type.bitwidth if hasattr(t.element_type, "bitwidth") else 32
     return n * max(1, width // 8)
-
-
-def element_bytes(t: MemRefType) -> int:
-    width = t.element_type.bitwidth if hasattr(t.element_type, "bitwidth") else 32
-    return max(1, width // 8)
 
 
 class Design:
@@ -171,10 +166,22 @@ class Design:
         return name
 
     def fifo(
-        self, base: str, producer: Tile, consumers: list[Tile], depth: int, type_: MemRefType
+        self,
+        base: str,
+        producer: Tile,
+        consumers: list[Tile],
+        depth: int,
+        type_: MemRefType,
+        op: Operation | None = None,
     ) -> str:
-        """Add an objectfifo (charging its DMA channels and buffers); return its name."""
+        """Add an objectfifo (charging its DMA channels and buffers); return its name.
+        ``op`` locates an element no buffer descriptor can move."""
         name = self.unique(base)
+        for tile in (producer, *consumers):
+            # Conservative as the channel books: every end is charged a buffer descriptor.
+            error = aie_rules.bd_length_error(_bytes(type_), self.model.kind(tile[1]))
+            if error:
+                raise MappingError(f"objectfifo @{name} of {type_}: {error}", op)
         self.charge_channel(producer, "MM2S", name)
         for tile in consumers:
             self.charge_channel(tile, "S2MM", name)

@@ -19,6 +19,7 @@ from pto_wsp.dialects import aie, tg, wsp
 
 from .analysis import MappingError
 from .design import Design
+from .patterns import host_type
 from .pipeline import PipelineMapper
 from .spatial import SpatialMapper
 
@@ -95,7 +96,7 @@ def lower_program(
     for name in tensors:
         declared = program.function_type.inputs.data[names.index(name)]
         assert isinstance(declared, MemRefType)
-        types.append((name, MemRefType(declared.element_type, shapes[name])))
+        types.append((name, host_type(MemRefType(declared.element_type, shapes[name]))))
     result = design.build(types)
     result.verify()
     return result

@@ -12,13 +12,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from xdsl.dialects.builtin import MemRefType, i32
+from xdsl.ir import Operation
+
+from pto_wsp.dialects import aie_rules
+
 from .analysis import MappingError, Region
 
-#: Hardware field limits of a shim buffer descriptor (AIE2): the innermost wrap in 32-bit
-#: words and the next one are 10-bit fields, the outermost (iteration) count is 6 bits.
-D0_WRAP_MAX = 1023
-D1_WRAP_MAX = 1023
-ITERATION_MAX = 64
+#: Bytes of the widest element a shim transfer moves (mlir-aie: NpuDmaMemcpyNdOp::verify).
+WORD_BYTES = aie_rules.GRANULE_BITS // 8
+
+
+def host_type(type_: MemRefType) -> MemRefType:
+    """The runtime sequence's view of a tensor: as declared, or, for elements wider than
+    32 bits, the same bytes as 32-bit words (the innermost dimension widened)."""
+    nbytes = element_bytes(type_)
+    if nbytes <= WORD_BYTES:
+        return type_
+    shape = list(type_.get_shape())
+    return MemRefType(i32, [*shape[:-1], shape[-1] * (nbytes // WORD_BYTES)])
+
+
+def element_bytes(t: MemRefType) -> int:
+    width = t.element_type.bitwidth if hasattr(t.element_type, "bitwidth") else 32
+    return max(1, width // 8)
 
 
 @dataclass(frozen=True)
@@ -84,62 +101,70 @@ def _merge(dims: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def fit_pattern(
-    what: str, shape: Sequence[int], element_bytes: int, boxes: Sequence[Region]
+    what: str,
+    shape: Sequence[int],
+    element_bytes: int,
+    boxes: Sequence[Region],
+    op: Operation | None = None,
 ) -> Pattern:
     """The shim DMA pattern that streams ``boxes`` of a tensor of ``shape`` in order.
 
-    ``what`` names the transfer in errors. Raises MappingError when the boxes do not form an
-    affine nest, or the nest needs more than four dimensions, a non-unit innermost stride,
-    or sizes beyond the buffer descriptor's fields.
+    ``what`` names the transfer in errors, located at ``op``. Raises MappingError when the
+    boxes do not form an affine nest, or the nest breaks a buffer descriptor's rule.
     """
     strides = row_major_strides(shape)
     box = boxes[0]
     if any(b.sizes != box.sizes for b in boxes):
-        raise MappingError(f"{what}: the regions do not all have the same shape")
+        raise MappingError(f"{what}: the regions do not all have the same shape", op)
     bases = [sum(o * s for o, s in zip(b.offsets, strides)) for b in boxes]
     try:
         loops = fit_sequence(bases)
     except ValueError:
         raise MappingError(
             f"{what}: the regions, in the order the core uses them, are not an affine nest "
-            "of loops; a shim DMA walks affine patterns"
+            "of loops; a shim DMA walks affine patterns",
+            op,
         ) from None
     inner = [(size, stride) for size, stride in zip(box.sizes, strides)]
-    return pattern_from_dims(what, [*loops, *inner], element_bytes, bases[0])
+    return pattern_from_dims(what, [*loops, *inner], element_bytes, bases[0], op)
 
 
 def pattern_from_dims(
-    what: str, dims: Sequence[tuple[int, int]], element_bytes: int, base: int = 0
+    what: str,
+    dims: Sequence[tuple[int, int]],
+    element_bytes: int,
+    base: int = 0,
+    op: Operation | None = None,
 ) -> Pattern:
     """The pattern of a nest of (size, stride) dimensions, outermost first, from ``base``:
-    unit dimensions dropped, contiguous ones merged, checked against the hardware."""
+    unit dimensions dropped, contiguous ones merged, elements wider than 32 bits moved as
+    32-bit words (``host_type``), checked against mlir-aie's rules (dialects/aie_rules.py)."""
     merged = _merge(list(dims)) or [(1, 1)]
     if merged[-1][1] != 1:
         raise MappingError(
             f"{what}: the innermost stride of the transfer is {merged[-1][1]}; a shim DMA "
-            "moves contiguous runs (unit innermost stride)"
+            "moves contiguous runs (unit innermost stride)",
+            op,
         )
     if len(merged) > 4:
         raise MappingError(
             f"{what}: the transfer needs {len(merged)} dimensions "
-            f"(sizes {[d[0] for d in merged]}); a shim buffer descriptor has 4"
+            f"(sizes {[d[0] for d in merged]}); a shim buffer descriptor has 4",
+            op,
         )
-    if len(merged) > 1:
-        limits = [
-            ("innermost size", merged[-1][0], merged[-1][0] * element_bytes // 4, D0_WRAP_MAX),
-            ("second size", merged[-2][0], merged[-2][0], D1_WRAP_MAX),
-        ]
-        if len(merged) == 4:
-            limits.append(("iteration count", merged[0][0], merged[0][0], ITERATION_MAX))
-        for label, size, field, limit in limits:
-            if field > limit:
-                raise MappingError(
-                    f"{what}: the transfer's {label} {size} exceeds the shim buffer "
-                    f"descriptor's limit ({limit})"
-                )
+    if element_bytes > WORD_BYTES:
+        words = element_bytes // WORD_BYTES
+        merged = [(n, t * words) for n, t in merged[:-1]] + [(merged[-1][0] * words, 1)]
+        base, element_bytes = base * words, WORD_BYTES
     padded = [(1, 0)] * (4 - len(merged)) + merged
-    return Pattern(
+    pattern = Pattern(
         (0, 0, 0, base),
         tuple(d[0] for d in padded),  # type: ignore[arg-type]
         tuple(d[1] for d in padded),  # type: ignore[arg-type]
     )
+    error = aie_rules.dma_transfer_error(
+        element_bytes * 8, None, pattern.offsets, pattern.sizes, pattern.strides, strict=True
+    )
+    if error:
+        raise MappingError(f"{what}: {error}", op)
+    return pattern

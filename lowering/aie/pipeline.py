@@ -38,8 +38,8 @@ from pto_wsp.dialects.csp import SignalType
 
 from .analysis import Env, Loop, MappingError, Region, evaluate, region_of, static_loop, tensor_name
 from .codegen import VAR, CoreBuilder, Expr, add, const, div, mul, rem, unflatten
-from .design import Design, Tile, element_bytes
-from .patterns import fit_pattern
+from .design import Design, Tile
+from .patterns import element_bytes, fit_pattern
 
 #: Depth of the shim objectfifos that move external tensors (double buffering).
 SHIM_DEPTH = 2
@@ -528,6 +528,7 @@ class PipelineMapper:
             if mode == "in":
                 if message is not None and message[0].payload == name:
                     chan, g = message
+                    self._check_element(chan, task, value)
                     self._received.setdefault(chan.name, {})[g] = (region, task)
                     continue
                 if name in self.written:
@@ -559,6 +560,20 @@ class PipelineMapper:
                     "objectfifo carries one element type",
                     task,
                 )
+
+    def _check_element(self, chan: Chan, task: tg.TaskOp, value: SSAValue) -> None:
+        """Both ends of an objectfifo see one element type (mlir-aie: the acquire's subview
+        element must be the fifo's, ObjectFifoAcquireOp::verify)."""
+        want = self._kernel_type(task, value)
+        assert chan.consumer is not None
+        if chan.type is not None and want != chan.type:
+            raise MappingError(
+                f"objectfifo @{chan.name} carries {chan.payload} as {chan.type}, but "
+                f"@{task.kernel.root_reference.data} in @{chan.consumer.name} takes it as "
+                f"{want}; both ends of an objectfifo must agree on the element type "
+                "(ObjectFifoAcquireOp::verify)",
+                task,
+            )
 
     def _check_payloads(self) -> None:
         for chan in self.chans.values():
@@ -596,7 +611,7 @@ class PipelineMapper:
                 pairs = [(chan.producer.tiles[0], t) for t in chan.consumer.tiles]
             for k, (src, dst) in enumerate(pairs):
                 base = chan.name if len(pairs) == 1 else f"{chan.name}_{k}"
-                chan.fifos.append(d.fifo(base, src, [dst], chan.depth, chan.type))
+                chan.fifos.append(d.fifo(base, src, [dst], chan.depth, chan.type, chan.sends[0]))
         for proc in self.procs:
             for r, tile in enumerate(proc.tiles):
                 for t, name, direction in sorted(self.traces):
@@ -619,9 +634,9 @@ class PipelineMapper:
                         )
                     shim = (col, 0)
                     if direction == "in":
-                        fifo = d.fifo(base, shim, [tile], SHIM_DEPTH, type_)
+                        fifo = d.fifo(base, shim, [tile], SHIM_DEPTH, type_, self.program)
                     else:
-                        fifo = d.fifo(base, tile, [shim], SHIM_DEPTH, type_)
+                        fifo = d.fifo(base, tile, [shim], SHIM_DEPTH, type_, self.program)
                     self.shim[(tile, name, direction)] = fifo
 
     def _transfers(self) -> list[str]:
@@ -630,7 +645,7 @@ class PipelineMapper:
             regions = self.traces[(tile, name, direction)]
             type_ = self.types[(tile, name, direction)]
             what = f"the transfer of {name} {'to' if direction == 'in' else 'from'} {fifo}"
-            pattern = fit_pattern(what, shapes[name], element_bytes(type_), regions)
+            pattern = fit_pattern(what, shapes[name], element_bytes(type_), regions, self.program)
             self.design.transfer(name, fifo, pattern, direction == "out")
         names = [a.data for a in self.program.arg_names.data]
         return [n for n in names if n in shapes and any(k[1] == n for k in self.shim)]

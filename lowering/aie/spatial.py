@@ -40,8 +40,8 @@ from pto_wsp.dialects import tg, wsp
 
 from .analysis import Env, MappingError, Region, evaluate, region_of, static_loop
 from .codegen import CoreBuilder
-from .design import Design, Tile, element_bytes
-from .patterns import Pattern, pattern_from_dims, row_major_strides
+from .design import Design, Tile
+from .patterns import Pattern, element_bytes, pattern_from_dims, row_major_strides
 
 DEFAULT_DEPTH = 2
 MAX_TASKS = 4096
@@ -391,7 +391,9 @@ class SpatialMapper:
             if axis >= 0:
                 outer.append((self.grid[axis], size * strides[d]))
             inner.append((size, strides[d]))
-        return pattern_from_dims(f"the transfer of {name}", [*outer, *inner], element_bytes(type_))
+        return pattern_from_dims(
+            f"the transfer of {name}", [*outer, *inner], element_bytes(type_), 0, self.program
+        )
 
     def _column(self, cells: list[Tile], needs: dict[int, tuple[int, int]]) -> int:
         preferred = sorted(t[0] for t in cells)[len(cells) // 2]
@@ -416,7 +418,7 @@ class SpatialMapper:
         part = self.part_types[name]
         col = self._column(list(placement.values()), {0: (1, 0), 1: (len(blocks), 1)})
         shim, mem = (col, 0), (col, 1)
-        fifo_in = d.fifo(name, shim, [mem], self.depth, whole)
+        fifo_in = d.fifo(name, shim, [mem], self.depth, whole, self.program)
         d.charge_link_buffer(mem, fifo_in)
         by_cell: dict[tuple[int, ...], str] = {}
         outs, offsets = [], []
@@ -424,7 +426,7 @@ class SpatialMapper:
         for k, (key, holders) in enumerate(blocks):
             base = f"{name}_{'_'.join(map(str, key))}" if key else f"{name}_all"
             tiles = [placement[c] for c in holders]
-            fifo = d.fifo(base, mem, tiles, self.depth, part)
+            fifo = d.fifo(base, mem, tiles, self.depth, part, self.program)
             outs.append(fifo)
             offsets.append(k * size)
             for c in holders:
@@ -449,12 +451,17 @@ class SpatialMapper:
         for k, (key, holders) in enumerate(blocks):
             (cell,) = holders  # a written tensor is sharded across every axis
             fifo = d.fifo(
-                f"{name}_{'_'.join(map(str, key))}", placement[cell], [mem], self.depth, part
+                f"{name}_{'_'.join(map(str, key))}",
+                placement[cell],
+                [mem],
+                self.depth,
+                part,
+                self.program,
             )
             ins.append(fifo)
             offsets.append(k * size)
             by_cell[cell] = fifo
-        fifo_out = d.fifo(name, mem, [shim], self.depth, whole)
+        fifo_out = d.fifo(name, mem, [shim], self.depth, whole, self.program)
         d.link(ins, [fifo_out], offsets if len(ins) > 1 else [], [])
         d.transfer(name, fifo_out, self._pattern(name, whole), output=True)
         return by_cell
