@@ -1,21 +1,24 @@
-"""The ``aie`` and ``aiex`` dialects: the subset of mlir-aie the AIE lowering emits.
+"""The ``aie`` dialect: mlir-aie's ``aie`` ops, in upstream's syntax (``aiex`` is dialects/aiex.py).
 
 Upstream mlir-aie syntax as of August 2026 (../shared/reference/aie-syntax.md; the op
-definitions are mlir-aie's ``AIEOps.td`` and ``AIEX.td``). What is printed here is meant for
-``aie-opt`` / ``aiecc``: a design is an ``aie.device`` holding tiles, objectfifos (and their
-memtile links), cores whose bodies acquire and release objectfifo elements around calls of
-external kernels (``func.func private @k(...) attributes {link_with = "k.o"}``), and a
-``aie.runtime_sequence`` that moves the host's buffers through the shim DMAs
-(``aiex.npu.dma_memcpy_nd`` + ``aiex.npu.dma_wait``). The lower-level ops mlir-aie's own
-passes create from objectfifos (buffers, locks, flows, shim DMA allocations) are here too.
+definitions are mlir-aie's ``AIEOps.td`` and ``AIETraceOps.td``). What the AIE lowering prints
+is meant for ``aie-opt`` / ``aiecc``: a design is an ``aie.device`` holding tiles, objectfifos
+(and their memtile links), cores whose bodies acquire and release objectfifo elements around
+calls of external kernels (``func.func private @k(...) attributes {link_with = "k.o"}``), and
+an ``aie.runtime_sequence`` that moves the host's buffers through the shim DMAs. The rest of
+what mlir-aie's designs and tests write is here too (docs/targets/aie.md lists it): buffers,
+locks, flows, DMA programs (``aie.mem`` and BD chains), switchboxes and packet routing,
+cascades, trace units, logical tiles; ``tools/aie_coverage.py`` measures how much of
+mlir-aie's test suite parses, verifies and prints back.
 
 Representation choices:
 
 - Inherent attributes are properties with upstream's names (``objFifo_name``, ``elemNumber``,
   ``fifoIns``, ``static_offsets`` ...), so the generic form reads like upstream's.
-- Enums (device, objectfifo port, lock action, DMA direction, wire bundle) are ``i32``
-  integers with upstream's current numbering, as upstream stores them (``I32EnumAttr``); the
-  custom form prints their names. Upstream has renumbered them between releases (npu2 was 9,
+- Enums (device, objectfifo port, lock action, DMA direction, wire bundle, tile type, trace
+  modes ...) are ``i32`` integers with upstream's current numbering, as upstream stores them
+  (``I32EnumAttr``); the custom form prints their names (``custom<...>`` directives in the
+  declarative formats). Upstream has renumbered them between releases (npu2 was 9,
   is 8), so the generic form is for our tests only; print the custom form for ``aie-opt``.
 - ``aie.objectfifo.acquire`` returns ``!aie.objectfifosubview<T>`` read with
   ``aie.objectfifo.subview.access``. The upcoming upstream form, where acquire returns the
@@ -32,11 +35,11 @@ from enum import Enum
 from typing import Any, ClassVar, TypeVar
 
 from xdsl.dialects.builtin import (
+    I8,
+    I32,
     ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
-    I8,
-    I32,
     FlatSymbolRefAttr,
     IndexType,
     IntAttr,
@@ -55,17 +58,17 @@ from xdsl.ir import (
     Attribute,
     Block,
     Dialect,
+    OpaqueSyntaxAttribute,
     Operation,
     ParametrizedAttribute,
     Region,
-    OpaqueSyntaxAttribute,
     SSAValue,
     TypeAttribute,
 )
 from xdsl.irdl import (
     AttrConstraint,
-    ConstraintContext,
     AttrSizedOperandSegments,
+    ConstraintContext,
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
@@ -383,7 +386,8 @@ class BDPadLayoutArrayAttr(ParametrizedAttribute, OpaqueSyntaxAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> tuple[ArrayAttr[BDPadLayoutAttr]]:
         pads = parser.parse_comma_separated_list(
-            parser.Delimiter.SQUARE, lambda: BDPadLayoutAttr(*BDPadLayoutAttr.parse_parameters(parser))
+            parser.Delimiter.SQUARE,
+            lambda: BDPadLayoutAttr(*BDPadLayoutAttr.parse_parameters(parser)),
         )
         return (ArrayAttr(pads),)
 
@@ -524,9 +528,7 @@ def _lookup(device: DeviceOp, name: str) -> Operation | None:
 
 
 def _parse_int_list(parser: Parser) -> list[int]:
-    return parser.parse_comma_separated_list(
-        parser.Delimiter.SQUARE, lambda: parse_int64(parser)
-    )
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: parse_int64(parser))
 
 
 def _int_array(values: Sequence[int]) -> ArrayAttr[IntegerAttr]:
@@ -815,7 +817,9 @@ class ObjectFifoCreateOp(IRDLOperation):
         if self.initValues is not None:
             # mlir-aie: ObjectFifoCreateOp::verify (AIEDialect.cpp)
             if producer is not None and producer.kind() == "shim":
-                raise VerifyException(f"objectfifo @{name}: `init_values` unavailable for shim tiles")
+                raise VerifyException(
+                    f"objectfifo @{name}: `init_values` unavailable for shim tiles"
+                )
             if len(self.initValues.data) != self.depths[0]:
                 raise VerifyException(
                     f"objectfifo @{name}: `init_values` does not initialize all objects "
@@ -915,7 +919,8 @@ class ObjectFifoCreateOp(IRDLOperation):
         if parser.parse_optional_punctuation("=") is not None:
             op.initValues = ArrayAttr(
                 parser.parse_comma_separated_list(
-                    parser.Delimiter.SQUARE, lambda: _parse_init_value(parser, fifo_type.element_type)
+                    parser.Delimiter.SQUARE,
+                    lambda: _parse_init_value(parser, fifo_type.element_type),
                 )
             )
         return op
@@ -969,7 +974,9 @@ def _parse_init_value(parser: Parser, memref: MemRefType) -> DenseIntOrFPElement
     parser.parse_punctuation(":")
     pos = parser.pos
     if parser.parse_type() != memref:
-        parser.raise_error(f"an initial value must have the fifo's element type {memref}", pos, parser.pos)
+        parser.raise_error(
+            f"an initial value must have the fifo's element type {memref}", pos, parser.pos
+        )
     return value
 
 
@@ -1919,7 +1926,9 @@ class LogicalTileOp(IRDLOperation):
     def verify_(self) -> None:
         for what, value in (("column", self.col), ("row", self.row)):
             if value is not None and value.value.data < 0:
-                raise VerifyException(f"aie.logical_tile {what} must be >= 0 or ?, got {value.value.data}")
+                raise VerifyException(
+                    f"aie.logical_tile {what} must be >= 0 or ?, got {value.value.data}"
+                )
 
     @classmethod
     def parse(cls, parser: Parser) -> LogicalTileOp:
@@ -2036,7 +2045,9 @@ class DMAStartOp(IRDLOperation):
 
     def verify_(self) -> None:
         if self.channel_index.value.data < 0:
-            raise VerifyException(f"aie.dma_start channel must be >= 0, got {self.channel_index.value.data}")
+            raise VerifyException(
+                f"aie.dma_start channel must be >= 0, got {self.channel_index.value.data}"
+            )
 
 
 @irdl_op_definition
@@ -2125,12 +2136,16 @@ class DMABDOp(IRDLOperation):
                 )
         operands = [
             [parser.resolve_operand(buffer, buffer_type)],
-            *([parser.resolve_operand(scalars[k], i32)] if k in scalars else [] for k in ("offset", "len")),
+            *(
+                [parser.resolve_operand(scalars[k], i32)] if k in scalars else []
+                for k in ("offset", "len")
+            ),
             *([parser.resolve_operand(v, i64) for v in lists[k]] for k in ("sizes", "strides")),
         ]
         return cls.create(
             operands=[v for group in operands for v in group],
-            properties=props | {"operandSegmentSizes": DenseArrayBase.from_list(i32, [len(g) for g in operands])},
+            properties=props
+            | {"operandSegmentSizes": DenseArrayBase.from_list(i32, [len(g) for g in operands])},
             attributes=parser.parse_optional_attr_dict(),
         )
 
@@ -2235,14 +2250,14 @@ class ConnectOp(IRDLOperation):
     dest_channel = prop_def(IntegerAttr[I32])
 
     custom_directives = (Bundle,)
-    assembly_format = (
-        "`<` custom<Bundle>($source_bundle) `:` $source_channel `,` custom<Bundle>($dest_bundle) `:` $dest_channel `>` attr-dict"
-    )
+    assembly_format = "`<` custom<Bundle>($source_bundle) `:` $source_channel `,` custom<Bundle>($dest_bundle) `:` $dest_channel `>` attr-dict"
 
     def verify_(self) -> None:
         for what, value in (("source", self.source_channel), ("dest", self.dest_channel)):
             if value.value.data < 0:
-                raise VerifyException(f"aie.connect {what} channel must be >= 0, got {value.value.data}")
+                raise VerifyException(
+                    f"aie.connect {what} channel must be >= 0, got {value.value.data}"
+                )
 
 
 @irdl_op_definition
@@ -2339,7 +2354,9 @@ class PacketFlowOp(IRDLOperation):
     def verify_(self) -> None:
         ops = list(self.ports.walk())
         if not any(isinstance(o, PacketSourceOp) for o in ops):
-            raise VerifyException(f"aie.packet_flow({self.ID.value.data}) needs an aie.packet_source")
+            raise VerifyException(
+                f"aie.packet_flow({self.ID.value.data}) needs an aie.packet_source"
+            )
         if not any(isinstance(o, PacketDestOp) for o in ops):
             raise VerifyException(f"aie.packet_flow({self.ID.value.data}) needs an aie.packet_dest")
 
@@ -2542,7 +2559,9 @@ class BDChainOp(IRDLOperation):
         )
         body = parser.parse_region(args)
         return cls.create(
-            properties={"sym_name": name}, regions=[body], attributes=parser.parse_optional_attr_dict()
+            properties={"sym_name": name},
+            regions=[body],
+            attributes=parser.parse_optional_attr_dict(),
         )
 
     def print(self, printer: Printer) -> None:
@@ -2636,10 +2655,11 @@ class TracePortOp(_TraceChildOp):
     channel = prop_def(IntegerAttr[I32])
     direction = prop_def(ChannelDir.CASES)
 
-    custom_directives = (Bundle, ChannelDir,)
-    assembly_format = (
-        "`<` $slot `>` `port` `=` custom<Bundle>($port) `channel` `=` $channel `direction` `=` custom<ChannelDir>($direction) attr-dict"
+    custom_directives = (
+        Bundle,
+        ChannelDir,
     )
+    assembly_format = "`<` $slot `>` `port` `=` custom<Bundle>($port) `channel` `=` $channel `direction` `=` custom<ChannelDir>($direction) attr-dict"
 
 
 class _TraceTriggerOp(_TraceChildOp):
@@ -2660,7 +2680,9 @@ class _TraceTriggerOp(_TraceChildOp):
     @classmethod
     def parse(cls, parser: Parser) -> Operation:
         props: dict[str, Attribute] = {}
-        while (key := parser.parse_optional_keyword("broadcast") or parser.parse_optional_keyword("event")):
+        while key := parser.parse_optional_keyword("broadcast") or parser.parse_optional_keyword(
+            "event"
+        ):
             parser.parse_punctuation("=")
             if key == "broadcast":
                 props[key] = _i32(parse_int64(parser))
@@ -2708,7 +2730,9 @@ class TraceComboEventOp(_TraceChildOp):
     def verify_(self) -> None:
         super().verify_()
         if self.slot.value.data not in (0, 1, 2):
-            raise VerifyException(f"combo event slot must be 0, 1, or 2, got {self.slot.value.data}")
+            raise VerifyException(
+                f"combo event slot must be 0, 1, or 2, got {self.slot.value.data}"
+            )
 
 
 @irdl_op_definition
@@ -2722,7 +2746,9 @@ class TraceEdgeEventOp(_TraceChildOp):
     trigger = prop_def(EdgeTrigger.CASES)
 
     custom_directives = (EdgeTrigger,)
-    assembly_format = "`<` $slot `>` `event` `=` $event `trigger` `=` custom<EdgeTrigger>($trigger) attr-dict"
+    assembly_format = (
+        "`<` $slot `>` `event` `=` $event `trigger` `=` custom<EdgeTrigger>($trigger) attr-dict"
+    )
 
 
 @irdl_op_definition

@@ -1,8 +1,9 @@
 """The ``aiex`` dialect: mlir-aie's host-side and experimental ops (``AIEX.td``).
 
 The runtime sequence's shim transfers (``aiex.npu.dma_memcpy_nd``, ``aiex.npu.dma_wait``)
-that the AIE lowering prints, and the rest of what mlir-aie's tests write: DMA tasks
-(``aiex.dma_configure_task`` and friends), NPU register writes and the legacy routing ops.
+that the AIE lowering prints, and the rest of what mlir-aie's designs and tests write: DMA
+tasks (``aiex.dma_configure_task`` and friends), NPU instructions (register and BD writes,
+syncs, address patches), reconfiguration (``aiex.configure`` / ``aiex.run``) and tokens.
 The ops live in an ``aie.runtime_sequence`` or an ``aie.device`` of ``dialects/aie.py``.
 """
 
@@ -12,10 +13,10 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     I32,
-    IndexType,
     BoolAttr,
     DenseArrayBase,
     FlatSymbolRefAttr,
+    IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -46,11 +47,11 @@ from xdsl.utils.exceptions import VerifyException
 from pto_wsp.dialects import aie_rules
 from pto_wsp.dialects.aie import (
     DYNAMIC,
-    DMABDOp,
     ChannelDir,
+    DMABDOp,
     LockAction,
-    PacketInfoAttr,
     ObjectFifoCreateOp,
+    PacketInfoAttr,
     RuntimeSequenceOp,
     ShimDMAAllocationOp,
     _device_of,
@@ -264,8 +265,6 @@ class NpuDmaWaitOp(IRDLOperation):
         _print_attr_dict(printer, self, ("symbol",))
 
 
-
-
 # --------------------------------------------------------------------------- DMA tasks
 # Upstream's assemblyFormat as xDSL declarative formats; attributes outside the format
 # (issue_token, repeat_count, packet, ...) stay in the op's attribute dictionary.
@@ -303,7 +302,9 @@ class DMAConfigureTaskOp(IRDLOperation):
     def verify_(self) -> None:
         _in_sequence(self)
         if self.channel.value.data < 0:
-            raise VerifyException(f"aiex.dma_configure_task channel must be >= 0, got {self.channel.value.data}")
+            raise VerifyException(
+                f"aiex.dma_configure_task channel must be >= 0, got {self.channel.value.data}"
+            )
         if not any(isinstance(o, DMABDOp) for o in self.body.walk()):
             raise VerifyException("aiex.dma_configure_task needs at least one aie.dma_bd")
 
@@ -320,7 +321,9 @@ class DMAConfigureTaskForOp(IRDLOperation):
     body = region_def()
     result = result_def(IndexType)
 
-    assembly_format = "$alloc (`repeat` $repeat_count_val^ `:` type($repeat_count_val))? $body attr-dict"
+    assembly_format = (
+        "$alloc (`repeat` $repeat_count_val^ `:` type($repeat_count_val))? $body attr-dict"
+    )
 
     def verify_(self) -> None:
         _in_sequence(self)
@@ -370,9 +373,7 @@ class DMAStartBdChainOp(IRDLOperation):
     result = result_def(IndexType)
 
     custom_directives = (ChannelDir,)
-    assembly_format = (
-        "$symbol `(` $args `)` `:` `(` type($args) `)` ` ` `on` ` ` `(` $tile `,` custom<ChannelDir>($direction) `,` $channel `)` attr-dict"
-    )
+    assembly_format = "$symbol `(` $args `)` `:` `(` type($args) `)` ` ` `on` ` ` `(` $tile `,` custom<ChannelDir>($direction) `,` $channel `)` attr-dict"
 
 
 @irdl_op_definition
@@ -488,9 +489,7 @@ class NpuMaskWrite32Op(IRDLOperation):
     value = operand_def(I32)
     mask = operand_def(I32)
 
-    assembly_format = (
-        "`(` $address `,` $value `,` $mask `)` attr-dict `:` type($address) `,` type($value) `,` type($mask)"
-    )
+    assembly_format = "`(` $address `,` $value `,` $mask `)` attr-dict `:` type($address) `,` type($value) `,` type($mask)"
 
 
 @irdl_op_definition
@@ -533,7 +532,9 @@ class NpuAddressPatchOp(IRDLOperation):
     arg_plus = operand_def(I32)
     addr_val = opt_operand_def(I32)
 
-    assembly_format = "`(` $arg_plus `:` type($arg_plus) `)` (`addr` $addr_val^ `:` type($addr_val))? attr-dict"
+    assembly_format = (
+        "`(` $arg_plus `:` type($arg_plus) `)` (`addr` $addr_val^ `:` type($addr_val))? attr-dict"
+    )
 
 
 @irdl_op_definition

@@ -15,10 +15,10 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from io import StringIO
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
+from io import StringIO
 from pathlib import Path
 
 from xdsl.context import Context
@@ -30,8 +30,20 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from pto_wsp.dialects.aie import AIE
 from pto_wsp.dialects.aiex import AIEX
 
-CLAIMED = {"aie", "aiex", "builtin", "func", "arith", "memref", "scf", "cf", "llvm", "math",
-           "vector", "affine"}
+CLAIMED = {
+    "aie",
+    "aiex",
+    "builtin",
+    "func",
+    "arith",
+    "memref",
+    "scf",
+    "cf",
+    "llvm",
+    "math",
+    "vector",
+    "affine",
+}
 # Device placeholders lit substitutes with sed (npu-xrt tests, a few dialect tests).
 PLACEHOLDERS = ("NPUDEVICE", "DEVICE")
 _SED = re.compile(r"sed 's/(NPUDEVICE|DEVICE)/(\w+)/g'")
@@ -89,8 +101,20 @@ def _device_for(path: Path, placeholder: str) -> str:
 def context() -> Context:
     """Our AIE dialects with the upstream ones xDSL provides."""
     ctx = Context()
-    for dialect in (builtin.Builtin, func.Func, arith.Arith, memref.MemRef, scf.Scf, cf.Cf,
-                    llvm.LLVM, math.Math, vector.Vector, affine.Affine, AIE, AIEX):
+    for dialect in (
+        builtin.Builtin,
+        func.Func,
+        arith.Arith,
+        memref.MemRef,
+        scf.Scf,
+        cf.Cf,
+        llvm.LLVM,
+        math.Math,
+        vector.Vector,
+        affine.Affine,
+        AIE,
+        AIEX,
+    ):
         ctx.load_dialect(dialect)
     return ctx
 
