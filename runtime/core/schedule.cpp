@@ -44,7 +44,10 @@ struct Ready {
   int64_t prio, seq, tid;
   bool operator<(const Ready& o) const { return prio < o.prio || (prio == o.prio && seq < o.seq); }
 };
-inline bool later(const Ready& a, const Ready& b) { return b < a; }
+// (comparators as types: std's heap functions inline them)
+struct Later {
+  bool operator()(const Ready& a, const Ready& b) const { return b < a; }
+};
 
 // A ready queue: a FIFO of the tasks pushed in ascending order (most of them) and a heap of
 // the others; its head is the smaller of the two heads.
@@ -61,7 +64,7 @@ class Queue {
       ring_.push_back(r);
     } else {
       heap_.push_back(r);
-      std::push_heap(heap_.begin(), heap_.end(), later);
+      std::push_heap(heap_.begin(), heap_.end(), Later());
     }
   }
   const Ready& top() const {
@@ -78,7 +81,7 @@ class Queue {
       }
       return r;
     }
-    std::pop_heap(heap_.begin(), heap_.end(), later);
+    std::pop_heap(heap_.begin(), heap_.end(), Later());
     Ready r = heap_.back();
     heap_.pop_back();
     return r;
@@ -96,9 +99,11 @@ struct Event {
   int32_t worker;
   int64_t tid;
 };
-inline bool event_later(const Event& a, const Event& b) {
-  return a.t > b.t || (a.t == b.t && a.seq > b.seq);
-}
+struct EventLater {
+  bool operator()(const Event& a, const Event& b) const {
+    return a.t > b.t || (a.t == b.t && a.seq > b.seq);
+  }
+};
 
 }  // namespace
 
@@ -147,10 +152,10 @@ struct PtoScheduler {
   }
   void epush(double t, int32_t kind, int32_t w, int64_t tid) {
     events.push_back(Event{t, ++S[kEseq], kind, w, tid});
-    std::push_heap(events.begin(), events.end(), event_later);
+    std::push_heap(events.begin(), events.end(), EventLater());
   }
   Event epop() {
-    std::pop_heap(events.begin(), events.end(), event_later);
+    std::pop_heap(events.begin(), events.end(), EventLater());
     Event e = events.back();
     events.pop_back();
     return e;
