@@ -6,14 +6,16 @@ Walks ``test/`` of an mlir-aie checkout (never committed here), splits each ``.m
 ``// -----`` and keeps the valid inputs: chunks of files that aie-opt must reject (``not``
 RUN lines), chunks with ``expected-error``, chunks without any ``aie``/``aiex`` op and chunks
 using a dialect we do not claim (aievec, xllvm, transform, ...) are excluded, counted by reason.
-Each kept chunk must parse, verify, print, and re-parse to the same text. Prints the figure
-and the failures grouped by cause, most common first.
+Each kept chunk must parse, verify, print, and re-parse to the same module. Prints the figure
+and the failures grouped by cause (unknown op, unknown attribute or type, syntax, verifier
+rejection, printer mismatch, crash), most common first.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import signal
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -48,7 +50,8 @@ CLAIMED = {
 PLACEHOLDERS = ("NPUDEVICE", "DEVICE")
 _SED = re.compile(r"sed 's/(NPUDEVICE|DEVICE)/(\w+)/g'")
 _OP = re.compile(r'^\s*(?:%[^=]*=\s*)?"?([a-z_][a-z0-9_]*)\.[a-z_][\w.]*', re.M)
-_UNKNOWN_OP = re.compile(r"Operation ([\w.]+) is not registered|'([\w.]+)' is not registered")
+_UNKNOWN_OP = re.compile(r"Operation ([\w.]+) is not registered")
+_UNKNOWN_ATTR = re.compile(r"'([\w.]+)' is not registered")
 
 
 @dataclass
@@ -58,6 +61,7 @@ class Chunk:
     path: Path
     index: int
     text: str
+    file_text: str
 
     @property
     def where(self) -> str:
@@ -70,12 +74,12 @@ def chunks(root: Path) -> Iterator[Chunk]:
         text = path.read_text(errors="replace")
         for i, piece in enumerate(re.split(r"^// -----.*$", text, flags=re.M)):
             if piece.strip():
-                yield Chunk(path, i, piece)
+                yield Chunk(path, i, piece, text)
 
 
-def exclusion(chunk: Chunk, file_text: str) -> str | None:
+def exclusion(chunk: Chunk) -> str | None:
     """Why a chunk is not a valid input we claim, or None when it is one."""
-    runs = [line for line in file_text.splitlines() if "RUN:" in line]
+    runs = [line for line in chunk.file_text.splitlines() if "RUN:" in line]
     if any(re.search(r"\bnot\b\s+(%|aie|python)", run) for run in runs):
         return "the file's RUN line expects failure (not ...)"
     if "expected-error" in chunk.text:
@@ -155,9 +159,10 @@ def check(ctx: Context, chunk: Chunk) -> tuple[str, str] | None:
     except ParseError as error:
         message = str(error).strip().splitlines()
         head = next((m for m in message if "rror" in m or "nknown" in m), message[-1])
-        unknown = _UNKNOWN_OP.search(str(error))
-        if unknown:
-            return "unknown op", unknown.group(1) or unknown.group(2)
+        if unknown := _UNKNOWN_OP.search(str(error)):
+            return "unknown op", unknown.group(1)
+        if unknown := _UNKNOWN_ATTR.search(str(error)):
+            return "unknown attribute or type", unknown.group(1)
         return "syntax", f"{_line_op(text, error)}: {_short(head)}"
     except VerifyException as error:
         return "verifier rejection", _short(str(error).splitlines()[0])
@@ -191,12 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     failures: dict[str, Counter[str]] = defaultdict(Counter)
     examples: dict[tuple[str, str], list[str]] = defaultdict(list)
     passed = total = 0
-    texts: dict[Path, str] = {}
     for chunk in chunks(opts.checkout):
-        file_text = texts.setdefault(chunk.path, chunk.path.read_text(errors="replace"))
-        reason = exclusion(chunk, file_text)
-        if reason:
-            excluded[reason if not reason.startswith("uses") else reason] += 1
+        if reason := exclusion(chunk):
+            excluded[reason] += 1
             continue
         total += 1
         outcome = check(ctx, chunk)
@@ -210,7 +212,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _report(passed, total, excluded, failures, examples, opts) -> None:
+def _report(
+    passed: int,
+    total: int,
+    excluded: Counter[str],
+    failures: dict[str, Counter[str]],
+    examples: dict[tuple[str, str], list[str]],
+    opts: argparse.Namespace,
+) -> None:
     print(f"valid inputs passing: {passed} / {total} ({100 * passed / max(total, 1):.1f}%)")
     print(f"excluded chunks: {sum(excluded.values())}")
     for reason, n in excluded.most_common(12):
@@ -226,4 +235,5 @@ def _report(passed, total, excluded, failures, examples, opts) -> None:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the report quietly
     sys.exit(main())
