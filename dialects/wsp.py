@@ -267,12 +267,18 @@ def _print_names(printer: Printer, names: ArrayAttr[StringAttr]) -> None:
 
 
 def _check_identifier(kind: str, name: str) -> None:
+    # ASCII only, as MLIR's identifiers and .pto's names: names become block-argument
+    # names, which xDSL takes only from [A-Za-z0-9_$.-].
     if (
         not name
+        or not name.isascii()
         or not (name[0].isalpha() or name[0] == "_")
         or not all(c.isalnum() or c == "_" for c in name)
     ):
-        raise VerifyException(f"{kind} '{name}' is not an identifier")
+        raise VerifyException(
+            f"{kind} '{name}' is not an identifier (an ASCII letter or '_', then letters, "
+            "digits or '_')"
+        )
 
 
 def _shapes_compatible(expected: Attribute, actual: Attribute) -> bool:

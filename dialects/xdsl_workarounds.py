@@ -1,7 +1,8 @@
 """Workarounds of xDSL 0.74 bugs that break the promise of the tools: bad input never
-hangs nor crashes, and what ``pto-opt`` prints it reads back. Imported with ``pto_wsp.dialects`` (so by
-pto-opt, pto-run and the ``.pto`` reader before they parse anything); each patch is the
-smallest change that fixes its bug, to be dropped when xDSL fixes it.
+hangs nor crashes, and what ``pto-opt`` prints it reads back. Imported with
+``pto_wsp.dialects`` (so by pto-opt, pto-run and the ``.pto`` reader before they parse
+anything); each patch is the smallest change that fixes its bug, to be dropped when xDSL
+fixes it.
 
 - The lexer's string-literal pattern, ``"(?:[^"...]+|escape)*"``, nests a ``+`` in a ``*``:
   on an unclosed ``"`` it backtracks through every way of splitting the rest of the line,
@@ -14,6 +15,20 @@ smallest change that fixes its bug, to be dropped when xDSL fixes it.
   empty region, which does not verify; a multi-block region loses its branches). It
   prints them here, as MLIR does; the parser reads that form. Its constructor also drops
   the attribute dictionary the parser hands it; it keeps it here.
+- A string literal with escapes is lexed as bytes, not a string, unless its bytes are
+  ASCII (its own docstring says: unless they decode as UTF-8). The printer escapes every
+  non-ASCII byte, so a string holding "é" printed as ``"\\C3\\A9"`` read back as bytes: a
+  ``BytesAttr`` where a ``StringAttr`` was, or "string literal expected" in custom
+  syntax. Such a literal is a string here, as MLIR reads it (a ``BytesAttr`` of UTF-8
+  bytes reads back as that string: MLIR has no bytes attribute).
+- The verifiers of ``memref.load``/``memref.store`` raise a bare ``Exception`` when the
+  index count is not the memref's rank, and ``scf.while``'s a bare ``Exception`` (or an
+  ``IndexError``) when its regions' arguments do not match its operands or results: the
+  tools reported those as internal errors. They raise ``VerifyException`` here, which the
+  tools locate at the op.
+- Index lists of xDSL's ops (``memref.subview %m[%o, 4] [...]``, ``tensor.extract_slice``...)
+  are stored as ``i64`` arrays, whose constructor raises a ``ValueError`` on a literal
+  beyond 64 bits; here such a literal is a ``ParseError`` at it.
 """
 
 from __future__ import annotations
@@ -29,13 +44,30 @@ from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.mlir_lexer import MLIRLexer
+from xdsl.utils.lexer import Position, Token
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind, StringLiteral
 
 from pto_wsp.dialects.parsing import parse_int64
 
 MLIRLexer._unescaped_characters_regex = re.compile(  # pyright: ignore[reportPrivateUsage]
     r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"'
 )
+
+_lex_string_literal = MLIRLexer._lex_string_literal  # pyright: ignore[reportPrivateUsage]
+
+
+def _lex_utf8_string_literal(self: MLIRLexer, start_pos: Position) -> MLIRToken:
+    token = _lex_string_literal(self, start_pos)
+    if token.kind == MLIRTokenKind.BYTES_LIT:
+        try:
+            StringLiteral.from_span(token.span).bytes_contents.decode("utf-8")
+        except UnicodeDecodeError:
+            return token
+        return Token(MLIRTokenKind.STRING_LIT, token.span)
+    return token
+
+
+MLIRLexer._lex_string_literal = _lex_utf8_string_literal  # pyright: ignore[reportPrivateUsage]
 
 
 def _print_execute_region(self: ExecuteRegionOp, printer: Printer) -> None:

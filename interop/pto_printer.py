@@ -117,6 +117,7 @@ class PtoPrinter:
         return name
 
     def bind(self, name: str, value: object, op: Operation) -> None:
+        self.ident(name, op)
         scope = self.scopes[-1]
         if name in scope and scope[name] is not value:
             raise PtoExportError(f"%{name} names two things in the same scope", op)

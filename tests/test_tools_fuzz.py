@@ -20,16 +20,6 @@ KNOWN = [
     # TODO(new class J): a block label defined again after a forward reference
     # (`cf.br ^bb1` `^bb1:` `^bb1`): KeyError in xDSL's parser (xdsl-opt too).
     (fuzz.INTERNAL, r"KeyError: 'bb\d+'$", "new class J"),
-    # TODO(new class H): non-ASCII axis names (named("é")) pass wsp's identifier check
-    # (str.isalpha) but not xDSL's block argument names, nor .pto's; and xDSL prints a
-    # non-ASCII string as byte escapes ("\C3\A9") that its parser reads back as bytes.
-    (fuzz.INTERNAL, r"Invalid BlockArgument name format", "new class H"),
-    (fuzz.NO_READBACK, r"output\.pto:\d+:\d+: error: unexpected character '%'", "new class H"),
-    (
-        fuzz.NO_READBACK,
-        r"string literal expected|should be of base attribute string",
-        "new class H",
-    ),
 ]
 
 
