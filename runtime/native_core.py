@@ -460,9 +460,8 @@ class Scheduler:
         return Schedule(NI, NF, S, R, order[: S[_ORDN]], self._spans(), *self._collections())
 
     def _spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        tid, t0, t1 = ctypes.POINTER(ctypes.c_int64)(), *(
-            ctypes.POINTER(ctypes.c_double)() for _ in range(2)
-        )
+        tid = ctypes.POINTER(ctypes.c_int64)()
+        t0, t1 = ctypes.POINTER(ctypes.c_double)(), ctypes.POINTER(ctypes.c_double)()
         k = self._api.pto_core_schedule_spans(self._ptr, *map(ctypes.byref, (tid, t0, t1)))
         return tuple(_copied(p, k) for p in (tid, t0, t1))  # type: ignore[return-value]
 

@@ -8,7 +8,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from conformance_cases import PACED, POOLED, Case, _data_order, _four, _mod3, _prio
+from conformance_cases import PACED, POOLED, Case, _by_i, _data_order, _four, _mod3, _prio
 from test_conformance import FIELDS, _compare, reference, run_core
 
 from pto_wsp import DispatchPolicy, IssuePolicy, TimingPolicy, combine
@@ -17,59 +17,72 @@ from pto_wsp.runtime.graph import GraphBuilder
 from pto_wsp.runtime.native_core import NativeCoreError, Scheduler
 
 
-def _directives(rng: np.random.Generator):
-    """A random schedule: each directive present or not, with random parameters."""
-    steps = []
-    pick = rng.integers
-    dispatch = pick(0, 4)
-    if dispatch == 1:
-        steps.append(lambda s, k=int(pick(2, 4)): s.dispatch(DispatchPolicy.round_robin(k)))
-    elif dispatch == 2:
-        steps.append(lambda s: s.dispatch(DispatchPolicy.work_steal()))
-    elif dispatch == 3:
-        steps.append(lambda s: s.dispatch(DispatchPolicy.affinity("i")))
-    streams = int(pick(0, 4))
+def _directives(rng: np.random.Generator) -> list[tuple[str, tuple]]:
+    """A random schedule, as (directive, arguments) steps: each directive present or not,
+    with random parameters."""
+    pick = lambda lo, hi: int(rng.integers(lo, hi))  # noqa: E731
+    steps: list[tuple[str, tuple]] = []
+    dispatch = (
+        None,
+        DispatchPolicy.round_robin(pick(2, 4)),
+        DispatchPolicy.work_steal(),
+        DispatchPolicy.affinity("i"),
+        DispatchPolicy.hash(_by_i),
+    )[pick(0, 5)]
+    if dispatch is not None:
+        steps.append(("dispatch", (dispatch,)))
+    elif pick(0, 3) == 0:
+        steps.append(("dispatch_threshold", (pick(2, 6), _by_i, "vector", "cube")))
+    streams = pick(0, 4)
     if streams:
-        steps.append(lambda s: s.streams(streams))
+        steps.append(("streams", (streams,)))
         if pick(0, 2):
-            steps.append(lambda s: s.stream_by(_mod3))
-    if pick(0, 2):
-        steps.append(lambda s: s.issue(IssuePolicy.priority(_prio)))
+            steps.append(("stream_by", (_mod3,)))
+    issue = (None, IssuePolicy.priority(_prio), IssuePolicy.deadline(_prio))[pick(0, 3)]
+    if issue is not None:
+        steps.append(("issue", (issue,)))
     timing = pick(0, 4)
     if timing == 1:
-        steps.append(lambda s, k=int(pick(2, 5)): s.timing(TimingPolicy.batched(k)))
+        steps.append(("timing", (TimingPolicy.batched(pick(2, 5)),)))
     elif timing == 2 and streams:
-        steps.append(lambda s, k=int(pick(2, 5)): s.timing(TimingPolicy.interleaved(k)))
+        steps.append(("timing", (TimingPolicy.interleaved(pick(2, 5)),)))
     elif timing == 3:
-        steps.append(lambda s: s.timing(TimingPolicy.rate_limit(100000)))
+        steps.append(("timing", (TimingPolicy.rate_limit(100000),)))
     if pick(0, 2):
-        scope = ("global", "per_stream", "per_pool")[int(pick(0, 3))]
-        steps.append(lambda s, k=int(pick(1, 3)): s.pipeline_depth(k, scope))
+        scope = ("global", "per_stream", "per_pool")[pick(0, 3)]
+        steps.append(("pipeline_depth", (pick(1, 3), scope)))
     if pick(0, 3) == 0:
-        steps.append(lambda s, k=int(pick(3, 9)): s.task_window(k))
+        steps.append(("task_window", (pick(3, 9),)))
     if pick(0, 2):
-        steps.append(lambda s, k=int(pick(2, 5)): s.batch_deps(k))
+        steps.append(("batch_deps", (pick(2, 5),)))
+    return steps
 
+
+def _applied(steps: list[tuple[str, tuple]]):
     def schedule(s):
-        for step in steps:
-            s = step(s)
+        for name, args in steps:
+            s = getattr(s, name)(*args)
         return s
 
     return schedule
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", range(16))
 def test_random_directives_match_the_reference(seed, monkeypatch):
     rng = np.random.default_rng(seed)
     workload = _data_order() if seed % 2 else combine(_four())
     options = dict(PACED if rng.integers(0, 2) else POOLED, mode="cycles")
-    case = Case(f"random_{seed}", workload, _directives(rng), options, n=int(rng.integers(6, 17)))
+    steps = _directives(rng)
+    case = Case(f"random_{seed}", workload, _applied(steps), options, n=int(rng.integers(6, 17)))
     want = reference(case)
-    assert want["error"] is None, want["error"]
+    assert want["error"] is None, (steps, want["error"])
     got = run_core(case, monkeypatch)
     assert got["declined"] is None, got["declined"]
     assert set(FIELDS["core"]) <= set(got)
-    _compare("core", got, want, case)
+    try:
+        _compare("core", got, want, case)
+    except AssertionError as error:
+        raise AssertionError(f"{steps}: {error}") from None
 
 
 def _chain(n: int):
