@@ -29,6 +29,9 @@ fixes it.
 - Index lists of xDSL's ops (``memref.subview %m[%o, 4] [...]``, ``tensor.extract_slice``...)
   are stored as ``i64`` arrays, whose constructor raises a ``ValueError`` on a literal
   beyond 64 bits; here such a literal is a ``ParseError`` at it.
+- A block label used before its definition (``cf.br ^bb1`` above ``^bb1:``) is not
+  recorded as defined when its definition comes, so a second ``^bb1:`` raised a
+  ``KeyError`` instead of "re-declaration of block". It is recorded here.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from collections.abc import Sequence
 from xdsl.dialects import memref
 from xdsl.dialects.scf import ExecuteRegionOp, WhileOp
 from xdsl.dialects.utils import dynamic_index_list
-from xdsl.ir import Attribute, Region
+from xdsl.ir import Attribute, Block, Region
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
@@ -128,6 +131,18 @@ def _types(types: list[Attribute]) -> str:
     return ", ".join(str(t) for t in types) or "none"
 
 
+_parse_block = Parser._parse_block  # pyright: ignore[reportPrivateUsage]
+
+
+def _parse_block_recording_its_label(self: Parser) -> Block:
+    label = self._current_token.span  # pyright: ignore[reportPrivateUsage]
+    block = _parse_block(self)
+    name = label.text[1:]
+    if self.blocks.get(name, (None, None))[0] is block:
+        self.blocks[name] = (block, label)
+    return block
+
+
 def _parse_dynamic_index(parser: Parser) -> int | UnresolvedOperand:
     value = parser.parse_optional_unresolved_operand()
     return parse_int64(parser) if value is None else value
@@ -137,3 +152,4 @@ memref.LoadOp.verify_ = _verify_indices
 memref.StoreOp.verify_ = _verify_indices
 WhileOp.verify_ = _verify_while
 dynamic_index_list.parse_dynamic_index_without_type = _parse_dynamic_index
+Parser._parse_block = _parse_block_recording_its_label  # pyright: ignore[reportPrivateUsage]

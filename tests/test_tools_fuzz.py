@@ -16,11 +16,7 @@ from pto_wsp.tools import fuzz, fuzz_inputs
 #: Kinds of failure the tree still has: (class, regex on the first error line, TODO). Each is
 #: xfailed until fixed; new seeds (lit tests) change what the fixed seed draws, so every
 #: known kind is listed, not only those the run meets today. Empty when all are fixed.
-KNOWN = [
-    # TODO(new class J): a block label defined again after a forward reference
-    # (`cf.br ^bb1` `^bb1:` `^bb1`): KeyError in xDSL's parser (xdsl-opt too).
-    (fuzz.INTERNAL, r"KeyError: 'bb\d+'$", "new class J"),
-]
+KNOWN: list[tuple[str, str, str]] = []
 
 
 def test_bounded_fuzz_run_finds_no_failure(tmp_path):
