@@ -1,5 +1,5 @@
 // pto-wsp native runtime core: the virtual-time scheduler (cycles mode) of a built task graph
-// (pto_wsp_core.h, pto_core_schedule*; docs/native.md "Scheduling").
+// (pto_wsp_core.h, pto_core_schedule*; docs/native.md "Scheduling a graph in virtual time").
 //
 // It replays runtime/engine.py's Simulator.run_main over the graph's arrays: nodes are
 // registered in creation order at the generator's time (k * gen_cost, later when a task
@@ -11,7 +11,6 @@
 // (priority, issue number); pipeline_depth gates tasks per scope. Stalls are summed in the
 // engine's order, so the results are the engine's to the bit. The queue, stream and lane
 // rules are schedule_rules.h's, shared with the Ascend host runtime.
-#include <math.h>
 #include <stdint.h>
 
 #include <algorithm>
@@ -28,7 +27,7 @@ namespace {
 // Rows of the per-node outputs (runtime/fastsched.py's NI and NF).
 enum { kBlk, kDeps, kWorker, kIseq, kSof, kLane, kGnext, kSnext, kNI };
 enum { kStart, kEnd, kIssuedT, kDepsT, kGsince, kCreatedT, kNF };
-// Int scalars (fastsched's S): only those the host reads are kept up to date.
+// Int scalars (fastsched's S, its layout kept: the host reads some by index); not all are used.
 enum {
   kIssued, kRR, kLastC, kSteals, kLive, kCreated, kCompleted, kNCreated, kEseq, kEvn, kBdn,
   kTbn, kSpanN, kOrdN, kNIdle, kOldest, kSinceGc, kGcN, kGrown, kGrownWait, kWFull, kNS
@@ -110,11 +109,11 @@ struct EventLater {
 struct PtoScheduler {
   // Inputs.
   const PtoSchedGraph* g = nullptr;
-  PtoSchedGraph sorted{};              // g with its fanout rows sorted, when they were not
+  PtoSchedGraph sorted{};  // g with its fanout rows sorted, when they were not
   std::vector<int32_t> sorted_edges;
   PtoSchedConfig c{};
   int64_t n = 0, W = 0;
-  std::vector<int> pidx;    // per node
+  std::vector<int> pidx;  // per node: pool index
   std::vector<int64_t> sdense;  // per node: dense stream index (per_stream depth, no streams)
   std::vector<int64_t> task_ids;
   std::vector<std::vector<int>> cand{3};
@@ -641,7 +640,8 @@ int64_t pto_core_schedule_spans(const PtoScheduler* s, const int64_t** tid, cons
   return static_cast<int64_t>(s->span_tid.size());
 }
 
-int64_t pto_core_schedule_collections(const PtoScheduler* s, const int64_t** at, const int64_t** oldest) {
+int64_t pto_core_schedule_collections(const PtoScheduler* s, const int64_t** at,
+                                      const int64_t** oldest) {
   *at = s->gc_at.data();
   *oldest = s->gc_old.data();
   return static_cast<int64_t>(s->gc_at.size());
