@@ -35,7 +35,6 @@ enum {
 enum { kNow, kNextIssue, kGen, kNR = 8 };
 enum { kStDeps, kStStream, kStDepth, kStIssue, kStWindow };
 enum { kImmediate, kRate, kBatched, kInterleaved };
-enum { kScopeGlobal, kScopeStream, kScopePool };
 enum { kEvComplete, kEvIssue };
 
 // A ready task's place in its queue: lower priority first, then issue order.
@@ -145,9 +144,10 @@ struct PtoScheduler {
                              static_cast<uint64_t>(S[kIssued]), std::max<int64_t>(c.streams, 1));
   }
   int64_t scope_of(int64_t tid) const {
-    if (c.depth_scope == kScopeStream) return c.streams ? NI[kLane][tid] : sdense[tid];
-    if (c.depth_scope == kScopePool) return pidx[tid];
-    return 0;
+    // (streams densely numbered: an index of infl)
+    const int64_t stream = sdense.empty() ? 0 : sdense[tid];
+    return rules::depth_key(static_cast<int>(c.depth_scope), c.streams != 0, NI[kLane][tid],
+                            stream, pidx[tid]);
   }
   void epush(double t, int32_t kind, int32_t w, int64_t tid) {
     events.push_back(Event{t, ++S[kEseq], kind, w, tid});
@@ -476,7 +476,8 @@ bool PtoScheduler::prepare(const PtoSchedGraph* graph, const PtoSchedConfig* con
   const int64_t streams = c.streams;
   const int64_t nlanes = streams ? streams * (W + 1) : 1;
   int64_t nscopes = 1;
-  if (c.depth_scope == kScopeStream) {
+  sdense.clear();
+  if (c.depth_scope == rules::kDepthPerStream) {
     if (streams) {
       nscopes = nlanes;
     } else {  // per stream_by key, densely numbered
@@ -488,7 +489,7 @@ bool PtoScheduler::prepare(const PtoSchedGraph* graph, const PtoSchedConfig* con
         sdense[i] = std::lower_bound(keys.begin(), keys.end(), graph->stream[i]) - keys.begin();
       nscopes = std::max<int64_t>(static_cast<int64_t>(keys.size()), 1);
     }
-  } else if (c.depth_scope == kScopePool) {
+  } else if (c.depth_scope == rules::kDepthPerPool) {
     nscopes = 3;
   }
   queues.resize(W + 3);

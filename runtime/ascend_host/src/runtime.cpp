@@ -944,11 +944,14 @@ void Builder::Impl::complete(uint32_t first) {
 
 std::atomic<int64_t>* Builder::Impl::gate(const Slot& s) {
   if (cfg.pipeline_depth <= 0) return nullptr;
+  const int64_t key =
+      rules::depth_key(static_cast<int>(cfg.depth_scope), lanes, s.lane, s.stream,
+                       rules::pool_index(static_cast<uint8_t>(s.pod.pool)));
   switch (cfg.depth_scope) {
-    case DepthScope::PerStream:  // per lane with streams n (as the simulator)
-      return &gates[1 + (static_cast<uint64_t>(lanes ? s.lane : s.stream) & 255)];
+    case DepthScope::PerStream:  // 256 gates: streams mod 256
+      return &gates[1 + (static_cast<uint64_t>(key) & 255)];
     case DepthScope::PerPool:
-      return &gates[257 + rules::pool_index(static_cast<uint8_t>(s.pod.pool))];
+      return &gates[257 + key];
     case DepthScope::Global:
     default:
       return &gates[0];

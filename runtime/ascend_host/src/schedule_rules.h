@@ -1,7 +1,7 @@
 // pto-wsp runtime core: the scheduling rules the Ascend host runtime (runtime.cpp, real
 // threads) and the native core's virtual-time scheduler (runtime/core/schedule.cpp) share,
 // the C++ statement of docs/simulator.md's "Execution model": which queue a ready task waits
-// in, its stream key and lane, the pipeline_depth scope of a pool, and the order
+// in, its stream key and lane, the pipeline_depth gate it passes, and the order
 // timing interleaved(n) issues a batch in.
 #pragma once
 
@@ -37,6 +37,18 @@ inline int64_t lane_of(int64_t key, int64_t nstreams, int64_t placed) {
 // (`candidates`: every worker when the pool has none).
 inline int target_worker(int64_t target, const std::vector<int>& candidates) {
   return candidates[static_cast<size_t>(target % static_cast<int64_t>(candidates.size()))];
+}
+
+// pipeline_depth scopes (orchestration.h's DepthScope): one gate for all, one per stream, one
+// per pool.
+enum DepthScope : int { kDepthGlobal = 0, kDepthPerStream = 1, kDepthPerPool = 2 };
+
+// Which gate of its scope kind a task passes: per stream its lane when there are streams
+// (`lanes`), else its stream; per pool its pool index; globally 0.
+inline int64_t depth_key(int scope, bool lanes, int64_t lane, int64_t stream, int pool) {
+  if (scope == kDepthPerStream) return lanes ? lane : stream;
+  if (scope == kDepthPerPool) return pool;
+  return 0;
 }
 
 // timing interleaved(n): the batch `ids` (release order, keys[i] in [0, nkeys) computed before
