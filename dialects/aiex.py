@@ -10,8 +10,10 @@ The ops live in an ``aie.runtime_sequence`` or an ``aie.device`` of ``dialects/a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    I8,
     I32,
     BoolAttr,
     DenseArrayBase,
@@ -20,15 +22,25 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
+    StringAttr,
+    SymbolNameConstraint,
     SymbolRefAttr,
     UnrankedMemRefType,
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    SSAValue,
+    TypeAttribute,
+)
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -39,14 +51,15 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
-from xdsl.traits import NoTerminator
+from xdsl.traits import NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 from pto_wsp.dialects import aie_rules
 from pto_wsp.dialects.aie import (
     DYNAMIC,
+    Bundle,
     ChannelDir,
     DMABDOp,
     LockAction,
@@ -685,6 +698,158 @@ class MemcpyOp(IRDLOperation):
     )
 
 
+# --------------------------------------------------------------------------- legacy routing, scratchpad
+
+
+class _PortRegionOp(IRDLOperation):
+    """``(%tile, DMA : 0) { ... }``: a source port and the destinations in the region."""
+
+    tile = operand_def(IndexType)
+    bundle = prop_def(Bundle.CASES)
+    channel = prop_def(IntegerAttr[I32])
+    ports = region_def()
+    traits = traits_def(NoTerminator())
+
+    custom_directives = (Bundle,)
+    assembly_format = "`(` $tile `,` custom<Bundle>($bundle) `:` $channel `)` $ports attr-dict"
+
+
+class _PortOp(IRDLOperation):
+    """``<%tile, DMA : 0>``: one destination port."""
+
+    tile = operand_def(IndexType)
+    bundle = prop_def(Bundle.CASES)
+    channel = prop_def(IntegerAttr[I32])
+
+    custom_directives = (Bundle,)
+    assembly_format = "`<` $tile `,` custom<Bundle>($bundle) `:` $channel `>` attr-dict"
+
+
+@irdl_op_definition
+class MulticastOp(_PortRegionOp):
+    """``aiex.multicast(%t, DMA : 0) { aiex.multi_dest<%u, DMA : 1> ... }``: one stream to
+    several ports."""
+
+    name = "aiex.multicast"
+
+
+@irdl_op_definition
+class MultiDestOp(_PortOp):
+    """``aiex.multi_dest<%u, DMA : 1>``: a destination of an aiex.multicast."""
+
+    name = "aiex.multi_dest"
+
+
+@irdl_op_definition
+class BroadcastPacketOp(_PortRegionOp):
+    """``aiex.broadcast_packet(%t, DMA : 0) { aiex.bp_id(0x1) { aiex.bp_dest<...> } }``: packets
+    of a port broadcast by id."""
+
+    name = "aiex.broadcast_packet"
+
+
+@irdl_op_definition
+class BPIDOp(IRDLOperation):
+    """``aiex.bp_id(0x1) { aiex.bp_dest<%u, DMA : 0> ... }``: where packets of one id go."""
+
+    name = "aiex.bp_id"
+
+    ID = prop_def(IntegerAttr[I8])
+    ports = region_def()
+    traits = traits_def(NoTerminator())
+
+    assembly_format = "`(` $ID `)` $ports attr-dict"
+
+
+@irdl_op_definition
+class BPDestOp(_PortOp):
+    """``aiex.bp_dest<%u, DMA : 0>``: a destination of an aiex.bp_id."""
+
+    name = "aiex.bp_dest"
+
+
+@irdl_op_definition
+class ScratchpadParameterOp(IRDLOperation):
+    """``aiex.scratchpad_parameter @p : i32``: a run-time parameter the host writes."""
+
+    name = "aiex.scratchpad_parameter"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    type = prop_def(TypeAttribute)
+    traits = traits_def(SymbolOpInterface())
+
+    assembly_format = "$sym_name `:` $type attr-dict"
+
+
+@irdl_op_definition
+class ReadScratchpadParameterOp(IRDLOperation):
+    """``%x = aiex.read_scratchpad_parameter @p : i32``: read a run-time parameter in a core."""
+
+    name = "aiex.read_scratchpad_parameter"
+
+    parameter = prop_def(FlatSymbolRefAttr)
+    result = result_def()
+
+    assembly_format = "$parameter `:` type($result) attr-dict"
+
+
+@irdl_op_definition
+class SyncScratchpadParametersFromHostOp(_AttrOnlyOp):
+    """``aiex.sync_scratchpad_parameters_from_host``: pull the parameters' host values."""
+
+    name = "aiex.sync_scratchpad_parameters_from_host"
+
+
+@irdl_op_definition
+class NpuCreateScratchpadOp(_AttrOnlyOp):
+    """``aiex.npu.create_scratchpad {size = 64 : ui32}``: the firmware's parameter table."""
+
+    name = "aiex.npu.create_scratchpad"
+
+
+@irdl_op_definition
+class NpuAssertBdFieldOp(IRDLOperation):
+    """``aiex.npu.assert_bd_field(%v) {max = 1023 : i32} : i32``: a run-time BD field bound."""
+
+    name = "aiex.npu.assert_bd_field"
+
+    value = operand_def(I32)
+
+    assembly_format = "`(` $value `)` attr-dict `:` type($value)"
+
+
+@irdl_attr_definition
+class BlockFloatType(ParametrizedAttribute, TypeAttribute):
+    """``!aiex.bfp<"v8bfp16ebs8">``: a block of floats sharing one exponent, as a memref element."""
+
+    name = "aiex.bfp"
+
+    block_type: StringAttr
+
+    #: The block formats upstream knows.
+    FORMATS: ClassVar[tuple[str, ...]] = ("v8bfp16ebs8", "v16bfp16ebs16")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[StringAttr]:
+        with parser.in_angle_brackets():
+            pos = parser.pos
+            name = parser.parse_str_literal()
+            if name not in cls.FORMATS:
+                parser.raise_error(cls._unknown(name), pos, parser.pos)
+        return (StringAttr(name),)
+
+    @classmethod
+    def _unknown(cls, name: str) -> str:
+        return f"unknown block floating point format {name!r} (known: {', '.join(cls.FORMATS)})"
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f'<"{self.block_type.data}">')
+
+    def verify(self) -> None:
+        if self.block_type.data not in self.FORMATS:
+            raise VerifyException(self._unknown(self.block_type.data))
+
+
 AIEX = Dialect(
     "aiex",
     [
@@ -719,6 +884,16 @@ AIEX = Dialect(
         TokenOp,
         UseTokenOp,
         MemcpyOp,
+        MulticastOp,
+        MultiDestOp,
+        BroadcastPacketOp,
+        BPIDOp,
+        BPDestOp,
+        ScratchpadParameterOp,
+        ReadScratchpadParameterOp,
+        SyncScratchpadParametersFromHostOp,
+        NpuCreateScratchpadOp,
+        NpuAssertBdFieldOp,
     ],
-    [],
+    [BlockFloatType],
 )

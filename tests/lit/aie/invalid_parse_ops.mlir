@@ -35,6 +35,16 @@ aie.device(npu1_1col) {
 // -----
 // CHECK: //{{ }}-----
 
+// A block floating point format upstream knows.
+aie.device(npu1_1col) {
+  %b = aie.external_buffer : memref<4x!aiex.bfp<"v4bfp8">>
+}
+
+// CHECK: error: unknown block floating point format 'v4bfp8' (known: v8bfp16ebs8, v16bfp16ebs16)
+
+// -----
+// CHECK: //{{ }}-----
+
 // An unknown wire bundle.
 aie.device(npu1_1col) {
   %t = aie.tile(0, 2)

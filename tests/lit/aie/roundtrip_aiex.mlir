@@ -184,3 +184,58 @@ module {
 // CHECK: aie.runtime_sequence(%x_1: memref<16xi32>) {
 // CHECK: aiex.configure @dev_a {
 // CHECK: aiex.run @seq_a(%x_1) : (memref<16xi32>)
+
+// -----
+
+// Legacy stream multicast and packet broadcast; run-time parameters kept in the firmware's
+// scratchpad; a run-time BD field bound; block floating point elements.
+aiex.scratchpad_parameter @gain : i32
+aie.device(npu1_1col) {
+  %shim = aie.tile(0, 0)
+  %a = aie.tile(0, 2)
+  %b = aie.tile(0, 3)
+  aiex.multicast(%shim, DMA : 0) {
+    aiex.multi_dest<%a, DMA : 0>
+    aiex.multi_dest<%b, DMA : 0>
+  }
+  aiex.broadcast_packet(%shim, DMA : 1) {
+    aiex.bp_id(1) {
+      aiex.bp_dest<%a, DMA : 1>
+    }
+    aiex.bp_id(2) {
+      aiex.bp_dest<%b, DMA : 1>
+    }
+  }
+  aie.objectfifo @blocks(%shim, {%a}, 2 : i32) : !aie.objectfifo<memref<16x!aiex.bfp<"v8bfp16ebs8">>>
+  %c = aie.core(%a) {
+    %g = aiex.read_scratchpad_parameter @gain : i32
+    aie.end
+  }
+  aie.runtime_sequence(%x: memref<16xi32>, %n: i32) {
+    aiex.npu.create_scratchpad {size = 64 : ui32}
+    aiex.sync_scratchpad_parameters_from_host
+    aiex.npu.assert_bd_field(%n) {max = 1023 : i32} : i32
+  }
+}
+
+// CHECK: aiex.scratchpad_parameter @gain : i32
+// CHECK: aie.device(npu1_1col) {
+// CHECK: %shim = aie.tile(0, 0)
+// CHECK: %a = aie.tile(0, 2)
+// CHECK: %b = aie.tile(0, 3)
+// CHECK: aiex.multicast(%shim, DMA : 0) {
+// CHECK: aiex.multi_dest<%a, DMA : 0>
+// CHECK: aiex.multi_dest<%b, DMA : 0>
+// CHECK: aiex.broadcast_packet(%shim, DMA : 1) {
+// CHECK: aiex.bp_id(1) {
+// CHECK: aiex.bp_dest<%a, DMA : 1>
+// CHECK: aiex.bp_id(2) {
+// CHECK: aiex.bp_dest<%b, DMA : 1>
+// CHECK: aie.objectfifo @blocks(%shim, {%a}, 2 : i32) : !aie.objectfifo<memref<16x!aiex.bfp<"v8bfp16ebs8">>>
+// CHECK: %c = aie.core(%a) {
+// CHECK: %g = aiex.read_scratchpad_parameter @gain : i32
+// CHECK: aie.end
+// CHECK: aie.runtime_sequence(%x: memref<16xi32>, %n: i32) {
+// CHECK: aiex.npu.create_scratchpad {size = 64 : ui32}
+// CHECK: aiex.sync_scratchpad_parameters_from_host
+// CHECK: aiex.npu.assert_bd_field(%n) {max = 1023 : i32} : i32
