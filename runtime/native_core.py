@@ -1,7 +1,9 @@
-"""The native runtime core (runtime/core): its one-time build, and graphs built with it.
+"""The native runtime core (runtime/core): its one-time build, graphs, and scheduler.
 
 The core is C++: the C API of ``runtime/core/pto_wsp_core.h`` over the rules it shares with
-the Ascend host runtime (``runtime/ascend_host/src``: ``order.h`` and the TensorMap). It is
+the Ascend host runtime (``runtime/ascend_host/src``: ``order.h``, the TensorMap and
+``schedule_rules.h``). ``Core`` builds a task graph; ``Scheduler`` schedules a built graph as
+the simulator's cycles mode does (docs/native.md). It is
 compiled once per machine with the system C++ compiler (``$CXX``, default g++) into a shared
 library cached under ``$PTO_WSP_CACHE`` (default: the temp directory's ``pto-wsp-cache``),
 keyed by a hash of its sources, the compiler and the flags. ``library()`` builds it when the
