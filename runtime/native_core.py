@@ -6,7 +6,8 @@ the Ascend host runtime (``runtime/ascend_host/src``: ``order.h``, the TensorMap
 the simulator's cycles mode does (docs/native.md). The core is compiled once per machine
 with the system C++ compiler (``$CXX``, default g++) into a shared library cached under
 ``$PTO_WSP_CACHE`` (default: the temp directory's ``pto-wsp-cache``), keyed by a hash of its
-sources, the compiler and the flags. ``library()`` builds it when the cache has none and says so on stderr with the time it took; ``build()`` does it on purpose
+sources, the compiler and the flags. ``library()`` builds it when the cache has none and
+says so on stderr with the time it took; ``build()`` does it on purpose
 (``python -m pto_wsp.runtime.native_core``). A machine without the compiler gets a
 ``NativeCoreError`` saying so.
 """
