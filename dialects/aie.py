@@ -2096,6 +2096,15 @@ class DMABDOp(IRDLOperation):
             raise VerifyException(
                 f"aie.dma_bd has {len(sizes)} sizes but {len(strides)} strides; they pair up"
             )
+        for what, static, dynamic in (
+            ("sizes", sizes, self.sizes),
+            ("strides", strides, self.strides),
+        ):
+            if sum(v == DYNAMIC for v in static) != len(dynamic):
+                raise VerifyException(
+                    f"aie.dma_bd {what} mark {sum(v == DYNAMIC for v in static)} SSA entries but "
+                    f"{len(dynamic)} are given"
+                )
         if self.pad_dimensions is not None and len(self.pad_dimensions.data) > max(len(sizes), 1):
             raise VerifyException(
                 f"aie.dma_bd pads {len(self.pad_dimensions.data)} dimensions but has "
@@ -2550,6 +2559,10 @@ class BDChainOp(IRDLOperation):
     sym_name = prop_def(StringAttr)
     body = region_def()
     traits = traits_def(SymbolOpInterface())
+
+    def verify_(self) -> None:
+        if not self.body.blocks:
+            raise VerifyException(f"aie.bd_chain @{self.sym_name.data} needs a body")
 
     @classmethod
     def parse(cls, parser: Parser) -> BDChainOp:

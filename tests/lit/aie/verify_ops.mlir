@@ -95,6 +95,25 @@ aie.device(npu1_1col) {
 // -----
 // CHECK: //{{ }}-----
 
+// ... as many SSA entries as the static lists mark (the generic form can disagree) ...
+aie.device(npu1_1col) {
+  %t = aie.tile(0, 2)
+  %b = aie.buffer(%t) {sym_name = "b"} : memref<64xi32>
+  %m = aie.mem(%t) {
+    %s = aie.dma_start(MM2S, 0, ^bd, ^end)
+  ^bd:
+    "aie.dma_bd"(%b) <{static_sizes = array<i64: -9223372036854775808, 4>, static_strides = array<i64: 1, 1>, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0>}> : (memref<64xi32>) -> ()
+    aie.next_bd ^end
+  ^end:
+    aie.end
+  }
+}
+
+// CHECK: error: 'aie.dma_bd' op aie.dma_bd sizes mark 1 SSA entries but 0 are given
+
+// -----
+// CHECK: //{{ }}-----
+
 // ... and offset and length are >= 0.
 aie.device(npu1_1col) {
   %t = aie.tile(0, 2)
@@ -110,6 +129,17 @@ aie.device(npu1_1col) {
 }
 
 // CHECK: error: 'aie.dma_bd' op aie.dma_bd offset must be >= 0, got -4
+
+// -----
+// CHECK: //{{ }}-----
+
+// A BD chain has a body (its arguments are the entry block's).
+aie.device(npu1_1col) {
+  "aie.bd_chain"() <{sym_name = "c"}> ({
+  }) : () -> ()
+}
+
+// CHECK: error: 'aie.bd_chain' op aie.bd_chain @c needs a body
 
 // -----
 // CHECK: //{{ }}-----
