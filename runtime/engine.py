@@ -373,7 +373,8 @@ class Simulator(PipelineMixin):
             if kinds[nid] != KIND_BARRIER:
                 self._release(nid)
         self._dispatch_idle()
-        self.gen_t += self.cfg.gen_cost
+        if any(kinds[nid] != KIND_BARRIER for nid in range(n0, n1)):
+            self.gen_t += self.cfg.gen_cost  # the generator's time per task: a barrier is free
         if self.progress is not None and self.created % 8192 < n1 - n0:
             self.progress(self.created, self.completed)
         window = self.cfg.task_window

@@ -468,6 +468,13 @@ CASES = [
         )
         for name, rule in EVENT_RULES.items()
     ),
+    # The generator's time is per task: a record (a barrier node) costs it nothing.
+    Case(
+        "ev_paced",
+        EVENT_RULES["ev_rerecord"](),
+        options={"workers": 4, "gen_cost": 7},
+        gaps={"native": EVENTS},
+    ),
     Case("zero_cost", _four(sequential), options={"workers": 2, "mode": "cycles"}),
     Case("free_barriers", _free_barriers(), n=4, options={"workers": 4}),
     Case("large", _four(), n=80, options={"workers": 4}),
