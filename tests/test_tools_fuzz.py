@@ -83,7 +83,7 @@ def test_a_hang_is_killed_at_its_timeout():
     # pto-run runs a .py program: one that sleeps stands for a hang.
     case = _case("import time\ntime.sleep(60)\n", tool="pto-run", ext="py")
     outcome = _run(case, timeout=1.0)
-    assert outcome.kind == fuzz.HANG
+    assert (outcome.kind, outcome.line) == (fuzz.HANG, "no result after 1 s: pto-run")
 
 
 def test_a_signal_is_a_crash():

@@ -186,9 +186,20 @@ def finish(child: Child, timeout: float) -> Outcome:
     if (scratch / "readback-code").exists():
         readback = (int(_read(scratch / "readback-code")), _read(scratch / "readback-stderr"))
     shutil.rmtree(scratch, ignore_errors=True)
-    if hung:
-        return Outcome(HANG, f"no result after {timeout:g} s", stderr)
+    if hung:  # no error line: the command's flags, passes and target tell hangs apart
+        return Outcome(HANG, f"no result after {timeout:g} s: {_shape(child.case)}", stderr)
     return classify(os.waitstatus_to_exitcode(status), stderr, readback)
+
+
+def _shape(case: Case) -> str:
+    """The command without its input, values and options: ``pto-opt -p wsp-to-tg -t aie``."""
+    args = case.args
+    kept = [
+        re.sub(r"\{[^}]*\}", "", arg) if args[i - 1] in ("-p", "-t") else arg
+        for i, arg in enumerate(args[1:], 1)
+        if arg.startswith("-") or args[i - 1] in ("-p", "-t")
+    ]
+    return " ".join([case.tool, *kept])
 
 
 def kill(child: Child) -> None:
