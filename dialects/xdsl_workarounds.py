@@ -31,7 +31,9 @@ fixes it.
   beyond 64 bits; here such a literal is a ``ParseError`` at it.
 - A block label used before its definition (``cf.br ^bb1`` above ``^bb1:``) is not
   recorded as defined when its definition comes, so a second ``^bb1:`` raised a
-  ``KeyError`` instead of "re-declaration of block". It is recorded here.
+  ``KeyError`` instead of "re-declaration of block". It is recorded here. And where a
+  label is expected but something else stands (a stray ``)`` after an op), the error
+  says what was expected (xDSL's message was " in block definition").
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from xdsl.ir import Attribute, Block, Region
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Position, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind, StringLiteral
 
@@ -135,7 +137,12 @@ _parse_block = Parser._parse_block  # pyright: ignore[reportPrivateUsage]
 
 
 def _parse_block_recording_its_label(self: Parser) -> Block:
-    label = self._current_token.span  # pyright: ignore[reportPrivateUsage]
+    token = self._current_token  # pyright: ignore[reportPrivateUsage]
+    if token.kind != MLIRTokenKind.CARET_IDENT:
+        raise ParseError(
+            token.span, "expected an operation, a block label (^bb1:) or '}' closing the region"
+        )
+    label = token.span
     block = _parse_block(self)
     name = label.text[1:]
     if self.blocks.get(name, (None, None))[0] is block:

@@ -25,3 +25,12 @@ func.func @backward() {
 ^bb1:
   func.return
 }
+
+// -----
+
+// Where a block label could stand, the error says what may stand there.
+// CHECK: block_redeclared.mlir:[[# @LINE + 3]]:3: error: expected an operation, a block label (^bb1:) or '}' closing the region
+func.func @stray() {
+  func.return
+  )
+}
