@@ -820,6 +820,15 @@ class ObjectFifoCreateOp(IRDLOperation):
                 raise VerifyException(
                     f"objectfifo @{name}: `init_values` unavailable for shim tiles"
                 )
+            memref = self.element_type
+            for value in self.initValues.data:
+                if list(value.get_shape()) != list(memref.get_shape()) or (
+                    value.get_element_type() != memref.element_type
+                ):
+                    raise VerifyException(
+                        f"objectfifo @{name}: an initial value must have the element type "
+                        f"{memref}, got {value.type}"
+                    )
             if len(self.initValues.data) != self.depths[0]:
                 raise VerifyException(
                     f"objectfifo @{name}: `init_values` does not initialize all objects "

@@ -150,6 +150,8 @@ def test_coverage_counts_valid_chunks_and_groups_failures(tmp_path, capsys):
     assert "1  uses aievec" in out
     assert "1  no aie/aiex op" in out
     assert "1  unknown op\n        1  aie.frobnicate" in out
+    # The negative chunk (a column beyond npu1's four) fails here too.
+    assert out.splitlines()[-1].endswith("reject too (for any reason): 1 / 1")
 
 
 def test_coverage_without_a_test_tree_is_one_line_error(tmp_path, capsys):

@@ -151,9 +151,7 @@ def _line_op(text: str, error: ParseError) -> str:
 
 def check(ctx: Context, chunk: Chunk) -> tuple[str, str] | None:
     """None when the chunk round-trips, else (cause, detail)."""
-    text = chunk.text
-    for key in PLACEHOLDERS:
-        text = re.sub(rf"\b{key}\b", _device_for(chunk.path, key), text)
+    text = _substituted(chunk)
     try:
         first, first_bare = _render(ctx, text, chunk.where)
     except ParseError as error:
@@ -177,6 +175,22 @@ def check(ctx: Context, chunk: Chunk) -> tuple[str, str] | None:
     return None
 
 
+def _rejects(ctx: Context, chunk: Chunk) -> bool:
+    """Whether a chunk upstream rejects fails to parse or verify here too."""
+    try:
+        _render(ctx, _substituted(chunk), chunk.where)
+    except Exception:
+        return True
+    return False
+
+
+def _substituted(chunk: Chunk) -> str:
+    text = chunk.text
+    for key in PLACEHOLDERS:
+        text = re.sub(rf"\b{key}\b", _device_for(chunk.path, key), text)
+    return text
+
+
 def _short(text: str) -> str:
     return re.sub(r"\d+", "N", text.strip())[:110]
 
@@ -195,10 +209,13 @@ def main(argv: list[str] | None = None) -> int:
     excluded: Counter[str] = Counter()
     failures: dict[str, Counter[str]] = defaultdict(Counter)
     examples: dict[tuple[str, str], list[str]] = defaultdict(list)
-    passed = total = 0
+    passed = total = negative = rejected = 0
     for chunk in chunks(opts.checkout):
         if reason := exclusion(chunk):
             excluded[reason] += 1
+            if reason == "expected-error":
+                negative += 1
+                rejected += _rejects(ctx, chunk)
             continue
         total += 1
         outcome = check(ctx, chunk)
@@ -209,6 +226,9 @@ def main(argv: list[str] | None = None) -> int:
         failures[cause][detail] += 1
         examples[outcome].append(chunk.where.removeprefix(str(opts.checkout) + "/"))
     _report(passed, total, excluded, failures, examples, opts)
+    print(
+        f"upstream's expected-error chunks we reject too (for any reason): {rejected} / {negative}"
+    )
     return 0
 
 

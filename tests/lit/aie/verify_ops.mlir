@@ -350,6 +350,18 @@ aie.device(npu1_1col) {
 // -----
 // CHECK: //{{ }}-----
 
+// ... each of the fifo's element type (the generic form can write any) ...
+aie.device(npu1_1col) {
+  %mt = aie.tile(0, 1)
+  %t = aie.tile(0, 2)
+  "aie.objectfifo"(%mt, %t) <{sym_name = "of", elemNumber = 1 : i32, elemType = !aie.objectfifo<memref<4xi32>>, dimensionsToStream = [], dimensionsFromStreamPerConsumer = [[]], initValues = [dense<[1, 2]> : tensor<2xi32>]}> : (index, index) -> ()
+}
+
+// CHECK: error: 'aie.objectfifo' op objectfifo @of: an initial value must have the element type memref<4xi32>, got tensor<2xi32>
+
+// -----
+// CHECK: //{{ }}-----
+
 // ... and a shim producer has none (its data comes from the host).
 aie.device(npu1_1col) {
   %s = aie.tile(0, 0)
