@@ -17,6 +17,7 @@ from xdsl.utils.target import Target
 
 from pto_wsp.dialects import aie, tg, wsp
 
+from . import directives
 from .analysis import MappingError
 from .design import Design
 from .patterns import host_type
@@ -91,6 +92,7 @@ def lower_program(
             program,
         )
     tensors = mapper.run()
+    directives.report(program, spatial=isinstance(mapper, SpatialMapper))
     shapes = mapper.shapes
     types: list[tuple[str, MemRefType]] = []
     for name in tensors:
@@ -275,13 +277,7 @@ INFO = {
         "acquire": "'subview' (default) or 'memref'",
         **{key: "refused: " + why for key, why in REFUSED.items()},
     },
-    "directives": {
-        "spatial_map": "places a grid of cores",
-        "layout": "Shard / Replicate: distribute, broadcast and join through memtiles",
-        "pipeline_depth": "the objectfifos' depth",
-        "dispatch, streams, issue, timing, ...": "no effect: placement is static (spatial_map, "
-        "or one core per process)",
-    },
+    "directives": directives.INFO,
 }
 
 

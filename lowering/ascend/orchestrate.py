@@ -23,7 +23,6 @@ from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
-    DictionaryAttr,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -598,10 +597,18 @@ def config_function(program: tg.ProgramOp, warnings: list[str]) -> str:
                 "tiles; the ascend target ignores it"
             )
         elif key == "extensions" and isinstance(value, ArrayAttr):
-            names = ", ".join(v.data for v in value.data if isinstance(v, StringAttr))
-            lines.append(f"  // extensions not lowered (reported by wsp-to-tg): {names}")
-        elif isinstance(value, DictionaryAttr):
-            continue
+            names = [v.data for v in value.data if isinstance(v, StringAttr)]
+            lines.append(f"  // extensions not lowered: {', '.join(names)}")
+            warnings.extend(
+                f"tg.program @{program.sym_name.data}: the schedule op '{n}' has no effect on "
+                "the ascend target: it knows no such directive"
+                for n in names
+            )
+        else:
+            warnings.append(
+                f"tg.program @{program.sym_name.data}: config '{key}' has no effect on the "
+                "ascend target"
+            )
     if _stream_keyed(program):
         # Lane keys are the tasks' stream_by values (else issue numbers), as the simulator's.
         lines.append("  c.stream_keyed = true;")
