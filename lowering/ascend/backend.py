@@ -180,6 +180,7 @@ INFO = {
         "batch_deps": "honoured",
         "spatial_map": "ignored with a warning (AIE placement)",
         "layout": "ignored with a warning (AIE placement)",
+        "extension ops": "ignored with a warning naming each",
     },
 }
 
