@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import importlib.util
+import math
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.parser import Parser
 
@@ -201,3 +204,50 @@ def test_kernel_names_keep_their_symbol():
     fifos = {f.sym_name.data for f in ops(lowered, aie.ObjectFifoCreateOp)}
     assert "x_a" not in fifos and "x_a_1" in fifos
     Parser(_context(), module_text(lowered)).parse_module().verify()
+
+
+# --------------------------------------------------------------------------- IRON Workers
+
+
+def _uses(block, counts: Counter, times: int = 1) -> Counter:
+    """(fifo, port, 'acquire' | 'release') -> how often one pass over ``block`` does it,
+    static inner loops multiplied out."""
+    for op in block.ops:
+        if isinstance(op, scf.ForOp):
+            lo, hi, step = (v.owner.value.value.data for v in (op.lb, op.ub, op.step))
+            _uses(op.body.block, counts, times * len(range(lo, hi, step)))
+        elif isinstance(op, aie.ObjectFifoAcquireOp | aie.ObjectFifoReleaseOp):
+            kind = "acquire" if isinstance(op, aie.ObjectFifoAcquireOp) else "release"
+            counts[(op.objFifo_name.root_reference.data, op.port.value.data, kind)] += times
+    return counts
+
+
+@pytest.mark.parametrize(
+    ("path", "options"),
+    [
+        (EXAMPLES / "megakernel.mlir", {"bind": {"num_tiles": 4}}),
+        (INPUTS / "farm.mlir", {"bind": "n=8", "device": "npu1"}),
+        (INPUTS / "matmul_2x2.mlir", {"device": "npu1"}),
+    ],
+)
+def test_cores_loop_over_every_invocation_of_the_runtime_sequence(path, options):
+    """As IRON's Workers: each core's body is one loop to 2^63 - 1 (then aie.end) whose
+    iteration takes and gives exactly what one run of the runtime sequence moves and
+    releases all it acquires, so the host may invoke the sequence again and again."""
+    lowered = compile_module(parse(path), **options)
+    per_run: Counter = Counter()
+    for core in ops(lowered, aie.CoreOp):
+        *setup, loop, end = core.body.block.ops
+        assert isinstance(loop, scf.ForOp) and isinstance(end, aie.EndOp)
+        assert loop.ub.owner.value.value.data == (1 << 63) - 1
+        assert not [op for op in setup if not isinstance(op, arith.ConstantOp)]
+        uses = _uses(loop.body.block, Counter())
+        for fifo, port, _ in list(uses):
+            assert uses[(fifo, port, "acquire")] == uses[(fifo, port, "release")], fifo
+        per_run.update({fifo: n for (fifo, _, kind), n in uses.items() if kind == "acquire"})
+    fifos = {f.sym_name.data: f for f in ops(lowered, aie.ObjectFifoCreateOp)}
+    for m in ops(lowered, aiex.NpuDmaMemcpyNdOp):
+        name = m.metadata.root_reference.data
+        element = math.prod(fifos[name].element_type.get_shape())
+        # A shim fifo into (out of) a memtile link moves one whole element per run.
+        assert math.prod(m.static_sizes.get_values()) == element * (per_run[name] or 1), name

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import func
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     Float32Type,
     IndexType,
@@ -279,8 +279,7 @@ class Design:
             )
         ops.extend(self.kernels.values())
         for tile, block in sorted(self.cores.items()):
-            block.add_op(aie.EndOp())
-            core = aie.CoreOp(tiles[tile], Region(block))
+            core = aie.CoreOp(tiles[tile], Region(forever(block)))
             core.result.name_hint = f"core_c{tile[0]}r{tile[1]}"
             ops.append(core)
         if self.transfers:
@@ -316,6 +315,25 @@ class Design:
             if output:
                 seq.body.block.add_op(aiex.NpuDmaWaitOp(fifo))
         return seq
+
+
+#: The trip count of a core's outer loop: IRON's Workers (``while_true``) loop to sys.maxsize.
+FOREVER = (1 << 63) - 1
+
+
+def forever(body: Block) -> Block:
+    """A core's block: ``body`` in a loop over the whole run, then ``aie.end``. As IRON's
+    Workers, a core serves every invocation of the runtime sequence, not only the first."""
+    loop = Block(arg_types=[IndexType()])
+    loop.args[0].name_hint = "run"
+    for op in list(body.ops):
+        op.detach()
+        loop.add_op(op)
+    loop.add_op(scf.YieldOp())
+    bounds = [arith.ConstantOp.from_int_and_width(v, IndexType()) for v in (0, FOREVER, 1)]
+    for c, hint in zip(bounds, ("c0", "cmax", "c1")):
+        c.result.name_hint = hint
+    return Block([*bounds, scf.ForOp(*bounds, [], Region(loop)), aie.EndOp()])
 
 
 #: The scalar types an AIE core call passes as they are (index becomes i32).

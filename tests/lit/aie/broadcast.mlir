@@ -13,6 +13,10 @@
 // CHECK:      aie.objectfifo.link [@X] -> [@X_0, @X_1, @X_2, @X_3]([] [0, 256, 512, 768])
 // CHECK:      aie.objectfifo.link [@Y_0, @Y_1, @Y_2, @Y_3] -> [@Y]([0, 256, 512, 768] [])
 // CHECK:      aie.core(%[[T4]]) {
+// CHECK-NEXT:   %c0{{.*}} = arith.constant 0 : index
+// CHECK-NEXT:   %cmax{{.*}} = arith.constant 9223372036854775807 : index
+// CHECK-NEXT:   %c1{{.*}} = arith.constant 1 : index
+// CHECK-NEXT:   scf.for %run{{.*}} = %c0{{.*}} to %cmax{{.*}} step %c1{{.*}} {
 // CHECK-NEXT:   aie.objectfifo.acquire @W_all(Consume, 1)
 // CHECK:        aie.objectfifo.acquire @X_2(Consume, 1)
 // CHECK:        aie.objectfifo.acquire @Y_2(Produce, 1)

@@ -35,6 +35,10 @@
 
 // Core (0, 1) of the grid: A's block 0, B's block 1, C's block (0, 1).
 // CHECK:        aie.core(%[[C01]]) {
+// CHECK-NEXT:     %c0{{.*}} = arith.constant 0 : index
+// CHECK-NEXT:     %cmax{{.*}} = arith.constant 9223372036854775807 : index
+// CHECK-NEXT:     %c1{{.*}} = arith.constant 1 : index
+// CHECK-NEXT:     scf.for %run{{.*}} = %c0{{.*}} to %cmax{{.*}} step %c1{{.*}} {
 // CHECK-NEXT:     %[[S0:.*]] = aie.objectfifo.acquire @A_0(Consume, 1) : !aie.objectfifosubview<memref<32x64xf32>>
 // CHECK-NEXT:     %[[A:.*]] = aie.objectfifo.subview.access %[[S0]][0]
 // CHECK-NEXT:     %[[S1:.*]] = aie.objectfifo.acquire @B_1(Consume, 1) : !aie.objectfifosubview<memref<64x32xf32>>
@@ -45,6 +49,7 @@
 // CHECK-NEXT:     aie.objectfifo.release @A_0(Consume, 1)
 // CHECK-NEXT:     aie.objectfifo.release @B_1(Consume, 1)
 // CHECK-NEXT:     aie.objectfifo.release @C_0_1(Produce, 1)
+// CHECK-NEXT:     }
 // CHECK-NEXT:     aie.end
 // CHECK-NEXT:   }
 

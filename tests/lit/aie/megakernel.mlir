@@ -26,6 +26,10 @@
 
 // The loader: for each tile, its task runs here and writes the message into the fifo.
 // CHECK-NEXT:   %{{.*}} = aie.core(%[[LOADER]]) {
+// CHECK-NEXT:     %c0{{.*}} = arith.constant 0 : index
+// CHECK-NEXT:     %cmax{{.*}} = arith.constant 9223372036854775807 : index
+// CHECK-NEXT:     %c1{{.*}} = arith.constant 1 : index
+// CHECK-NEXT:     scf.for %run{{.*}} = %c0{{.*}} to %cmax{{.*}} step %c1{{.*}} {
 // CHECK:          %[[N:.*]] = arith.constant 4 : index
 // CHECK:          scf.for %[[I:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
 // CHECK-NEXT:       %[[I32:.*]] = arith.index_cast %[[I]] : index to i32
@@ -37,12 +41,17 @@
 // CHECK-NEXT:       aie.objectfifo.release @input_loader(Consume, 1)
 // CHECK-NEXT:       aie.objectfifo.release @load_to_compute(Produce, 1)
 // CHECK-NEXT:     }
+// CHECK-NEXT:     }
 // CHECK-NEXT:     aie.end
 // CHECK-NEXT:   }
 
 // The computer consumes a message, computes its tile coordinate (the message number), runs
 // the task of the message it sends on that element, and releases it.
 // CHECK-NEXT:   %{{.*}} = aie.core(%[[COMPUTER]]) {
+// CHECK-NEXT:     %c0{{.*}} = arith.constant 0 : index
+// CHECK-NEXT:     %cmax{{.*}} = arith.constant 9223372036854775807 : index
+// CHECK-NEXT:     %c1{{.*}} = arith.constant 1 : index
+// CHECK-NEXT:     scf.for %run{{.*}} = %c0{{.*}} to %cmax{{.*}} step %c1{{.*}} {
 // CHECK:          scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:       %[[R0:.*]] = aie.objectfifo.acquire @load_to_compute(Consume, 1)
 // CHECK-NEXT:       %[[IN:.*]] = aie.objectfifo.subview.access %[[R0]][0]
@@ -53,11 +62,16 @@
 // CHECK-NEXT:       aie.objectfifo.release @compute_to_store(Produce, 1)
 // CHECK-NEXT:       aie.objectfifo.release @load_to_compute(Consume, 1)
 // CHECK-NEXT:     }
+// CHECK-NEXT:     }
 // CHECK-NEXT:     aie.end
 // CHECK-NEXT:   }
 
 // The storer writes each result into the output fifo.
 // CHECK-NEXT:   %{{.*}} = aie.core(%[[STORER]]) {
+// CHECK-NEXT:     %c0{{.*}} = arith.constant 0 : index
+// CHECK-NEXT:     %cmax{{.*}} = arith.constant 9223372036854775807 : index
+// CHECK-NEXT:     %c1{{.*}} = arith.constant 1 : index
+// CHECK-NEXT:     scf.for %run{{.*}} = %c0{{.*}} to %cmax{{.*}} step %c1{{.*}} {
 // CHECK:            aie.objectfifo.acquire @compute_to_store(Consume, 1)
 // CHECK:            aie.objectfifo.acquire @output_storer(Produce, 1)
 // CHECK:            func.call @store_kernel(

@@ -23,6 +23,10 @@
 
 // The loader: 4 iterations of 2 lanes.
 // CHECK:      aie.core(%[[LOADER]]) {
+// CHECK-NEXT:   %c0{{.*}} = arith.constant 0 : index
+// CHECK-NEXT:   %cmax{{.*}} = arith.constant 9223372036854775807 : index
+// CHECK-NEXT:   %c1{{.*}} = arith.constant 1 : index
+// CHECK-NEXT:   scf.for %run{{.*}} = %c0{{.*}} to %cmax{{.*}} step %c1{{.*}} {
 // CHECK:        %[[FOUR:.*]] = arith.constant 4 : index
 // CHECK:        scf.for %{{.*}} = %{{.*}} to %[[FOUR]] step
 // CHECK:          aie.objectfifo.acquire @to_workers_0(Produce, 1)
@@ -35,9 +39,17 @@
 
 // Worker 1 receives messages 1, 3, 5, 7: its tile coordinate is 2m + 1.
 // CHECK:      aie.core(%[[W0]]) {
+// CHECK-NEXT:   %c0{{.*}} = arith.constant 0 : index
+// CHECK-NEXT:   %cmax{{.*}} = arith.constant 9223372036854775807 : index
+// CHECK-NEXT:   %c1{{.*}} = arith.constant 1 : index
+// CHECK-NEXT:   scf.for %run{{.*}} = %c0{{.*}} to %cmax{{.*}} step %c1{{.*}} {
 // CHECK:        aie.objectfifo.acquire @to_workers_0(Consume, 1)
 // CHECK:        aie.objectfifo.acquire @to_storer_0(Produce, 1)
 // CHECK:      aie.core(%[[W1]]) {
+// CHECK-NEXT:   %c0{{.*}} = arith.constant 0 : index
+// CHECK-NEXT:   %cmax{{.*}} = arith.constant 9223372036854775807 : index
+// CHECK-NEXT:   %c1{{.*}} = arith.constant 1 : index
+// CHECK-NEXT:   scf.for %run{{.*}} = %c0{{.*}} to %cmax{{.*}} step %c1{{.*}} {
 // CHECK:        scf.for %[[M:.*]] = 
 // CHECK:          aie.objectfifo.acquire @to_workers_1(Consume, 1)
 // CHECK:          %[[G:.*]] = arith.muli %[[M]], %{{.*}} : index
@@ -47,6 +59,10 @@
 
 // The storer alternates between the two workers' fifos.
 // CHECK:      aie.core(%[[STORER]]) {
+// CHECK-NEXT:   %c0{{.*}} = arith.constant 0 : index
+// CHECK-NEXT:   %cmax{{.*}} = arith.constant 9223372036854775807 : index
+// CHECK-NEXT:   %c1{{.*}} = arith.constant 1 : index
+// CHECK-NEXT:   scf.for %run{{.*}} = %c0{{.*}} to %cmax{{.*}} step %c1{{.*}} {
 // CHECK:          aie.objectfifo.acquire @to_storer_0(Consume, 1)
 // CHECK:          func.call @store(
 // CHECK:          aie.objectfifo.acquire @to_storer_1(Consume, 1)
