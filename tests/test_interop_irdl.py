@@ -13,7 +13,6 @@ from pto_wsp.interop.irdl import (
     our_dialects,
     upstream_attr_name,
 )
-from pto_wsp.interop.upstream import available
 
 CORE = ("wsp", "csp", "sched", "tg")
 TEXT = irdl_text()
@@ -118,7 +117,6 @@ def test_pto_opt_emit_irdl(capsys):
     assert capsys.readouterr().out == TEXT
 
 
-@pytest.mark.skipif(not available(), reason="the `mlir` extra is not installed")
 def test_upstream_loads_the_irdl():
     import mlir.ir as ir
     from mlir.dialects import irdl

@@ -1,6 +1,6 @@
-"""Upstream MLIR (the `mlir` extra) parses and verifies our IR: every example, every lowered
+"""Upstream MLIR parses and verifies our IR: every example, every lowered
 output, every chunk of the dialects' round-trip lit tests; it rejects what breaks a
-constraint; upstream cse runs on lowered programs. Skipped when the extra is missing."""
+constraint; upstream cse runs on lowered programs."""
 
 from pathlib import Path
 
@@ -10,10 +10,6 @@ from xdsl.parser import Parser
 
 from pto_wsp.interop import upstream
 from pto_wsp.interop.pto_parser import default_context
-
-pytestmark = pytest.mark.skipif(
-    not upstream.available(), reason='the `mlir` extra is not installed (pip install -e ".[mlir]")'
-)
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))

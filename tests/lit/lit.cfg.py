@@ -11,8 +11,7 @@
 #   PTO_VERIFY_DIAG      check the verifier diagnostics of each `// -----` chunk
 #   PTO_PARSING_DIAG     check the parse errors of each `// -----` chunk
 #   PTO_UPSTREAM         hand the IR on stdin to upstream MLIR (IRDL-loaded dialects: parse,
-#                        verify, read back the same); tests using it say
-#                        `REQUIRES: upstream-mlir` (the `mlir` extra is installed)
+#                        verify, read back the same)
 # Error tests that need the exit code: `// RUN: not pto-opt %s 2>&1 | FileCheck %s`.
 
 import os
@@ -50,13 +49,6 @@ python = shlex.quote(sys.executable)
 filecheck_script = installed("filecheck")
 filecheck = shlex.quote(filecheck_script) if filecheck_script else f"{python} -m filecheck"
 
-try:  # the `mlir` extra: upstream MLIR's Python bindings (docs/interop.md)
-    import mlir.ir  # noqa: F401
-    from mlir.dialects import irdl  # noqa: F401
-
-    config.available_features.add("upstream-mlir")
-except ImportError:
-    pass
 
 # The shortcuts come first: lit substitutes in order, and they expand to pto-opt / filecheck.
 config.substitutions.extend(

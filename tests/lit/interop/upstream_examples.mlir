@@ -1,4 +1,3 @@
-// REQUIRES: upstream-mlir
 // Every example, and what wsp-to-tg and csp-to-tg make of it, goes through upstream MLIR
 // (the `mlir` extra): our dialects loaded from their IRDL, the generic form parsed and
 // verified upstream, upstream's output read back by xDSL as the same IR.

@@ -1,4 +1,3 @@
-// REQUIRES: upstream-mlir
 // The IRDL pto-opt prints loads into upstream MLIR, and upstream then knows our types.
 // RUN: pto-opt --emit-irdl > %t.irdl.mlir
 // RUN: %PYTHON -c "import sys, mlir.ir as ir; from mlir.dialects import irdl; c = ir.Context(); m = ir.Module.parse(open(sys.argv[1]).read(), c); irdl.load_dialects(m); print(ir.Type.parse('!wsp.dense_type<8 : i64>', c))" %t.irdl.mlir | filecheck %s

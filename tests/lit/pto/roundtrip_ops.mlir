@@ -1,6 +1,5 @@
 // RUN: PTO_ROUNDTRIP
 // RUN: PTO_GENERIC_ROUNDTRIP
-// REQUIRES: upstream-mlir
 // RUN: pto-opt %s | PTO_UPSTREAM
 
 // Every op of the pto dialect in its custom syntax, printed back as written (the CHECK lines

@@ -1,7 +1,6 @@
 // RUN: PTO_ROUNDTRIP
 // RUN: PTO_GENERIC_ROUNDTRIP
 // RUN: pto-opt %s --split-input-file | filecheck %s --check-prefix=CHECK-ALIAS
-// REQUIRES: upstream-mlir
 // RUN: pto-opt %s | PTO_UPSTREAM
 
 // Tile types: shape and element type, each memory space, seed 003's memory names (UB, L1,

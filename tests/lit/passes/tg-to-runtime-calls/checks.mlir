@@ -1,6 +1,5 @@
 // RUN: pto-opt %s -p tg-to-runtime-calls | FileCheck %s
 // RUN: pto-opt %s -p tg-to-runtime-calls | PTO_UPSTREAM | FileCheck %s --check-prefix=UPSTREAM
-// REQUIRES: upstream-mlir
 
 // Before: a loop whose step is an argument, and a signed division by an argument.
 // After: what native code must not do is checked first (pto_tg_check_failed, with the

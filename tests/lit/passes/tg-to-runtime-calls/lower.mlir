@@ -1,6 +1,5 @@
 // RUN: pto-opt %s -p tg-to-runtime-calls | FileCheck %s
 // RUN: pto-opt %s -p tg-to-runtime-calls | PTO_UPSTREAM | FileCheck %s --check-prefix=UPSTREAM
-// REQUIRES: upstream-mlir
 
 // Before: a tg.program with an ordered loop (tg.ordered, tg.order_point), a task on a
 // rank-reducing subview of a subview, tg.seq, a dynamic pool, an i64 scalar, a load and a
