@@ -109,8 +109,7 @@ def _verify_indices(self: memref.LoadOp | memref.StoreOp) -> None:
     if len(self.indices) != rank:
         action = "load" if isinstance(self, memref.LoadOp) else "store"
         raise VerifyException(
-            f"incorrect number of indices for {action}, expected {rank} but got "
-            f"{len(self.indices)}"
+            f"incorrect number of indices for {action}, expected {rank} but got {len(self.indices)}"
         )
 
 

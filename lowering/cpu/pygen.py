@@ -171,7 +171,9 @@ class CompiledProgram:
             elif value is None:
                 raise KeyError(name)
             elif np.ndim(value) != 0:
-                raise ValueError(f"{name} is a scalar ({type_}): bind an integer, not a list or an array")
+                raise ValueError(
+                    f"{name} is a scalar ({type_}): bind an integer, not a list or an array"
+                )
             else:
                 values.append(int(value))
         return values
