@@ -288,6 +288,21 @@ def test_pto_run_refuses_a_loop_nest_beyond_memory_before_making_it(capsys):
     assert "could hold at 64 bytes a task)" in err
 
 
+def test_pto_run_refuses_a_pipeline_of_more_processes_than_it_runs(capsys, tmp_path):
+    """2^31 - 1 replicas of a process were a generator each, made before the run: minutes of
+    silence. Found by pto-fuzz."""
+    from pto_wsp.tools import pto_run
+
+    text = (ROOT / "examples" / "work_steal.mlir").read_text()
+    path = tmp_path / "many.mlir"
+    path.write_text(text.replace("replicas(4)", "replicas(2147483647)"))
+    code = pto_run.main([str(path), "--mode", "cycles", "--bind", "batch_size=2", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "many.mlir:25:3: tg.process @worker has 2,147,483,647 replicas" in err, err
+    assert "the simulator runs at most 65,536" in err
+
+
 def test_progress_in_a_log_is_a_line_every_few_seconds(capsys):
     """Off a terminal (a log, CI) a long run says every 10 s how far it got."""
     from pto_wsp.tools.pto_run import _Progress

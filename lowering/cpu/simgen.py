@@ -1654,6 +1654,7 @@ def compile_sim_program(
         for q in program.body.block.ops
         if isinstance(q, tg.QueueOp)
     ]
+    _check_replicas(program)
     processes: list[ProcessCode] = []
     sources: list[str] = []
     namespace = _namespace()
@@ -1694,6 +1695,24 @@ def compile_sim_program(
         queues,
         stream_keyed=_stream_keyed(program),
     )
+
+
+#: The most processes (replicas counted) a pipeline may run: one generator each, made before
+#: the run, so a count beyond it would spend minutes creating them (as many as workers).
+MAX_PROCESSES = 1 << 16
+
+
+def _check_replicas(program: tg.ProgramOp) -> None:
+    processes = list(program.processes())
+    total = sum(p.replicas.value.data for p in processes)
+    if total > MAX_PROCESSES:
+        largest = max(processes, key=lambda p: p.replicas.value.data)
+        where = location_of(largest)
+        raise CodegenError(
+            f"{where + ': ' if where else ''}tg.process @{largest.sym_name.data} has "
+            f"{largest.replicas.value.data:,} replicas ({total:,} processes in the pipeline); "
+            f"the simulator runs at most {MAX_PROCESSES:,}"
+        )
 
 
 def _no_main(*_: Any) -> None:
