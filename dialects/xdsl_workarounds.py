@@ -34,6 +34,9 @@ fixes it.
   ``KeyError`` instead of "re-declaration of block". It is recorded here. And where a
   label is expected but something else stands (a stray ``)`` after an op), the error
   says what was expected (xDSL's message was " in block definition").
+- A block label that cannot be a block's name (``^64``, valid MLIR) made the parser raise
+  a ``ValueError`` naming the block, except in one of its three places; it leaves such a
+  block unnamed (printed ``^bbN``, as ``^bb64`` is) everywhere here.
 """
 
 from __future__ import annotations
@@ -149,6 +152,13 @@ def _parse_block_recording_its_label(self: Parser) -> Block:
     return block
 
 
+_is_default_block_name = Block.is_default_block_name
+
+
+def _is_unnamed_block_label(name: str) -> bool:
+    return _is_default_block_name(name) or not Block.is_valid_name(name)
+
+
 def _parse_dynamic_index(parser: Parser) -> int | UnresolvedOperand:
     value = parser.parse_optional_unresolved_operand()
     return parse_int64(parser) if value is None else value
@@ -159,3 +169,4 @@ memref.StoreOp.verify_ = _verify_indices
 WhileOp.verify_ = _verify_while
 dynamic_index_list.parse_dynamic_index_without_type = _parse_dynamic_index
 Parser._parse_block = _parse_block_recording_its_label  # pyright: ignore[reportPrivateUsage]
+Block.is_default_block_name = staticmethod(_is_unnamed_block_label)

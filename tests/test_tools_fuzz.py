@@ -16,11 +16,7 @@ from pto_wsp.tools import fuzz, fuzz_inputs
 #: Kinds of failure the tree still has: (class, regex on the first error line, TODO). Each is
 #: xfailed until fixed; new seeds (lit tests) change what the fixed seed draws, so every
 #: known kind is listed, not only those the run meets today. Empty when all are fixed.
-KNOWN: list[tuple[str, str, str]] = [
-    # TODO(new class K): a numeric block label (`^64:`, valid MLIR) is a ValueError from
-    # xDSL's Block.name_hint when the parser names the block: an internal error.
-    (fuzz.INTERNAL, r"Invalid Block name format", "new class K"),
-]
+KNOWN: list[tuple[str, str, str]] = []
 
 
 def test_bounded_fuzz_run_finds_no_failure(tmp_path):
