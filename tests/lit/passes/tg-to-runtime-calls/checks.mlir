@@ -18,7 +18,7 @@ tg.program @p(%n: index, %s: index, %d: i64) {
   }
 }
 
-// CHECK:      pto.checks = ["{{.*}}checks.mlir:16:10: arith.divsi: division by zero", "{{.*}}checks.mlir:16:10: arith.divsi: overflow (the most negative value by -1)", "{{.*}}checks.mlir:14:3: scf.for: the step is not positive"]
+// CHECK:      pto.checks = ["{{.*}}checks.mlir:15:10: arith.divsi: division by zero", "{{.*}}checks.mlir:15:10: arith.divsi: overflow (the most negative value by -1)", "{{.*}}checks.mlir:13:3: scf.for: the step is not positive"]
 // CHECK:      %[[BAD:.*]] = arith.cmpi sle, %s, %{{.*}} : index
 // CHECK-NEXT: scf.if %[[BAD]] {
 // CHECK-NEXT:   func.call @pto_tg_check_failed(%ctx, %{{.*}}) : (index, index) -> ()
