@@ -112,7 +112,12 @@ BAD_COMMAND_LINES = {
     ),
     "pass-option-of-wrong-type": (
         ["-p", "apply-eqsat-pdl{max_iterations=many}"],
-        r"^pto-opt: error: invalid options for pass 'apply-eqsat-pdl': Incompatible types",
+        r"^pto-opt: error: invalid options for pass 'apply-eqsat-pdl': option 'max_iterations' "
+        r"takes int, given 'many'$",
+    ),
+    "target-option-of-wrong-type": (
+        ["-t", "ascend{soc=3}"],
+        r"^pto-opt: error: invalid options for target 'ascend': option 'soc' takes str, given 3$",
     ),
     "malformed-pipeline": (
         ["-p", "canonicalize{"],

@@ -20,6 +20,7 @@ import signal
 import sys
 import tempfile
 import threading
+import typing
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline, parse_spec
+from xdsl.utils.hints import isa
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
@@ -277,7 +279,26 @@ def _instantiate(kind: str, spec: ArgSpec, factory: Callable[[], Any]) -> Any:
     except ImportError as error:
         raise ToolError(f"{kind} '{spec.name}' cannot be loaded: {error}") from None
     except (ValueError, TypeError) as error:
-        raise ToolError(f"invalid options for {kind} '{spec.name}': {error}") from None
+        detail = _wrong_option(factory(), spec) or str(error)
+        raise ToolError(f"invalid options for {kind} '{spec.name}': {detail}") from None
+
+
+def _wrong_option(cls: Any, spec: ArgSpec) -> str | None:
+    """Which option of ``spec`` has a value of the wrong type, in words (xDSL's message,
+    "Incompatible types: given (3,), expected <class 'str'>", names neither the option nor
+    the type); None when no single option explains the failure."""
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # a class whose annotations do not resolve: keep xDSL's message
+        return None
+    for name, values in spec.parameters.items():
+        hint = hints.get(name.replace("-", "_"))
+        if hint is None or (len(values) == 1 and isa(values[0], hint)) or isa(values, hint):
+            continue
+        given = ", ".join(map(repr, values)) or "nothing"
+        expected = getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+        return f"option '{name}' takes {expected}, given {given}"
+    return None
 
 
 class OutputFile:
