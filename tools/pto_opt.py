@@ -29,13 +29,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline, parse_spec
-from xdsl.utils.hints import isa
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
     ParseError,
     ShrinkException,
 )
+from xdsl.utils.hints import isa
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from pto_wsp.tools.diagnostics import (
