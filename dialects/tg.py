@@ -307,9 +307,7 @@ def _parse_optional_clause(parser: Parser, keyword: str, parse):
 
 
 def _parse_int_list(parser: AttrParser) -> list[int]:
-    return parser.parse_comma_separated_list(
-        parser.Delimiter.PAREN, lambda: parse_int64(parser)
-    )
+    return parser.parse_comma_separated_list(parser.Delimiter.PAREN, lambda: parse_int64(parser))
 
 
 # --------------------------------------------------------------------------- terminator
@@ -782,9 +780,7 @@ class ProcessOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> ProcessOp:
         name = parser.parse_symbol_name().data
-        replicas = _parse_optional_clause(
-            parser, "replicas", lambda: parse_int64(parser)
-        )
+        replicas = _parse_optional_clause(parser, "replicas", lambda: parse_int64(parser))
         arg = None
         if parser.parse_optional_keyword("as"):
             arg = parser.parse_argument(expect_type=False).resolve(IndexType())
@@ -1078,9 +1074,7 @@ class RegionAttr(ParametrizedAttribute):
 def _parse_region_body(parser: AttrParser) -> tuple[list[int], list[int], list[int], str]:
     """``[offsets][sizes][strides] access``."""
     lists = [
-        parser.parse_comma_separated_list(
-            parser.Delimiter.SQUARE, lambda: parse_int64(parser)
-        )
+        parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: parse_int64(parser))
         for _ in range(3)
     ]
     return lists[0], lists[1], lists[2], parser.parse_identifier(" (in, out or inout)")

@@ -406,7 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not available():
         print(
-            'upstream: error: upstream MLIR\'s Python bindings do not import (reinstall pto-wsp)',
+            "upstream: error: upstream MLIR's Python bindings do not import (reinstall pto-wsp)",
             file=sys.stderr,
         )
         return 2

@@ -650,7 +650,12 @@ class _Lowering:
             emit.op(tg.CallOp(name, args))
             return
         inner = _Env(
-            dict(env.values), dict(env.axes), env.coords, env.extents, (*env.calls, name), env.stream
+            dict(env.values),
+            dict(env.axes),
+            env.coords,
+            env.extents,
+            (*env.calls, name),
+            env.stream,
         )
         for param, arg in zip(callee.body.block.args, op.args):
             if isinstance(param.type, wsp.AXIS_TYPES):
@@ -875,9 +880,7 @@ def _key_input_name(key: _Key, i: int) -> str:
 
 def _unbound_key(key: _Key, inputs: _KeyInputs, what: str) -> str:
     """Why a key cannot be computed at some task (the warning, said once per key)."""
-    missing = [
-        (s, n) for s, n in zip(key.sources, key.names) if inputs.value(s, n) is None
-    ]
+    missing = [(s, n) for s, n in zip(key.sources, key.names) if inputs.value(s, n) is None]
     coords = [n for s, n in missing if s == "coord"]
     params = [n for s, n in missing if s == "param"]
     tensors = [n for s, n in missing if s == "tensor"]

@@ -122,7 +122,9 @@ aie.device(npu1) {
 _RUN_LIT = "// RUN: %run_on_npu1% sed 's/NPUDEVICE/npu1/g' -i aie_arch.mlir\n"
 _REJECTED = "// RUN: not aie-opt %s\naie.device(npu1) {\n}\n"
 _EXPECTED = "aie.device(npu1) {\n  %t = aie.tile(9, 2) // expected-error {{column}}\n}\n"
-_FOREIGN = "aie.device(npu1) {\n  %c = aie.core(%t) {\n    %v = aievec.ups %x : vector<16xi16>\n  }\n}\n"
+_FOREIGN = (
+    "aie.device(npu1) {\n  %c = aie.core(%t) {\n    %v = aievec.ups %x : vector<16xi16>\n  }\n}\n"
+)
 _LLVM_ONLY = "llvm.func @f() {\n  llvm.return\n}\n"
 
 
@@ -131,8 +133,12 @@ def _checkout(tmp_path):
     (test / "npu-xrt" / "t").mkdir(parents=True)
     (test / "npu-xrt" / "t" / "aie.mlir").write_text(_GOOD)
     (test / "npu-xrt" / "t" / "run.lit").write_text(_RUN_LIT)
-    for name, text in (("bad.mlir", _REJECTED), ("err.mlir", _EXPECTED), ("vec.mlir", _FOREIGN),
-                       ("llvm.mlir", _LLVM_ONLY)):
+    for name, text in (
+        ("bad.mlir", _REJECTED),
+        ("err.mlir", _EXPECTED),
+        ("vec.mlir", _FOREIGN),
+        ("llvm.mlir", _LLVM_ONLY),
+    ):
         (test / name).write_text(text)
     return tmp_path
 

@@ -123,8 +123,11 @@ def test_strides_beyond_2_20_words_are_refused():
     """verifyStridesWraps / NpuWriteBdOp::verify: 20-bit step fields (strides <= 2^20 words
     once written)."""
     fit_pattern("T", [4, 1 << 20], 4, [Region("T", (0, 0), (4, 4))])  # the limit itself
-    with pytest.raises(MappingError, match=r"stride 1 is 1048577 32-bit words; a shim buffer "
-                       r"descriptor steps at most 1048576 \(verifyStridesWraps: 20-bit"):
+    with pytest.raises(
+        MappingError,
+        match=r"stride 1 is 1048577 32-bit words; a shim buffer "
+        r"descriptor steps at most 1048576 \(verifyStridesWraps: 20-bit",
+    ):
         fit_pattern("the transfer of T", [4, (1 << 20) + 1], 4, [Region("T", (0, 0), (4, 4))])
 
 
@@ -147,11 +150,16 @@ def test_objectfifo_ends_agree_on_the_element_type():
     text = (
         (ROOT / "examples" / "megakernel.mlir")
         .read_text()
-        .replace("@compute_kernel(i: index, tile: in memref<64xf32>",
-                 "@compute_kernel(i: index, tile: in memref<8x8xf32>")
+        .replace(
+            "@compute_kernel(i: index, tile: in memref<64xf32>",
+            "@compute_kernel(i: index, tile: in memref<8x8xf32>",
+        )
     )
     module = Parser(_context(), text, "mk.mlir").parse_module()
-    with pytest.raises(PassFailedException, match=r"objectfifo @load_to_compute carries "
-                       r"tile_buf as memref<64xf32>, but @compute_kernel in @computer takes it "
-                       r"as memref<8x8xf32>.*\(ObjectFifoAcquireOp::verify\)"):
+    with pytest.raises(
+        PassFailedException,
+        match=r"objectfifo @load_to_compute carries "
+        r"tile_buf as memref<64xf32>, but @compute_kernel in @computer takes it "
+        r"as memref<8x8xf32>.*\(ObjectFifoAcquireOp::verify\)",
+    ):
         compile_module(module, bind={"num_tiles": 4})

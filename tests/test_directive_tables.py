@@ -15,7 +15,7 @@ from pto_wsp.lowering.ascend.emit import emit_tree
 from pto_wsp.passes.wsp_to_tg import lower_to_tg
 
 ROOT = Path(__file__).resolve().parents[1]
-KEY = '{key} {{\n    sched.yield %j : index\n  }}'
+KEY = "{key} {{\n    sched.yield %j : index\n  }}"
 #: One use of each directive kind (and of a workload's streams and events, a key over task
 #: data, an extension op), written into the schedule (or the body) of a 2-core column split.
 DIRECTIVES = {
@@ -161,8 +161,13 @@ def test_ascend_table_covers_every_directive_kind():
 def test_aie_pipeline_warns_for_depth_and_dispatch(capsys):
     """A pipeline's objectfifo depths are its queues' capacities: pipeline_depth (and the
     megakernel's round_robin dispatch) warn."""
-    text = (ROOT / "examples" / "megakernel.mlir").read_text().replace(
-        "sched.dispatch round_robin(1)", "sched.dispatch round_robin(1)\n  sched.pipeline_depth 3 scope(global)"
+    text = (
+        (ROOT / "examples" / "megakernel.mlir")
+        .read_text()
+        .replace(
+            "sched.dispatch round_robin(1)",
+            "sched.dispatch round_robin(1)\n  sched.pipeline_depth 3 scope(global)",
+        )
     )
     design = compile_module(Parser(_context(), text, "mk.mlir").parse_module(), bind="num_tiles=4")
     err = capsys.readouterr().err

@@ -184,7 +184,7 @@ class Expr:
             "index",
             f"the runtime value {self!r} cannot be used as a Python int "
             "(e.g. to index a Python list); it is only known when the program runs: data "
-            "read per task must be a Tensor argument (Tensor(\"lens\", [n], i64))",
+            'read per task must be a Tensor argument (Tensor("lens", [n], i64))',
         )
 
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
@@ -193,7 +193,7 @@ class Expr:
         raise CompileError(
             "index",
             f"the runtime value {self!r} cannot index a numpy array (or become one): numpy "
-            "data read per task must be a Tensor argument (Tensor(\"lens\", [n], i64), "
+            'data read per task must be a Tensor argument (Tensor("lens", [n], i64), '
             "bound with bind(lens=...)), or an axis built from it (Ragged, Sparse)",
         )
 
