@@ -37,6 +37,10 @@ fixes it.
 - A block label that cannot be a block's name (``^64``, valid MLIR) made the parser raise
   a ``ValueError`` naming the block, except in one of its three places; it leaves such a
   block unnamed (printed ``^bbN``, as ``^bb64`` is) everywhere here.
+- The parser takes some tokens with an ``assert`` of their kind, trusting a look-ahead
+  that does not always hold (``dense<(1, 1e-400)> : tensor<2xcomplex<i8>>``): an
+  ``AssertionError`` reached the tools as an internal error. A token of another kind is a
+  ``ParseError`` at it here.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from xdsl.dialects.utils import dynamic_index_list
 from xdsl.ir import Attribute, Block, Region
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.parser.generic_parser import GenericParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Position, Token
@@ -164,9 +169,19 @@ def _parse_dynamic_index(parser: Parser) -> int | UnresolvedOperand:
     return parse_int64(parser) if value is None else value
 
 
+def _consume_token(self: GenericParser, expected_kind=None) -> Token:
+    # The same as xDSL's, but for the error: it runs for every token, so no wrapper.
+    consumed_token = self._current_token  # pyright: ignore[reportPrivateUsage]
+    if expected_kind is not None and consumed_token.kind != expected_kind:
+        raise ParseError(consumed_token.span, f"unexpected '{consumed_token.text}'")
+    self._parser_state.current_token = self.lexer.lex()  # pyright: ignore[reportPrivateUsage]
+    return consumed_token
+
+
 memref.LoadOp.verify_ = _verify_indices
 memref.StoreOp.verify_ = _verify_indices
 WhileOp.verify_ = _verify_while
 dynamic_index_list.parse_dynamic_index_without_type = _parse_dynamic_index
 Parser._parse_block = _parse_block_recording_its_label  # pyright: ignore[reportPrivateUsage]
 Block.is_default_block_name = staticmethod(_is_unnamed_block_label)
+GenericParser._consume_token = _consume_token  # pyright: ignore[reportPrivateUsage]

@@ -8,7 +8,7 @@
 // NAME: pto-opt: error: invalid options for pass 'canonicalize': Provided arguments ["nosuch"] not found
 // NAME-NOT: Traceback
 
-// TYPE: pto-opt: error: invalid options for pass 'apply-eqsat-pdl': Incompatible types: given ('many',), expected <class 'int'>
+// TYPE: pto-opt: error: invalid options for pass 'apply-eqsat-pdl': option 'max_iterations' takes int, given 'many'
 
 // SYNTAX:      pto-opt: error: Error parsing pass pipeline specification:
 // SYNTAX-NEXT: pass-pipeline:1:14

@@ -10,4 +10,4 @@ wsp.workload @main() {
 // UNKNOWN-NOT: Traceback
 // UNKNOWN: error: {{.*}}wsp-inline-calls{{.*}}"bogus"{{.*}}"inline_scheduled", "remove_dead_callees"
 // TYPE-NOT: Traceback
-// TYPE: error: {{.*}}wsp-inline-calls{{.*}}given (3,), expected <class 'bool'>
+// TYPE: error: invalid options for pass 'wsp-inline-calls': option 'inline-scheduled' takes bool, given 3
