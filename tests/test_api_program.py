@@ -42,12 +42,16 @@ def fake_backend():
         seen.append((m, options))
         return "program"
 
+    from pto_wsp.lowering import targets
+
     previous = program._BACKENDS.get("cpu_sim")
+    previous_info = targets._INFO.get("cpu_sim")
     register_backend("cpu_sim", backend)
     yield seen
     program._BACKENDS.pop("cpu_sim", None)
     if previous is not None:  # the real cpu_sim backend, registered by import pto_wsp
         program._BACKENDS["cpu_sim"] = previous
+        targets._INFO["cpu_sim"] = previous_info
 
 
 def test_compile_runs_the_registered_backend(fake_backend):
