@@ -37,6 +37,10 @@ fixes it.
 - A block label that cannot be a block's name (``^64``, valid MLIR) made the parser raise
   a ``ValueError`` naming the block, except in one of its three places; it leaves such a
   block unnamed (printed ``^bbN``, as ``^bb64`` is) everywhere here.
+- ``memref.global`` does not check its initial value against its type, nor
+  ``memref.get_global`` its type against the global's: a 3-element ``dense<>`` for a
+  ``memref<2147483647xindex>`` reached the passes, which failed reshaping it. Both are
+  verifier errors here, as in MLIR.
 - The parser takes some tokens with an ``assert`` of their kind, trusting a look-ahead
   that does not always hold (``dense<(1, 1e-400)> : tensor<2xcomplex<i8>>``): an
   ``AssertionError`` reached the tools as an internal error. A token of another kind is a
@@ -51,11 +55,13 @@ from collections.abc import Sequence
 from xdsl.dialects import memref
 from xdsl.dialects.scf import ExecuteRegionOp, WhileOp
 from xdsl.dialects.utils import dynamic_index_list
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, TensorType
 from xdsl.ir import Attribute, Block, Region
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.parser.generic_parser import GenericParser
 from xdsl.printer import Printer
+from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Position, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind, StringLiteral
@@ -136,6 +142,33 @@ def _verify_while(self: WhileOp) -> None:
             )
 
 
+_verify_global = memref.GlobalOp.verify_
+
+
+def _verify_global_value(self: memref.GlobalOp) -> None:
+    _verify_global(self)
+    value = self.initial_value
+    if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(self.type, MemRefType):
+        expected = TensorType(self.type.element_type, self.type.get_shape())
+        if value.type != expected:
+            raise VerifyException(
+                f"initial value expected to be of type {expected}, but was of type {value.type}"
+            )
+
+
+def _verify_get_global(self: memref.GetGlobalOp) -> None:
+    self.get_irdl_definition().verify(self)
+    anchor = self.parent_op()
+    while anchor is not None and not anchor.has_trait(SymbolTable):
+        anchor = anchor.parent_op()
+    found = SymbolTable.lookup_symbol(anchor, self.name_) if anchor is not None else None
+    if isinstance(found, memref.GlobalOp) and found.type != self.memref.type:
+        raise VerifyException(
+            f"result type {self.memref.type} does not match type {found.type} of the global "
+            f"memref @{self.name_.string_value()}"
+        )
+
+
 def _types(types: list[Attribute]) -> str:
     return ", ".join(str(t) for t in types) or "none"
 
@@ -179,6 +212,8 @@ def _consume_token(self: GenericParser, expected_kind=None) -> Token:
 
 
 memref.LoadOp.verify_ = _verify_indices
+memref.GlobalOp.verify_ = _verify_global_value
+memref.GetGlobalOp.verify_ = _verify_get_global
 memref.StoreOp.verify_ = _verify_indices
 WhileOp.verify_ = _verify_while
 dynamic_index_list.parse_dynamic_index_without_type = _parse_dynamic_index
