@@ -53,9 +53,9 @@ import re
 from collections.abc import Sequence
 
 from xdsl.dialects import memref
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, TensorType
 from xdsl.dialects.scf import ExecuteRegionOp, WhileOp
 from xdsl.dialects.utils import dynamic_index_list
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, TensorType
 from xdsl.ir import Attribute, Block, Region
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser, UnresolvedOperand
