@@ -303,6 +303,22 @@ def test_pto_run_refuses_a_pipeline_of_more_processes_than_it_runs(capsys, tmp_p
     assert "the simulator runs at most 65,536" in err
 
 
+def test_a_loop_of_no_task_is_not_walked(capsys, tmp_path):
+    """A Ragged row of 2^31 elements whose body makes no task ran 2^31 empty iterations
+    (a hang to pto-fuzz); a loop that does nothing is not emitted."""
+    from pto_wsp.tools import pto_run
+
+    path = tmp_path / "empty.mlir"
+    path.write_text(
+        "wsp.kernel @k(r: index, j: index) unit(vector)\n"
+        "wsp.workload @w(%n: index, %lengths: memref<?xindex>) {\n"
+        "  %rows = wsp.ragged %n, %lengths : memref<?xindex>\n"
+        '  wsp.parallel_for %r, %j in %rows named("r", "j") : !wsp.ragged {\n  }\n}\n'
+    )
+    args = ["--mode", "cycles", "--quiet", "--bind", "n=1", "--bind", "lengths=[2147483648]"]
+    assert pto_run.main([str(path), *args]) == 0, capsys.readouterr().err
+
+
 def test_progress_in_a_log_is_a_line_every_few_seconds(capsys):
     """Off a terminal (a log, CI) a long run says every 10 s how far it got."""
     from pto_wsp.tools.pto_run import _Progress

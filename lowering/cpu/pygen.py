@@ -39,6 +39,15 @@ from pto_wsp.passes.globals import constant_array
 from pto_wsp.runtime.regions import TensorRegion
 
 
+def empty_loop(op: scf.ForOp) -> bool:
+    """Whether the loop does nothing: its body holds only empty loops. It is not emitted, so
+    a huge trip count of no task is not walked (a Ragged axis of 2^31 elements, no body)."""
+    return all(
+        isinstance(o, scf.YieldOp) or (isinstance(o, scf.ForOp) and empty_loop(o))
+        for o in op.body.block.ops
+    )
+
+
 class CodegenError(Exception):
     """An op the Python code generator cannot translate, with its location."""
 
@@ -394,6 +403,8 @@ class _Generator:
     def for_loop(self, op: scf.ForOp) -> None:
         if op.iter_args:
             self.fail(op, "loop-carried values (scf.for iter_args)")
+        if empty_loop(op):
+            return
         lb, ub, step = (self.name(v) for v in (op.lb, op.ub, op.step))
         self.line(f"for {self.name(op.body.block.args[0])} in range({lb}, {ub}, {step}):")
         self.indent += 1

@@ -56,6 +56,7 @@ from pto_wsp.lowering.cpu.pygen import (
     _tup,
     check_no_recursion,
     constant_value,
+    empty_loop,
     exec_generated,
 )
 from pto_wsp.passes.diagnostics import location_of
@@ -487,6 +488,8 @@ class _SimGenerator(_Generator):
     # --- regular loop nests as numpy batches --------------------------------------------------
 
     def for_loop(self, op: scf.ForOp) -> None:
+        if not op.iter_args and empty_loop(op):
+            return
         if self._vtasks is None and self.batch and self.replica is None and not self.in_send:
             rank = self._regular(op)
             if rank:
