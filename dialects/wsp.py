@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import (
     Attribute,
     Block,
@@ -75,6 +76,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from pto_wsp.dialects.parsing import parse_int64, parse_single_block_region
+from pto_wsp.dialects.pto import func_type
 from pto_wsp.dialects.traits import IsolatedScopes
 
 # --------------------------------------------------------------------------- types
@@ -795,6 +797,9 @@ class KernelOp(IRDLOperation):
     cost = opt_prop_def(IntegerAttr[IntegerType])
     impls = opt_prop_def(DictionaryAttr)
     instance_of = opt_prop_def(StringAttr)
+    #: The kernel's tile function (``{tile = @f}``): an InCore ``func.func`` of the module
+    #: taking the kernel's parameters; every target uses it as the kernel's body.
+    tile = opt_prop_def(SymbolRefAttr)
     cost_region = region_def()
 
     traits = traits_def(SymbolOpInterface(), IsolatedScopes())
@@ -856,6 +861,39 @@ class KernelOp(IRDLOperation):
             args = tuple(a.type for a in self.cost_region.block.args)
             if args != tuple(types):
                 raise VerifyException("cost region arguments must match the kernel parameters")
+        if self.tile is not None:
+            self._verify_tile()
+
+    def _verify_tile(self) -> None:
+        """The tile function exists, is InCore and takes the kernel's parameters."""
+        name = self.tile.string_value()
+        module = self.parent_op()
+        if module is None:
+            return  # (a detached kernel: checked once it stands in a module)
+        function = SymbolTable.lookup_symbol(module, self.tile)
+        if not isinstance(function, FuncOp):
+            raise VerifyException(
+                f"kernel's tile function @{name} is not a func.func of the module"
+            )
+        if func_type(function) != "incore":
+            raise VerifyException(
+                f"kernel's tile function @{name} must be InCore "
+                f"(attributes {{pto.func_type = #pto.func_type<incore>}})"
+            )
+        inputs = function.function_type.inputs.data
+        if inputs != self.function_type.inputs.data or function.function_type.outputs.data:
+            raise VerifyException(
+                f"kernel's tile function @{name} must take the kernel's parameters "
+                f"({', '.join(map(str, self.function_type.inputs.data))}) and return nothing, "
+                f"got {function.function_type}"
+            )
+
+    def tile_function(self) -> FuncOp | None:
+        """The kernel's tile function (``{tile = @f}``), or None for an opaque kernel."""
+        if self.tile is None or self.parent_op() is None:
+            return None
+        function = SymbolTable.lookup_symbol(self.parent_op(), self.tile)
+        return function if isinstance(function, FuncOp) else None
 
     @classmethod
     def parse(cls, parser: Parser) -> KernelOp:
@@ -895,7 +933,16 @@ class KernelOp(IRDLOperation):
                 )
             if source is not None:
                 op.instance_of = source
-            keep = {k: v for k, v in attrs.data.items() if k not in ("impls", "instance_of")}
+            tile = attrs.data.get("tile")
+            if tile is not None and not isinstance(tile, SymbolRefAttr):
+                parser.raise_error(
+                    "tile is the kernel's tile function, a symbol (@f)", attrs_pos, parser.pos
+                )
+            if tile is not None:
+                op.tile = tile
+            keep = {
+                k: v for k, v in attrs.data.items() if k not in ("impls", "instance_of", "tile")
+            }
             op.attributes |= keep
         return op
 
@@ -921,6 +968,8 @@ class KernelOp(IRDLOperation):
             extra["impls"] = self.impls
         if self.instance_of is not None:
             extra["instance_of"] = self.instance_of
+        if self.tile is not None:
+            extra["tile"] = self.tile
         printer.print_op_attributes(extra, print_keyword=True)
 
 
