@@ -9,7 +9,7 @@ neighbouring tiles that mlir-aie may connect through shared memory instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
@@ -34,6 +34,11 @@ SHIM_BDS = 16
 CORE_STACK = 1024
 
 Tile = tuple[int, int]
+
+
+class OutOfResources(MappingError):
+    """A limit of the device (DMA channels, data memory, buffer descriptors) is exceeded:
+    another placement of the same design may still fit."""
 
 
 @dataclass
@@ -115,7 +120,7 @@ class Design:
         limit = self.model.dma_channels(tile[1])
         if len(books) >= limit:
             verb = "sends" if direction == "MM2S" else "receives"
-            raise MappingError(
+            raise OutOfResources(
                 f"{self._kind(tile)} {tile} {verb} {len(books) + 1} objectfifos "
                 f"({', '.join('@' + f for f in [*books, fifo])}), but a {self._kind(tile)} "
                 f"has {limit} {direction} DMA channels"
@@ -128,7 +133,7 @@ class Design:
         if self.model.kind(tile[1]) == "core":
             limit -= CORE_STACK
         if use.bytes + nbytes > limit:
-            raise MappingError(
+            raise OutOfResources(
                 f"{self._kind(tile)} {tile} needs {use.bytes + nbytes} bytes of buffers "
                 f"({', '.join([*use.buffers, what])}), but it has {limit} "
                 f"({self.model.memory_bytes(tile[1]) // 1024} KiB"
@@ -154,6 +159,20 @@ class Design:
             ):
                 return c
         return None
+
+    def snapshot(self) -> tuple:
+        """The books and data movement so far, for ``restore`` (to try another staging)."""
+        usage = {
+            t: replace(u, mm2s=list(u.mm2s), s2mm=list(u.s2mm), buffers=list(u.buffers))
+            for t, u in self.usage.items()
+        }
+        books = (dict(self.fifos), list(self.links), list(self.order), set(self.symbols))
+        return usage, books, list(self.transfers), dict(self.bds)
+
+    def restore(self, saved: tuple) -> None:
+        usage, (fifos, links, order, symbols), transfers, bds = saved
+        self.usage, self.fifos, self.links, self.order = usage, fifos, links, order
+        self.symbols, self.transfers, self.bds = symbols, transfers, bds
 
     # --- symbols, fifos, links --------------------------------------------------------------
 
@@ -241,7 +260,7 @@ class Design:
         shim = f.consumers[0] if output else f.producer
         used = self.bds.get(shim[0], 0)
         if used >= SHIM_BDS:
-            raise MappingError(
+            raise OutOfResources(
                 f"shim tile {shim} needs more than {SHIM_BDS} buffer descriptors for the "
                 "runtime sequence's transfers"
             )

@@ -22,7 +22,7 @@ A ``tg.program`` without processes whose ``config`` has ``spatial_map`` (a grid)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import product
+from itertools import groupby, product
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
@@ -41,7 +41,7 @@ from pto_wsp.dialects import tg, wsp
 from .analysis import Env, MappingError, Region, evaluate, region_of, static_loop
 from .codegen import CoreBuilder
 from .design import Design, Tile
-from .patterns import Pattern, element_bytes, pattern_from_dims, row_major_strides
+from .staging import Cell, Staging, Stream, Tensor
 
 DEFAULT_DEPTH = 2
 MAX_TASKS = 4096
@@ -100,15 +100,17 @@ class SpatialMapper:
             )
         cells = list(product(*[range(g) for g in self.grid]))
         placement = self._place(cells)
-        instances = self._instances()
-        owner = self._owners(instances, cells)
-        reads, writes = self._tensors(instances)
+        tasks = self._owners(self._instances(), cells)
+        reads, writes = self._tensors(tasks)
         for name in [*reads, *writes]:
             self._check_layout(name)
-        fifos_in = {name: self._distribute(name, placement) for name in reads}
-        fifos_out = {name: self._join(name, placement) for name in writes}
+        staging = Staging(self.design, placement, self.depth, self.program)
+        fifos_in, fifos_out = staging.stage(
+            [self._tensor(n, tasks, write=False) for n in reads],
+            [self._tensor(n, tasks, write=True) for n in writes],
+        )
         for cell in cells:
-            self._emit(cell, placement[cell], owner[cell], fifos_in, fifos_out)
+            self._emit(cell, placement[cell], tasks[cell], fifos_in, fifos_out)
         return [n for n in self.names if n in reads or n in writes]
 
     # --- placement --------------------------------------------------------------------------
@@ -210,9 +212,8 @@ class SpatialMapper:
                 sizes.append(size)
         return Region(name, tuple(offsets), tuple(sizes))
 
-    def _owners(
-        self, instances: list[Instance], cells: list[tuple[int, ...]]
-    ) -> dict[tuple[int, ...], Instance]:
+    def _owners(self, instances: list[Instance], cells: list[Cell]) -> dict[Cell, list[Instance]]:
+        """Each cell's tasks in program order: a task runs on the core owning its output."""
         for name, type_ in zip(self.names, self.program.function_type.inputs.data):
             if isinstance(type_, MemRefType):
                 shape = list(type_.get_shape())
@@ -225,7 +226,7 @@ class SpatialMapper:
                             self.program,
                         )
                 self.shapes[name] = shape
-        owner: dict[tuple[int, ...], Instance] = {}
+        tasks: dict[Cell, list[Instance]] = {}
         for inst in instances:
             outs = [
                 r for r, a in zip(inst.regions, inst.task.access.data) if a.data in ("out", "inout")
@@ -237,24 +238,10 @@ class SpatialMapper:
                     inst.task,
                 )
             cell = self._owner(outs[0], inst.task)
-            if cell in owner:
-                raise MappingError(
-                    f"two tasks (@{owner[cell].task.kernel.root_reference.data} and @{kernel}) "
-                    f"write blocks of core {cell}; the AIE mapping runs one task per core",
-                    inst.task,
-                )
-            owner[cell] = inst
             self._kernel_types(inst)
-            for region, access in zip(inst.regions, inst.task.access.data):
-                block = self._block(region.tensor, cell)
-                if region != block:
-                    raise MappingError(
-                        f"@{kernel} on core {cell} {'writes' if access.data != 'in' else 'reads'} "
-                        f"{_show(region)}, but the layout of {region.tensor} gives that core "
-                        f"{_show(block)}",
-                        inst.task,
-                    )
-        missing = [c for c in cells if c not in owner]
+            self._check_regions(inst, cell, tasks.get(cell, []))
+            tasks.setdefault(cell, []).append(inst)
+        missing = [c for c in cells if c not in tasks]
         if missing:
             raise MappingError(
                 f"no task for core{'s' * (len(missing) > 1)} {', '.join(map(str, missing))} of "
@@ -262,7 +249,48 @@ class SpatialMapper:
                 f"{len(cells)} cores",
                 self.program,
             )
-        return owner
+        return tasks
+
+    def _check_regions(self, inst: Instance, cell: Cell, earlier: list[Instance]) -> None:
+        """A task writes its core's blocks and reads within them, one region per tensor; it
+        updates (inout) only a block an earlier task of its core wrote."""
+        kernel = inst.task.kernel.root_reference.data
+        written = {
+            r.tensor
+            for i in earlier
+            for r, a in zip(i.regions, i.task.access.data)
+            if a.data != "in"
+        }
+        seen: set[str] = set()
+        for region, access in zip(inst.regions, inst.task.access.data):
+            block = self._block(region.tensor, cell)
+            if region.tensor in seen:
+                raise MappingError(
+                    f"@{kernel} on core {cell} takes two regions of {region.tensor}; a core "
+                    "takes one element of a tensor's objectfifo per task",
+                    inst.task,
+                )
+            seen.add(region.tensor)
+            if access.data == "in" and not _within(region, block):
+                raise MappingError(
+                    f"@{kernel} on core {cell} reads {_show(region)}, outside the block "
+                    f"{_show(block)} the layout of {region.tensor} gives that core",
+                    inst.task,
+                )
+            if access.data != "in" and region != block:
+                raise MappingError(
+                    f"@{kernel} on core {cell} writes {_show(region)}, but the layout of "
+                    f"{region.tensor} gives that core {_show(block)}",
+                    inst.task,
+                )
+            if access.data == "inout" and region.tensor not in written:
+                raise MappingError(
+                    f"@{kernel} updates {region.tensor} (inout) on core {cell}, which no "
+                    "earlier task of that core wrote: on AIE a tensor either enters or leaves "
+                    "the array; write the block first (e.g. zero it) or give the kernel "
+                    "separate in and out regions",
+                    inst.task,
+                )
 
     def _kernel_types(self, inst: Instance) -> None:
         """The element type each tensor's objectfifos carry: the kernel's parameter type."""
@@ -318,20 +346,12 @@ class SpatialMapper:
                 cell[axis] = region.offsets[d] // size
         return tuple(cell)
 
-    def _tensors(self, instances: list[Instance]) -> tuple[list[str], list[str]]:
+    def _tensors(self, tasks: dict[Cell, list[Instance]]) -> tuple[list[str], list[str]]:
         reads: list[str] = []
         writes: list[str] = []
-        for inst in instances:
+        for inst in (i for insts in tasks.values() for i in insts):
             for region, access in zip(inst.regions, inst.task.access.data):
-                mode = access.data
-                if mode == "inout":
-                    raise MappingError(
-                        f"@{inst.task.kernel.root_reference.data} reads and writes "
-                        f"{region.tensor} (inout): on AIE a tensor either enters or leaves the "
-                        "array; give the kernel separate in and out regions",
-                        inst.task,
-                    )
-                target = reads if mode == "in" else writes
+                target = reads if access.data == "in" else writes
                 if region.tensor not in target:
                     target.append(region.tensor)
         both = set(reads) & set(writes)
@@ -367,152 +387,133 @@ class SpatialMapper:
 
     # --- data movement ----------------------------------------------------------------------
 
-    def _blocks(self, name: str) -> list[tuple[tuple[int, ...], list[tuple[int, ...]]]]:
-        """The distinct blocks of ``name`` in memtile order — (sharded grid coordinates, the
-        cells holding it) — tensor dimensions outermost first."""
-        layout = self.layouts.get(name, [-1] * len(self.shapes[name]))
-        axes = [a for a in layout if a >= 0]
-        out = []
-        for key in product(*[range(self.grid[a]) for a in axes]):
-            holders = [
-                c
-                for c in product(*[range(g) for g in self.grid])
-                if all(c[a] == k for a, k in zip(axes, key))
-            ]
-            out.append((key, holders))
-        return out
-
-    def _pattern(self, name: str, type_: MemRefType) -> Pattern:
-        """The shim pattern that lays ``name`` out block after block."""
-        shape = self.shapes[name]
-        layout = self.layouts.get(name, [-1] * len(shape))
-        strides = row_major_strides(shape)
-        outer, inner = [], []
-        for d, (extent, axis) in enumerate(zip(shape, layout)):
-            size = extent if axis < 0 else extent // self.grid[axis]
-            if axis >= 0:
-                outer.append((self.grid[axis], size * strides[d]))
-            inner.append((size, strides[d]))
-        return pattern_from_dims(
-            f"the transfer of {name}", [*outer, *inner], element_bytes(type_), 0, self.program
+    def _tensor(self, name: str, tasks: dict[Cell, list[Instance]], write: bool) -> Tensor:
+        """``name`` as the grid moves it: the cells reading the same regions in the same
+        order share a stream; a written tensor has one stream (its block) per cell."""
+        by_regions: dict[tuple[Region, ...], list[Cell]] = {}
+        for cell, insts in sorted(tasks.items()):
+            regions = tuple(
+                r
+                for inst in insts
+                for r, a in zip(inst.regions, inst.task.access.data)
+                if r.tensor == name and (a.data != "in") == write
+            )
+            if write:
+                regions = regions[:1]  # every task of a cell writes the same block
+            if regions:
+                by_regions.setdefault(regions, []).append(cell)
+        axes = [a for a in self.layouts.get(name, [-1] * len(self.shapes[name])) if a >= 0]
+        streams = sorted(
+            (Stream(tuple(c[0][a] for a in axes), tuple(c), r) for r, c in by_regions.items()),
+            key=lambda s: (s.key, s.cells[0]),
         )
-
-    def _column(self, cells: list[Tile], needs: dict[int, tuple[int, int]]) -> int:
-        preferred = sorted(t[0] for t in cells)[len(cells) // 2]
-        col = self.design.pick_column(needs, preferred)
-        if col is None:
+        steps = {len(s.regions): s.cells[0] for s in streams}
+        if len(steps) > 1:
+            (n, a), (m, b) = sorted(steps.items())[:2]
             raise MappingError(
-                "no column has the shim and memtile DMA channels left for another tensor "
-                f"({self.design.model.dma_channels(0)} per shim tile, "
-                f"{self.design.model.dma_channels(1)} per memtile, "
-                f"{self.design.model.columns} columns)",
+                f"core {a} reads {n} regions of {name} per run and core {b} {m}: a memtile "
+                "link hands each of its objectfifos one element per step",
                 self.program,
             )
-        return col
-
-    def _distribute(
-        self, name: str, placement: dict[tuple[int, ...], Tile]
-    ) -> dict[tuple[int, ...], str]:
-        """Host -> shim -> memtile -> cores; returns the fifo each cell reads ``name`` from."""
-        d = self.design
-        whole = self._type(name, self.shapes[name])
-        blocks = self._blocks(name)
-        part = self.part_types[name]
-        col = self._column(list(placement.values()), {0: (1, 0), 1: (len(blocks), 1)})
-        shim, mem = (col, 0), (col, 1)
-        fifo_in = d.fifo(name, shim, [mem], self.depth, whole, self.program)
-        d.charge_link_buffer(mem, fifo_in)
-        by_cell: dict[tuple[int, ...], str] = {}
-        outs, offsets = [], []
-        size = _elements(part)
-        for k, (key, holders) in enumerate(blocks):
-            base = f"{name}_{'_'.join(map(str, key))}" if key else f"{name}_all"
-            tiles = [placement[c] for c in holders]
-            fifo = d.fifo(base, mem, tiles, self.depth, part, self.program)
-            outs.append(fifo)
-            offsets.append(k * size)
-            for c in holders:
-                by_cell[c] = fifo
-        d.link([fifo_in], outs, [], offsets if len(outs) > 1 else [])
-        d.transfer(name, fifo_in, self._pattern(name, whole), output=False)
-        return by_cell
-
-    def _join(
-        self, name: str, placement: dict[tuple[int, ...], Tile]
-    ) -> dict[tuple[int, ...], str]:
-        """Cores -> memtile -> shim -> host; returns the fifo each cell writes ``name`` to."""
-        d = self.design
-        whole = self._type(name, self.shapes[name])
-        blocks = self._blocks(name)
-        part = self.part_types[name]
-        col = self._column(list(placement.values()), {0: (0, 1), 1: (1, len(blocks))})
-        shim, mem = (col, 0), (col, 1)
-        by_cell: dict[tuple[int, ...], str] = {}
-        ins, offsets = [], []
-        size = _elements(part)
-        for k, (key, holders) in enumerate(blocks):
-            (cell,) = holders  # a written tensor is sharded across every axis
-            fifo = d.fifo(
-                f"{name}_{'_'.join(map(str, key))}",
-                placement[cell],
-                [mem],
-                self.depth,
-                part,
-                self.program,
-            )
-            ins.append(fifo)
-            offsets.append(k * size)
-            by_cell[cell] = fifo
-        fifo_out = d.fifo(name, mem, [shim], self.depth, whole, self.program)
-        d.link(ins, [fifo_out], offsets if len(ins) > 1 else [], [])
-        d.transfer(name, fifo_out, self._pattern(name, whole), output=True)
-        return by_cell
-
-    def _type(self, name: str, shape: list[int]) -> MemRefType:
         arg = self.program.function_type.inputs.data[self.names.index(name)]
         assert isinstance(arg, MemRefType)
-        return MemRefType(arg.element_type, shape)
+        whole = MemRefType(arg.element_type, self.shapes[name])
+        return Tensor(name, self.shapes[name], whole, self.part_types[name], streams)
 
     # --- cores ------------------------------------------------------------------------------
 
     def _emit(
         self,
-        cell: tuple[int, ...],
+        cell: Cell,
         tile: Tile,
-        inst: Instance,
-        fifos_in: dict[str, dict[tuple[int, ...], str]],
-        fifos_out: dict[str, dict[tuple[int, ...], str]],
+        tasks: list[Instance],
+        fifos_in: dict[str, dict[Cell, str]],
+        fifos_out: dict[str, dict[Cell, str]],
     ) -> None:
+        """The core of ``cell`` (IRON's matmul worker shape): acquire each output block once,
+        run the tasks in order — a run of tasks that differ only in the elements they take
+        becomes a loop, acquiring and releasing its inputs per step —, release the outputs."""
+        b = CoreBuilder(self.design.core(tile, f"grid cell {cell}"), self.design.form)
+        outs: dict[str, SSAValue] = {}
+        for inst in tasks:
+            for region, access in zip(inst.regions, inst.task.access.data):
+                if access.data != "in" and region.tensor not in outs:
+                    fifo = fifos_out[region.tensor][cell]
+                    outs[region.tensor] = b.acquire(fifo, "Produce", self.design.fifos[fifo].type)
+        for _, group in groupby(tasks, key=_signature):
+            run = list(group)
+            if len(run) == 1:
+                self._step(b, cell, run[0], fifos_in, outs)
+                continue
+            body, _ = b.loop(len(run), "step")
+            self._step(body, cell, run[0], fifos_in, outs)
+            body.close()
+        for tensor in outs:
+            b.release(fifos_out[tensor][cell], "Produce")
+
+    def _step(
+        self,
+        b: CoreBuilder,
+        cell: Cell,
+        inst: Instance,
+        fifos_in: dict[str, dict[Cell, str]],
+        outs: dict[str, SSAValue],
+    ) -> None:
+        """One task: acquire its input elements, call its kernel, release them."""
         task = inst.task
         kernel = self.symbols.get(task.kernel.root_reference.data)
         if not isinstance(kernel, wsp.KernelOp):
             raise MappingError(f"@{task.kernel.root_reference.data} is not a wsp.kernel", task)
         decl = self.design.kernel(kernel, task)
-        b = CoreBuilder(self.design.core(tile, f"grid cell {cell}"), self.design.form)
         params = iter(task.params)
         resources = iter(zip(inst.regions, task.access.data))
         args: list[SSAValue] = []
-        releases: list[tuple[str, str]] = []
+        releases: list[str] = []
         for access, want in zip(kernel.access.data, decl.function_type.inputs.data):
             if not access.data:
                 args.append(scalar_arg(b, next(params), want, inst.env))
                 continue
             region, mode = next(resources)
-            table = fifos_in if mode.data == "in" else fifos_out
-            fifo = table[region.tensor][cell]
-            port = "Consume" if mode.data == "in" else "Produce"
-            element = self.design.fifos[fifo].type
+            if mode.data == "in":
+                fifo = fifos_in[region.tensor][cell]
+                element = self.design.fifos[fifo].type
+                value = None
+            else:
+                value = outs[region.tensor]
+                element = value.type
             if element != want:
                 raise MappingError(
                     f"@{kernel.sym_name.data} takes {want}, but core {cell} holds {element} of "
                     f"{region.tensor}",
                     task,
                 )
-            args.append(b.acquire(fifo, port, element))
-            releases.append((fifo, port))
+            if value is None:
+                value = b.acquire(fifo, "Consume", element)
+                releases.append(fifo)
+            args.append(value)
         b.call(kernel.sym_name.data, args)
-        for fifo, port in releases:
-            b.release(fifo, port)
+        for fifo in releases:
+            b.release(fifo, "Consume")
+
+
+def _signature(inst: Instance) -> tuple:
+    """What a core's call of ``inst`` depends on besides the elements it acquires: tasks
+    with equal signatures in a row are one loop's steps."""
+    params = []
+    for p in inst.task.params:
+        try:
+            params.append(evaluate(p, inst.env))
+        except MappingError:
+            params.append(p.owner.value if isinstance(p.owner, arith.ConstantOp) else p)
+    resources = tuple((r.tensor, a.data) for r, a in zip(inst.regions, inst.task.access.data))
+    return inst.task.kernel.root_reference.data, tuple(params), resources
+
+
+def _within(region: Region, block: Region) -> bool:
+    return all(
+        b <= o and o + n <= b + m
+        for o, n, b, m in zip(region.offsets, region.sizes, block.offsets, block.sizes)
+    )
 
 
 def _elements(t: MemRefType) -> int:

@@ -17,8 +17,8 @@
 // CHECK-NEXT:   %cmax{{.*}} = arith.constant 9223372036854775807 : index
 // CHECK-NEXT:   %c1{{.*}} = arith.constant 1 : index
 // CHECK-NEXT:   scf.for %run{{.*}} = %c0{{.*}} to %cmax{{.*}} step %c1{{.*}} {
-// CHECK-NEXT:   aie.objectfifo.acquire @W_all(Consume, 1)
+// CHECK-NEXT:   aie.objectfifo.acquire @Y_2(Produce, 1)
+// CHECK:        aie.objectfifo.acquire @W_all(Consume, 1)
 // CHECK:        aie.objectfifo.acquire @X_2(Consume, 1)
-// CHECK:        aie.objectfifo.acquire @Y_2(Produce, 1)
 // CHECK:        func.call @scale(
 // CHECK:      aiex.npu.dma_memcpy_nd(%{{.*}}[0, 0, 0, 0][1, 1, 1, 256][0, 0, 0, 1]) {id = 1 : i64, metadata = @W} : memref<256xi32>

@@ -209,7 +209,7 @@ sched.schedule @s for @w {
 // -----
 // CHECK: //{{ }}-----
 
-// A task's region must be the block its core holds under the layout.
+// A task reads within the block its core holds under the layout.
 wsp.kernel @k(x: in memref<8xi32>, y: out memref<16xi32>) unit(vector)
 wsp.workload @w(%X: memref<2x16xi32>, %Y: memref<2x16xi32>) {
   %R = wsp.dense 2
@@ -221,11 +221,11 @@ wsp.workload @w(%X: memref<2x16xi32>, %Y: memref<2x16xi32>) {
 }
 sched.schedule @s for @w {
   sched.spatial_map grid(2)
-  sched.layout "X" (shard(0), replicate)
+  sched.layout "X" (replicate, shard(0))
   sched.layout "Y" (shard(0), replicate)
 }
 
-// CHECK: errors.mlir:219:5: error: 'tg.task' op tg-to-aie: @k on core (0,) reads X[0:1, 0:8], but the layout of X gives that core X[0:1, 0:16]
+// CHECK: errors.mlir:219:5: error: 'tg.task' op tg-to-aie: @k on core (1,) reads X[1:2, 0:8], outside the block X[0:2, 8:16] the layout of X gives that core
 
 // -----
 // CHECK: //{{ }}-----

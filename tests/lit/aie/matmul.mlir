@@ -33,18 +33,19 @@
 // CHECK-NEXT:   aie.objectfifo.link [@C_0_0, @C_0_1, @C_1_0, @C_1_1] -> [@C]([0, 1024, 2048, 3072] [])
 // CHECK-NEXT:   func.func private @matmul(memref<32x64xf32>, memref<64x32xf32>, memref<32x32xf32>){{( -> \(\))?}} attributes {link_with = "matmul.o"}
 
-// Core (0, 1) of the grid: A's block 0, B's block 1, C's block (0, 1).
+// Core (0, 1) of the grid: C's block (0, 1) acquired first (as IRON's workers do), then
+// A's block 0 and B's block 1.
 // CHECK:        aie.core(%[[C01]]) {
 // CHECK-NEXT:     %c0{{.*}} = arith.constant 0 : index
 // CHECK-NEXT:     %cmax{{.*}} = arith.constant 9223372036854775807 : index
 // CHECK-NEXT:     %c1{{.*}} = arith.constant 1 : index
 // CHECK-NEXT:     scf.for %run{{.*}} = %c0{{.*}} to %cmax{{.*}} step %c1{{.*}} {
+// CHECK-NEXT:     %[[S2:.*]] = aie.objectfifo.acquire @C_0_1(Produce, 1) : !aie.objectfifosubview<memref<32x32xf32>>
+// CHECK-NEXT:     %[[C:.*]] = aie.objectfifo.subview.access %[[S2]][0]
 // CHECK-NEXT:     %[[S0:.*]] = aie.objectfifo.acquire @A_0(Consume, 1) : !aie.objectfifosubview<memref<32x64xf32>>
 // CHECK-NEXT:     %[[A:.*]] = aie.objectfifo.subview.access %[[S0]][0]
 // CHECK-NEXT:     %[[S1:.*]] = aie.objectfifo.acquire @B_1(Consume, 1) : !aie.objectfifosubview<memref<64x32xf32>>
 // CHECK-NEXT:     %[[B:.*]] = aie.objectfifo.subview.access %[[S1]][0]
-// CHECK-NEXT:     %[[S2:.*]] = aie.objectfifo.acquire @C_0_1(Produce, 1) : !aie.objectfifosubview<memref<32x32xf32>>
-// CHECK-NEXT:     %[[C:.*]] = aie.objectfifo.subview.access %[[S2]][0]
 // CHECK-NEXT:     func.call @matmul(%[[A]], %[[B]], %[[C]]) : (memref<32x64xf32>, memref<64x32xf32>, memref<32x32xf32>) -> ()
 // CHECK-NEXT:     aie.objectfifo.release @A_0(Consume, 1)
 // CHECK-NEXT:     aie.objectfifo.release @B_1(Consume, 1)
