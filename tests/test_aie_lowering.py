@@ -228,6 +228,8 @@ def _uses(block, counts: Counter, times: int = 1) -> Counter:
         (EXAMPLES / "megakernel.mlir", {"bind": {"num_tiles": 4}}),
         (INPUTS / "farm.mlir", {"bind": "n=8", "device": "npu1"}),
         (INPUTS / "matmul_2x2.mlir", {"device": "npu1"}),
+        (INPUTS / "matmul_k.mlir", {"device": "npu1"}),
+        (INPUTS / "matmul_k.mlir", {"device": "npu2"}),
     ],
 )
 def test_cores_loop_over_every_invocation_of_the_runtime_sequence(path, options):
@@ -244,10 +246,21 @@ def test_cores_loop_over_every_invocation_of_the_runtime_sequence(path, options)
         uses = _uses(loop.body.block, Counter())
         for fifo, port, _ in list(uses):
             assert uses[(fifo, port, "acquire")] == uses[(fifo, port, "release")], fifo
-        per_run.update({fifo: n for (fifo, _, kind), n in uses.items() if kind == "acquire"})
+        for (fifo, _, kind), n in uses.items():
+            if kind == "acquire":  # every consumer of a broadcast takes the same elements
+                assert per_run[fifo] in (0, n), fifo
+                per_run[fifo] = n
     fifos = {f.sym_name.data: f for f in ops(lowered, aie.ObjectFifoCreateOp)}
+    for link in ops(lowered, aie.ObjectFifoLinkOp):
+        # A shim fifo into (out of) a memtile link moves one element per step of the cores
+        # at its other end.
+        ends = [r.root_reference.data for r in [*link.fifoIns.data, *link.fifoOuts.data]]
+        steps = {per_run[name] for name in ends if per_run[name]}
+        assert len(steps) == 1, ends
+        (step,) = steps
+        for name in ends:
+            per_run[name] = per_run[name] or step
     for m in ops(lowered, aiex.NpuDmaMemcpyNdOp):
         name = m.metadata.root_reference.data
         element = math.prod(fifos[name].element_type.get_shape())
-        # A shim fifo into (out of) a memtile link moves one whole element per run.
-        assert math.prod(m.static_sizes.get_values()) == element * (per_run[name] or 1), name
+        assert math.prod(m.static_sizes.get_values()) == element * per_run[name], name
