@@ -411,8 +411,9 @@ class SpatialMapper:
         if len(steps) > 1:
             (n, a), (m, b) = sorted(steps.items())[:2]
             raise MappingError(
-                f"core {a} reads {n} regions of {name} per run and core {b} {m}: a memtile "
-                "link hands each of its objectfifos one element per step",
+                f"the cores take different numbers of {name} regions per run (core {a}: {n}, "
+                f"core {b}: {m}); a memtile link hands each of its objectfifos one element "
+                "per step",
                 self.program,
             )
         arg = self.program.function_type.inputs.data[self.names.index(name)]
