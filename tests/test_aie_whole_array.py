@@ -5,6 +5,8 @@ accumulating into one output block."""
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -288,3 +290,14 @@ def test_a_grid_that_fits_no_staging_is_refused_naming_the_limit():
     assert "fit neither one memtile each nor one memtile per column" in message
     assert "memtile (0, 1) receives 7 objectfifos" in message
     assert "a memtile has 6 S2MM DMA channels" in message
+
+
+def test_the_documented_workload_is_the_one_the_lit_test_maps():
+    """docs/targets/aie.md's K-loop workload is tests/lit/aie/Inputs/matmul_k.mlir."""
+    root = Path(__file__).resolve().parents[1]
+    doc = (root / "docs" / "targets" / "aie.md").read_text()
+    section = doc[doc.index("### Several tasks per core") :]
+    block = re.search(r"```mlir\n(.*?)```", section, re.S).group(1)
+    source = (root / "tests" / "lit" / "aie" / "Inputs" / "matmul_k.mlir").read_text()
+    code = "".join(line + "\n" for line in source.splitlines() if not line.startswith("//"))
+    assert block == code

@@ -7,15 +7,16 @@ A ``tg.program`` without processes whose ``config`` has ``spatial_map`` (a grid)
   columns when that fits the device; otherwise the other way round; otherwise cells fill the
   compute tiles column by column.
 - Every task runs on the core that owns the block of its output tensor (owner computes): a
-  written tensor must be sharded across every grid axis, so each core owns one block. Each
-  core runs one task, whose regions must be exactly the blocks its core holds.
-- A read tensor moves from the host through a shim objectfifo into a memtile, laid out block
-  after block (the shim DMA's access pattern does the reordering). Sharded, the memtile
-  distributes it (``objectfifo.link`` with destination offsets) into one objectfifo per block,
-  each consumed by every core holding that block (broadcast along the grid axes the tensor is
-  not sharded on). Replicated, one objectfifo broadcasts the whole tensor to every core. A
-  written tensor goes the other way: a join with source offsets in the memtile, then a shim
-  objectfifo to the host.
+  written tensor must be sharded across every grid axis, so each core owns one block. A core
+  runs its tasks in program order: they write its blocks and read regions within the blocks
+  its core holds; an ``inout`` region must be a block an earlier task of the core wrote (the
+  accumulation of a K loop). The core acquires its output blocks once around its tasks, and
+  a run of tasks that differ only in the elements they take becomes one loop (IRON's matmul
+  worker: zero C, then for each K tile acquire A and B, matmul, release).
+- Data movement (``staging.py``): the cores reading the same regions in the same order share
+  one broadcast objectfifo out of a memtile, fed through ``objectfifo.link``; written blocks
+  are joined in a memtile. One memtile per tensor, or one per column when the device's
+  channel books refuse that.
 - Depth: the ``pipeline_depth`` of the config, else 2 (double buffering).
 """
 
