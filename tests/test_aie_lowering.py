@@ -230,6 +230,7 @@ def _uses(block, counts: Counter, times: int = 1) -> Counter:
         (INPUTS / "matmul_2x2.mlir", {"device": "npu1"}),
         (INPUTS / "matmul_k.mlir", {"device": "npu1"}),
         (INPUTS / "matmul_k.mlir", {"device": "npu2"}),
+        (INPUTS / "update.mlir", {}),
     ],
 )
 def test_cores_loop_over_every_invocation_of_the_runtime_sequence(path, options):

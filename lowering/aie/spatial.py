@@ -9,10 +9,11 @@ A ``tg.program`` without processes whose ``config`` has ``spatial_map`` (a grid)
 - Every task runs on the core that owns the block of its output tensor (owner computes): a
   written tensor must be sharded across every grid axis, so each core owns one block. A core
   runs its tasks in program order: they write its blocks and read regions within the blocks
-  its core holds; an ``inout`` region must be a block an earlier task of the core wrote (the
-  accumulation of a K loop). The core acquires its output blocks once around its tasks, and
-  a run of tasks that differ only in the elements they take becomes one loop (IRON's matmul
-  worker: zero C, then for each K tile acquire A and B, matmul, release).
+  its core holds. An ``inout`` block an earlier task of the core wrote is accumulated in the
+  core (a K loop); otherwise it is an update in place: the block also enters, and the core
+  copies it into its output element first. The core acquires its output blocks once around
+  its tasks, and a run of tasks that differ only in the elements they take becomes one loop
+  (IRON's matmul worker: zero C, then for each K tile acquire A and B, matmul, release).
 - Data movement (``staging.py``): the cores reading the same regions in the same order share
   one broadcast objectfifo out of a memtile, fed through ``objectfifo.link``; written blocks
   are joined in a memtile. One memtile per tensor, or one per column when the device's
@@ -25,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import groupby, product
 
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
@@ -89,6 +90,8 @@ class SpatialMapper:
         self.names = [a.data for a in program.arg_names.data]
         self.shapes: dict[str, list[int]] = {}
         self.part_types: dict[str, MemRefType] = {}
+        #: Per cell, the tensors whose block it updates in place from the host's value.
+        self.updates: dict[Cell, list[str]] = {}
 
     # ------------------------------------------------------------------------------------
 
@@ -253,8 +256,8 @@ class SpatialMapper:
         return tasks
 
     def _check_regions(self, inst: Instance, cell: Cell, earlier: list[Instance]) -> None:
-        """A task writes its core's blocks and reads within them, one region per tensor; it
-        updates (inout) only a block an earlier task of its core wrote."""
+        """A task writes its core's blocks and reads within them, one region per tensor. An
+        update (inout) of a block no earlier task of the core wrote takes the host's value."""
         kernel = inst.task.kernel.root_reference.data
         written = {
             r.tensor
@@ -285,13 +288,7 @@ class SpatialMapper:
                     inst.task,
                 )
             if access.data == "inout" and region.tensor not in written:
-                raise MappingError(
-                    f"@{kernel} updates {region.tensor} (inout) on core {cell}, which no "
-                    "earlier task of that core wrote: on AIE a tensor either enters or leaves "
-                    "the array; write the block first (e.g. zero it) or give the kernel "
-                    "separate in and out regions",
-                    inst.task,
-                )
+                self.updates.setdefault(cell, []).append(region.tensor)
 
     def _kernel_types(self, inst: Instance) -> None:
         """The element type each tensor's objectfifos carry: the kernel's parameter type."""
@@ -348,6 +345,7 @@ class SpatialMapper:
         return tuple(cell)
 
     def _tensors(self, tasks: dict[Cell, list[Instance]]) -> tuple[list[str], list[str]]:
+        """The tensors entering the array (read, or updated in place) and leaving it."""
         reads: list[str] = []
         writes: list[str] = []
         for inst in (i for insts in tasks.values() for i in insts):
@@ -359,10 +357,12 @@ class SpatialMapper:
         if both:
             raise MappingError(
                 f"{sorted(both)[0]} is both read and written by the tasks of a spatial "
-                "program: the AIE mapping moves each tensor one way",
+                "program: the AIE mapping moves each tensor one way (a kernel updating its "
+                "block in place takes it inout)",
                 self.program,
             )
-        return reads, writes
+        updated = {t for names in self.updates.values() for t in names}
+        return reads + [n for n in self.names if n in updated], writes
 
     def _check_layout(self, name: str) -> None:
         shape = self.shapes[name]
@@ -399,6 +399,8 @@ class SpatialMapper:
                 for r, a in zip(inst.regions, inst.task.access.data)
                 if r.tensor == name and (a.data != "in") == write
             )
+            if not write and name in self.updates.get(cell, []):
+                regions = (self._block(name, cell),)  # the host's value of its block
             if write:
                 regions = regions[:1]  # every task of a cell writes the same block
             if regions:
@@ -420,7 +422,9 @@ class SpatialMapper:
         arg = self.program.function_type.inputs.data[self.names.index(name)]
         assert isinstance(arg, MemRefType)
         whole = MemRefType(arg.element_type, self.shapes[name])
-        return Tensor(name, self.shapes[name], whole, self.part_types[name], streams)
+        updated = not write and any(name in u for u in self.updates.values())
+        label = f"{name}_in" if updated else name
+        return Tensor(name, self.shapes[name], whole, self.part_types[name], streams, label)
 
     # --- cores ------------------------------------------------------------------------------
 
@@ -442,6 +446,12 @@ class SpatialMapper:
                 if access.data != "in" and region.tensor not in outs:
                     fifo = fifos_out[region.tensor][cell]
                     outs[region.tensor] = b.acquire(fifo, "Produce", self.design.fifos[fifo].type)
+        for tensor in self.updates.get(cell, []):
+            # The block enters through its own fifo: the update works on the output's copy.
+            fifo = fifos_in[tensor][cell]
+            value = b.acquire(fifo, "Consume", self.design.fifos[fifo].type)
+            b.add(memref.CopyOp(value, outs[tensor]))
+            b.release(fifo, "Consume")
         for _, group in groupby(tasks, key=_signature):
             run = list(group)
             if len(run) == 1:

@@ -43,13 +43,17 @@ class Stream:
 @dataclass
 class Tensor:
     """A tensor the grid reads or writes: its shape, the element type its objectfifos carry
-    next to the cores (``part``), its streams."""
+    next to the cores (``part``), its streams; ``label`` names its fifos (default: name)."""
 
     name: str
     shape: list[int]
     whole: MemRefType
     part: MemRefType
     streams: list[Stream]
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        self.label = self.label or self.name
 
 
 class Staging:
@@ -69,15 +73,16 @@ class Staging:
         saved = self.design.snapshot()
         try:
             return self._stage(reads, writes, per_column=False)
-        except OutOfResources:
+        except OutOfResources as error:
             self.design.restore(saved)
+            first = error
         try:
             return self._stage(reads, writes, per_column=True)
         except OutOfResources as error:
             raise MappingError(
-                f"the grid's tensors fit neither one memtile each nor one memtile per column: "
-                f"{error}",
-                error.op or self.op,
+                f"the grid's tensors fit neither one memtile each ({first}) nor one memtile "
+                f"per column ({error})",
+                self.op,
             ) from None
 
     def _stage(self, reads: list[Tensor], writes: list[Tensor], per_column: bool):
@@ -125,7 +130,7 @@ class Staging:
         for col, streams in groups.items():
             shim, mem = (col, 0), (col, 1)
             fifo_in = d.fifo(
-                f"{t.name}_col{col}" if per_column else t.name,
+                f"{t.label}_col{col}" if per_column else t.label,
                 shim,
                 [mem],
                 self.depth,
@@ -135,7 +140,7 @@ class Staging:
             d.charge_link_buffer(mem, fifo_in)
             outs = []
             for s in streams:
-                base = f"{t.name}_{'_'.join(map(str, s.key))}" if s.key else f"{t.name}_all"
+                base = f"{t.label}_{'_'.join(map(str, s.key))}" if s.key else f"{t.label}_all"
                 tiles = [self.placement[c] for c in s.cells]
                 fifo = d.fifo(base, mem, tiles, self.depth, t.part, self.op)
                 outs.append(fifo)
@@ -153,12 +158,12 @@ class Staging:
             ins = []
             for s in streams:
                 (cell,) = s.cells  # a written tensor is sharded across every axis
-                name = f"{t.name}_{'_'.join(map(str, s.key))}"
+                name = f"{t.label}_{'_'.join(map(str, s.key))}"
                 fifo = d.fifo(name, self.placement[cell], [mem], self.depth, t.part, self.op)
                 ins.append(fifo)
                 by_cell[cell] = fifo
             fifo_out = d.fifo(
-                f"{t.name}_col{col}" if per_column else t.name,
+                f"{t.label}_col{col}" if per_column else t.label,
                 mem,
                 [shim],
                 self.depth,
