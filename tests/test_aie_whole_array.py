@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from xdsl.dialects import func, scf
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
@@ -316,3 +316,36 @@ def test_the_documented_python_workload_gives_the_same_design_and_numpy_results(
     exec(compile(block, "docs/targets/aie.md", "exec"), namespace)
     source = Parser(_context(), (root / "tests/lit/aie/Inputs/matmul_k.mlir").read_text())
     assert namespace["design"] == module_text(compile_module(source.parse_module(), "npu1"))
+
+
+def test_a_k_loop_passes_each_step_its_own_index_arguments():
+    """Tasks whose index arguments step by a constant are one loop all the same: the core
+    computes each step's argument (here 2k + 1, as i32) from the loop index."""
+    text = (
+        matmul(2, 4, 4)
+        .replace("wsp.task @zero() resources(%c : memref<32x16xf32>)", "")
+        .replace("@matmul(a: in", "@matmul(n: index, a: in")
+        .replace("c: inout", "c: out")
+        .replace(
+            "wsp.task @matmul()", "%n = arith.addi %ko2, %one : index\nwsp.task @matmul(%n : index)"
+        )
+        .replace(
+            "%ko = arith.muli %k, %ck : index",
+            "%ko = arith.muli %k, %ck : index\n%two = arith.constant 2 : index\n%one = arith.constant 1 : index\n%ko2 = arith.muli %k, %two : index",
+        )
+    )
+    lowered = lower(text, "npu1")
+    for core in ops(lowered, aie.CoreOp):
+        (loop,) = [
+            op
+            for op in core.walk()
+            if isinstance(op, scf.ForOp) and op.ub.owner.value.value.data == 4
+        ]
+        (call,) = [op for op in loop.body.block.ops if isinstance(op, func.CallOp)]
+        add = call.arguments[0].owner
+        assert isinstance(add, arith.AddiOp) and add.rhs.owner.value.value.data == 1
+        mul = add.lhs.owner
+        assert isinstance(mul, arith.MuliOp) and mul.rhs.owner.value.value.data == 2
+        cast = mul.lhs.owner
+        assert isinstance(cast, arith.IndexCastOp) and cast.input == loop.body.block.args[0]
+        assert _body(core)[0][0] == "acquire" and _body(core)[1][0] == 4

@@ -23,6 +23,7 @@ A ``tg.program`` without processes whose ``config`` has ``spatial_map`` (a grid)
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import groupby, product
 
@@ -437,8 +438,9 @@ class SpatialMapper:
         fifos_out: dict[str, dict[Cell, str]],
     ) -> None:
         """The core of ``cell`` (IRON's matmul worker shape): acquire each output block once,
-        run the tasks in order — a run of tasks that differ only in the elements they take
-        becomes a loop, acquiring and releasing its inputs per step —, release the outputs."""
+        run the tasks in order — tasks of one kernel on the same tensors whose integer
+        arguments step by a constant become a loop, acquiring and releasing its inputs per
+        step —, release the outputs."""
         b = CoreBuilder(self.design.core(tile, f"grid cell {cell}"), self.design.form)
         outs: dict[str, SSAValue] = {}
         for inst in tasks:
@@ -452,16 +454,50 @@ class SpatialMapper:
             value = b.acquire(fifo, "Consume", self.design.fifos[fifo].type)
             b.add(memref.CopyOp(value, outs[tensor]))
             b.release(fifo, "Consume")
-        for _, group in groupby(tasks, key=_signature):
-            run = list(group)
-            if len(run) == 1:
-                self._step(b, cell, run[0], fifos_in, outs)
-                continue
-            body, _ = b.loop(len(run), "step")
-            self._step(body, cell, run[0], fifos_in, outs)
-            body.close()
+        for _, group in groupby(tasks, key=_shape):
+            for run, deltas in self._loops(list(group)):
+                if len(run) == 1:
+                    self._step(b, cell, run[0], fifos_in, outs)
+                    continue
+                body, step = b.loop(len(run), "step")
+                self._step(body, cell, run[0], fifos_in, outs, (step, deltas))
+                body.close()
         for tensor in outs:
             b.release(fifos_out[tensor][cell], "Produce")
+
+    def _loops(self, run: list[Instance]) -> Iterator[tuple[list[Instance], list[int]]]:
+        """Split tasks of one kernel on the same tensors into loops: maximal runs whose i32
+        (index) arguments step by a constant each and whose other arguments are equal;
+        with each, the step of every scalar argument."""
+        kernel = self.symbols[run[0].task.kernel.root_reference.data]
+        assert isinstance(kernel, wsp.KernelOp)
+        decl = self.design.kernel(kernel, run[0].task)
+        wants = [
+            w for a, w in zip(kernel.access.data, decl.function_type.inputs.data) if not a.data
+        ]
+        keys = [_param_keys(inst) for inst in run]
+
+        def deltas(x: list, y: list) -> list[int] | None:
+            out = []
+            for a, b, want in zip(x, y, wants):
+                if want == i32 and isinstance(a, int) and isinstance(b, int):
+                    out.append(b - a)
+                elif a == b:
+                    out.append(0)
+                else:
+                    return None
+            return out
+
+        start = 0
+        while start < len(run):
+            end, steps = start + 1, None
+            while end < len(run):
+                d = deltas(keys[end - 1], keys[end])
+                if d is None or steps not in (None, d):
+                    break
+                steps, end = d, end + 1
+            yield run[start:end], steps or [0] * len(wants)
+            start = end
 
     def _step(
         self,
@@ -470,20 +506,27 @@ class SpatialMapper:
         inst: Instance,
         fifos_in: dict[str, dict[Cell, str]],
         outs: dict[str, SSAValue],
+        loop: tuple[SSAValue, list[int]] | None = None,
     ) -> None:
-        """One task: acquire its input elements, call its kernel, release them."""
+        """One task: acquire its input elements, call its kernel, release them. In a loop
+        (its index, and per scalar argument the step between iterations), ``inst`` is the
+        first iteration's task."""
         task = inst.task
         kernel = self.symbols.get(task.kernel.root_reference.data)
         if not isinstance(kernel, wsp.KernelOp):
             raise MappingError(f"@{task.kernel.root_reference.data} is not a wsp.kernel", task)
         decl = self.design.kernel(kernel, task)
-        params = iter(task.params)
+        params = iter(enumerate(task.params))
         resources = iter(zip(inst.regions, task.access.data))
         args: list[SSAValue] = []
         releases: list[str] = []
         for access, want in zip(kernel.access.data, decl.function_type.inputs.data):
             if not access.data:
-                args.append(scalar_arg(b, next(params), want, inst.env))
+                k, param = next(params)
+                if loop is not None and loop[1][k]:
+                    args.append(_stepped(b, evaluate(param, inst.env), loop[1][k], loop[0]))
+                else:
+                    args.append(scalar_arg(b, param, want, inst.env))
                 continue
             region, mode = next(resources)
             if mode.data == "in":
@@ -508,17 +551,31 @@ class SpatialMapper:
             b.release(fifo, "Consume")
 
 
-def _signature(inst: Instance) -> tuple:
-    """What a core's call of ``inst`` depends on besides the elements it acquires: tasks
-    with equal signatures in a row are one loop's steps."""
-    params = []
+def _shape(inst: Instance) -> tuple:
+    """The kernel and the tensors (with their access) of a task."""
+    resources = tuple((r.tensor, a.data) for r, a in zip(inst.regions, inst.task.access.data))
+    return inst.task.kernel.root_reference.data, resources
+
+
+def _param_keys(inst: Instance) -> list:
+    """A task's scalar arguments: integers where static, else the constant or the value."""
+    keys = []
     for p in inst.task.params:
         try:
-            params.append(evaluate(p, inst.env))
+            keys.append(evaluate(p, inst.env))
         except MappingError:
-            params.append(p.owner.value if isinstance(p.owner, arith.ConstantOp) else p)
-    resources = tuple((r.tensor, a.data) for r, a in zip(inst.regions, inst.task.access.data))
-    return inst.task.kernel.root_reference.data, tuple(params), resources
+            keys.append(p.owner.value if isinstance(p.owner, arith.ConstantOp) else p)
+    return keys
+
+
+def _stepped(b: CoreBuilder, first: int, delta: int, step: SSAValue) -> SSAValue:
+    """``first + delta * step`` as an i32 in the core."""
+    value = b.add(arith.IndexCastOp(step, i32)).results[0]
+    if delta != 1:
+        value = b.add(arith.MuliOp(value, b.i32(delta))).results[0]
+    if first:
+        value = b.add(arith.AddiOp(value, b.i32(first))).results[0]
+    return value
 
 
 def _within(region: Region, block: Region) -> bool:
