@@ -12,8 +12,9 @@ A ``tg.program`` without processes whose ``config`` has ``spatial_map`` (a grid)
   its core holds. An ``inout`` block an earlier task of the core wrote is accumulated in the
   core (a K loop); otherwise it is an update in place: the block also enters, and the core
   copies it into its output element first. The core acquires its output blocks once around
-  its tasks, and a run of tasks that differ only in the elements they take becomes one loop
-  (IRON's matmul worker: zero C, then for each K tile acquire A and B, matmul, release).
+  its tasks; consecutive tasks of one kernel on the same tensors become one loop when their
+  index arguments step by a constant (IRON's matmul worker: zero C, then for each K tile
+  acquire A and B, matmul, release).
 - Data movement (``staging.py``): the cores reading the same regions in the same order share
   one broadcast objectfifo out of a memtile, fed through ``objectfifo.link``; written blocks
   are joined in a memtile. One memtile per tensor, or one per column when the device's
