@@ -56,6 +56,24 @@ def _pto_outline_incore_scopes() -> type[ModulePass]:
     return OutlineIncoreScopesPass
 
 
+def _pto_plan_memory() -> type[ModulePass]:
+    from pto_wsp.passes.pto_plan_memory import PlanMemoryPass
+
+    return PlanMemoryPass
+
+
+def _pto_insert_sync() -> type[ModulePass]:
+    from pto_wsp.passes.pto_insert_sync import InsertSyncPass
+
+    return InsertSyncPass
+
+
+def _pto_cost() -> type[ModulePass]:
+    from pto_wsp.passes.pto_cost import PtoCostPass
+
+    return PtoCostPass
+
+
 def _tg_to_aie() -> type[ModulePass]:
     from pto_wsp.lowering.aie import TgToAiePass
 
@@ -136,6 +154,9 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tg-to-runtime-calls": _tg_to_runtime_calls,
     "tg-to-aie": _tg_to_aie,
     "pto-outline-incore-scopes": _pto_outline_incore_scopes,
+    "pto-plan-memory": _pto_plan_memory,
+    "pto-insert-sync": _pto_insert_sync,
+    "pto-cost": _pto_cost,
 }
 
 ALL_TARGETS: dict[str, Callable[[], type[Target]]] = {
