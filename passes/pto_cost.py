@@ -49,8 +49,11 @@ _KIND = {
     **{n: "scalar" for n in ("relu", "cast", "full", "fillpad")},
     **{n: "div" for n in ("div", "divs")},
     **{n: "math" for n in ("exp", "log", "sqrt", "rsqrt", "recip")},
-    **{f"{a}_{r}": f"{a}_{'sum' if r == 'sum' else 'max'}" for a in ("row", "col")
-       for r in ("sum", "max", "min")},
+    **{
+        f"{a}_{r}": f"{a}_{'sum' if r == 'sum' else 'max'}"
+        for a in ("row", "col")
+        for r in ("sum", "max", "min")
+    },
     "row_expand": "expand",
     "col_expand": "expand",
 }
@@ -87,8 +90,7 @@ def pipe_of(op: Operation) -> str | None:
     if isinstance(op, pto.StoreOp):
         return "FIX" if pto.tile(op.value).space_name == "acc" else "MTE3"
     if isinstance(op, pto.MoveOp):
-        src, dst = pto.tile(op.input).space_name, pto.tile(op.result).space_name
-        return {"mat": "MTE1", "acc": "FIX"}.get(src, "V")
+        return {"mat": "MTE1", "acc": "FIX"}.get(pto.tile(op.input).space_name, "V")
     if isinstance(op, pto.MatmulOp | pto.MatmulAccOp | pto.MatmulBiasOp):
         return "M"
     if isinstance(op, pto.AllocOp | pto.SetFlagOp | pto.WaitFlagOp | pto.BarrierOp):

@@ -32,16 +32,40 @@ MEMORY_ATTR = "pto.memory"
 _KB = 1024
 #: Bytes per memory space and SoC (docs/kernels.md "Memory planning" names the sources).
 SOCS = {
-    "910B": {"vec": 192 * _KB, "mat": 512 * _KB, "left": 64 * _KB, "right": 64 * _KB,
-             "acc": 128 * _KB, "bias": 1 * _KB},
-    "910C": {"vec": 192 * _KB, "mat": 512 * _KB, "left": 64 * _KB, "right": 64 * _KB,
-             "acc": 128 * _KB, "bias": 1 * _KB},
-    "950": {"vec": 248 * _KB, "mat": 512 * _KB, "left": 64 * _KB, "right": 64 * _KB,
-            "acc": 256 * _KB, "bias": 4 * _KB},
+    "910B": {
+        "vec": 192 * _KB,
+        "mat": 512 * _KB,
+        "left": 64 * _KB,
+        "right": 64 * _KB,
+        "acc": 128 * _KB,
+        "bias": 1 * _KB,
+    },
+    "910C": {
+        "vec": 192 * _KB,
+        "mat": 512 * _KB,
+        "left": 64 * _KB,
+        "right": 64 * _KB,
+        "acc": 128 * _KB,
+        "bias": 1 * _KB,
+    },
+    "950": {
+        "vec": 248 * _KB,
+        "mat": 512 * _KB,
+        "left": 64 * _KB,
+        "right": 64 * _KB,
+        "acc": 256 * _KB,
+        "bias": 4 * _KB,
+    },
 }
 #: The Ascend names of the spaces, for messages.
-BUFFER_NAMES = {"vec": "UB", "mat": "L1", "left": "L0A", "right": "L0B", "acc": "L0C",
-                "bias": "bias table"}
+BUFFER_NAMES = {
+    "vec": "UB",
+    "mat": "L1",
+    "left": "L0A",
+    "right": "L0B",
+    "acc": "L0C",
+    "bias": "bias table",
+}
 #: Byte alignment of a tile's offset: 32-byte blocks, 512-byte fractals in L0A/L0B/L0C.
 ALIGNMENT = {"vec": 32, "mat": 32, "bias": 64, "left": 512, "right": 512, "acc": 512}
 
