@@ -4,7 +4,8 @@ Each op making a tile gets ``pto.addr`` (its byte offset in the tile's space). A
 buffer is free after its last use (a use inside a loop, of a tile made before it, lasts to
 the loop's end); a later tile may take it. A loop's initial value, its iteration argument,
 the value it yields and its result are one buffer (the loop updates the tile in place), as
-are an ``scf.if``'s yielded values and result. Offsets are aligned per space and the peak
+are an ``scf.if``'s yielded values and result, and a ``pto.matmul_acc``'s result and the
+accumulator it reads when nothing else reads it. Offsets are aligned per space and the peak
 per space is checked against the SoC's capacity (``SOCS``, sources in docs/kernels.md);
 each function gets ``pto.memory``, its peak bytes per space.
 """
@@ -149,9 +150,12 @@ def _tiles(values) -> list[SSAValue]:
 
 
 def _join_regions(func: FuncOp, groups: _Groups) -> None:
-    """Loop-carried and branch-merged tiles share one buffer."""
+    """Loop-carried and branch-merged tiles share one buffer, and so does a matmul_acc's
+    result with the accumulator it reads last (the cube accumulates in place)."""
     for op in func.walk():
-        if isinstance(op, scf.ForOp):
+        if isinstance(op, pto.MatmulAccOp) and op.acc.has_one_use():
+            groups.union(op.acc, op.result)
+        elif isinstance(op, scf.ForOp):
             args = op.body.block.args[1:]
             yielded = op.body.block.last_op.operands
             for init, arg, out, res in zip(op.iter_args, args, yielded, op.results):
