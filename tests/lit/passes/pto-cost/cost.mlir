@@ -42,7 +42,7 @@ func.func @matmul(%a: !pto.tile<64x64xf16, mat>, %b: !pto.tile<64x64xf16, mat>, 
   func.return
 }
 
-// CHECK:      func.func @matmul({{.*}} pto.cycles = 870 : i64, pto.pipe_cycles = {FIX = 434 : i64, M = 332 : i64, MTE1 = 104 : i64}} {
+// CHECK:      func.func @matmul({{.*}}{pto.cycles = 870 : i64, pto.pipe_cycles = {FIX = 434 : i64, M = 332 : i64, MTE1 = 104 : i64}} {
 // CHECK-NEXT:   %l = pto.move %a {pto.cycles = 35 : i64}
 // CHECK-NEXT:   %r = pto.move %b {pto.cycles = 69 : i64}
 // CHECK-NEXT:   %p = pto.matmul %l, %r {pto.cycles = 70 : i64}
