@@ -119,6 +119,8 @@ class KernelSpec:
     body: Callable[..., Any] | None = None
     #: Where the body came from (``@kernel``, ``impls``, ``kernels=``), for messages.
     origin: str = ""
+    #: The cost is the cost model's cycles for the kernel's tile function (no ``cost=``).
+    derived_cost: bool = False
     _layout: list[bool] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:

@@ -95,6 +95,8 @@ class Stats:
     #: With ``profiling=True``: per kernel, how many bodies ran and their wall time.
     kernel_calls: dict[str, int] = field(default_factory=dict)
     kernel_ms: dict[str, float] = field(default_factory=dict)
+    #: Per tile kernel without ``cost=``: its cycles per task, from the cost model.
+    kernel_cycles: dict[str, int] = field(default_factory=dict)
 
     def __getitem__(self, key: str) -> Any:
         return getattr(self, key)
@@ -574,6 +576,7 @@ class Program:
             phases_ms=dict(getattr(sim, "phases_ms", {})),
             kernel_calls=profile_totals(self._samples)[0],
             kernel_ms=profile_totals(self._samples)[1],
+            kernel_cycles={k.name: k.cost for k in self.kernels.values() if k.derived_cost},
         )
 
     def _check_run(self) -> None:

@@ -70,6 +70,9 @@ def _trace_events(program: Any) -> dict[str, Any]:
             "cycles": t["end"] - t["start"],
             "start_cycle": t["start"],
         }
+        spec = program.kernels.get(t["kernel"])
+        if spec is not None and spec.derived_cost:
+            args["cost"] = "derived from its tile ops"
         slice_ = {
             "name": name,
             "cat": "task",

@@ -45,6 +45,7 @@ from pto_wsp.lowering.cpu.pygen import CodegenError, _divsi, _Generator, _remsi,
 from pto_wsp.lowering.cpu.simgen import SimProgram, compile_sim_program
 from pto_wsp.lowering.targets import bodies_of, register_backend
 from pto_wsp.passes.diagnostics import python_spelling
+from pto_wsp.passes.pto_cost import function_cycles
 from pto_wsp.passes.wsp_to_tg import lower_to_tg
 from pto_wsp.runtime.engine import SimConfig
 from pto_wsp.runtime.graph import POOLS
@@ -298,6 +299,8 @@ def _kernel_specs(
             continue
         name = op.sym_name.data
         names = [n.data for n in op.arg_names]
+        tile = op.tile_function()
+        derived = op.cost is None and not op.cost_region.blocks and tile is not None
         if op.cost is not None:
             cost: int | Callable[..., int] = int(op.cost.value.data)
         elif op.cost_region.blocks:
@@ -305,6 +308,8 @@ def _kernel_specs(
                 cost = _compile_region(op.cost_region.block, names, f"cost of @{name}")
             except CodegenError as error:
                 raise _error(str(error), loc) from None
+        elif derived:
+            cost = function_cycles(tile)
         else:
             cost = default_cost
         body, origin = bodies.get(name), "kernels="
@@ -334,6 +339,7 @@ def _kernel_specs(
             cost,
             body,
             origin if body is not None else "",
+            derived_cost=derived,
         )
     return specs
 
