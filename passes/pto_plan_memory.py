@@ -68,7 +68,7 @@ BUFFER_NAMES = {
     "bias": "bias table",
 }
 #: Byte alignment of a tile's offset: 32-byte blocks, 512-byte fractals in L0A/L0B/L0C.
-ALIGNMENT = {"vec": 32, "mat": 32, "bias": 64, "left": 512, "right": 512, "acc": 512}
+ALIGNMENT = {"vec": 32, "mat": 32, "bias": 32, "left": 512, "right": 512, "acc": 512}
 
 
 def tile_bytes(t: pto.TileType) -> int:
