@@ -62,9 +62,12 @@ def _sources(value: SSAValue) -> list[tuple[str, Operation, scf.ForOp | None]]:
     body = loop.body.block
     yielded = body.last_op.operands[value.index - 1]
     carried = [] if yielded is value else _sources(yielded)
-    return _sources(loop.iter_args[value.index - 1]) + [
-        (p, body.find_ancestor_op_in_block(s), loop) for p, s, _ in carried
-    ]
+    found = _sources(loop.iter_args[value.index - 1])
+    for pipe, ready, _ in carried:
+        inside = body.find_ancestor_op_in_block(ready)
+        # A value yielded from outside the loop is ready before it, as the initial value is.
+        found.append((pipe, inside, loop) if inside is not None else (pipe, ready, None))
+    return found
 
 
 def _read_after_write(func: FuncOp) -> list[_Flag]:
@@ -81,7 +84,7 @@ def _read_after_write(func: FuncOp) -> list[_Flag]:
                     continue
                 if loop is not None:
                     wait = loop.body.block.find_ancestor_op_in_block(op)
-                    if wait is ready or not wait.is_before_in_block(ready):
+                    if wait is not ready and ready.is_before_in_block(wait):
                         loop = None  # read later in the same iteration: an ordinary pair
                 if loop is not None:
                     flags.append(_Flag(src, dst, ready, wait, loop))

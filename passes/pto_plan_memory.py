@@ -108,6 +108,11 @@ class _Numbering:
         return where
 
 
+def _is_tile_op(value: SSAValue) -> bool:
+    """Made by a tile op (not by a loop, a branch, a call or an InCore scope)."""
+    return isinstance(value, OpResult) and value.op.name.startswith("pto.") and not value.op.regions
+
+
 def _defining_op(value: SSAValue) -> Operation | None:
     if isinstance(value, OpResult):
         return value.op
@@ -189,7 +194,7 @@ def _buffers(func: FuncOp) -> list[_Buffer]:
             home = _defining_op(v)
             starts.append(order.pos[home] if home in order.pos else 0)
             ends += [order.use_end(v, use.operation) for use in v.uses]
-        makers = [v.op for v in values if isinstance(v, OpResult) and v.op.name.startswith("pto.")]
+        makers = [v.op for v in values if _is_tile_op(v)]
         owner = min(makers, key=lambda o: order.pos[o]) if makers else None
         buffers.append(_Buffer(values, min(starts), max(ends + starts), owner))
     return sorted(buffers, key=lambda b: (b.start, order.pos.get(b.owner, 0)))
@@ -249,7 +254,7 @@ def plan(func: FuncOp, capacity: dict[str, int], soc: str) -> dict[str, int]:
         taken.append(buf)
         peak[space] = max(peak.get(space, 0), top)
         for v in buf.values:
-            if isinstance(v, OpResult) and v.op.name.startswith("pto."):
+            if _is_tile_op(v):
                 v.op.attributes[ADDR_ATTR] = IntegerAttr(buf.addr, i64)
     return peak
 

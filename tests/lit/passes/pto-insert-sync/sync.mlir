@@ -103,3 +103,58 @@ func.func @stream(%x: memref<64x64xf32>, %w: memref<16x64xf32>, %y: memref<64x64
 // CHECK-NEXT:   pto.wait_flag MTE3 -> V, 0
 // CHECK-NEXT:   pto.wait_flag V -> MTE2, 0
 // CHECK-NEXT:   func.return
+
+// -----
+
+// Nested loops, a tile yielded from outside its loop, a while loop, an InCore scope and
+// tile arguments: every set has its wait on every path. %acc2 is what the inner loop
+// yielded in the previous outer iteration (a flag across outer iterations, held by event 1
+// for the whole loop) or %w, loaded before the loops (waited for before them).
+func.func @nested(%x: memref<16x16xf32>, %a: !pto.tile<16x16xf32, vec>, %n: index, %p: i1) -> !pto.tile<16x16xf32, vec> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %w = pto.load %x : memref<16x16xf32> -> !pto.tile<16x16xf32, vec>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %a) -> (!pto.tile<16x16xf32, vec>) {
+    %r2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc2 = %acc) -> (!pto.tile<16x16xf32, vec>) {
+      pto.store %acc2, %x : !pto.tile<16x16xf32, vec>, memref<16x16xf32>
+      scf.yield %w : !pto.tile<16x16xf32, vec>
+    }
+    scf.yield %r2 : !pto.tile<16x16xf32, vec>
+  }
+  %q = scf.while (%arg = %r) : (!pto.tile<16x16xf32, vec>) -> !pto.tile<16x16xf32, vec> {
+    scf.condition(%p) %arg : !pto.tile<16x16xf32, vec>
+  } do {
+  ^bb0(%b: !pto.tile<16x16xf32, vec>):
+    %e = pto.exp %b : !pto.tile<16x16xf32, vec>
+    scf.yield %e : !pto.tile<16x16xf32, vec>
+  }
+  %s = pto.incore_scope -> (!pto.tile<16x16xf32, vec>) {
+    %z = pto.add %q, %w : !pto.tile<16x16xf32, vec>
+    pto.store %z, %x : !pto.tile<16x16xf32, vec>, memref<16x16xf32>
+    pto.yield %z : !pto.tile<16x16xf32, vec>
+  }
+  func.return %s : !pto.tile<16x16xf32, vec>
+}
+
+// CHECK:      func.func @nested(
+// CHECK:        %w = pto.load %x
+// CHECK-NEXT:   pto.set_flag MTE2 -> V, 0
+// CHECK-NEXT:   pto.set_flag MTE2 -> MTE3, 0
+// CHECK-NEXT:   pto.wait_flag MTE2 -> MTE3, 0
+// CHECK-NEXT:   pto.set_flag MTE2 -> MTE3, 1
+// CHECK-NEXT:   %r = scf.for
+// CHECK-NEXT:     pto.wait_flag MTE2 -> MTE3, 1
+// CHECK-NEXT:     %r2 = scf.for
+// CHECK-NEXT:       pto.store %acc2, %x
+// CHECK-NEXT:       scf.yield %w
+// CHECK-NEXT:     }
+// CHECK-NEXT:     pto.set_flag MTE2 -> MTE3, 1
+// CHECK-NEXT:     scf.yield %r2
+// CHECK-NEXT:   }
+// CHECK-NEXT:   pto.wait_flag MTE2 -> MTE3, 1
+// CHECK:        pto.wait_flag MTE2 -> V, 0
+// CHECK-NEXT:   %s = pto.incore_scope
+// CHECK-NEXT:     %z = pto.add %q, %w
+// CHECK-NEXT:     pto.set_flag V -> MTE3, 0
+// CHECK-NEXT:     pto.wait_flag V -> MTE3, 0
+// CHECK-NEXT:     pto.store %z, %x

@@ -138,3 +138,31 @@ func.func @plain(%x: index) -> index {
 
 // CHECK:      func.func @plain(%x: index) -> index {
 // CHECK-NEXT:   func.return %x : index
+
+// -----
+
+// A tile argument takes a buffer like any tile (%a: offset 0, live to its last use, the
+// add), though no op here carries it. Ops with regions (loops, while, InCore scopes) get no
+// pto.addr: their tiles are their yielded values'.
+func.func @regions(%x: memref<16x16xf32>, %a: !pto.tile<16x16xf32, vec>, %p: i1) -> !pto.tile<16x16xf32, vec> {
+  %q = scf.while (%arg = %a) : (!pto.tile<16x16xf32, vec>) -> !pto.tile<16x16xf32, vec> {
+    scf.condition(%p) %arg : !pto.tile<16x16xf32, vec>
+  } do {
+  ^bb0(%b: !pto.tile<16x16xf32, vec>):
+    %e = pto.exp %b : !pto.tile<16x16xf32, vec>
+    scf.yield %e : !pto.tile<16x16xf32, vec>
+  }
+  %s = pto.incore_scope -> (!pto.tile<16x16xf32, vec>) {
+    %z = pto.add %q, %a : !pto.tile<16x16xf32, vec>
+    pto.yield %z : !pto.tile<16x16xf32, vec>
+  }
+  func.return %s : !pto.tile<16x16xf32, vec>
+}
+
+// CHECK:      func.func @regions({{.*}}pto.memory = {vec = 4096 : i64}} {
+// CHECK:          %e = pto.exp %b {pto.addr = 1024 : i64}
+// CHECK:        %s = pto.incore_scope -> (!pto.tile<16x16xf32, vec>) {
+// CHECK-NEXT:     %z = pto.add %q, %a {pto.addr = 2048 : i64}
+// CHECK-NEXT:     pto.yield %z
+// CHECK-NEXT:   }
+// CHECK-NEXT:   func.return %s
