@@ -205,6 +205,19 @@ def _check_in_place(func: FuncOp) -> None:
     yielded for the next iteration is made."""
     for loop in (op for op in func.walk() if isinstance(op, scf.ForOp)):
         block = loop.body.block
+        for init, arg in zip(loop.iter_args, block.args[1:]):
+            later = [
+                u.operation
+                for u in init.uses
+                if u.operation is not loop and not _before(u.operation, loop)
+            ]
+            if isinstance(arg.type, pto.TileType) and later:
+                _fail(
+                    later[0],
+                    f"pto-plan-memory: a loop updates {_name(init)} in place (its initial "
+                    f"value), but {_name(init)} is read after the loop starts: copy it first "
+                    "(pto.move)",
+                )
         for arg, out in zip(block.args[1:], block.last_op.operands):
             if not isinstance(arg.type, pto.TileType) or out is arg:
                 continue
@@ -219,6 +232,12 @@ def _check_in_place(func: FuncOp) -> None:
                     f"{_name(arg)} is read after {_name(out)} replaces it: copy it first "
                     "(pto.move)",
                 )
+
+
+def _before(user: Operation, loop: Operation) -> bool:
+    """``user`` runs before ``loop`` starts."""
+    top = loop.parent_block().find_ancestor_op_in_block(user)
+    return top is not None and top is not loop and top.is_before_in_block(loop)
 
 
 def _after(user: Operation, maker: Operation, block: Block) -> bool:

@@ -67,3 +67,21 @@ func.func @in_place(%x: memref<16x64xf32>, %n: index) attributes {pto.func_type 
 }
 // CHECK: errors.mlir:[[# @LINE - 5]]:5: error: 'pto.store' op pto-plan-memory: the loop updates its tile %acc in place, but %acc is read after %next replaces it: copy it first (pto.move)
 // A950: errors.mlir:[[# @LINE - 6]]:5: error: 'pto.store' op pto-plan-memory: the loop updates its tile %acc in place
+
+// -----
+
+// The loop updates its initial value's buffer in place, so the initial value cannot be
+// read once the loop starts.
+func.func @init_read_after(%x: memref<16x64xf32>, %n: index) attributes {pto.func_type = #pto.func_type<incore>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = pto.load %x : memref<16x64xf32> -> !pto.tile<16x64xf32, vec>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %t) -> (!pto.tile<16x64xf32, vec>) {
+    %next = pto.exp %acc : !pto.tile<16x64xf32, vec>
+    scf.yield %next : !pto.tile<16x64xf32, vec>
+  }
+  pto.store %t, %x : !pto.tile<16x64xf32, vec>, memref<16x64xf32>
+  func.return
+}
+// CHECK: errors.mlir:[[# @LINE - 3]]:3: error: 'pto.store' op pto-plan-memory: a loop updates %t in place (its initial value), but %t is read after the loop starts: copy it first (pto.move)
+// A950: errors.mlir:[[# @LINE - 4]]:3: error: 'pto.store' op pto-plan-memory: a loop updates %t in place
