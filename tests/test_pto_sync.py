@@ -224,12 +224,14 @@ def kernels(draw) -> str:
     return HEAD + "\n".join(lines) + "\n  func.return\n}\n"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(kernels())
 def test_random_kernels_run_without_races(text):
     try:
         module = synchronized(text)
-    except Exception as error:  # in-place updates of a loop tile read later are refused
-        assert "in place" in str(error), text
+    except Exception as error:
+        # Refused by design: in-place updates of a loop tile read later; more flags pending
+        # between two pipes than the 8 event ids.
+        assert "in place" in str(error) or "events pending at once" in str(error), text
         return
     check(module)
