@@ -15,6 +15,7 @@ from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     Float32Type,
     IndexType,
+    IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
@@ -26,6 +27,7 @@ from xdsl.ir import Attribute, Block, Operation, Region
 from pto_wsp.dialects import aie, aie_rules, aiex, wsp
 
 from .analysis import MappingError
+from .kernels import kernel_function
 from .patterns import Pattern
 
 #: Shim buffer descriptors per shim tile (per column).
@@ -86,6 +88,7 @@ class Design:
         self.links: list[aie.ObjectFifoLinkOp] = []
         self.order: list[str] = []  # fifo and link creation order, for printing
         self.kernels: dict[str, func.FuncOp] = {}
+        self.scratch: dict[str, int] = {}  # kernel -> bytes of scratch on its callers' stack
         self.cores: dict[Tile, Block] = {}
         self.core_owner: dict[Tile, str] = {}
         self.symbols: set[str] = set()
@@ -229,13 +232,19 @@ class Design:
     # --- kernels and cores ------------------------------------------------------------------
 
     def kernel(self, kernel: wsp.KernelOp, use: Operation) -> func.FuncOp:
-        """``func.func private @k(...) attributes {link_with = "k.o"}`` (once per kernel)."""
+        """``func.func private @k(...) attributes {link_with = "k.o"}`` (once per kernel); a
+        kernel with a tile function gets that body instead (``kernels.py``)."""
         name = kernel.sym_name.data
         if name in self.kernels:
             return self.kernels[name]
         inputs: list[Attribute] = []
         for arg, type_ in zip(kernel.arg_names.data, kernel.function_type.inputs.data):
             inputs.append(kernel_arg_type(name, arg.data, type_, use))
+        tile_fn = kernel.tile_function()
+        if tile_fn is not None:
+            decl, self.scratch[name] = kernel_function(kernel, tile_fn, inputs)
+            self.kernels[name] = decl
+            return decl
         decl = func.FuncOp.external(name, inputs, [])
         where = None
         if kernel.impls is not None:
@@ -299,6 +308,7 @@ class Design:
         ops.extend(self.kernels.values())
         for tile, block in sorted(self.cores.items()):
             core = aie.CoreOp(tiles[tile], Region(forever(block)))
+            self._grow_stack(tile, core)
             core.result.name_hint = f"core_c{tile[0]}r{tile[1]}"
             ops.append(core)
         if self.transfers:
@@ -306,6 +316,15 @@ class Design:
         for op in ops:
             device.body.block.insert_op_before(op, device.body.block.last_op)  # type: ignore
         return ModuleOp([device])
+
+    def _grow_stack(self, tile: Tile, core: aie.CoreOp) -> None:
+        """A core calling kernels with scratch buffers gets a stack that holds the largest."""
+        calls = [op.callee.root_reference.data for op in core.walk() if isinstance(op, func.CallOp)]
+        extra = max((self.scratch.get(k, 0) for k in calls), default=0)
+        if extra:
+            kernel = max(calls, key=lambda k: self.scratch.get(k, 0))
+            self.charge_memory(tile, extra, f"stack of @{kernel}: {extra} B of scratch")
+            core.attributes["stack_size"] = IntegerAttr(CORE_STACK + extra, i32)
 
     def _sequence(self, tensors: list[tuple[str, MemRefType]]) -> aie.RuntimeSequenceOp:
         seq = aie.RuntimeSequenceOp([t for _, t in tensors])
