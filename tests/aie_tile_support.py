@@ -68,9 +68,7 @@ def workload(params: list[Param], body: str) -> str:
     )
     scalar_part = ""
     if scalars:
-        scalar_part = (
-            f"{', '.join(n for n, _ in scalars)} : {', '.join(t for _, t in scalars)}"
-        )
+        scalar_part = f"{', '.join(n for n, _ in scalars)} : {', '.join(t for _, t in scalars)}"
     return f"""
 wsp.kernel @k({", ".join(sig)}) unit(vector) attributes {{tile = @k_tile}}
 func.func @k_tile({", ".join(fn_args)}) attributes {{pto.func_type = #pto.func_type<incore>}} {{
@@ -124,5 +122,9 @@ def run(fn: func.FuncOp, args: list) -> None:
             if isinstance(a, np.ndarray):
                 packed.append(ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(a))))
             else:
-                packed.append(ctypes.pointer(_CTYPES[str(a.dtype).replace("float", "f").replace("int", "i")](a)))
+                packed.append(
+                    ctypes.pointer(
+                        _CTYPES[str(a.dtype).replace("float", "f").replace("int", "i")](a)
+                    )
+                )
         engine.invoke(fn.sym_name.data, *packed)

@@ -346,6 +346,8 @@ class _Lowering:
         for r in op.results:
             if isinstance(r.type, pto.TileType):
                 _check_tile(b, r.type, op)
+        if not isinstance(op, _MOVES_DATA):
+            _check_arithmetic(b, op)
         if isinstance(op, pto.StoreOp):
             if op not in b.skipped:
                 self.store(op)
@@ -395,7 +397,8 @@ class _Lowering:
         b.add(scf.YieldOp(*self.block(op.body.block)))
         b.caches.pop()
         b.block = outer
-        loop = b.add(scf.ForOp(*bounds, inits, block)).owner
+        loop = scf.ForOp(*bounds, inits, block)
+        b.block.add_op(loop)
         for old, new in zip(op.results, loop.results):
             b.values[old] = new
 
@@ -431,18 +434,20 @@ class _Lowering:
         b.nest(dims, body)
 
     def target(self, value: SSAValue) -> SSAValue:
-        """Where to materialize ``value``: the output parameter when its one use (through
-        moves) stores it whole there, the only store there, never read; else scratch."""
+        """Where to materialize ``value``: the output parameter when one store writes it whole
+        there (the only store there, in the same block, of a parameter the kernel never
+        loads: its other users read it back from there); else a scratch buffer."""
         b, op = self.b, value.owner
-        use = value
-        users = [u.operation for u in use.uses]
-        while len(users) == 1 and isinstance(users[0], pto.MoveOp):
-            use = users[0].result
-            users = [u.operation for u in use.uses]
-        if len(users) == 1 and isinstance(users[0], pto.StoreOp):
-            store = users[0]
+        t = pto.tile(value)
+        stores, todo = [], [value]
+        while todo:
+            for use in todo.pop().uses:
+                if isinstance(use.operation, pto.MoveOp):
+                    todo.append(use.operation.result)
+                elif isinstance(use.operation, pto.StoreOp):
+                    stores.append(use.operation)
+        for store in stores:
             dest = store.dest
-            t = pto.tile(value)
             if (
                 store.parent_block() is op.parent_block()
                 and not store.offsets
@@ -454,7 +459,7 @@ class _Lowering:
             ):
                 b.skipped.add(store)
                 return b.mapped(dest)
-        return b.alloca(pto.tile(value))
+        return b.alloca(t)
 
     def copy_in(self, op: pto.LoadOp) -> None:
         """A load of a parameter the kernel also writes, read before the writes."""
@@ -528,6 +533,19 @@ class _Lowering:
         b.buffers[op.results[0]] = out
 
 
+#: Ops that only move or copy elements: any element type the core can hold.
+_MOVES_DATA = (
+    pto.LoadOp,
+    pto.StoreOp,
+    pto.MoveOp,
+    pto.TransposeOp,
+    pto.ExpandOp,
+    pto.AllocOp,
+    pto.FullOp,
+    pto.FillPadOp,
+)
+
+
 def _check_tile(b: Body, t: pto.TileType, op: Operation) -> None:
     if t.dynamic_valid_count:
         raise MappingError(
@@ -535,12 +553,14 @@ def _check_tile(b: Body, t: pto.TileType, op: Operation) -> None:
             f"({pto.TileType._dims_text(t.valid_dims)}); an AIE kernel's loops are static",
             op,
         )
-    if isinstance(t.element_type, _NO_ARITH):
-        raise MappingError(
-            f"{b._where()}: {op.name} computes on {t.element_type}, which the AIE core has no "
-            "arithmetic for (AIE-ML computes bf16, f32, i8, i16, i32)",
-            op,
-        )
 
 
-__all__ = ["Body", "kernel_function"]
+def _check_arithmetic(b: Body, op: Operation) -> None:
+    for v in (*op.operands, *op.results):
+        t = v.type
+        if isinstance(t, pto.TileType) and isinstance(t.element_type, _NO_ARITH):
+            raise MappingError(
+                f"{b._where()}: {op.name} computes on {t.element_type}, which the AIE core has "
+                "no arithmetic for (AIE-ML computes bf16, f32, i8, i16, i32)",
+                op,
+            )
