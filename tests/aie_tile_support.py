@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr, UnitAttr
+from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.parser import Parser
 
 from pto_wsp.lowering.aie.lower import _context
@@ -110,7 +110,6 @@ def run(fn: func.FuncOp, args: list) -> None:
     from mlir.runtime import get_ranked_memref_descriptor
 
     fn = fn.clone()
-    fn.sym_visibility = StringAttr("public")
     fn.attributes["llvm.emit_c_interface"] = UnitAttr()
     text = str(ModuleOp([fn]))
     with ir.Context():

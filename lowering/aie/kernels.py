@@ -303,7 +303,7 @@ def _bytes(t: Attribute) -> int:
 def kernel_function(
     kernel: wsp.KernelOp, tile_fn: func.FuncOp, inputs: Sequence[Attribute]
 ) -> tuple[func.FuncOp, int]:
-    """``func.func private @k`` with the body of ``tile_fn`` in upstream dialects, taking
+    """``func.func @k`` (public, as mlir-aie's kernels with bodies) with the body of ``tile_fn`` in upstream dialects, taking
     ``inputs`` (the kernel's AIE parameter types: index as i32), and the bytes of scratch
     buffers it keeps on the stack."""
     body = Body(tile_fn, kernel, inputs)
@@ -314,9 +314,7 @@ def kernel_function(
         body.values[old] = new
     _Lowering(body).block(tile_fn.body.block)
     body.add(func.ReturnOp())
-    fn = func.FuncOp(
-        kernel.sym_name.data, (list(inputs), []), Region(body.entry), visibility="private"
-    )
+    fn = func.FuncOp(kernel.sym_name.data, (list(inputs), []), Region(body.entry))
     return fn, body.scratch
 
 
