@@ -232,26 +232,24 @@ class Design:
     # --- kernels and cores ------------------------------------------------------------------
 
     def kernel(self, kernel: wsp.KernelOp, use: Operation) -> func.FuncOp:
-        """``func.func private @k(...) attributes {link_with = "k.o"}`` (once per kernel); a
-        kernel with a tile function gets that body instead (``kernels.py``)."""
+        """``func.func private @k(...) attributes {link_with = "k.o"}`` (once per kernel),
+        linking the kernel's ``impls = {aie = ...}`` when given; else a kernel with a tile
+        function gets that body in upstream dialects (``kernels.py``)."""
         name = kernel.sym_name.data
         if name in self.kernels:
             return self.kernels[name]
         inputs: list[Attribute] = []
         for arg, type_ in zip(kernel.arg_names.data, kernel.function_type.inputs.data):
             inputs.append(kernel_arg_type(name, arg.data, type_, use))
+        where = kernel.impls.data.get("aie") if kernel.impls is not None else None
         tile_fn = kernel.tile_function()
-        if tile_fn is not None:
+        if tile_fn is not None and not isinstance(where, StringAttr):
             decl, self.scratch[name] = kernel_function(kernel, tile_fn, inputs)
-            self.kernels[name] = decl
-            return decl
-        decl = func.FuncOp.external(name, inputs, [])
-        where = None
-        if kernel.impls is not None:
-            where = kernel.impls.data.get("aie")
-        decl.attributes["link_with"] = (
-            where if isinstance(where, StringAttr) else StringAttr(f"{name}.o")
-        )
+        else:
+            decl = func.FuncOp.external(name, inputs, [])
+            decl.attributes["link_with"] = (
+                where if isinstance(where, StringAttr) else StringAttr(f"{name}.o")
+            )
         self.kernels[name] = decl
         return decl
 
