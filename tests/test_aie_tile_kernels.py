@@ -368,3 +368,14 @@ def test_f16_tiles_are_an_error_naming_the_op():
   pto.store %e, %y : !pto.tile<16xf16, vec>, memref<16xf16>
 """,
         )
+
+
+def test_scratch_beyond_the_tile_memory_is_an_error_naming_the_kernel():
+    body = f"""
+  %big = pto.alloc : !pto.tile<128x128xf32, vec>
+  %t = pto.load %x : {M} -> {V}
+  pto.store %t, %y : {V}, {M}
+"""
+    text = workload([Param("x", "f32", "in", (16, 32)), Param("y", "f32", "out", (16, 32))], body)
+    with pytest.raises(PassFailedException, match=r"stack of @k: 65536 B of scratch\), but it has"):
+        compile_module(parse(text), device="npu1")

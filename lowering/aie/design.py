@@ -88,7 +88,8 @@ class Design:
         self.links: list[aie.ObjectFifoLinkOp] = []
         self.order: list[str] = []  # fifo and link creation order, for printing
         self.kernels: dict[str, func.FuncOp] = {}
-        self.scratch: dict[str, int] = {}  # kernel -> bytes of scratch on its callers' stack
+        # kernel -> bytes of scratch on its callers' stack, and the kernel
+        self.scratch: dict[str, tuple[int, wsp.KernelOp]] = {}
         self.cores: dict[Tile, Block] = {}
         self.core_owner: dict[Tile, str] = {}
         self.symbols: set[str] = set()
@@ -244,7 +245,8 @@ class Design:
         where = kernel.impls.data.get("aie") if kernel.impls is not None else None
         tile_fn = kernel.tile_function()
         if tile_fn is not None and not isinstance(where, StringAttr):
-            decl, self.scratch[name] = kernel_function(kernel, tile_fn, inputs)
+            decl, scratch = kernel_function(kernel, tile_fn, inputs)
+            self.scratch[name] = (scratch, kernel)
         else:
             decl = func.FuncOp.external(name, inputs, [])
             decl.attributes["link_with"] = (
@@ -316,12 +318,17 @@ class Design:
         return ModuleOp([device])
 
     def _grow_stack(self, tile: Tile, core: aie.CoreOp) -> None:
-        """A core calling kernels with scratch buffers gets a stack that holds the largest."""
+        """A core calling kernels with scratch buffers gets a stack that holds the largest
+        (an overflow is located at that kernel)."""
         calls = [op.callee.root_reference.data for op in core.walk() if isinstance(op, func.CallOp)]
-        extra = max((self.scratch.get(k, 0) for k in calls), default=0)
+        extra, kernel = max(
+            ((self.scratch.get(k, (0, None))[0], k) for k in calls), default=(0, "")
+        )
         if extra:
-            kernel = max(calls, key=lambda k: self.scratch.get(k, 0))
-            self.charge_memory(tile, extra, f"stack of @{kernel}: {extra} B of scratch")
+            try:
+                self.charge_memory(tile, extra, f"stack of @{kernel}: {extra} B of scratch")
+            except MappingError as error:
+                raise MappingError(str(error), self.scratch[kernel][1]) from None
             core.attributes["stack_size"] = IntegerAttr(CORE_STACK + extra, i32)
 
     def _sequence(self, tensors: list[tuple[str, MemRefType]]) -> aie.RuntimeSequenceOp:

@@ -86,3 +86,30 @@ sched.schedule @s for @w {
   sched.layout "T_x" (shard(0), replicate)
   sched.layout "T_y" (shard(0), replicate)
 }
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 1]]:1: error: 'wsp.kernel' op tg-to-aie: compute tile (0, 2) needs 73728 bytes of buffers (@T_x_0: 2 x 2048 B, @T_y_0: 2 x 2048 B, stack of @k: 65536 B of scratch), but it has 64512 (64 KiB less the stack)
+wsp.kernel @k(x: in memref<16x32xf32>, y: out memref<16x32xf32>) unit(vector) attributes {tile = @k_tile}
+func.func @k_tile(%x: memref<16x32xf32>, %y: memref<16x32xf32>) attributes {pto.func_type = #pto.func_type<incore>} {
+  %big = pto.alloc : !pto.tile<128x128xf32, vec>
+  %t = pto.load %x : memref<16x32xf32> -> !pto.tile<16x32xf32, vec>
+  pto.store %t, %y : !pto.tile<16x32xf32, vec>, memref<16x32xf32>
+  func.return
+}
+wsp.workload @w(%T_x: memref<32x32xf32>, %T_y: memref<32x32xf32>) {
+  %I = wsp.dense 2
+  wsp.parallel_for %i in %I named("i") : !wsp.dense<2> {
+    %c16 = arith.constant 16 : index
+    %o16 = arith.muli %i, %c16 : index
+    %v_x = wsp.view %T_x[%o16:+16] : memref<32x32xf32> -> memref<16x32xf32>
+    %v_y = wsp.view %T_y[%o16:+16] : memref<32x32xf32> -> memref<16x32xf32>
+    wsp.task @k() resources(%v_x, %v_y : memref<16x32xf32>, memref<16x32xf32>)
+  }
+}
+sched.schedule @s for @w {
+  sched.spatial_map grid(2)
+  sched.layout "T_x" (shard(0), replicate)
+  sched.layout "T_y" (shard(0), replicate)
+}
+
