@@ -379,3 +379,28 @@ def test_scratch_beyond_the_tile_memory_is_an_error_naming_the_kernel():
     text = workload([Param("x", "f32", "in", (16, 32)), Param("y", "f32", "out", (16, 32))], body)
     with pytest.raises(PassFailedException, match=r"stack of @k: 65536 B of scratch\), but it has"):
         compile_module(parse(text), device="npu1")
+
+
+def test_a_tile_of_lower_rank_addresses_the_trailing_dimensions_of_its_view():
+    fn = _direct(
+        "x: in memref<4x8xi32>, y: out memref<4x8xi32>",
+        """
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %t = pto.load %x : memref<4x8xi32> -> !pto.tile<8xi32, vec>
+  %u = pto.load %x[%c2, %c0] : memref<4x8xi32> -> !pto.tile<8xi32, vec>
+  %s = pto.sub %t, %u : !pto.tile<8xi32, vec>
+  %a = pto.abs %s : !pto.tile<8xi32, vec>
+  %n = pto.neg %a : !pto.tile<8xi32, vec>
+  %r = pto.relu %s : !pto.tile<8xi32, vec>
+  pto.store %n, %y[%c1, %c0] : !pto.tile<8xi32, vec>, memref<4x8xi32>
+  pto.store %r, %y[%c2, %c0] : !pto.tile<8xi32, vec>, memref<4x8xi32>
+""",
+    )
+    x, y = _data((4, 8), np.int32), np.zeros((4, 8), np.int32)
+    run(fn, [x, y])
+    d = x[0] - x[2]
+    np.testing.assert_array_equal(y[1], -np.abs(d))
+    np.testing.assert_array_equal(y[2], np.maximum(d, 0))
+    np.testing.assert_array_equal(y[[0, 3]], 0)

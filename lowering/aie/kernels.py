@@ -178,7 +178,8 @@ class Body:
             )
         t = pto.tile(value)
         if isinstance(op, pto.LoadOp):
-            return self.add(memref.LoadOp.get(self.mapped(op.source), self._at(op.offsets, idx)))
+            src = self.mapped(op.source)
+            return self.add(memref.LoadOp.get(src, self.at(src, op.offsets, idx)))
         if isinstance(op, pto.MoveOp):
             return self.element(op.input, idx)
         if isinstance(op, pto.BinaryOp):
@@ -213,9 +214,12 @@ class Body:
             return self.fillpad(op, idx)
         raise MappingError(f"{self._where()}: {op.name} does not map to an AIE kernel", op)
 
-    def _at(self, offsets: Sequence[SSAValue], idx: Index) -> Index:
+    def at(self, view: SSAValue, offsets: Sequence[SSAValue], idx: Index) -> Index:
+        """The indices into ``view`` of a tile element: the tile's indices address the
+        view's trailing dimensions, shifted by the offsets (none: the view's origin)."""
+        assert isinstance(view.type, MemRefType)
         if not offsets:
-            return idx
+            return (*[self.index(0)] * (view.type.get_num_dims() - len(idx)), *idx)
         base = [self.mapped(o) for o in offsets]
         lead = base[: len(base) - len(idx)]
         tail = base[len(base) - len(idx) :]
@@ -427,7 +431,7 @@ class _Lowering:
         dims = pto.tile(op.value).valid_dims
 
         def body(idx: Index) -> None:
-            b.add(memref.StoreOp.get(b.element(op.value, idx), dest, b._at(op.offsets, idx)))
+            b.add(memref.StoreOp.get(b.element(op.value, idx), dest, b.at(dest, op.offsets, idx)))
 
         b.nest(dims, body)
 
@@ -467,7 +471,7 @@ class _Lowering:
         src = b.mapped(op.source)
 
         def body(idx: Index) -> None:
-            value = b.add(memref.LoadOp.get(src, b._at(op.offsets, idx)))
+            value = b.add(memref.LoadOp.get(src, b.at(src, op.offsets, idx)))
             b.add(memref.StoreOp.get(value, buffer, idx))
 
         b.nest(t.valid_dims, body)
