@@ -14,7 +14,8 @@ from pto_wsp.lowering.aie.lower import _context
 
 #: Upstream MLIR's lowering of an emitted kernel function (scf/arith/math/memref) to LLVM.
 PIPELINE = (
-    "builtin.module(convert-scf-to-cf,convert-math-to-llvm,expand-strided-metadata,"
+    "builtin.module(convert-vector-to-scf,convert-scf-to-cf,convert-math-to-llvm,"
+    "convert-vector-to-llvm,expand-strided-metadata,"
     "finalize-memref-to-llvm,convert-func-to-llvm,convert-arith-to-llvm,"
     "convert-index-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)"
 )

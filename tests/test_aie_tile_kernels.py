@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from aie_tile_support import Param, kernel_functions, parse, run, workload
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.utils.exceptions import PassFailedException
 
 from pto_wsp.dialects import aie, wsp
@@ -165,7 +165,7 @@ def test_tile_kernel_is_a_function_with_a_body(designs, name):
     fn = kernel_functions(designs[name])["k"]
     assert not fn.is_declaration and "link_with" not in fn.attributes
     dialects = {op.name.split(".")[0] for op in fn.walk()} - {"func"}
-    assert dialects <= {"arith", "math", "memref", "scf"}
+    assert dialects <= {"arith", "math", "memref", "scf", "vector"}
     calls = [op for op in designs[name].walk() if isinstance(op, func.CallOp)]
     assert len(calls) == 2 and all(c.callee.root_reference.data == "k" for c in calls)
 
@@ -189,6 +189,25 @@ def test_emitted_body_computes_what_numpy_does(designs, name):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
+def _vector_types(fn: func.FuncOp) -> set[str]:
+    return {str(op.result.type) for op in fn.walk() if isinstance(op, vector.LoadOp)}
+
+
+def test_rows_that_fit_the_vector_width_are_stored_by_vectors(designs):
+    # 16 x 32 f32 rows: two vectors of 16 lanes (512 bits) per row, the scalar broadcast
+    elementwise = kernel_functions(designs["elementwise"])["k"]
+    assert _vector_types(elementwise) == {"vector<16xf32>"}
+    assert any(isinstance(op, vector.BroadcastOp) for op in elementwise.walk())
+    loops = [op for op in elementwise.walk() if isinstance(op, scf.ForOp)]
+    assert [op.step.owner.value.value.data for op in loops] == [1, 16]
+    # the softmax's last loop: a row's vector minus its max broadcast, over its sum broadcast
+    softmax = kernel_functions(designs["row reductions and broadcasts (softmax)"])["k"]
+    assert _vector_types(softmax) == {"vector<16xf32>"}
+    # compares and selects, and rows of 8 f32 (256 bits), stay scalar
+    scalar = kernel_functions(designs["i8 matmul, cast, compare and select"])["k"]
+    assert not _vector_types(scalar)
+
+
 def test_matmul_accumulates_in_the_output_element(designs):
     design = designs["matmul"]
     fn = kernel_functions(design)["k"]
@@ -203,8 +222,8 @@ def test_reductions_use_scratch_on_a_larger_stack(designs):
     scratch = [op for op in fn.walk() if isinstance(op, memref.AllocaOp)]
     # the row max only: the row sum is computed into its output parameter, read back there
     assert [str(op.memref.type) for op in scratch] == ["memref<16x1xf32>"]
-    stores = [op for op in fn.walk() if isinstance(op, memref.StoreOp)]
-    assert [s.memref.name_hint for s in stores] == [None, "r", "y"]
+    stores = [op.operands[1].name_hint for op in fn.walk() if "store" in op.name]
+    assert stores == [None, "r", "y"]
     cores = [op for op in design.walk() if isinstance(op, aie.CoreOp)]
     assert {c.attributes["stack_size"].value.data for c in cores} == {1024 + 64}
 

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import arith, func, math, memref, scf
+from xdsl.dialects import arith, func, math, memref, scf, vector
 from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
     Float16Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
+    VectorType,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
@@ -55,8 +57,13 @@ _FLOAT_MATH = {"exp": math.ExpOp, "log": math.LogOp, "sqrt": math.SqrtOp, "rsqrt
 _REDUCE = {"sum": "add", "max": "max", "min": "min"}
 
 
+def _scalar(t: Attribute) -> Attribute:
+    """The element type of a vector, else the type."""
+    return t.element_type if isinstance(t, VectorType) else t
+
+
 def _is_float(t: Attribute) -> bool:
-    return pto.is_float(t)
+    return pto.is_float(_scalar(t))
 
 
 def _op_name(op: Operation) -> str:
@@ -74,10 +81,12 @@ class Body:
         self.block = self.entry
         self.values: dict[SSAValue, SSAValue] = {}
         self.buffers: dict[SSAValue, SSAValue] = {}
-        self.caches: list[dict[tuple[SSAValue, Index], SSAValue]] = [{}]
+        self.caches: list[dict[tuple[SSAValue, Index, int], SSAValue]] = [{}]
         self.constants: dict[tuple[int | float, Attribute], SSAValue] = {}
         self.skipped: set[Operation] = set()
         self.scratch = 0
+        #: Lanes of the element expressions being built: 0 scalars, else vectors of that many.
+        self.lanes = 0
 
     # --- building ---------------------------------------------------------------------------
 
@@ -89,7 +98,10 @@ class Body:
         """A constant, hoisted to the function's entry so every block sees it."""
         key = (value, type_)
         if key not in self.constants:
-            if _is_float(type_):
+            if isinstance(type_, VectorType):
+                splat = float(value) if _is_float(type_) else int(value)
+                op = arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(type_, [splat]))
+            elif _is_float(type_):
                 op = arith.ConstantOp(FloatAttr(float(value), type_))  # type: ignore[arg-type]
             else:
                 op = arith.ConstantOp(IntegerAttr(int(value), type_))  # type: ignore[arg-type]
@@ -110,8 +122,9 @@ class Body:
         body: Callable[[SSAValue, Sequence[SSAValue]], Sequence[SSAValue]],
         inits: Sequence[SSAValue] = (),
         lower: int = 0,
+        step: int = 1,
     ) -> Sequence[SSAValue]:
-        """``scf.for`` from ``lower`` to ``upper``; ``body(iv, iter_args)`` builds its body
+        """``scf.for`` from ``lower`` to ``upper`` by ``step``; ``body(iv, iter_args)`` builds its body
         (element values cached there stay there) and returns what it yields."""
         block = Block(arg_types=[IndexType(), *(v.type for v in inits)])
         outer = self.block
@@ -121,12 +134,13 @@ class Body:
         self.add(scf.YieldOp(*yielded))
         self.caches.pop()
         self.block = outer
-        loop = scf.ForOp(self.index(lower), self.index(upper), self.index(1), inits, block)
+        loop = scf.ForOp(self.index(lower), self.index(upper), self.index(step), inits, block)
         self.block.add_op(loop)
         return loop.results
 
-    def nest(self, dims: Sequence[int], body: Callable[[Index], None]) -> None:
-        """A loop nest over ``dims`` (outermost first) calling ``body`` with the indices."""
+    def nest(self, dims: Sequence[int], body: Callable[[Index], None], step: int = 1) -> None:
+        """A loop nest over ``dims`` (outermost first, the innermost by ``step``) calling
+        ``body`` with the indices."""
 
         def level(k: int, outer: Index) -> None:
             if k == len(dims):
@@ -137,7 +151,7 @@ class Body:
                 level(k + 1, (*outer, iv))
                 return ()
 
-            self.loop(dims[k], inner)
+            self.loop(dims[k], inner, step=step if k == len(dims) - 1 else 1)
 
         level(0, ())
 
@@ -158,7 +172,7 @@ class Body:
     def element(self, value: SSAValue, idx: Index) -> SSAValue:
         """The element of tile ``value`` at ``idx``, computed in the current block (once per
         block and index)."""
-        key = (value, idx)
+        key = (value, idx, self.lanes)
         for cache in reversed(self.caches):
             if key in cache:
                 return cache[key]
@@ -168,7 +182,7 @@ class Body:
 
     def _element(self, value: SSAValue, idx: Index) -> SSAValue:
         if value in self.buffers:
-            return self.add(memref.LoadOp.get(self.buffers[value], idx))
+            return self.read(self.buffers[value], idx)
         op = value.owner
         if not isinstance(op, Operation):
             raise MappingError(
@@ -179,14 +193,14 @@ class Body:
         t = pto.tile(value)
         if isinstance(op, pto.LoadOp):
             src = self.mapped(op.source)
-            return self.add(memref.LoadOp.get(src, self.at(src, op.offsets, idx)))
+            return self.read(src, self.at(src, op.offsets, idx))
         if isinstance(op, pto.MoveOp):
             return self.element(op.input, idx)
         if isinstance(op, pto.BinaryOp):
             return self.binary(_op_name(op), self.element(op.lhs, idx), self.element(op.rhs, idx))
         if isinstance(op, pto.ScalarBinaryOp):
             name = _op_name(op)[:-1]
-            return self.binary(name, self.element(op.input, idx), self.mapped(op.scalar))
+            return self.binary(name, self.element(op.input, idx), self.splat(op.scalar))
         if isinstance(op, pto.UnaryOp):
             return self.unary(_op_name(op), self.element(op.input, idx), op)
         if isinstance(op, pto.CastOp):
@@ -198,10 +212,10 @@ class Body:
             m, a, b = (self.element(v, idx) for v in (op.mask, op.lhs, op.rhs))
             return self.add(arith.SelectOp(m, a, b))
         if isinstance(op, pto.ExpandOp):
-            return self.element(op.input, _broadcast(idx, op.AXIS, self.index(0)))
+            return self.along(op.input, op.AXIS, idx)
         if isinstance(op, pto.ExpandBinaryOp):
             a = self.element(op.input, idx)
-            b = self.element(op.vector, _broadcast(idx, op.AXIS, self.index(0)))
+            b = self.along(op.vector, op.AXIS, idx)
             name = _op_name(op).split("expand_", 1)[1]
             if name == "exp_sub":
                 return self.unary("exp", self.binary("sub", a, b), op)
@@ -209,10 +223,38 @@ class Body:
         if isinstance(op, pto.TransposeOp):
             return self.element(op.input, idx[::-1])
         if isinstance(op, pto.FullOp):
-            return self.mapped(op.value)
+            return self.splat(op.value)
         if isinstance(op, pto.FillPadOp):
             return self.fillpad(op, idx)
         raise MappingError(f"{self._where()}: {op.name} does not map to an AIE kernel", op)
+
+    def read(self, view: SSAValue, idx: Index) -> SSAValue:
+        """``view[idx]``, or the vector of ``lanes`` elements from there along the rows."""
+        if self.lanes:
+            vector_type = VectorType(view.type.element_type, [self.lanes])  # type: ignore[attr-defined]
+            return self.add(vector.LoadOp(view, idx, vector_type))
+        return self.add(memref.LoadOp.get(view, idx))
+
+    def splat(self, scalar: SSAValue) -> SSAValue:
+        """A scalar of the tile function, broadcast to the lanes (if any)."""
+        return self.broadcast(self.mapped(scalar))
+
+    def broadcast(self, x: SSAValue) -> SSAValue:
+        if not self.lanes:
+            return x
+        return self.add(vector.BroadcastOp(x, VectorType(x.type, [self.lanes])))
+
+    def along(self, vector_tile: SSAValue, axis: int, idx: Index) -> SSAValue:
+        """The element of a row (axis 1: R x 1) or column (axis 0: 1 x C) vector that
+        broadcasts to ``idx``: one scalar per row, broadcast to the lanes, or a vector of
+        the column's elements."""
+        at = _broadcast(idx, axis, self.index(0))
+        if axis == 1 and self.lanes:
+            lanes, self.lanes = self.lanes, 0
+            x = self.element(vector_tile, at)
+            self.lanes = lanes
+            return self.broadcast(x)
+        return self.element(vector_tile, at)
 
     def at(self, view: SSAValue, offsets: Sequence[SSAValue], idx: Index) -> Index:
         """The indices into ``view`` of a tile element: the tile's indices address the
@@ -249,9 +291,11 @@ class Body:
         raise MappingError(f"{self._where()}: {op.name} does not map to an AIE kernel", op)
 
     def cast(self, x: SSAValue, to: Attribute) -> SSAValue:
-        src = x.type
+        src = _scalar(x.type)
         if src == to:
             return x
+        if self.lanes:
+            to = VectorType(to, [self.lanes])
         if _is_float(src) and _is_float(to):
             wider = _bytes(to) > _bytes(src)
             return self.add(arith.ExtFOp(x, to) if wider else arith.TruncFOp(x, to))
@@ -298,7 +342,7 @@ def _count(shape: Sequence[int]) -> int:
 
 
 def _bytes(t: Attribute) -> int:
-    return max(1, getattr(t, "bitwidth", 32) // 8)
+    return max(1, getattr(_scalar(t), "bitwidth", 32) // 8)
 
 
 # --------------------------------------------------------------------------- the function
@@ -426,14 +470,46 @@ class _Lowering:
     # --- tiles ------------------------------------------------------------------------------
 
     def store(self, op: pto.StoreOp) -> None:
+        """A loop nest storing the tile's elements; by vectors along its rows when they fit
+        AIE's vector width."""
         b = self.b
         dest = b.mapped(op.dest)
-        dims = pto.tile(op.value).valid_dims
+        t = pto.tile(op.value)
+        dims = t.valid_dims
+        lanes = _lanes(t.element_type)
+        if not (lanes and dims[-1] % lanes == 0 and self.vectorizable(op.value)):
+            lanes = 0
 
         def body(idx: Index) -> None:
-            b.add(memref.StoreOp.get(b.element(op.value, idx), dest, b.at(dest, op.offsets, idx)))
+            b.lanes = lanes
+            value = b.element(op.value, idx)
+            b.lanes = 0
+            at = b.at(dest, op.offsets, idx)
+            store = (
+                vector.StoreOp(value, dest, at) if lanes else memref.StoreOp.get(value, dest, at)
+            )
+            b.add(store)
 
-        b.nest(dims, body)
+        b.nest(dims, body, step=lanes or 1)
+
+    def vectorizable(self, value: SSAValue) -> bool:
+        """Whether the element expression of ``value`` computes a row's lanes at once: loads
+        and computed tiles along rows, elementwise ops, casts and broadcasts (compares,
+        selects, transposes and padding stay scalar)."""
+        if value in self.b.buffers:
+            return True
+        op = value.owner
+        if isinstance(op, pto.LoadOp | pto.FullOp):
+            return True
+        if isinstance(op, pto.ExpandOp):
+            return op.AXIS == 1 or self.vectorizable(op.input)
+        if isinstance(op, pto.ExpandBinaryOp):
+            return self.vectorizable(op.input) and (op.AXIS == 1 or self.vectorizable(op.vector))
+        if isinstance(op, pto.MoveOp | pto.UnaryOp | pto.CastOp | pto.ScalarBinaryOp):
+            return self.vectorizable(op.operands[0])
+        if isinstance(op, pto.BinaryOp):
+            return self.vectorizable(op.lhs) and self.vectorizable(op.rhs)
+        return False
 
     def target(self, value: SSAValue) -> SSAValue:
         """Where to materialize ``value``: the output parameter when one store writes it whole
@@ -546,6 +622,17 @@ _MOVES_DATA = (
     pto.FullOp,
     pto.FillPadOp,
 )
+
+
+#: AIE-ML's vector registers are 512 bits: lanes per element type (others stay scalar).
+_VECTOR_BITS = 512
+_VECTOR_ELEMENTS = ("f32", "i32", "bf16", "i16", "i8")
+
+
+def _lanes(element: Attribute) -> int:
+    if pto.type_name(element) not in _VECTOR_ELEMENTS:
+        return 0
+    return _VECTOR_BITS // element.bitwidth  # type: ignore[attr-defined]
 
 
 def _check_tile(b: Body, t: pto.TileType, op: Operation) -> None:

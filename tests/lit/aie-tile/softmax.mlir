@@ -1,7 +1,8 @@
 // Row reductions and broadcasts (a softmax with its row sums) in a tile kernel on AIE: the
 // row max goes to a scratch buffer (memref.alloca, 16 x 4 B), the row sum straight into its
 // output parameter, where the division reads it back; elementwise ops fold into the loops
-// that read them. The cores calling the kernel get a stack of 1024 + 64 bytes.
+// that read them, and the last one stores vectors of 16 f32 (AIE-ML's 512 bits), the row's
+// max and sum broadcast. The cores calling the kernel get a stack of 1024 + 64 bytes.
 //
 // RUN: pto-opt %s -t 'aie{device=npu1}' | FileCheck %s
 // RUN: pto-opt %s -t 'aie{device=npu1}' | pto-opt | FileCheck %s
@@ -21,14 +22,16 @@
 // CHECK:          arith.addf
 // CHECK:          memref.store %{{.*}}, %[[R]][%{{.*}}, %[[C0]]] : memref<16x1xf32>
 // CHECK:        scf.for %[[I2:.*]] = %{{.*}} to %{{.*}}
-// CHECK-NEXT:     scf.for %[[J2:.*]] = %{{.*}} to %{{.*}}
-// CHECK-NEXT:       %[[T:.*]] = memref.load %[[X]][%[[I2]], %[[J2]]]
+// CHECK-NEXT:     scf.for %[[J2:.*]] = %{{.*}} to %{{.*}} step %[[C16:.*]] {
+// CHECK-NEXT:       %[[T:.*]] = vector.load %[[X]][%[[I2]], %[[J2]]] : memref<16x32xf32>, vector<16xf32>
 // CHECK-NEXT:       %[[TM:.*]] = memref.load %[[MAX]][%[[I2]], %[[C0]]]
-// CHECK-NEXT:       %[[D:.*]] = arith.subf %[[T]], %[[TM]] : f32
-// CHECK-NEXT:       %[[E:.*]] = math.exp %[[D]] : f32
+// CHECK-NEXT:       %[[TMV:.*]] = vector.broadcast %[[TM]] : f32 to vector<16xf32>
+// CHECK-NEXT:       %[[D:.*]] = arith.subf %[[T]], %[[TMV]] : vector<16xf32>
+// CHECK-NEXT:       %[[E:.*]] = math.exp %[[D]] : vector<16xf32>
 // CHECK-NEXT:       %[[S:.*]] = memref.load %[[R]][%[[I2]], %[[C0]]]
-// CHECK-NEXT:       %[[O:.*]] = arith.divf %[[E]], %[[S]] : f32
-// CHECK-NEXT:       memref.store %[[O]], %[[Y]][%[[I2]], %[[J2]]] : memref<16x32xf32>
+// CHECK-NEXT:       %[[SV:.*]] = vector.broadcast %[[S]] : f32 to vector<16xf32>
+// CHECK-NEXT:       %[[O:.*]] = arith.divf %[[E]], %[[SV]] : vector<16xf32>
+// CHECK-NEXT:       vector.store %[[O]], %[[Y]][%[[I2]], %[[J2]]] : memref<16x32xf32>, vector<16xf32>
 // CHECK:        func.return
 // CHECK:      aie.core
 // CHECK:        func.call @k(
