@@ -4,6 +4,8 @@ MLIR and run on the CPU, computes what numpy does."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from aie_tile_support import Param, kernel_functions, parse, run, workload
@@ -15,6 +17,7 @@ from pto_wsp.lowering.aie import MappingError, compile_module
 from pto_wsp.lowering.aie.design import kernel_arg_type
 from pto_wsp.lowering.aie.kernels import kernel_function
 
+ROOT = Path(__file__).resolve().parents[1]
 RNG = np.random.default_rng(7)
 V = "!pto.tile<16x32xf32, vec>"
 ROW = "!pto.tile<16x1xf32, vec>"
@@ -423,3 +426,38 @@ def test_a_tile_of_lower_rank_addresses_the_trailing_dimensions_of_its_view():
     np.testing.assert_array_equal(y[1], -np.abs(d))
     np.testing.assert_array_equal(y[2], np.maximum(d, 0))
     np.testing.assert_array_equal(y[[0, 3]], 0)
+
+
+def _megakernel_with_tile_kernels() -> str:
+    """examples/megakernel.mlir (a CSP pipeline of three cores) whose compute kernel is a
+    tile kernel: y = exp(x * i) with ``i`` the tile's index parameter."""
+    text = (ROOT / "examples" / "megakernel.mlir").read_text()
+    decl = (
+        "wsp.kernel @compute_kernel(i: index, tile: in memref<64xf32>, "
+        "result: out memref<64xf32>) unit(vector) cost(400)"
+    )
+    assert decl in text
+    tile = """ attributes {tile = @compute_tile}
+func.func @compute_tile(%i: index, %x: memref<64xf32>, %y: memref<64xf32>) attributes {pto.func_type = #pto.func_type<incore>} {
+  %n = arith.index_cast %i : index to i32
+  %f = arith.sitofp %n : i32 to f32
+  %t = pto.load %x : memref<64xf32> -> !pto.tile<64xf32, vec>
+  %m = pto.muls %t, %f : !pto.tile<64xf32, vec>, f32
+  %e = pto.exp %m : !pto.tile<64xf32, vec>
+  pto.store %e, %y : !pto.tile<64xf32, vec>, memref<64xf32>
+  func.return
+}"""
+    return text.replace(decl, decl + tile)
+
+
+def test_a_pipeline_core_calls_the_tile_kernel_with_its_index_as_i32():
+    design = compile_module(parse(_megakernel_with_tile_kernels()), bind="num_tiles=4")
+    design.verify()
+    fns = kernel_functions(design)
+    assert "link_with" in fns["load_kernel"].attributes  # opaque kernels keep their object
+    fn = fns["compute_kernel"]
+    assert not fn.is_declaration and "link_with" not in fn.attributes
+    assert [str(t) for t in fn.function_type.inputs] == ["i32", "memref<64xf32>", "memref<64xf32>"]
+    x, y = _data(64), np.zeros(64, np.float32)
+    run(fn, [np.int32(3), x, y])
+    np.testing.assert_allclose(y, np.exp(x * 3), rtol=1e-5)
