@@ -461,3 +461,31 @@ def test_a_pipeline_core_calls_the_tile_kernel_with_its_index_as_i32():
     x, y = _data(64), np.zeros(64, np.float32)
     run(fn, [np.int32(3), x, y])
     np.testing.assert_allclose(y, np.exp(x * 3), rtol=1e-5)
+
+
+def test_conditions_on_scalars_choose_what_is_stored():
+    fn = _direct(
+        f"x: in {M}, y: out {M}, n: index",
+        f"""
+  %c2 = arith.constant 2 : index
+  %t = pto.load %x : {M} -> {V}
+  %big = arith.cmpi sgt, %n, %c2 : index
+  scf.if %big {{
+    %e = pto.exp %t : {V}
+    pto.store %e, %y : {V}, {M}
+  }} else {{
+    %c = pto.neg %t : {V}
+    pto.store %c, %y : {V}, {M}
+  }}
+  %odd = arith.remui %n, %c2 : index
+  %one = arith.cmpi eq, %odd, %c2 : index
+  scf.if %one {{
+    pto.store %t, %y : {V}, {M}
+  }}
+""",
+    )
+    x = _data((16, 32))
+    for n, want in ((3, np.exp(x)), (1, -x)):
+        y = np.zeros_like(x)
+        run(fn, [x, y, np.int32(n)])
+        np.testing.assert_allclose(y, want, rtol=1e-6)

@@ -1,8 +1,9 @@
 """AIE kernel functions with bodies, built from a tile kernel's ``pto`` IR.
 
 A kernel with a tile function (``wsp.kernel @k ... {tile = @f}``) becomes ``func.func @k``
-with a body in the ``aie.device``, in upstream dialects only (memref, scf, arith, math), which
-mlir-aie compiles for the core like any core code: no ``link_with``, no object file.
+with a body in the ``aie.device``, in upstream dialects only (memref, scf, arith, math,
+vector), which mlir-aie compiles for the core like any core code: no ``link_with``, no object
+file.
 
 Tiles are values; the body computes each element where it is needed. A store is a loop nest
 over the stored tile's valid shape that evaluates the element expression of the stored tile:
@@ -11,8 +12,9 @@ Ascend's buffers is nothing on an AIE core, which has one data memory). Reductio
 and allocated tiles are materialized, each once, where the tile IR computes them: into the
 output parameter when the tile's only use is storing it whole there, else into a
 ``memref.alloca`` scratch buffer on the core's stack (``Body.scratch`` bytes; the design grows
-the stack of the cores calling the kernel). Pipe synchronization is dropped: an AIE core runs
-its body in program order.
+the stack of the cores calling the kernel). A store whose rows fit AIE-ML's 512-bit vectors
+computes them by vectors. Pipe synchronization is dropped: an AIE core runs its body in
+program order.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ _ARITH: dict[str, tuple[type, type]] = {
     "min": (arith.MinimumfOp, arith.MinSIOp),
 }
 _FLOAT_MATH = {"exp": math.ExpOp, "log": math.LogOp, "sqrt": math.SqrtOp, "rsqrt": math.RsqrtOp}
-#: Reductions: (combining op name, the pto name's suffix).
+#: Reductions: the pto name's suffix -> the binary op combining two values.
 _REDUCE = {"sum": "add", "max": "max", "min": "min"}
 
 
@@ -186,7 +188,7 @@ class Body:
         op = value.owner
         if not isinstance(op, Operation):
             raise MappingError(
-                f"{self._where()}: a tile carried by a loop or region argument (scf iter_args "
+                f"{self.where()}: a tile carried by a loop or region argument (scf iter_args "
                 "of tile type) does not map to an AIE kernel yet; store it inside the loop",
                 self.fn,
             )
@@ -226,7 +228,7 @@ class Body:
             return self.splat(op.value)
         if isinstance(op, pto.FillPadOp):
             return self.fillpad(op, idx)
-        raise MappingError(f"{self._where()}: {op.name} does not map to an AIE kernel", op)
+        raise MappingError(f"{self.where()}: {op.name} does not map to an AIE kernel", op)
 
     def read(self, view: SSAValue, idx: Index) -> SSAValue:
         """``view[idx]``, or the vector of ``lanes`` elements from there along the rows."""
@@ -288,7 +290,7 @@ class Body:
             return self.add(arith.SubiOp(self.const(0, t), x))
         if name == "relu":
             return self.binary("max", x, self.const(0, t))
-        raise MappingError(f"{self._where()}: {op.name} does not map to an AIE kernel", op)
+        raise MappingError(f"{self.where()}: {op.name} does not map to an AIE kernel", op)
 
     def cast(self, x: SSAValue, to: Attribute) -> SSAValue:
         src = _scalar(x.type)
@@ -324,7 +326,7 @@ class Body:
         # The padded elements are never read: only the valid part of the source is defined.
         return self.add(arith.SelectOp(inside, self.element(op.input, idx), self.mapped(op.value)))
 
-    def _where(self) -> str:
+    def where(self) -> str:
         return f"kernel @{self.kernel.sym_name.data} (tile function @{self.fn.sym_name.data})"
 
 
@@ -416,7 +418,7 @@ class _Lowering:
         elif op.regions or any(
             isinstance(v.type, pto.TileType) for v in (*op.operands, *op.results)
         ):
-            raise MappingError(f"{b._where()}: {op.name} does not map to an AIE kernel", op)
+            raise MappingError(f"{b.where()}: {op.name} does not map to an AIE kernel", op)
         else:
             b.add(op.clone(value_mapper=b.values))
 
@@ -425,7 +427,7 @@ class _Lowering:
     def _scalar_only(self, op: Operation) -> None:
         if any(isinstance(v.type, pto.TileType) for v in (*op.operands, *op.results)):
             raise MappingError(
-                f"{self.b._where()}: {op.name} carries tiles between iterations or out of its "
+                f"{self.b.where()}: {op.name} carries tiles between iterations or out of its "
                 "region, which an AIE kernel does not map yet (store them inside it)",
                 op,
             )
@@ -453,10 +455,11 @@ class _Lowering:
         b = self.b
         regions = []
         for region in (op.true_region, op.false_region):
+            if not region.blocks:
+                regions.append(Region())
+                continue
             block = Block()
             regions.append(Region(block))
-            if not region.blocks:
-                continue
             outer, b.block = b.block, block
             b.caches.append({})
             b.add(scf.YieldOp(*self.block(region.block)))
@@ -638,7 +641,7 @@ def _lanes(element: Attribute) -> int:
 def _check_tile(b: Body, t: pto.TileType, op: Operation) -> None:
     if t.dynamic_valid_count:
         raise MappingError(
-            f"{b._where()}: {op.name} makes a tile with a dynamic valid shape "
+            f"{b.where()}: {op.name} makes a tile with a dynamic valid shape "
             f"({pto.TileType._dims_text(t.valid_dims)}); an AIE kernel's loops are static",
             op,
         )
@@ -649,7 +652,7 @@ def _check_arithmetic(b: Body, op: Operation) -> None:
         t = v.type
         if isinstance(t, pto.TileType) and isinstance(t.element_type, _NO_ARITH):
             raise MappingError(
-                f"{b._where()}: {op.name} computes on {t.element_type}, which the AIE core has "
+                f"{b.where()}: {op.name} computes on {t.element_type}, which the AIE core has "
                 "no arithmetic for (AIE-ML computes bf16, f32, i8, i16, i32)",
                 op,
             )
