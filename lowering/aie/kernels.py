@@ -97,7 +97,7 @@ class Body:
         return op.results[0] if op.results else None  # type: ignore[return-value]
 
     def const(self, value: int | float, type_: Attribute) -> SSAValue:
-        """A constant, hoisted to the function's entry so every block sees it."""
+        """A constant (a splat for a vector type), once per value and type."""
         key = (value, type_)
         if key not in self.constants:
             if isinstance(type_, VectorType):
@@ -107,12 +107,7 @@ class Body:
                 op = arith.ConstantOp(FloatAttr(float(value), type_))  # type: ignore[arg-type]
             else:
                 op = arith.ConstantOp(IntegerAttr(int(value), type_))  # type: ignore[arg-type]
-            first = self.entry.first_op
-            if first is None:
-                self.entry.add_op(op)
-            else:
-                self.entry.insert_op_before(op, first)
-            self.constants[key] = op.result
+            self.constants[key] = self.hoist(op)
         return self.constants[key]
 
     def index(self, value: int) -> SSAValue:
@@ -126,8 +121,9 @@ class Body:
         lower: int = 0,
         step: int = 1,
     ) -> Sequence[SSAValue]:
-        """``scf.for`` from ``lower`` to ``upper`` by ``step``; ``body(iv, iter_args)`` builds its body
-        (element values cached there stay there) and returns what it yields."""
+        """``scf.for`` from ``lower`` to ``upper`` by ``step``; ``body(iv, iter_args)``
+        builds its body (element values cached there stay there) and returns what it
+        yields."""
         block = Block(arg_types=[IndexType(), *(v.type for v in inits)])
         outer = self.block
         self.block = block
@@ -161,19 +157,24 @@ class Body:
         """A scratch buffer for a tile, on the core's stack."""
         shape = list(t.dims)
         self.scratch += _bytes(t.element_type) * _count(shape)
-        op = memref.AllocaOp.get(t.element_type, shape=shape)
+        return self.hoist(memref.AllocaOp.get(t.element_type, shape=shape))
+
+    def hoist(self, op: Operation) -> SSAValue:
+        """Put ``op`` (without operands) at the top of the function, where every block
+        sees it."""
         first = self.entry.first_op
         if first is None:
             self.entry.add_op(op)
         else:
             self.entry.insert_op_before(op, first)
-        return op.memref
+        return op.results[0]
 
     # --- element expressions ----------------------------------------------------------------
 
     def element(self, value: SSAValue, idx: Index) -> SSAValue:
-        """The element of tile ``value`` at ``idx``, computed in the current block (once per
-        block and index)."""
+        """The element of tile ``value`` at ``idx`` (with ``lanes``: the vector of that many
+        from there along the row), computed in the current block, once per block and
+        index."""
         key = (value, idx, self.lanes)
         for cache in reversed(self.caches):
             if key in cache:
@@ -233,8 +234,8 @@ class Body:
     def read(self, view: SSAValue, idx: Index) -> SSAValue:
         """``view[idx]``, or the vector of ``lanes`` elements from there along the rows."""
         if self.lanes:
-            vector_type = VectorType(view.type.element_type, [self.lanes])  # type: ignore[attr-defined]
-            return self.add(vector.LoadOp(view, idx, vector_type))
+            element = view.type.element_type  # type: ignore[attr-defined]
+            return self.add(vector.LoadOp(view, idx, VectorType(element, [self.lanes])))
         return self.add(memref.LoadOp.get(view, idx))
 
     def splat(self, scalar: SSAValue) -> SSAValue:
@@ -353,9 +354,9 @@ def _bytes(t: Attribute) -> int:
 def kernel_function(
     kernel: wsp.KernelOp, tile_fn: func.FuncOp, inputs: Sequence[Attribute]
 ) -> tuple[func.FuncOp, int]:
-    """``func.func @k`` (public, as mlir-aie's kernels with bodies) with the body of ``tile_fn`` in upstream dialects, taking
-    ``inputs`` (the kernel's AIE parameter types: index as i32), and the bytes of scratch
-    buffers it keeps on the stack."""
+    """``func.func @k`` (public, as mlir-aie's kernels with bodies) with the body of
+    ``tile_fn`` in upstream dialects, taking ``inputs`` (the kernel's AIE parameter types:
+    index as i32), and the bytes of scratch buffers it keeps on the stack."""
     body = Body(tile_fn, kernel, inputs)
     for old, new in zip(tile_fn.body.block.args, body.entry.args):
         new.name_hint = old.name_hint
