@@ -15,6 +15,7 @@ from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     Float32Type,
     IndexType,
+    IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
@@ -26,6 +27,7 @@ from xdsl.ir import Attribute, Block, Operation, Region
 from pto_wsp.dialects import aie, aie_rules, aiex, wsp
 
 from .analysis import MappingError
+from .kernels import kernel_function
 from .patterns import Pattern
 
 #: Shim buffer descriptors per shim tile (per column).
@@ -86,6 +88,8 @@ class Design:
         self.links: list[aie.ObjectFifoLinkOp] = []
         self.order: list[str] = []  # fifo and link creation order, for printing
         self.kernels: dict[str, func.FuncOp] = {}
+        # kernel -> bytes of scratch on its callers' stack, and the kernel
+        self.scratch: dict[str, tuple[int, wsp.KernelOp]] = {}
         self.cores: dict[Tile, Block] = {}
         self.core_owner: dict[Tile, str] = {}
         self.symbols: set[str] = set()
@@ -229,20 +233,25 @@ class Design:
     # --- kernels and cores ------------------------------------------------------------------
 
     def kernel(self, kernel: wsp.KernelOp, use: Operation) -> func.FuncOp:
-        """``func.func private @k(...) attributes {link_with = "k.o"}`` (once per kernel)."""
+        """``func.func private @k(...) attributes {link_with = "k.o"}`` (once per kernel),
+        linking the kernel's ``impls = {aie = ...}`` when given; else a kernel with a tile
+        function gets that body in upstream dialects (``kernels.py``)."""
         name = kernel.sym_name.data
         if name in self.kernels:
             return self.kernels[name]
         inputs: list[Attribute] = []
         for arg, type_ in zip(kernel.arg_names.data, kernel.function_type.inputs.data):
             inputs.append(kernel_arg_type(name, arg.data, type_, use))
-        decl = func.FuncOp.external(name, inputs, [])
-        where = None
-        if kernel.impls is not None:
-            where = kernel.impls.data.get("aie")
-        decl.attributes["link_with"] = (
-            where if isinstance(where, StringAttr) else StringAttr(f"{name}.o")
-        )
+        where = kernel.impls.data.get("aie") if kernel.impls is not None else None
+        tile_fn = kernel.tile_function()
+        if tile_fn is not None and not isinstance(where, StringAttr):
+            decl, scratch = kernel_function(kernel, tile_fn, inputs)
+            self.scratch[name] = (scratch, kernel)
+        else:
+            decl = func.FuncOp.external(name, inputs, [])
+            decl.attributes["link_with"] = (
+                where if isinstance(where, StringAttr) else StringAttr(f"{name}.o")
+            )
         self.kernels[name] = decl
         return decl
 
@@ -299,6 +308,7 @@ class Design:
         ops.extend(self.kernels.values())
         for tile, block in sorted(self.cores.items()):
             core = aie.CoreOp(tiles[tile], Region(forever(block)))
+            self._grow_stack(tile, core)
             core.result.name_hint = f"core_c{tile[0]}r{tile[1]}"
             ops.append(core)
         if self.transfers:
@@ -306,6 +316,20 @@ class Design:
         for op in ops:
             device.body.block.insert_op_before(op, device.body.block.last_op)  # type: ignore
         return ModuleOp([device])
+
+    def _grow_stack(self, tile: Tile, core: aie.CoreOp) -> None:
+        """A core calling kernels with scratch buffers gets a stack that holds the largest
+        (an overflow is located at that kernel)."""
+        calls = [op.callee.root_reference.data for op in core.walk() if isinstance(op, func.CallOp)]
+        extra, kernel = max(
+            ((self.scratch.get(k, (0, None))[0], k) for k in calls), default=(0, "")
+        )
+        if extra:
+            try:
+                self.charge_memory(tile, extra, f"stack of @{kernel}: {extra} B of scratch")
+            except MappingError as error:
+                raise MappingError(str(error), self.scratch[kernel][1]) from None
+            core.attributes["stack_size"] = IntegerAttr(CORE_STACK + extra, i32)
 
     def _sequence(self, tensors: list[tuple[str, MemRefType]]) -> aie.RuntimeSequenceOp:
         seq = aie.RuntimeSequenceOp([t for _, t in tensors])

@@ -1,0 +1,659 @@
+"""AIE kernel functions with bodies, built from a tile kernel's ``pto`` IR.
+
+A kernel with a tile function (``wsp.kernel @k ... {tile = @f}``) becomes ``func.func @k``
+with a body in the ``aie.device``, in upstream dialects only (memref, scf, arith, math,
+vector), which mlir-aie compiles for the core like any core code: no ``link_with``, no object
+file.
+
+Tiles are values; the body computes each element where it is needed. A store is a loop nest
+over the stored tile's valid shape that evaluates the element expression of the stored tile:
+elementwise ops, broadcasts, transposes and moves fold into that expression (a move between
+Ascend's buffers is nothing on an AIE core, which has one data memory). Reductions, matmuls
+and allocated tiles are materialized, each once, where the tile IR computes them: into the
+output parameter when the tile's only use is storing it whole there, else into a
+``memref.alloca`` scratch buffer on the core's stack (``Body.scratch`` bytes; the design grows
+the stack of the cores calling the kernel). A store whose rows fit AIE-ML's 512-bit vectors
+computes them by vectors. Pipe synchronization is dropped: an AIE core runs its body in
+program order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import arith, func, math, memref, scf, vector
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    VectorType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from pto_wsp.dialects import pto, wsp
+
+from .analysis import MappingError
+
+Index = tuple[SSAValue, ...]
+
+#: Element types an AIE2 core computes with (f16 has no arithmetic there: AIE-ML has bf16).
+_NO_ARITH = (Float16Type,)
+
+_PREDICATES_F = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+_PREDICATES_I = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+
+#: ``pto`` op name suffix -> (float op, integer op) building ``a op b``.
+_ARITH: dict[str, tuple[type, type]] = {
+    "add": (arith.AddfOp, arith.AddiOp),
+    "sub": (arith.SubfOp, arith.SubiOp),
+    "mul": (arith.MulfOp, arith.MuliOp),
+    "div": (arith.DivfOp, arith.DivSIOp),
+    "max": (arith.MaximumfOp, arith.MaxSIOp),
+    "min": (arith.MinimumfOp, arith.MinSIOp),
+}
+_FLOAT_MATH = {"exp": math.ExpOp, "log": math.LogOp, "sqrt": math.SqrtOp, "rsqrt": math.RsqrtOp}
+#: Reductions: the pto name's suffix -> the binary op combining two values.
+_REDUCE = {"sum": "add", "max": "max", "min": "min"}
+
+
+def _scalar(t: Attribute) -> Attribute:
+    """The element type of a vector, else the type."""
+    return t.element_type if isinstance(t, VectorType) else t
+
+
+def _is_float(t: Attribute) -> bool:
+    return pto.is_float(_scalar(t))
+
+
+def _op_name(op: Operation) -> str:
+    return op.name.removeprefix("pto.")
+
+
+class Body:
+    """The body of one kernel function: a builder at an insertion block, the values of the
+    tile function mapped to the new function's, and the tiles made so far."""
+
+    def __init__(self, tile_fn: func.FuncOp, kernel: wsp.KernelOp, inputs: Sequence[Attribute]):
+        self.fn = tile_fn
+        self.kernel = kernel
+        self.entry = Block(arg_types=list(inputs))
+        self.block = self.entry
+        self.values: dict[SSAValue, SSAValue] = {}
+        self.buffers: dict[SSAValue, SSAValue] = {}
+        self.caches: list[dict[tuple[SSAValue, Index, int], SSAValue]] = [{}]
+        self.constants: dict[tuple[int | float, Attribute], SSAValue] = {}
+        self.skipped: set[Operation] = set()
+        self.scratch = 0
+        #: Lanes of the element expressions being built: 0 scalars, else vectors of that many.
+        self.lanes = 0
+
+    # --- building ---------------------------------------------------------------------------
+
+    def add(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def const(self, value: int | float, type_: Attribute) -> SSAValue:
+        """A constant (a splat for a vector type), once per value and type."""
+        key = (value, type_)
+        if key not in self.constants:
+            if isinstance(type_, VectorType):
+                splat = float(value) if _is_float(type_) else int(value)
+                op = arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(type_, [splat]))
+            elif _is_float(type_):
+                op = arith.ConstantOp(FloatAttr(float(value), type_))  # type: ignore[arg-type]
+            else:
+                op = arith.ConstantOp(IntegerAttr(int(value), type_))  # type: ignore[arg-type]
+            self.constants[key] = self.hoist(op)
+        return self.constants[key]
+
+    def index(self, value: int) -> SSAValue:
+        return self.const(value, IndexType())
+
+    def loop(
+        self,
+        upper: int,
+        body: Callable[[SSAValue, Sequence[SSAValue]], Sequence[SSAValue]],
+        inits: Sequence[SSAValue] = (),
+        lower: int = 0,
+        step: int = 1,
+    ) -> Sequence[SSAValue]:
+        """``scf.for`` from ``lower`` to ``upper`` by ``step``; ``body(iv, iter_args)``
+        builds its body (element values cached there stay there) and returns what it
+        yields."""
+        block = Block(arg_types=[IndexType(), *(v.type for v in inits)])
+        outer = self.block
+        self.block = block
+        self.caches.append({})
+        yielded = body(block.args[0], block.args[1:])
+        self.add(scf.YieldOp(*yielded))
+        self.caches.pop()
+        self.block = outer
+        loop = scf.ForOp(self.index(lower), self.index(upper), self.index(step), inits, block)
+        self.block.add_op(loop)
+        return loop.results
+
+    def nest(self, dims: Sequence[int], body: Callable[[Index], None], step: int = 1) -> None:
+        """A loop nest over ``dims`` (outermost first, the innermost by ``step``) calling
+        ``body`` with the indices."""
+
+        def level(k: int, outer: Index) -> None:
+            if k == len(dims):
+                body(outer)
+                return
+
+            def inner(iv: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                level(k + 1, (*outer, iv))
+                return ()
+
+            self.loop(dims[k], inner, step=step if k == len(dims) - 1 else 1)
+
+        level(0, ())
+
+    def alloca(self, t: pto.TileType) -> SSAValue:
+        """A scratch buffer for a tile, on the core's stack."""
+        shape = list(t.dims)
+        self.scratch += _bytes(t.element_type) * _count(shape)
+        return self.hoist(memref.AllocaOp.get(t.element_type, shape=shape))
+
+    def hoist(self, op: Operation) -> SSAValue:
+        """Put ``op`` (without operands) at the top of the function, where every block
+        sees it."""
+        first = self.entry.first_op
+        if first is None:
+            self.entry.add_op(op)
+        else:
+            self.entry.insert_op_before(op, first)
+        return op.results[0]
+
+    # --- element expressions ----------------------------------------------------------------
+
+    def element(self, value: SSAValue, idx: Index) -> SSAValue:
+        """The element of tile ``value`` at ``idx`` (with ``lanes``: the vector of that many
+        from there along the row), computed in the current block, once per block and
+        index."""
+        key = (value, idx, self.lanes)
+        for cache in reversed(self.caches):
+            if key in cache:
+                return cache[key]
+        result = self._element(value, idx)
+        self.caches[-1][key] = result
+        return result
+
+    def _element(self, value: SSAValue, idx: Index) -> SSAValue:
+        if value in self.buffers:
+            return self.read(self.buffers[value], idx)
+        op = value.owner
+        if not isinstance(op, Operation):
+            raise MappingError(
+                f"{self.where()}: a tile carried by a loop or region argument (scf iter_args "
+                "of tile type) does not map to an AIE kernel yet; store it inside the loop",
+                self.fn,
+            )
+        t = pto.tile(value)
+        if isinstance(op, pto.LoadOp):
+            src = self.mapped(op.source)
+            return self.read(src, self.at(src, op.offsets, idx))
+        if isinstance(op, pto.MoveOp):
+            return self.element(op.input, idx)
+        if isinstance(op, pto.BinaryOp):
+            return self.binary(_op_name(op), self.element(op.lhs, idx), self.element(op.rhs, idx))
+        if isinstance(op, pto.ScalarBinaryOp):
+            name = _op_name(op)[:-1]
+            return self.binary(name, self.element(op.input, idx), self.splat(op.scalar))
+        if isinstance(op, pto.UnaryOp):
+            return self.unary(_op_name(op), self.element(op.input, idx), op)
+        if isinstance(op, pto.CastOp):
+            return self.cast(self.element(op.input, idx), t.element_type)
+        if isinstance(op, pto.CmpOp | pto.CmpsOp):
+            rhs = self.element(op.rhs, idx) if isinstance(op, pto.CmpOp) else self.mapped(op.scalar)
+            return self.compare(op.predicate.data, self.element(op.operands[0], idx), rhs)
+        if isinstance(op, pto.SelOp):
+            m, a, b = (self.element(v, idx) for v in (op.mask, op.lhs, op.rhs))
+            return self.add(arith.SelectOp(m, a, b))
+        if isinstance(op, pto.ExpandOp):
+            return self.along(op.input, op.AXIS, idx)
+        if isinstance(op, pto.ExpandBinaryOp):
+            a = self.element(op.input, idx)
+            b = self.along(op.vector, op.AXIS, idx)
+            name = _op_name(op).split("expand_", 1)[1]
+            if name == "exp_sub":
+                return self.unary("exp", self.binary("sub", a, b), op)
+            return self.binary(name, a, b)
+        if isinstance(op, pto.TransposeOp):
+            return self.element(op.input, idx[::-1])
+        if isinstance(op, pto.FullOp):
+            return self.splat(op.value)
+        if isinstance(op, pto.FillPadOp):
+            return self.fillpad(op, idx)
+        raise MappingError(f"{self.where()}: {op.name} does not map to an AIE kernel", op)
+
+    def read(self, view: SSAValue, idx: Index) -> SSAValue:
+        """``view[idx]``, or the vector of ``lanes`` elements from there along the rows."""
+        if self.lanes:
+            element = view.type.element_type  # type: ignore[attr-defined]
+            return self.add(vector.LoadOp(view, idx, VectorType(element, [self.lanes])))
+        return self.add(memref.LoadOp.get(view, idx))
+
+    def splat(self, scalar: SSAValue) -> SSAValue:
+        """A scalar of the tile function, broadcast to the lanes (if any)."""
+        return self.broadcast(self.mapped(scalar))
+
+    def broadcast(self, x: SSAValue) -> SSAValue:
+        if not self.lanes:
+            return x
+        return self.add(vector.BroadcastOp(x, VectorType(x.type, [self.lanes])))
+
+    def along(self, vector_tile: SSAValue, axis: int, idx: Index) -> SSAValue:
+        """The element of a row (axis 1: R x 1) or column (axis 0: 1 x C) vector that
+        broadcasts to ``idx``: one scalar per row, broadcast to the lanes, or a vector of
+        the column's elements."""
+        at = _broadcast(idx, axis, self.index(0))
+        if axis == 1 and self.lanes:
+            lanes, self.lanes = self.lanes, 0
+            x = self.element(vector_tile, at)
+            self.lanes = lanes
+            return self.broadcast(x)
+        return self.element(vector_tile, at)
+
+    def at(self, view: SSAValue, offsets: Sequence[SSAValue], idx: Index) -> Index:
+        """The indices into ``view`` of a tile element: the tile's indices address the
+        view's trailing dimensions, shifted by the offsets (none: the view's origin)."""
+        assert isinstance(view.type, MemRefType)
+        if not offsets:
+            return (*[self.index(0)] * (view.type.get_num_dims() - len(idx)), *idx)
+        base = [self.mapped(o) for o in offsets]
+        lead = base[: len(base) - len(idx)]
+        tail = base[len(base) - len(idx) :]
+        return (*lead, *(self.add(arith.AddiOp(o, i)) for o, i in zip(tail, idx)))
+
+    def mapped(self, value: SSAValue) -> SSAValue:
+        return self.values[value]
+
+    def binary(self, name: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        kinds = _ARITH[name]
+        return self.add(kinds[0 if _is_float(a.type) else 1](a, b))
+
+    def unary(self, name: str, x: SSAValue, op: Operation) -> SSAValue:
+        t = x.type
+        if name in _FLOAT_MATH:
+            return self.add(_FLOAT_MATH[name](x))
+        if name == "recip":
+            return self.add(arith.DivfOp(self.const(1.0, t), x))
+        if name == "abs":
+            return self.add(math.AbsFOp(x) if _is_float(t) else math.AbsIOp(x))
+        if name == "neg":
+            if _is_float(t):
+                return self.add(arith.NegfOp(x))
+            return self.add(arith.SubiOp(self.const(0, t), x))
+        if name == "relu":
+            return self.binary("max", x, self.const(0, t))
+        raise MappingError(f"{self.where()}: {op.name} does not map to an AIE kernel", op)
+
+    def cast(self, x: SSAValue, to: Attribute) -> SSAValue:
+        src = _scalar(x.type)
+        if src == to:
+            return x
+        if self.lanes:
+            to = VectorType(to, [self.lanes])
+        if _is_float(src) and _is_float(to):
+            wider = _bytes(to) > _bytes(src)
+            return self.add(arith.ExtFOp(x, to) if wider else arith.TruncFOp(x, to))
+        if _is_float(src):  # pto.cast rounds to nearest even
+            return self.add(arith.FPToSIOp(self.add(math.RoundEvenOp(x)), to))
+        if _is_float(to):
+            return self.add(arith.SIToFPOp(x, to))
+        wider = _bytes(to) > _bytes(src)
+        return self.add(arith.ExtSIOp(x, to) if wider else arith.TruncIOp(x, to))
+
+    def compare(self, predicate: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        if _is_float(a.type):
+            return self.add(arith.CmpfOp(a, b, _PREDICATES_F[predicate]))
+        return self.add(arith.CmpiOp(a, b, _PREDICATES_I[predicate]))
+
+    def fillpad(self, op: pto.FillPadOp, idx: Index) -> SSAValue:
+        src = pto.tile(op.input)
+        inside = None
+        for i, v, d in zip(idx, src.valid_dims, src.dims):
+            if v == d:
+                continue
+            test = self.add(arith.CmpiOp(i, self.index(v), "ult"))
+            inside = test if inside is None else self.add(arith.AndIOp(inside, test))
+        if inside is None:
+            return self.element(op.input, idx)
+        # The padded elements are never read: only the valid part of the source is defined.
+        return self.add(arith.SelectOp(inside, self.element(op.input, idx), self.mapped(op.value)))
+
+    def where(self) -> str:
+        return f"kernel @{self.kernel.sym_name.data} (tile function @{self.fn.sym_name.data})"
+
+
+def _broadcast(idx: Index, axis: int, zero: SSAValue) -> Index:
+    out = list(idx)
+    out[axis] = zero
+    return tuple(out)
+
+
+def _count(shape: Sequence[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _bytes(t: Attribute) -> int:
+    return max(1, getattr(_scalar(t), "bitwidth", 32) // 8)
+
+
+# --------------------------------------------------------------------------- the function
+
+
+def kernel_function(
+    kernel: wsp.KernelOp, tile_fn: func.FuncOp, inputs: Sequence[Attribute]
+) -> tuple[func.FuncOp, int]:
+    """``func.func @k`` (public, as mlir-aie's kernels with bodies) with the body of
+    ``tile_fn`` in upstream dialects, taking ``inputs`` (the kernel's AIE parameter types:
+    index as i32), and the bytes of scratch buffers it keeps on the stack."""
+    body = Body(tile_fn, kernel, inputs)
+    for old, new in zip(tile_fn.body.block.args, body.entry.args):
+        new.name_hint = old.name_hint
+        if isinstance(old.type, IndexType) and new.type != old.type:
+            new = body.add(arith.IndexCastOp(new, IndexType()))
+        body.values[old] = new
+    _Lowering(body).block(tile_fn.body.block)
+    body.add(func.ReturnOp())
+    fn = func.FuncOp(kernel.sym_name.data, (list(inputs), []), Region(body.entry))
+    return fn, body.scratch
+
+
+class _Lowering:
+    """Walks the tile function's ops in order, materializing and storing tiles."""
+
+    def __init__(self, body: Body):
+        self.b = body
+        stores = [op for op in body.fn.walk() if isinstance(op, pto.StoreOp)]
+        loads = [op for op in body.fn.walk() if isinstance(op, pto.LoadOp)]
+        self.written = {op.dest for op in stores}
+        self.store_count = {d: sum(1 for s in stores if s.dest == d) for d in self.written}
+        self.read = {op.source for op in loads}
+
+    def block(self, block: Block) -> Sequence[SSAValue]:
+        """Lower the ops of ``block``; the mapped operands of its terminator."""
+        for op in block.ops:
+            if isinstance(op, scf.YieldOp):
+                return [self.b.mapped(v) for v in op.operands]
+            if isinstance(op, func.ReturnOp):
+                return ()
+            self.op(op)
+        return ()
+
+    def op(self, op: Operation) -> None:
+        b = self.b
+        for r in op.results:
+            if isinstance(r.type, pto.TileType):
+                _check_tile(b, r.type, op)
+        if not isinstance(op, _MOVES_DATA):
+            _check_arithmetic(b, op)
+        if isinstance(op, pto.StoreOp):
+            if op not in b.skipped:
+                self.store(op)
+        elif isinstance(op, pto.ReduceOp):
+            self.reduce(op)
+        elif isinstance(op, pto.MatmulOp | pto.MatmulAccOp | pto.MatmulBiasOp):
+            self.matmul(op)
+        elif isinstance(op, pto.AllocOp):
+            b.buffers[op.result] = b.alloca(pto.tile(op.result))
+        elif isinstance(op, pto.LoadOp) and op.source in self.written:
+            self.copy_in(op)
+        elif isinstance(op, pto.SetFlagOp | pto.WaitFlagOp | pto.BarrierOp):
+            pass  # an AIE core runs its body in program order: nothing to wait for
+        elif op.name.startswith("pto."):
+            pass  # an element expression: computed where a store or a reduction reads it
+        elif isinstance(op, scf.ForOp):
+            self.for_(op)
+        elif isinstance(op, scf.IfOp):
+            self.if_(op)
+        elif op.regions or any(
+            isinstance(v.type, pto.TileType) for v in (*op.operands, *op.results)
+        ):
+            raise MappingError(f"{b.where()}: {op.name} does not map to an AIE kernel", op)
+        else:
+            b.add(op.clone(value_mapper=b.values))
+
+    # --- control flow -----------------------------------------------------------------------
+
+    def _scalar_only(self, op: Operation) -> None:
+        if any(isinstance(v.type, pto.TileType) for v in (*op.operands, *op.results)):
+            raise MappingError(
+                f"{self.b.where()}: {op.name} carries tiles between iterations or out of its "
+                "region, which an AIE kernel does not map yet (store them inside it)",
+                op,
+            )
+
+    def for_(self, op: scf.ForOp) -> None:
+        self._scalar_only(op)
+        b = self.b
+        bounds = [b.mapped(v) for v in (op.lb, op.ub, op.step)]
+        inits = [b.mapped(v) for v in op.iter_args]
+        block = Block(arg_types=[a.type for a in op.body.block.args])
+        for old, new in zip(op.body.block.args, block.args):
+            b.values[old] = new
+        outer, b.block = b.block, block
+        b.caches.append({})
+        b.add(scf.YieldOp(*self.block(op.body.block)))
+        b.caches.pop()
+        b.block = outer
+        loop = scf.ForOp(*bounds, inits, block)
+        b.block.add_op(loop)
+        for old, new in zip(op.results, loop.results):
+            b.values[old] = new
+
+    def if_(self, op: scf.IfOp) -> None:
+        self._scalar_only(op)
+        b = self.b
+        regions = []
+        for region in (op.true_region, op.false_region):
+            if not region.blocks:
+                regions.append(Region())
+                continue
+            block = Block()
+            regions.append(Region(block))
+            outer, b.block = b.block, block
+            b.caches.append({})
+            b.add(scf.YieldOp(*self.block(region.block)))
+            b.caches.pop()
+            b.block = outer
+        new = scf.IfOp(b.mapped(op.cond), [r.type for r in op.results], *regions)
+        b.block.add_op(new)
+        for old, res in zip(op.results, new.results):
+            b.values[old] = res
+
+    # --- tiles ------------------------------------------------------------------------------
+
+    def store(self, op: pto.StoreOp) -> None:
+        """A loop nest storing the tile's elements; by vectors along its rows when they fit
+        AIE's vector width."""
+        b = self.b
+        dest = b.mapped(op.dest)
+        t = pto.tile(op.value)
+        dims = t.valid_dims
+        lanes = _lanes(t.element_type)
+        if not (lanes and dims[-1] % lanes == 0 and self.vectorizable(op.value)):
+            lanes = 0
+
+        def body(idx: Index) -> None:
+            b.lanes = lanes
+            value = b.element(op.value, idx)
+            b.lanes = 0
+            at = b.at(dest, op.offsets, idx)
+            store = (
+                vector.StoreOp(value, dest, at) if lanes else memref.StoreOp.get(value, dest, at)
+            )
+            b.add(store)
+
+        b.nest(dims, body, step=lanes or 1)
+
+    def vectorizable(self, value: SSAValue) -> bool:
+        """Whether the element expression of ``value`` computes a row's lanes at once: loads
+        and computed tiles along rows, elementwise ops, casts and broadcasts (compares,
+        selects, transposes and padding stay scalar)."""
+        if value in self.b.buffers:
+            return True
+        op = value.owner
+        if isinstance(op, pto.LoadOp | pto.FullOp):
+            return True
+        if isinstance(op, pto.ExpandOp):
+            return op.AXIS == 1 or self.vectorizable(op.input)
+        if isinstance(op, pto.ExpandBinaryOp):
+            return self.vectorizable(op.input) and (op.AXIS == 1 or self.vectorizable(op.vector))
+        if isinstance(op, pto.MoveOp | pto.UnaryOp | pto.CastOp | pto.ScalarBinaryOp):
+            return self.vectorizable(op.operands[0])
+        if isinstance(op, pto.BinaryOp):
+            return self.vectorizable(op.lhs) and self.vectorizable(op.rhs)
+        return False
+
+    def target(self, value: SSAValue) -> SSAValue:
+        """Where to materialize ``value``: the output parameter when one store writes it whole
+        there (the only store there, in the same block, of a parameter the kernel never
+        loads: its other users read it back from there); else a scratch buffer."""
+        b, op = self.b, value.owner
+        t = pto.tile(value)
+        stores, todo = [], [value]
+        while todo:
+            for use in todo.pop().uses:
+                if isinstance(use.operation, pto.MoveOp):
+                    todo.append(use.operation.result)
+                elif isinstance(use.operation, pto.StoreOp):
+                    stores.append(use.operation)
+        for store in stores:
+            dest = store.dest
+            if (
+                store.parent_block() is op.parent_block()
+                and not store.offsets
+                and dest in b.values
+                and dest not in self.read
+                and self.store_count[dest] == 1
+                and isinstance(dest.type, MemRefType)
+                and tuple(dest.type.get_shape()) == t.dims
+            ):
+                b.skipped.add(store)
+                return b.mapped(dest)
+        return b.alloca(t)
+
+    def copy_in(self, op: pto.LoadOp) -> None:
+        """A load of a parameter the kernel also writes, read before the writes."""
+        b = self.b
+        t = pto.tile(op.result)
+        buffer = b.alloca(t)
+        src = b.mapped(op.source)
+
+        def body(idx: Index) -> None:
+            value = b.add(memref.LoadOp.get(src, b.at(src, op.offsets, idx)))
+            b.add(memref.StoreOp.get(value, buffer, idx))
+
+        b.nest(t.valid_dims, body)
+        b.buffers[op.result] = buffer
+
+    def reduce(self, op: pto.ReduceOp) -> None:
+        b = self.b
+        src = pto.tile(op.input)
+        out = self.target(op.result)
+        kind = _REDUCE[_op_name(op).split("_", 1)[1]]
+        axis = op.AXIS
+        keep = src.valid_dims[1 - axis]
+        length = src.valid_dims[axis]
+
+        def outer(i: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            def at(k: SSAValue) -> Index:
+                return (i, k) if axis == 1 else (k, i)
+
+            first = b.element(op.input, at(b.index(0)))
+
+            def step(k: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                return [b.binary(kind, acc[0], b.element(op.input, at(k)))]
+
+            (total,) = b.loop(length, step, [first], lower=1)
+            b.add(memref.StoreOp.get(total, out, at(b.index(0))))
+            return ()
+
+        b.loop(keep, outer)
+        b.buffers[op.result] = out
+
+    def matmul(self, op: Operation) -> None:
+        b = self.b
+        c = pto.tile(op.results[0])
+        lhs, rhs = op.operands[-2:] if not isinstance(op, pto.MatmulBiasOp) else op.operands[:2]
+        k_len = pto.tile(lhs).valid_dims[1]
+        out = self.target(op.results[0])
+        acc_type = c.element_type
+
+        def row(i: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            def col(j: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                if isinstance(op, pto.MatmulAccOp):
+                    init = b.element(op.acc, (i, j))
+                elif isinstance(op, pto.MatmulBiasOp):
+                    init = b.element(op.bias, (b.index(0), j))
+                else:
+                    init = b.const(0, acc_type)
+
+                def step(k: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                    x = b.cast(b.element(lhs, (i, k)), acc_type)
+                    y = b.cast(b.element(rhs, (k, j)), acc_type)
+                    return [b.binary("add", acc[0], b.binary("mul", x, y))]
+
+                (total,) = b.loop(k_len, step, [init])
+                b.add(memref.StoreOp.get(total, out, (i, j)))
+                return ()
+
+            b.loop(c.valid_dims[1], col)
+            return ()
+
+        b.loop(c.valid_dims[0], row)
+        b.buffers[op.results[0]] = out
+
+
+#: Ops that only move or copy elements: any element type the core can hold.
+_MOVES_DATA = (
+    pto.LoadOp,
+    pto.StoreOp,
+    pto.MoveOp,
+    pto.TransposeOp,
+    pto.ExpandOp,
+    pto.AllocOp,
+    pto.FullOp,
+    pto.FillPadOp,
+)
+
+
+#: AIE-ML's vector registers are 512 bits: lanes per element type (others stay scalar).
+_VECTOR_BITS = 512
+_VECTOR_ELEMENTS = ("f32", "i32", "bf16", "i16", "i8")
+
+
+def _lanes(element: Attribute) -> int:
+    if pto.type_name(element) not in _VECTOR_ELEMENTS:
+        return 0
+    return _VECTOR_BITS // element.bitwidth  # type: ignore[attr-defined]
+
+
+def _check_tile(b: Body, t: pto.TileType, op: Operation) -> None:
+    if t.dynamic_valid_count:
+        raise MappingError(
+            f"{b.where()}: {op.name} makes a tile with a dynamic valid shape "
+            f"({pto.TileType._dims_text(t.valid_dims)}); an AIE kernel's loops are static",
+            op,
+        )
+
+
+def _check_arithmetic(b: Body, op: Operation) -> None:
+    for v in (*op.operands, *op.results):
+        t = v.type
+        if isinstance(t, pto.TileType) and isinstance(t.element_type, _NO_ARITH):
+            raise MappingError(
+                f"{b.where()}: {op.name} computes on {t.element_type}, which the AIE core has "
+                "no arithmetic for (AIE-ML computes bf16, f32, i8, i16, i32)",
+                op,
+            )
