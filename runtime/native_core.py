@@ -33,7 +33,16 @@ from pto_wsp.lowering.ascend.abi import AbiLimits, task_abi_h
 from pto_wsp.runtime.graph import TaskGraph
 from pto_wsp.runtime.regions import TensorRegion
 
-__all__ = ["MAX_RANK", "Core", "NativeCoreError", "Schedule", "Scheduler", "build", "library"]
+__all__ = [
+    "MAX_RANK",
+    "Core",
+    "NativeCoreError",
+    "Schedule",
+    "Scheduler",
+    "build",
+    "cache_root",
+    "library",
+]
 
 _HERE = Path(__file__).resolve().parent
 _SOURCES = [
@@ -63,10 +72,10 @@ def _cxx() -> str:
     return os.environ.get("CXX", "g++")
 
 
-def _cache_dir() -> Path:
+def cache_root() -> Path:
+    """pto-wsp's cache of compiled code: ``$PTO_WSP_CACHE``, else the temp dir's pto-wsp-cache."""
     root = os.environ.get("PTO_WSP_CACHE")
-    base = Path(root) if root else Path(tempfile.gettempdir()) / "pto-wsp-cache"
-    return base / "core"
+    return Path(root) if root else Path(tempfile.gettempdir()) / "pto-wsp-cache"
 
 
 def _task_abi() -> str:
@@ -96,7 +105,7 @@ def _compiler_id() -> str:
 
 def build(quiet: bool = False) -> Path:
     """The core's shared library, compiled now unless the cache has it; return its path."""
-    cache = _cache_dir()
+    cache = cache_root() / "core"
     lib = cache / f"libpto_wsp_core-{_key(_compiler_id())}.so"
     if lib.exists():
         return lib

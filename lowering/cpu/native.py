@@ -38,6 +38,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from pto_wsp.dialects import tg
 from pto_wsp.errors import CompileError, ErrorCode, user_location
+from pto_wsp.lowering.cpu import objcache
 from pto_wsp.passes.tg_to_runtime import runtime_module
 from pto_wsp.runtime.graph import TaskGraph
 from pto_wsp.runtime.native_core import Core, library
@@ -48,6 +49,7 @@ PIPELINE = (
     "convert-func-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
     "reconcile-unrealized-casts)"
 )
+_OPT = 2
 #: The extent of a dimension whose size is not bound: it covers every index (as tg-materialize).
 WHOLE = 1 << 62
 
@@ -233,10 +235,24 @@ def _scalar_ctype(type_: Attribute):
 
 
 def _engine(text: str) -> Any:
-    """The ExecutionEngine of the runtime-call form ``text`` (compiled once per process)."""
+    """The compiled program of the runtime-call form ``text``: from this process's programs,
+    else from the disk cache (objcache), else compiled by upstream MLIR now and cached."""
     engine = _ENGINES.get(text)
     if engine is not None:
         return engine
+    key = objcache.key(text, f"{PIPELINE} O{_OPT}")
+    engine = objcache.load(key)
+    if engine is None:
+        engine = _jit(text)
+        objcache.store(key, engine)
+    if len(_ENGINES) >= _KEEP:
+        del _ENGINES[next(iter(_ENGINES))]
+    _ENGINES[text] = engine
+    return engine
+
+
+def _jit(text: str) -> Any:
+    """Upstream MLIR's ExecutionEngine of ``text``, linked with the core's library."""
     from mlir import ir
     from mlir.execution_engine import ExecutionEngine
     from mlir.passmanager import PassManager
@@ -245,11 +261,7 @@ def _engine(text: str) -> Any:
     with ir.Context():
         module = ir.Module.parse(text)
         PassManager.parse(PIPELINE).run(module.operation)
-        engine = ExecutionEngine(module, opt_level=2, shared_libs=[core])
-    if len(_ENGINES) >= _KEEP:
-        del _ENGINES[next(iter(_ENGINES))]
-    _ENGINES[text] = engine
-    return engine
+        return ExecutionEngine(module, opt_level=_OPT, shared_libs=[core])
 
 
 def compile_native(module: ModuleOp, program: tg.ProgramOp | str) -> NativeProgram:

@@ -1,0 +1,140 @@
+"""Compiled task-generation programs kept on disk: a fresh process skips upstream MLIR.
+
+Upstream MLIR's parse, LLVM lowering and JIT cost tens of milliseconds a program, and importing
+its bindings more. ``store`` writes the object code of a compiled program (the
+ExecutionEngine's ``dump_to_object_file``, linked by the system linker against the native
+core's library) as a shared library under ``$PTO_WSP_CACHE/programs/``; ``load`` finds it
+again in a later process by the key of the program (its runtime-call IR text, the lowering
+pipeline, the core's library, the installed MLIR and the CPU) and opens it with ctypes,
+without importing ``mlir``. Each library has a digest beside it: a library that is missing,
+half written or changed is not loaded (``load`` returns None and the caller compiles again).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import platform
+import subprocess
+import tempfile
+from functools import cache
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+from pto_wsp.runtime.native_core import cache_root, library
+
+#: How many compiled programs the cache keeps (the least recently written go first).
+KEEP = 512
+
+
+class Library:
+    """A compiled program loaded from disk: ``lookup`` as ``ExecutionEngine.lookup`` does."""
+
+    def __init__(self, lib: ctypes.CDLL) -> None:
+        self._lib = lib
+
+    def lookup(self, name: str) -> Any:
+        """The packed entry point of ``name`` (its C interface taking an array of pointers)."""
+        function = getattr(self._lib, "_mlir__mlir_ciface_" + name)
+        return ctypes.CFUNCTYPE(None, ctypes.c_void_p)(ctypes.cast(function, ctypes.c_void_p).value)
+
+
+def _dir() -> Path:
+    return cache_root() / "programs"
+
+
+@cache
+def _environment() -> bytes:
+    """What besides the IR decides the code: the core's library (its name holds the core's
+    key), the installed MLIR's libraries and the CPU the JIT compiled for."""
+    parts = [str(library()), platform.machine()]
+    spec = find_spec("mlir")  # finds the package without importing it
+    folders = (spec.submodule_search_locations or []) if spec else []
+    for folder in folders:
+        libs = Path(folder, "_mlir_libs")
+        for lib in [libs / "libMLIRPythonCAPI.so", *sorted(libs.glob("_mlirExecutionEngine*"))]:
+            if lib.exists():
+                stat = lib.stat()
+                parts.append(f"{lib}:{stat.st_size}:{stat.st_mtime_ns}")
+    parts.append(_cpu_flags())
+    return "\0".join(parts).encode()
+
+
+def _cpu_flags() -> str:
+    try:
+        with open("/proc/cpuinfo") as info:
+            return next((line for line in info if line.startswith("flags")), "")
+    except OSError:
+        return ""
+
+
+def key(text: str, salt: str) -> str:
+    """The cache key of the runtime-call form ``text`` compiled as ``salt`` says."""
+    h = hashlib.sha256(_environment())
+    h.update(b"\0" + salt.encode() + b"\0" + text.encode())
+    return h.hexdigest()[:32]
+
+
+def load(key: str) -> Library | None:
+    """The program cached under ``key``, or None when there is none or it is not whole."""
+    lib, digest = _dir() / f"{key}.so", _dir() / f"{key}.sha256"
+    try:
+        expected = digest.read_text().strip()
+        data = lib.read_bytes()
+    except OSError:
+        return None
+    if hashlib.sha256(data).hexdigest() != expected:
+        return None
+    try:
+        return Library(ctypes.CDLL(str(lib)))
+    except OSError:
+        return None
+
+
+def store(key: str, engine: Any) -> bool:
+    """Write the program ``engine`` (an ExecutionEngine) compiled under ``key``; False when
+    it could not (no compiler, a read-only cache): the cache is an optimisation only."""
+    folder = _dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=folder) as work:
+            obj, lib = Path(work, "program.o"), Path(work, "program.so")
+            engine.dump_to_object_file(str(obj))
+            # The linker alone (the compiler driver costs ten times more): the code needs
+            # the core and, at most, the C library, which every process has loaded.
+            # JIT code has absolute relocations: the library gets text relocations.
+            cmd = [linker(), "-shared", str(obj), str(library()), "-o", str(lib)]
+            if subprocess.run(cmd, capture_output=True, check=False).returncode != 0:
+                return False
+            digest = Path(work, "program.sha256")
+            digest.write_text(hashlib.sha256(lib.read_bytes()).hexdigest())
+            # The library first: a digest never names a library that is not complete.
+            os.replace(lib, folder / f"{key}.so")
+            os.replace(digest, folder / f"{key}.sha256")
+    except OSError:
+        return False
+    _evict(folder)
+    return True
+
+
+def linker() -> str:
+    """The linker that makes a compiled program a shared library: ``$LD``, else ``ld``."""
+    return os.environ.get("LD", "ld")
+
+
+def _evict(folder: Path) -> None:
+    """Keep the newest ``KEEP`` programs: a long session of generated programs (tests,
+    fuzzing) must not fill the disk."""
+    libs = sorted(folder.glob("*.so"), key=_mtime)
+    for lib in libs[: max(0, len(libs) - KEEP)]:
+        lib.with_suffix(".sha256").unlink(missing_ok=True)
+        lib.unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:  # removed meanwhile by another process
+        return 0.0

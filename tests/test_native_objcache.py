@@ -1,0 +1,102 @@
+"""Compiled programs on disk (lowering/cpu/objcache.py): a fresh process loads a program
+compiled by an earlier one without importing upstream MLIR and builds the same graph; a cache
+file that is not whole is never loaded, the program is compiled again.
+"""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from pto_wsp.lowering.cpu import native, objcache
+from pto_wsp.runtime import native_core
+
+# A program no other test compiles (its shape): the in-process cache never has it.
+PROGRAM = textwrap.dedent(
+    """
+    import json, sys
+    from xdsl.context import Context
+    from pto_wsp import DenseDyn, In, Out, Tensor, f32, kernel, module, parallel_for, sym, task
+    from pto_wsp.lowering.cpu.native import compile_native
+    from pto_wsp.passes.wsp_to_tg import WspToTgPass
+
+    @kernel
+    def smooth(b, x: In[f32[3, 48]], y: Out[f32[48]]): ...
+
+    X = Tensor("X", [None, 48], f32)
+    rows = parallel_for(
+        DenseDyn(sym("n")), lambda b: task(smooth, [b], [X[b : b + 3], X[b + 3]])
+    ).named("rows")
+    m = module(rows)
+    WspToTgPass().apply(Context(), m)
+    program = compile_native(m, "rows")
+    graph = program.build({"n": 7})
+    print(json.dumps({
+        "edges": [a.tolist() for a in graph.edges()],
+        "kinds": graph.edge_kind.tolist(),
+        "regions": [[r.key + (r.access,) for r in rs] for rs in graph.regions],
+        "engine": type(program.engine).__name__,
+        "mlir": "mlir" in sys.modules,
+    }))
+    """
+)
+
+
+@pytest.fixture
+def cache(monkeypatch, tmp_path):
+    """An empty program cache beside the machine's core library (not built again)."""
+    (tmp_path / "core").symlink_to(native_core.library().parent)
+    monkeypatch.setenv("PTO_WSP_CACHE", str(tmp_path))
+    native_core.library.cache_clear()
+    objcache._environment.cache_clear()
+    yield tmp_path / "programs"
+    native_core.library.cache_clear()
+    objcache._environment.cache_clear()
+
+
+def run_fresh() -> dict:
+    run = subprocess.run(
+        [sys.executable, "-c", PROGRAM], capture_output=True, text=True, check=True
+    )
+    return json.loads(run.stdout)
+
+
+def test_a_fresh_process_loads_the_program_compiled_before(cache):
+    first = run_fresh()
+    assert first["engine"] == "ExecutionEngine" and first["mlir"]
+    assert len(list(cache.glob("*.so"))) == len(list(cache.glob("*.sha256"))) == 1
+    again = run_fresh()
+    assert again["engine"] == "Library" and not again["mlir"]
+    assert {k: again[k] for k in ("edges", "kinds", "regions")} == {
+        k: first[k] for k in ("edges", "kinds", "regions")
+    }
+    assert again["kinds"]  # the graph has data edges: a real program ran
+
+
+@pytest.mark.parametrize("damage", ["truncated", "digest"])
+def test_a_damaged_cache_file_is_compiled_again(cache, damage):
+    text = "module {\n  func.func @f() attributes {llvm.emit_c_interface} {\n    return\n  }\n}"
+    native._ENGINES.pop(text, None)
+    native._engine(text)
+    (lib,) = cache.glob("*.so")
+    good = lib.read_bytes()
+    if damage == "truncated":
+        lib.write_bytes(good[: len(good) // 2])
+    else:
+        lib.with_suffix(".sha256").write_text("0" * 64)
+    assert objcache.load(lib.stem) is None
+    native._ENGINES.pop(text)
+    engine = native._engine(text)
+    assert type(engine).__name__ == "ExecutionEngine"  # compiled again, and stored whole
+    engine.lookup("f")(None)
+    objcache.load(lib.stem).lookup("f")(None)
+
+
+def test_without_a_linker_the_program_still_compiles(cache, monkeypatch):
+    monkeypatch.setenv("LD", str(cache / "no-such-ld"))
+    text = "module {\n  func.func @g() attributes {llvm.emit_c_interface} {\n    return\n  }\n}"
+    native._ENGINES.pop(text, None)
+    native._engine(text).lookup("g")(None)
+    assert not list(cache.glob("*.so"))
