@@ -10,6 +10,7 @@ it does with each schedule directive.
 
 from __future__ import annotations
 
+import importlib
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,6 +23,13 @@ from pto_wsp.errors import CompileError, ErrorCode, SourceLoc
 
 #: The backends ``compile`` knows (DESIGN.md "Targets"); each registers itself.
 TARGETS = ("cpu_sim", "aie", "ascend")
+#: The module of each backend, imported when its target is first used (a process that
+#: never compiles for AIE or Ascend does not pay for importing them).
+_MODULES = {
+    "cpu_sim": "pto_wsp.lowering.cpu.backend",
+    "aie": "pto_wsp.lowering.aie",
+    "ascend": "pto_wsp.lowering.ascend",
+}
 
 #: Seed 004's target names: (backend, the options they preset).
 ALIASES: Mapping[str, tuple[str, Mapping[str, Any]]] = MappingProxyType(
@@ -97,6 +105,7 @@ def targets() -> list[str]:
 def target_info(name: str) -> TargetInfo:
     """What target ``name`` (a backend or an alias) returns, its options, modes and directives."""
     backend, preset = _split(name, None)
+    _load(backend)
     info = _INFO.get(backend, {})
     return TargetInfo(
         name=name,
@@ -109,6 +118,17 @@ def target_info(name: str) -> TargetInfo:
         directives=MappingProxyType(dict(info.get("directives", {}))),
         available=backend in _BACKENDS,
     )
+
+
+def _load(backend: str) -> None:
+    """Import ``backend``'s module unless a backend for it is registered already."""
+    if backend in _BACKENDS:
+        return
+    module = importlib.import_module(_MODULES[backend])
+    # Backends that do not register themselves on import offer register().
+    register = getattr(module, "register", None)
+    if register is not None and backend not in _BACKENDS:
+        register()
 
 
 def _split(name: Any, loc: SourceLoc | None) -> tuple[str, Mapping[str, Any]]:
@@ -136,12 +156,10 @@ def resolve(
                 loc=loc,
                 code=ErrorCode.INVALID_OPTION,
             )
+    _load(backend)
     function = _BACKENDS.get(backend)
     if function is None:
         raise CompileError(
-            "compile",
-            f"target {backend!r} is not available: its backend did not register (import "
-            "pto_wsp registers cpu_sim, aie and ascend)",
-            loc=loc,
+            "compile", f"target {backend!r} is not available: its backend did not register", loc=loc
         )
     return backend, function, {**preset, **options}

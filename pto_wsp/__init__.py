@@ -16,8 +16,6 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-#: Modules that register a compile target when imported.
-_BACKENDS = ("pto_wsp.lowering.cpu.backend", "pto_wsp.lowering.aie", "pto_wsp.lowering.ascend")
 #: Errors exported next to the frontend's API (CompileError comes with the frontend).
 _ERRORS = (
     "ChannelClosed",
@@ -36,7 +34,8 @@ _api: dict[str, Any] | None = None
 
 
 def _load() -> dict[str, Any]:
-    """Import the frontend, the runtime errors and the backends; cache their public names."""
+    """Import the frontend and the runtime errors; cache their public names (a backend is
+    imported when its target is first used, lowering/targets.py)."""
     global _api
     if _api is None:
         import importlib
@@ -45,12 +44,6 @@ def _load() -> dict[str, Any]:
         # __getattr__ for the submodule first, which would come back here.
         frontend = importlib.import_module("pto_wsp.frontend")
         errors = importlib.import_module("pto_wsp.errors")
-        for backend in _BACKENDS:
-            module = importlib.import_module(backend)
-            # Backends that do not register themselves on import offer register().
-            register = getattr(module, "register", None)
-            if register is not None:
-                register()
         names = {name: getattr(frontend, name) for name in frontend.__all__}
         names.update({name: getattr(errors, name) for name in _ERRORS})
         traces = importlib.import_module("pto_wsp.runtime.trace")

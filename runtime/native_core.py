@@ -29,7 +29,6 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pto_wsp.errors import ErrorCode, PtoError
-from pto_wsp.lowering.ascend.abi import AbiLimits, task_abi_h
 from pto_wsp.runtime.graph import TaskGraph
 from pto_wsp.runtime.regions import TensorRegion
 
@@ -56,6 +55,8 @@ _HEADERS = [
     _HERE / "ascend_host" / "src" / "schedule_rules.h",
     _HERE / "ascend_host" / "src" / "tensormap.h",
 ]
+#: The task ABI's generator (its header is written for the build).
+_ABI = _HERE.parent / "lowering" / "ascend" / "abi.py"
 #: The highest region rank (PTO_CORE_MAX_RANK of pto_wsp_core.h).
 MAX_RANK = 8
 _FLAGS = ["-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-pthread"]
@@ -80,14 +81,17 @@ def cache_root() -> Path:
 
 def _task_abi() -> str:
     # The core's descriptors: only regions are used (the task ABI's TensorRegion and TaskIO).
+    # Imported here: the Ascend backend is needed only to build the core, not to find it.
+    from pto_wsp.lowering.ascend.abi import AbiLimits, task_abi_h
+
     return task_abi_h(AbiLimits(max_rank=MAX_RANK, max_args=1, max_io=1, max_coords=1))
 
 
 def _key(compiler: str) -> str:
     h = hashlib.sha256()
-    for part in [compiler, " ".join(_FLAGS), _task_abi()]:
+    for part in [compiler, " ".join(_FLAGS), str(MAX_RANK)]:
         h.update(part.encode() + b"\0")
-    for path in _SOURCES + _HEADERS:
+    for path in _SOURCES + _HEADERS + [_ABI]:
         h.update(path.read_bytes() + b"\0")
     return h.hexdigest()[:24]
 
