@@ -4,8 +4,8 @@
 dialects calling the runtime core's C API), prints it, has upstream MLIR parse it, lower it
 to LLVM (``PIPELINE``) and JIT-compile it with ``mlir.execution_engine.ExecutionEngine``
 linked against the native core (runtime/native_core.py, built once per machine). Compiled
-programs are kept per process by their IR text: compiling the same program again costs the
-lowering and printing only. ``NativeProgram.build(bindings)`` runs it with the arguments
+programs are kept per process by their IR text, and on disk (objcache.py): compiling the same
+program again, in this process or a later one, costs the lowering and printing only. ``NativeProgram.build(bindings)`` runs it with the arguments
 bound by name and returns the task graph the core built, as runtime/graph.py's TaskGraph:
 the same nodes, fields and edges as tg-materialize's (docs/native.md).
 """
