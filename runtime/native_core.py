@@ -205,7 +205,8 @@ def _array(pointer, n: int, owner: Core) -> np.ndarray:
         return np.zeros(0, np.dtype(ctype))
     buffer = (ctype * n).from_address(ctypes.cast(pointer, ctypes.c_void_p).value)
     buffer.owner = owner
-    return np.ctypeslib.as_array(buffer)
+    # frombuffer, not np.ctypeslib (whose import is most of a small first build).
+    return np.frombuffer(buffer, np.dtype(ctype))
 
 
 class Core:
@@ -490,7 +491,10 @@ def _copied(pointer, n: int) -> np.ndarray:
     """A copy of the scheduler's array at ``pointer`` (n entries; reused by the next run)."""
     if n == 0:
         return np.zeros(0, np.dtype(pointer._type_))
-    return np.ctypeslib.as_array(pointer, (n,)).copy()
+    address = ctypes.cast(pointer, ctypes.c_void_p).value
+    return np.frombuffer(
+        (pointer._type_ * n).from_address(address), np.dtype(pointer._type_)
+    ).copy()
 
 
 if __name__ == "__main__":
