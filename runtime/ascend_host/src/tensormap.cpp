@@ -188,7 +188,7 @@ std::mutex g_blocks_m;
 std::vector<std::pair<size_t, void*>> g_blocks;
 }  // namespace
 
-void* block_take(size_t bytes) {
+void* block_take(size_t bytes, bool huge) {
   {
     std::lock_guard<std::mutex> g(g_blocks_m);
     for (size_t i = 0; i < g_blocks.size(); ++i) {
@@ -200,17 +200,18 @@ void* block_take(size_t bytes) {
       }
     }
   }
-  // Blocks of 1 MB and more (entry chunks, the task ring) are 2 MB-aligned and asked for as
-  // transparent huge pages: a fresh block then costs one page fault per 2 MB, not per 4 kB
-  // (an entry chunk is 1.8 MB at rank 8: the rest of its page is never touched).
+  // A huge block is 2 MB-aligned and asked for as transparent huge pages: a fresh block then
+  // costs one page fault per 2 MB, not per 4 kB, but each page is zeroed whole when first
+  // touched (a small run touching little of its block pays for all of it).
   constexpr size_t kHuge = size_t(2) << 20;
-  const bool huge = bytes >= kHuge / 2;
   const size_t whole = (bytes + kHuge - 1) / kHuge * kHuge;
   void* p = huge ? aligned_alloc(kHuge, whole) : malloc(bytes);
   if (p == nullptr) throw std::bad_alloc();
   if (huge) madvise(p, whole, MADV_HUGEPAGE);
   return p;
 }
+
+void* block_take(size_t bytes) { return block_take(bytes, bytes >= (size_t(2) << 20)); }
 
 void block_give(void* p, size_t bytes, size_t keep) {
   if (p == nullptr) return;
@@ -373,7 +374,10 @@ int32_t TensorMap::new_entry(const Geom& g, bool unit) { return new_entry_at(g.o
 
 void TensorMap::add_chunk() {
   static_assert((size_t(1) << 14) == (size_t(1) << kChunkBits), "kChunkBytes");
-  chunks_.push_back(static_cast<Entry*>(block_take(kChunkBytes)));
+  // The first chunk in 4 kB pages, touched as a small run fills it; the next ones, which a
+  // large run fills, in huge pages (a chunk is 1.8 MB at rank 8: below block_take's own
+  // threshold).
+  chunks_.push_back(static_cast<Entry*>(block_take(kChunkBytes, !chunks_.empty())));
 }
 
 

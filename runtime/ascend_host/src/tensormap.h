@@ -121,7 +121,8 @@ class FlatIndex {
 
 // Large blocks kept from one run to the next (entry chunks, the task ring): a run reuses the
 // previous run's memory instead of faulting fresh pages in. At most `keep` blocks per size.
-void* block_take(size_t bytes);
+void* block_take(size_t bytes);  // huge pages from 2 MB on
+void* block_take(size_t bytes, bool huge);
 void block_give(void* p, size_t bytes, size_t keep);
 
 // One region geometry of a tensor. In a grid, its sizes and strides are the grid's; in the
