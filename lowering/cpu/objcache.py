@@ -95,13 +95,16 @@ def load(key: str) -> Library | None:
 
 def store(key: str, engine: Any) -> bool:
     """Write the program ``engine`` (an ExecutionEngine) compiled under ``key``; False when
-    it could not (no compiler, a read-only cache): the cache is an optimisation only."""
+    it could not (no linker, a read-only cache): the cache is an optimisation only."""
     folder = _dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=folder) as work:
             obj, lib = Path(work, "program.o"), Path(work, "program.so")
-            engine.dump_to_object_file(str(obj))
+            try:
+                engine.dump_to_object_file(str(obj))
+            except RuntimeError:  # an engine made without its object code
+                return False
             # The linker alone (the compiler driver costs ten times more): the code needs
             # the core and, at most, the C library, which every process has loaded.
             # JIT code has absolute relocations: the library gets text relocations.
