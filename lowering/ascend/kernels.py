@@ -10,7 +10,8 @@ arguments per launch and would need one host launch per task, which is the model
 runtime replaces. Kernel *bodies* may use either library inside (``pto::`` tiles or
 ``AscendC::``): the wrapper only hands them ``pto::wsp::GmTensor`` views of global memory.
 
-Kernel bodies come from the kernel declaration's ``impls = {ascend = "..."}``: a value with a
+Kernel bodies come from the kernel declaration's ``impls = {ascend = "..."}``, else from its
+tile function (``{tile = @f}``, emitted by tile_emit.py), else a stub. An ``impls`` value with a
 newline is inline C++ source (what the Python API's ``@kernel(impls={"ascend": src})`` gives);
 otherwise it is a path to a C++ file, absolute or relative to the directory of the file that
 declares the kernel (then ``kernel_dirs``, then the working directory) — as ``#include`` finds
@@ -30,6 +31,7 @@ from pto_wsp.errors import ErrorCode
 
 from .abi import Element, element, identifier, memref_rank, scalar
 from .errors import emission_error
+from .tile_emit import tile_body
 
 _CORES = {"Vector": "AIV cores", "Cube": "AIC cores", "Both": "AIV and AIC cores"}
 
@@ -68,7 +70,7 @@ class Kernel:
     unit: str  # vector or cube
     params: list[Param] = field(default_factory=list)
     body: str | None = None  # C++ source of the body
-    body_origin: str = ""  # where the body came from (for #line)
+    body_origin: str = ""  # where the body came from (for #line); '' for an emitted one
     pools: set[str] = field(default_factory=set)  # the pools its tasks use ("dynamic" too)
 
     @property
@@ -128,6 +130,11 @@ def resolve_body(kernel: Kernel, kernel_dirs: list[Path], stub: bool) -> list[st
     op = kernel.op
     impls = op.impls.data if op.impls is not None else {}
     where = impls.get("ascend")
+    function = op.tile_function()
+    if where is None and function is not None:
+        names = [p.name for p in kernel.params]
+        kernel.body = tile_body(kernel.signature(), names, function)
+        return []
     if where is None:
         if not stub:
             emission_error(
@@ -257,6 +264,8 @@ def kernel_body(kernel: Kernel) -> str:
 __aicore__ {kernel.signature()} {{}}
 """
         )
+    if not kernel.body_origin:  # emitted from the kernel's tile function
+        return head + kernel.body
     origin = kernel.body_origin.replace("\\", "/").replace('"', "'")
     return head + f'#line 1 "{origin}"\n' + kernel.body + _instance_forwarder(kernel)
 
