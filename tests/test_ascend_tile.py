@@ -15,7 +15,9 @@ import pytest
 
 from pto_wsp.lowering.ascend import AscendEmitError, AscendProgram, compile_module
 from pto_wsp.lowering.ascend.build import have_compiler
-from pto_wsp.tools.diagnostics import parse_located
+from pto_wsp.passes.pto_insert_sync import InsertSyncPass
+from pto_wsp.passes.pto_plan_memory import PlanMemoryPass
+from pto_wsp.tools.diagnostics import parse_located, universe_context
 
 pytestmark = pytest.mark.skipif(not have_compiler(), reason="the host build needs g++")
 
@@ -362,11 +364,18 @@ def parse(text: str):
     return parse_located(text, "tile_kernels.mlir")
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> AscendProgram:
-    """One emitted tree and one g++ -Wall -Werror build for every kernel."""
-    out = tmp_path_factory.mktemp("ascend_tile")
-    program = compile_module(parse(module_text()), out_dir=out, host=True, program="w_binary")
+@pytest.fixture(scope="module", params=["local", "planned"])
+def built(request, tmp_path_factory) -> AscendProgram:
+    """One emitted tree and one g++ -Wall -Werror build for every kernel: with tiles as local
+    buffers, and after pto-plan-memory and pto-insert-sync (tiles at their pto.addr in one
+    buffer per space, buffers reused; pipe flags checked for balance on the host)."""
+    module = parse(module_text())
+    if request.param == "planned":
+        ctx = universe_context()
+        PlanMemoryPass(soc="910B").apply(ctx, module)
+        InsertSyncPass().apply(ctx, module)
+    out = tmp_path_factory.mktemp(f"ascend_tile_{request.param}")
+    program = compile_module(module, out_dir=out, host=True, program="w_binary")
     assert isinstance(program, AscendProgram)
     return program
 

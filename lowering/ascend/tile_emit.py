@@ -18,6 +18,7 @@ from xdsl.dialects import arith, func, math, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BFloat16Type,
+    DictionaryAttr,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -26,9 +27,10 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from pto_wsp.dialects import pto
+from pto_wsp.passes.pto_plan_memory import ADDR_ATTR, MEMORY_ATTR
 
 from .abi import identifier
 from .errors import emission_error
@@ -130,6 +132,12 @@ class TileEmitter:
                 self.prologue.append(f"const float {local} = {conv}_to_float({name}.bits);")
                 name = local
             self.names[arg] = name
+        # Memory planning's output (pto-plan-memory): peak bytes per space, pto.addr per tile.
+        memory = function.attributes.get(MEMORY_ATTR)
+        self.memory = dict(memory.data) if isinstance(memory, DictionaryAttr) else {}
+        self.buffers: dict[str, str] = {}
+        self.scale = 1
+        self.flags = False
 
     # ---------------------------------------------------------------- names, types, lines
 
@@ -161,7 +169,7 @@ class TileEmitter:
             emission_error(op, f"{op.name}: the Ascend tile body has no C++ type for {type_}")
         return cxx
 
-    def tile_type(self, op: Operation, t: pto.TileType) -> str:
+    def tile_type(self, op: Operation, t: pto.TileType, at: bool = False) -> str:
         if t.strides.get_values() or t.offset.data:
             emission_error(
                 op, f"{op.name}: a tile view (strides, offset) is not emitted for Ascend: {t}"
@@ -170,14 +178,41 @@ class TileEmitter:
         if rows == 0:
             emission_error(op, f"{op.name}: Ascend tiles are 1-d or 2-d, got {t}")
         elem = _ELEMENTS[pto.type_name(t.element_type)]
-        return f"Tile<{elem}, Space::{_SPACES[t.space_name]}, {rows}, {cols}>"
+        kind = "TileAt" if at else "Tile"
+        return f"{kind}<{elem}, Space::{_SPACES[t.space_name]}, {rows}, {cols}>"
 
     def declare(self, op: Operation, value: SSAValue, valid: tuple[str, str] | None = None) -> str:
         """A tile local for ``value``; with ``valid`` its valid sizes (rows, cols) set."""
         name = self.define(value)
-        sizes = f"({valid[0]}, {valid[1]})" if valid else ""
-        self.line(f"{self.tile_type(op, pto.tile(value))} {name}{sizes};")
+        where = self.placed(value)
+        args = ([where] if where else []) + (list(valid) if valid else [])
+        sizes = f"({', '.join(args)})" if args else ""
+        self.line(f"{self.tile_type(op, pto.tile(value), at=bool(where))} {name}{sizes};")
         return name
+
+    def placed(self, value: SSAValue) -> str:
+        """The address of ``value``'s planned buffer (``vec_buffer + 4096``), '' if unplanned."""
+        addr = self.addr_of(value)
+        space = pto.tile(value).space_name
+        if addr is None or space not in self.buffers:
+            return ""
+        return f"{self.buffers[space]} + {addr * self.scale}"
+
+    def addr_of(self, value: SSAValue) -> int | None:
+        """pto.addr of the op making ``value``; a loop's or if's tile shares its buffer with
+        the loop's initial value or the then-branch's yielded value (pto-plan-memory)."""
+        owner = value.owner
+        if isinstance(value, BlockArgument):
+            loop = owner.parent_op()
+            if isinstance(loop, scf.ForOp) and value.index > 0:
+                return self.addr_of(loop.iter_args[value.index - 1])
+            return None
+        if isinstance(owner, scf.ForOp):
+            return self.addr_of(owner.iter_args[value.index])
+        if isinstance(owner, scf.IfOp):
+            return self.addr_of(owner.true_region.block.last_op.operands[value.index])
+        addr = owner.attributes.get(ADDR_ATTR)
+        return addr.value.data if isinstance(addr, IntegerAttr) else None
 
     def valid_sizes(self, op: Operation, t: pto.TileType, dynamic: list[str]) -> tuple[str, str]:
         """(rows, cols) of the valid shape: static sizes, else the given expressions in order."""
@@ -189,8 +224,28 @@ class TileEmitter:
     def emit(self) -> list[str]:
         for text in self.prologue:
             self.line(text)
+        self.space_buffers()
         self.block(self.function.body.block)
+        if self.flags:
+            self.line("TFLAGS_BALANCED();")
         return self.lines
+
+    def space_buffers(self) -> None:
+        """One byte buffer per planned space; a 16-bit float tile holds floats on the host,
+        so with such tiles buffers and offsets are scaled (kHostScaleHalf)."""
+        if not self.memory:
+            return
+        halves = any(
+            isinstance(r.type, pto.TileType)
+            and isinstance(r.type.element_type, Float16Type | BFloat16Type)
+            for op in self.function.walk()
+            for r in op.results
+        )
+        self.scale = 2 if halves else 1
+        for space, size in self.memory.items():
+            name = self.buffers[space] = self.fresh(f"{space}_buffer")
+            bytes_ = size.value.data * self.scale
+            self.line(f"alignas(512) uint8_t {name}[{max(bytes_, 1)}];")
 
     def block(self, block: Block) -> None:
         for op in block.ops:
@@ -311,13 +366,18 @@ class TileEmitter:
         self.line("}")
 
     def carried(self, op: Operation, results, inits) -> list[str]:
-        """Variables for the results of a loop or if, initialized from ``inits`` if given."""
+        """Variables for the results of a loop or if, initialized from ``inits`` if given; a
+        planned tile is its shared buffer."""
         names = []
         for i, value in enumerate(results):
-            name = self.define(value)
-            cxx = self.cxx_type(op, value.type)
-            init = f" = {self[inits[i]]}" if inits is not None else "" if "Tile<" in cxx else "{}"
-            self.line(f"{cxx} {name}{init};")
+            if isinstance(value.type, pto.TileType):
+                name = self.declare(op, value)
+                if inits is not None:
+                    self.line(f"TMOV({name}, {self[inits[i]]});")
+            else:
+                name = self.define(value)
+                init = f" = {self[inits[i]]}" if inits is not None else "{}"
+                self.line(f"{self.cxx_type(op, value.type)} {name}{init};")
             names.append(name)
         return names
 
@@ -331,18 +391,22 @@ class TileEmitter:
         self.depth -= 1
 
     def yield_(self, op: scf.YieldOp, results: list[str]) -> None:
-        values = [self[v] for v in op.arguments]
-        moves = [(r, v) for r, v in zip(results, values) if r != v]
-        clash = any(v in results for _, v in moves)
-        if clash:  # a permutation of the carried values: through copies
+        moves = [(r, self[v], v) for r, v in zip(results, op.arguments) if r != self[v]]
+        if any(name in results for _, name, _ in moves):
+            # A permutation of the carried values: through copies.
             temps = []
-            for r, v in moves:
+            for r, name, value in moves:
                 temp = self.fresh(r + "_next")
-                self.line(f"const auto {temp} = {v};")
-                temps.append((r, temp))
+                if isinstance(value.type, pto.TileType):
+                    self.line(f"{self.tile_type(op, pto.tile(value))} {temp};")
+                    self.line(f"TMOV({temp}, {name});")
+                else:
+                    self.line(f"const auto {temp} = {name};")
+                temps.append((r, temp, value))
             moves = temps
-        for r, v in moves:
-            self.line(f"{r} = {v};")
+        for r, name, value in moves:
+            tile = isinstance(value.type, pto.TileType)
+            self.line(f"TMOV({r}, {name});" if tile else f"{r} = {name};")
 
     def unsupported_scf(self, op: Operation) -> None:
         emission_error(op, f"{op.name} has no Ascend tile C++ form: use scf.for or scf.if")
@@ -397,6 +461,7 @@ class TileEmitter:
         self.line(f"{function}({', '.join(args)});")
 
     def sync(self, op: Operation) -> None:
+        self.flags = True
         if isinstance(op, pto.BarrierOp):
             self.line(f"TBARRIER({_PIPES[op.pipe.value.data]});")
             return

@@ -138,6 +138,34 @@ struct Tile {
   const Value& operator()(int64_t r, int64_t c) const { return data[r * C + c]; }
 };
 
+// A tile at a byte offset of its space's buffer: what memory planning (pto.addr) gives. It
+// is the buffer, not a value: no copies (TMOV copies its elements).
+template <typename T, Space S, int R, int C>
+struct TileAt {
+  typedef T Element;
+  typedef typename Elem<T>::Value Value;
+  static constexpr Space space = S;
+  static constexpr int kRows = R;
+  static constexpr int kCols = C;
+
+  Value* data;
+  int64_t valid_rows = R;
+  int64_t valid_cols = C;
+
+  explicit TileAt(uint8_t* at) : data(reinterpret_cast<Value*>(at)) {}
+  TileAt(uint8_t* at, int64_t rows, int64_t cols)
+      : data(reinterpret_cast<Value*>(at)), valid_rows(rows), valid_cols(cols) {}
+  TileAt(const TileAt&) = delete;
+  TileAt& operator=(const TileAt&) = delete;
+
+  Value& operator()(int64_t r, int64_t c) { return data[r * C + c]; }
+  const Value& operator()(int64_t r, int64_t c) const { return data[r * C + c]; }
+};
+
+// On the host a 16-bit float element is held as a float: a function with such tiles gets its
+// space buffers and pto.addr offsets scaled by this much, so planned tiles still never overlap.
+constexpr int kHostScaleHalf = 2;
+
 namespace detail {
 
 [[noreturn]] inline void fail(const char* what) {
@@ -201,9 +229,14 @@ inline void TSTORE(const G& dst, const A& src, const int64_t (&off)[G::rank]) {
     for (int64_t c = 0; c < src.valid_cols; ++c) dst.data[at + r * rs + c * cs] = Elem<T>::out(src(r, c));
 }
 
-// A copy into another memory space (the valid region; the space is dst's type).
+// A copy into another memory space (the valid region; the space is dst's type). A tile moved
+// onto its own buffer (a loop's carried tile after planning) only takes the valid region.
 template <typename D, typename A>
 inline void TMOV(D& dst, const A& src) {
+  if (static_cast<const void*>(&dst(0, 0)) == static_cast<const void*>(&src(0, 0))) {
+    detail::same_valid(dst, src);
+    return;
+  }
   detail::map(dst, src, [](typename A::Value x, int64_t, int64_t) { return x; });
 }
 
@@ -385,27 +418,35 @@ PTO_WSP_TILE_EXPAND(EXPSUB, expf(a - b))
 
 // ------------------------------------------------------------------------------ cube
 
-// acc = left x right over the valid regions (M x K times K x N), accumulated in acc's type.
+namespace detail {
+// acc += left x right over the valid regions (M x K times K x N), in acc's type.
 template <typename C, typename A, typename B>
-inline void TMATMUL(C& acc, const A& a, const B& b) {
-  if (a.valid_cols != b.valid_rows) detail::fail("TMATMUL: K of left and right differ");
+inline void multiply_add(C& acc, const A& a, const B& b) {
+  if (a.valid_cols != b.valid_rows) fail("TMATMUL: K of left and right differ");
   typedef typename C::Value V;
-  acc.valid_rows = a.valid_rows;
-  acc.valid_cols = b.valid_cols;
-  for (int64_t m = 0; m < a.valid_rows; ++m) {
-    for (int64_t n = 0; n < b.valid_cols; ++n) acc(m, n) = V(0);
+  for (int64_t m = 0; m < a.valid_rows; ++m)
     for (int64_t k = 0; k < a.valid_cols; ++k) {
       const V x = static_cast<V>(a(m, k));
       for (int64_t n = 0; n < b.valid_cols; ++n) acc(m, n) += x * static_cast<V>(b(k, n));
     }
-  }
+}
+}  // namespace detail
+
+// acc = left x right.
+template <typename C, typename A, typename B>
+inline void TMATMUL(C& acc, const A& a, const B& b) {
+  acc.valid_rows = a.valid_rows;
+  acc.valid_cols = b.valid_cols;
+  for (int64_t m = 0; m < acc.valid_rows; ++m)
+    for (int64_t n = 0; n < acc.valid_cols; ++n) acc(m, n) = 0;
+  detail::multiply_add(acc, a, b);
 }
 
+// acc = init + left x right; in place when acc is init's buffer (as the cube accumulates).
 template <typename C, typename I, typename A, typename B>
 inline void TMATMUL_ACC(C& acc, const I& init, const A& a, const B& b) {
-  C product;
-  TMATMUL(product, a, b);
-  TADD(acc, init, product);
+  TMOV(acc, init);
+  detail::multiply_add(acc, a, b);
 }
 
 template <typename C, typename A, typename B, typename Z>
@@ -445,6 +486,17 @@ inline void TWAIT_FLAG(pipe_t src, pipe_t dst, event_t event) {
 }
 
 inline void TBARRIER(pipe_t) {}
+
+// At the end of a kernel body: every flag set was waited for (an AICore would otherwise start
+// the next task with a flag still set).
+inline void TFLAGS_BALANCED() {
+  for (int s = 0; s < 8; ++s)
+    for (int d = 0; d < 8; ++d)
+      for (int e = 0; e < 8; ++e)
+        if (detail::pending(pipe_t(s), pipe_t(d), event_t(e)) != 0) {
+          detail::fail("a set_flag was never waited for by the end of the kernel");
+        }
+}
 
 }  // namespace tile
 }  // namespace wsp
