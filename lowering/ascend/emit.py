@@ -10,7 +10,8 @@
     aicore_dispatch.cpp     pto_wsp_aicore_dispatch: switch over KERNEL_LIST
     kernels/<k>.h           the body's declaration
     kernels/<k>.cpp         extern "C" __global__ __aicore__ <k>_wrapper(GM_ADDR task)
-    kernels/<k>_body.cpp    the body (impls = {ascend = ...}) or a stub
+    kernels/<k>_body.cpp    the body (impls = {ascend = ...}), emitted from the kernel's
+                            tile function (tile_emit.py), or a stub
     Makefile.host           g++ -std=c++17 -Wall -Werror -DPTO_WSP_HOST -> libpto_wsp_host.so
     Makefile.device         bisheng (-xcce, dav-c220 / dav-c310) + the AICPU compiler: untested
     ascend_host/            a copy of runtime/ascend_host (headers + host runtime)
