@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from pto_wsp.dialects import pto
+from pto_wsp.passes.pto_cost import ELEMENT_BYTES
 from pto_wsp.passes.pto_plan_memory import ADDR_ATTR, MEMORY_ATTR
 
 from .abi import identifier
@@ -258,7 +259,37 @@ class TileEmitter:
                 op, f"{op.name} has no Ascend tile C++ form (in tile function "
                 f"@{self.function.sym_name.data})",
             )  # fmt: skip
+        if self.memory and op.name.startswith("pto."):
+            self.check_in_place(op)
         handler(op)
+
+    def check_in_place(self, op: Operation) -> None:
+        """A planned result that overlaps a tile the op reads: only an op reading and writing
+        each element at the same place (elementwise, on the same shape) computes in place."""
+        if not op.results or not isinstance(op.results[0].type, pto.TileType):
+            return
+        result = op.results[0]
+        for operand in op.operands:
+            if not isinstance(operand.type, pto.TileType) or not self.overlap(result, operand):
+                continue
+            same = self.addr_of(result) == self.addr_of(operand) and _same_layout(
+                pto.tile(result), pto.tile(operand)
+            )
+            if not (same and _elementwise_in(op, operand)):
+                name = operand.name_hint or "its operand"
+                emission_error(
+                    op, f"{op.name}: pto-plan-memory placed its result on the buffer of "
+                    f"%{name}, which it reads: not computable in place",
+                )  # fmt: skip
+
+    def overlap(self, a: SSAValue, b: SSAValue) -> bool:
+        ta, tb = pto.tile(a), pto.tile(b)
+        if ta.space_name != tb.space_name:
+            return False
+        xa, xb = self.addr_of(a), self.addr_of(b)
+        if xa is None or xb is None:
+            return False
+        return xa < xb + _bytes(tb) and xb < xa + _bytes(ta)
 
     def handler(self, op: Operation) -> Callable[[Operation], None] | None:
         kind = type(op)
@@ -468,6 +499,27 @@ class TileEmitter:
         verb = "TSET_FLAG" if isinstance(op, pto.SetFlagOp) else "TWAIT_FLAG"
         src, dst = _PIPES[op.src_pipe.value.data], _PIPES[op.dst_pipe.value.data]
         self.line(f"{verb}({src}, {dst}, EVENT_ID{op.event.value.data});")
+
+
+def _bytes(t: pto.TileType) -> int:
+    return pymath.prod(t.dims) * ELEMENT_BYTES[pto.type_name(t.element_type)]
+
+
+def _same_layout(a: pto.TileType, b: pto.TileType) -> bool:
+    size = ELEMENT_BYTES[pto.type_name(a.element_type)]
+    return a.dims == b.dims and size == ELEMENT_BYTES[pto.type_name(b.element_type)]
+
+
+#: Ops that read each element of these operands where they write its result.
+_ELEMENTWISE = (pto.BinaryOp, pto.ScalarBinaryOp, pto.UnaryOp, pto.CastOp, pto.FillPadOp)
+
+
+def _elementwise_in(op: Operation, operand: SSAValue) -> bool:
+    if isinstance(op, _ELEMENTWISE + (pto.MoveOp, pto.SelOp, pto.CmpOp, pto.CmpsOp)):
+        return True
+    if isinstance(op, pto.ExpandBinaryOp):
+        return operand is op.input
+    return isinstance(op, pto.MatmulAccOp) and operand is op.acc
 
 
 def _simple(function: str) -> Callable[[TileEmitter, Operation], None]:
