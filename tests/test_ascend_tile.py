@@ -317,6 +317,51 @@ for _shape in ("8x16", "4x4"):
     )
 
 
+# RMSNorm with a residual over two 8 x 16 blocks of a rank-3 view: a loop without carried
+# values, loads and stores at offsets of all three dimensions, 8 x 1 tile arithmetic.
+M3 = "memref<2x8x16xf32>"
+kernel(
+    "rmsnorm",
+    f"x: in {M3}, res: in {M3}, w: in {MCOL}, h: out {M3}, y: out {M3}",
+    f"""
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %cols = arith.constant 16.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %tw = pto.load %w : {MCOL} -> {COL}
+  scf.for %i = %c0 to %c2 step %c1 {{
+    %tx = pto.load %x[%i, %c0, %c0] : {M3} -> {V816}
+    %tr = pto.load %res[%i, %c0, %c0] : {M3} -> {V816}
+    %th = pto.add %tx, %tr : {V816}
+    pto.store %th, %h[%i, %c0, %c0] : {V816}, {M3}
+    %sq = pto.mul %th, %th : {V816}
+    %ss = pto.row_sum %sq : {V816} -> {ROW}
+    %ms = pto.divs %ss, %cols : {ROW}, f32
+    %me = pto.adds %ms, %eps : {ROW}, f32
+    %rr = pto.rsqrt %me : {ROW}
+    %n = pto.row_expand_mul %th, %rr : {V816}, {ROW}
+    %o = pto.col_expand_mul %n, %tw : {V816}, {COL}
+    pto.store %o, %y[%i, %c0, %c0] : {V816}, {M3}
+  }}
+""",
+)
+
+# int8 x int8 -> int32 on the cube.
+kernel(
+    "matmul_i8",
+    "a: in memref<16x32xi8>, b: in memref<32x16xi8>, c: out memref<16x16xi32>",
+    f"""
+  %la = pto.load %a : memref<16x32xi8> -> {tile_t("16x32", "mat", "i8")}
+  %lb = pto.load %b : memref<32x16xi8> -> {tile_t("32x16", "mat", "i8")}
+  %l = pto.move %la : {tile_t("16x32", "mat", "i8")} -> {tile_t("16x32", "left", "i8")}
+  %r = pto.move %lb : {tile_t("32x16", "mat", "i8")} -> {tile_t("32x16", "right", "i8")}
+  %acc = pto.matmul %l, %r : {tile_t("16x32", "left", "i8")}, {tile_t("32x16", "right", "i8")} -> {tile_t("16x16", "acc", "i32")}
+  pto.store %acc, %c : {tile_t("16x16", "acc", "i32")}, memref<16x16xi32>
+""",
+)
+
+
 # A kernel with a tile function and an Ascend body: the body wins on Ascend.
 kernel(
     "override",
@@ -525,6 +570,24 @@ def test_generic_instances(built):
         x, y = rand(*shape), np.zeros((N, *shape), np.float32)
         run(built, f"scale_{name}", x=x, y=y)
         np.testing.assert_allclose(y, 3 * x, rtol=1e-6)
+
+
+def test_rmsnorm_residual(built):
+    x, res, w = rand(2, 8, 16), rand(2, 8, 16), rand(1, 16)
+    h, y = np.zeros_like(x), np.zeros_like(x)
+    run(built, "rmsnorm", x=x, res=res, w=w, h=h, y=y)
+    want_h = x + res
+    rms = np.sqrt((want_h * want_h).mean(axis=-1, keepdims=True) + np.float32(1e-5))
+    np.testing.assert_allclose(h, want_h, rtol=1e-6)
+    np.testing.assert_allclose(y, want_h / rms * w[:, None], rtol=1e-5, atol=1e-6)
+
+
+def test_matmul_int8(built):
+    a = RNG.integers(-128, 128, (N, 16, 32), dtype=np.int8)
+    b = RNG.integers(-128, 128, (N, 32, 16), dtype=np.int8)
+    c = np.zeros((N, 16, 16), np.int32)
+    run(built, "matmul_i8", a=a, b=b, c=c)
+    np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
 
 
 def test_impls_wins_over_tile_function(built):
