@@ -34,7 +34,7 @@ from xdsl.ir import Attribute
 #: Limits of the ABI that no program may exceed (bit masks of dimensions are 16 wide).
 MAX_RANK = 16
 
-# C++ keywords and names the generated code uses itself.
+# C++ keywords and names the generated code uses itself (Tile..Elem: tile.h's, in tile bodies).
 _CXX_KEYWORDS = frozenset(
     """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
     char16_t char32_t class compl concept const consteval constexpr constinit const_cast
@@ -45,7 +45,7 @@ _CXX_KEYWORDS = frozenset(
     static_cast struct switch template this thread_local throw true try typedef typeid
     typename union unsigned using virtual void volatile wchar_t while xor xor_eq
     int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t pto std
-    GM_ADDR main""".split()
+    GM_ADDR main Tile TileAt Space Cmp Elem""".split()
 )
 
 

@@ -130,7 +130,9 @@ class TileEmitter:
             if isinstance(arg.type, Float16Type | BFloat16Type):
                 local = self.fresh(name + "_value")
                 conv = "half" if isinstance(arg.type, Float16Type) else "bf16"
-                self.prologue.append(f"const float {local} = {conv}_to_float({name}.bits);")
+                self.prologue.append(
+                    f"[[maybe_unused]] const float {local} = {conv}_to_float({name}.bits);"
+                )
                 name = local
             self.names[arg] = name
         # Memory planning's output (pto-plan-memory): peak bytes per space, pto.addr per tile.
