@@ -15,7 +15,12 @@ import pytest
 from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 
 from pto_wsp.dialects import wsp
-from pto_wsp.lowering.ascend import AscendEmitError, AscendProgram, compile_module
+from pto_wsp.lowering.ascend import (
+    AscendEmitError,
+    AscendProgram,
+    ExecutionError,
+    compile_module,
+)
 from pto_wsp.lowering.ascend.build import have_compiler
 from pto_wsp.passes.pto_insert_sync import InsertSyncPass
 from pto_wsp.passes.pto_plan_memory import PlanMemoryPass
@@ -364,6 +369,28 @@ kernel(
 )
 
 
+# Faults the host reports as the task's error: entry b loads b + 3 rows of a 4-row view; a
+# wait_flag with no set_flag before it.
+kernel(
+    "outside",
+    "x: in memref<4x16xf32>, o: out memref<4x16xf32>, b: index",
+    """
+  %c3 = arith.constant 3 : index
+  %rows = arith.addi %b, %c3 : index
+  %t = pto.load %x valid(%rows) : memref<4x16xf32> -> !pto.tile<8x16xf32, vec, valid = [?, 16]>
+  pto.store %t, %o : !pto.tile<8x16xf32, vec, valid = [?, 16]>, memref<4x16xf32>
+""",
+    scalars="b",
+)
+kernel(
+    "unset_flag",
+    "x: in memref<16xf32>",
+    """
+  pto.wait_flag V -> MTE3, 2
+""",
+)
+
+
 # A kernel with a tile function and an Ascend body: the body wins on Ascend.
 kernel(
     "override",
@@ -593,6 +620,20 @@ def test_matmul_int8(built):
     c = np.zeros((N, 16, 16), np.int32)
     run(built, "matmul_i8", a=a, b=b, c=c)
     np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
+
+
+def test_tile_outside_its_view_is_the_tasks_error(built):
+    x, o = np.ones((3, 4, 16), np.float32), np.zeros((3, 4, 16), np.float32)
+    with pytest.raises(
+        ExecutionError,
+        match=r"outside.*TLOAD: 5 x 16 tile at offset 0 of dimension 0 is outside the view \(size 4\)",
+    ):
+        built.for_program("w_outside").execute(x=x, o=o, n=3)
+
+
+def test_wait_without_set_is_the_tasks_error(built):
+    with pytest.raises(ExecutionError, match=r"unset_flag.*wait_flag without a set_flag before it"):
+        run(built, "unset_flag", x=rand(16))
 
 
 def test_impls_wins_over_tile_function(built):

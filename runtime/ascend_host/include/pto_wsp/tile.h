@@ -11,16 +11,17 @@
 // are arrays on the stack, instructions are loops, 16-bit floats compute in float and round
 // to their type at TSTORE and TCVT, and pipe flags are checked, not waited on: one in-order
 // thread runs every pipe, so a wait_flag whose set_flag was never issued is a
-// synchronization bug, reported and aborted on. A device build maps the same names to the
+// synchronization bug. A fault (that, or a tile outside its view) throws: the host runtime
+// reports it as the task's error. A device build maps the same names to the
 // AICore's instructions (pto-isa); that mapping is not part of this file.
 #pragma once
 
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "pto_wsp/aicore.h"
@@ -168,9 +169,9 @@ constexpr int kHostScaleHalf = 2;
 
 namespace detail {
 
-[[noreturn]] inline void fail(const char* what) {
-  fprintf(stderr, "pto-wsp tile API: %s\n", what);
-  abort();
+// A fault of the kernel: the host runtime reports it as the task's error (ExecutionError).
+[[noreturn]] inline void fail(const std::string& what) {
+  throw std::runtime_error("tile API: " + what);
 }
 
 template <typename D, typename A>
@@ -196,7 +197,16 @@ inline V vmin(V a, V b) { return a < b ? a : b; }
 // The offset of a tile's origin in a view, and the view's row and column strides: a tile
 // addresses the view's last two dimensions (a 1 x C tile its last one).
 template <typename G>
-inline int64_t origin(const G& view, const int64_t (&off)[G::rank], int64_t& rs, int64_t& cs) {
+inline int64_t origin(const G& view, const int64_t (&off)[G::rank], int64_t rows, int64_t cols,
+                      const char* verb, int64_t& rs, int64_t& cs) {
+  for (int d = 0; d < G::rank; ++d) {
+    const int64_t extent = d == G::rank - 1 ? cols : d == G::rank - 2 ? rows : 1;
+    if (off[d] < 0 || off[d] + extent > view.shape[d]) {
+      fail(std::string(verb) + ": " + std::to_string(rows) + " x " + std::to_string(cols) +
+           " tile at offset " + std::to_string(off[d]) + " of dimension " + std::to_string(d) +
+           " is outside the view (size " + std::to_string(view.shape[d]) + ")");
+    }
+  }
   int64_t at = 0;
   for (int d = 0; d < G::rank; ++d) at += off[d] * view.stride[d];
   cs = view.stride[G::rank - 1];
@@ -212,7 +222,7 @@ inline int64_t origin(const G& view, const int64_t (&off)[G::rank], int64_t& rs,
 template <typename D, typename G>
 inline void TLOAD(D& dst, const G& src, const int64_t (&off)[G::rank]) {
   int64_t rs, cs;
-  const int64_t at = detail::origin(src, off, rs, cs);
+  const int64_t at = detail::origin(src, off, dst.valid_rows, dst.valid_cols, "TLOAD", rs, cs);
   typedef typename D::Element T;
   for (int64_t r = 0; r < dst.valid_rows; ++r)
     for (int64_t c = 0; c < dst.valid_cols; ++c)
@@ -223,7 +233,7 @@ inline void TLOAD(D& dst, const G& src, const int64_t (&off)[G::rank]) {
 template <typename G, typename A>
 inline void TSTORE(const G& dst, const A& src, const int64_t (&off)[G::rank]) {
   int64_t rs, cs;
-  const int64_t at = detail::origin(dst, off, rs, cs);
+  const int64_t at = detail::origin(dst, off, src.valid_rows, src.valid_cols, "TSTORE", rs, cs);
   typedef typename A::Element T;
   for (int64_t r = 0; r < src.valid_rows; ++r)
     for (int64_t c = 0; c < src.valid_cols; ++c) dst.data[at + r * rs + c * cs] = Elem<T>::out(src(r, c));
@@ -469,9 +479,16 @@ inline void TTRANS(D& dst, const A& src) {
 // Flags set and not yet waited for, per (source pipe, destination pipe, event), on this
 // thread: the host runs a task's pipes in order, so a wait must find its set already issued.
 namespace detail {
-inline int& pending(pipe_t src, pipe_t dst, event_t event) {
+inline int& pending(int src, int dst, int event) {
   static thread_local int flags[8][8][8];
   return flags[src & 7][dst & 7][event & 7];
+}
+
+[[noreturn]] inline void flag_fault(const char* what) {
+  for (int s = 0; s < 8; ++s)  // the thread's next task starts with no flag set
+    for (int d = 0; d < 8; ++d)
+      for (int e = 0; e < 8; ++e) pending(s, d, e) = 0;
+  fail(what);
 }
 }  // namespace detail
 
@@ -481,7 +498,7 @@ inline void TSET_FLAG(pipe_t src, pipe_t dst, event_t event) {
 
 inline void TWAIT_FLAG(pipe_t src, pipe_t dst, event_t event) {
   int& n = detail::pending(src, dst, event);
-  if (n == 0) detail::fail("wait_flag without a set_flag before it (the AICore would hang)");
+  if (n == 0) detail::flag_fault("wait_flag without a set_flag before it (the AICore would hang)");
   --n;
 }
 
@@ -493,8 +510,8 @@ inline void TFLAGS_BALANCED() {
   for (int s = 0; s < 8; ++s)
     for (int d = 0; d < 8; ++d)
       for (int e = 0; e < 8; ++e)
-        if (detail::pending(pipe_t(s), pipe_t(d), event_t(e)) != 0) {
-          detail::fail("a set_flag was never waited for by the end of the kernel");
+        if (detail::pending(s, d, e) != 0) {
+          detail::flag_fault("a set_flag was never waited for by the end of the kernel");
         }
 }
 
