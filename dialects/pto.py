@@ -1103,6 +1103,17 @@ class BarrierOp(IRDLOperation):
         printer.print_op_attributes(self.attributes)
 
 
+def computes_in_place(op: Operation, operand: SSAValue) -> bool:
+    """Whether ``op`` may write its result over ``operand``'s buffer: each element is read
+    and written at the same place (elementwise ops, a broadcast's full tile, an accumulator)."""
+    elementwise = (BinaryOp, ScalarBinaryOp, UnaryOp, CastOp, FillPadOp, MoveOp, SelOp)
+    if isinstance(op, elementwise + (CmpOp, CmpsOp)):
+        return True
+    if isinstance(op, ExpandBinaryOp):
+        return operand is op.input
+    return isinstance(op, MatmulAccOp) and operand is op.acc
+
+
 # --------------------------------------------------------------------------- functions and scopes
 
 

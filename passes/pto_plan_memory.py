@@ -5,7 +5,9 @@ buffer is free after its last use (a use inside a loop, of a tile made before it
 the loop's end); a later tile may take it. A loop's initial value, its iteration argument,
 the value it yields and its result are one buffer (the loop updates the tile in place), as
 are an ``scf.if``'s yielded values and result, and a ``pto.matmul_acc``'s result and the
-accumulator it reads when nothing else reads it. Offsets are aligned per space and the peak
+accumulator it reads when nothing else reads it; an op that cannot compute in place on such a
+shared buffer (a transpose of a loop's tile) writes a buffer of its own, copied into the
+shared one by an inserted ``pto.move``. Offsets are aligned per space and the peak
 per space is checked against the SoC's capacity (``SOCS``, sources in docs/kernels.md);
 each function gets ``pto.memory``, its peak bytes per space.
 """
@@ -21,6 +23,7 @@ from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, i64
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from pto_wsp.dialects import pto
@@ -249,9 +252,31 @@ def _name(value: SSAValue) -> str:
     return f"%{value.name_hint}" if value.name_hint else "a tile"
 
 
+def _copy_out_of_place(func: FuncOp) -> None:
+    """An op whose result would share the buffer of a tile it reads, and cannot compute in
+    place (a transpose of a loop's carried tile, say), gets a buffer of its own and a
+    ``pto.move`` into the shared one."""
+    groups = _Groups()
+    _join_regions(func, groups)
+    for op in list(func.walk()):
+        if not op.name.startswith("pto.") or not _tiles(op.results):
+            continue  # (loops and branches carry their buffer: they compute nothing)
+        result = op.results[0]
+        shared = [
+            v
+            for v in _tiles(op.operands)
+            if groups.find(v) == groups.find(result) and not pto.computes_in_place(op, v)
+        ]
+        if shared and result.type.space_name == "vec":
+            move = pto.MoveOp(result, "vec")
+            Rewriter.insert_op(move, InsertPoint.after(op))
+            result.replace_uses_with_if(move.result, lambda use, m=move: use.operation is not m)
+
+
 def plan(func: FuncOp, capacity: dict[str, int], soc: str) -> dict[str, int]:
     """Place ``func``'s tiles; the peak bytes per space."""
     _check_in_place(func)
+    _copy_out_of_place(func)
     live: dict[str, list[_Buffer]] = {}
     peak: dict[str, int] = {}
     for buf in _buffers(func):

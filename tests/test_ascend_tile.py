@@ -243,6 +243,25 @@ kernel(
 """,
 )
 
+# A loop's carried tile transposed three times: planned, the transpose cannot write over the
+# tile it reads, so pto-plan-memory gives it a buffer of its own and copies it back.
+S8 = tile_t("8x8", "vec")
+kernel(
+    "transpose_loop",
+    "x: in memref<8x8xf32>, o: out memref<8x8xf32>",
+    f"""
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %t = pto.load %x : memref<8x8xf32> -> {S8}
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %t) -> ({S8}) {{
+    %b = pto.transpose %a : {S8} -> {S8}
+    scf.yield %b : {S8}
+  }}
+  pto.store %r, %o : {S8}, memref<8x8xf32>
+""",
+)
+
 # Entry b loads its first b % 8 + 1 rows (a runtime valid shape), pads the rest with 0 and
 # scales by 2 (b even) or 3 (b odd) through scf.if with a tile result.
 VALID = "!pto.tile<8x16xf32, vec, valid = [?, 16]>"
@@ -562,6 +581,12 @@ def test_matmul_accumulate_bias_loop(built):
 def test_transpose(built):
     x, o = rand(8, 16), np.zeros((N, 16, 8), np.float32)
     run(built, "transpose", x=x, o=o)
+    np.testing.assert_array_equal(o, x.transpose(0, 2, 1))
+
+
+def test_transpose_of_a_loop_carried_tile(built):
+    x, o = rand(8, 8), np.zeros((N, 8, 8), np.float32)
+    run(built, "transpose_loop", x=x, o=o)
     np.testing.assert_array_equal(o, x.transpose(0, 2, 1))
 
 

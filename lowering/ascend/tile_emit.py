@@ -277,7 +277,7 @@ class TileEmitter:
             same = self.addr_of(result) == self.addr_of(operand) and _same_layout(
                 pto.tile(result), pto.tile(operand)
             )
-            if not (same and _elementwise_in(op, operand)):
+            if not (same and pto.computes_in_place(op, operand)):
                 name = operand.name_hint or "its operand"
                 emission_error(
                     op, f"{op.name}: pto-plan-memory placed its result on the buffer of "
@@ -513,17 +513,6 @@ def _same_layout(a: pto.TileType, b: pto.TileType) -> bool:
 
 
 #: Ops that read each element of these operands where they write its result.
-_ELEMENTWISE = (pto.BinaryOp, pto.ScalarBinaryOp, pto.UnaryOp, pto.CastOp, pto.FillPadOp)
-
-
-def _elementwise_in(op: Operation, operand: SSAValue) -> bool:
-    if isinstance(op, _ELEMENTWISE + (pto.MoveOp, pto.SelOp, pto.CmpOp, pto.CmpsOp)):
-        return True
-    if isinstance(op, pto.ExpandBinaryOp):
-        return operand is op.input
-    return isinstance(op, pto.MatmulAccOp) and operand is op.acc
-
-
 def _simple(function: str) -> Callable[[TileEmitter, Operation], None]:
     return lambda self, op: self.call(function, op)
 

@@ -166,3 +166,27 @@ func.func @regions(%x: memref<16x16xf32>, %a: !pto.tile<16x16xf32, vec>, %p: i1)
 // CHECK-NEXT:     pto.yield %z
 // CHECK-NEXT:   }
 // CHECK-NEXT:   func.return %s
+
+// -----
+
+// A loop's carried tile is one buffer; a transpose cannot write over the tile it reads, so it
+// gets a buffer of its own (256) and a pto.move copies it into the carried one (0).
+func.func @transposed(%x: memref<8x8xf32>, %y: memref<8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %t = pto.load %x : memref<8x8xf32> -> !pto.tile<8x8xf32, vec>
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %t) -> (!pto.tile<8x8xf32, vec>) {
+    %b = pto.transpose %a : !pto.tile<8x8xf32, vec> -> !pto.tile<8x8xf32, vec>
+    scf.yield %b : !pto.tile<8x8xf32, vec>
+  }
+  pto.store %r, %y : !pto.tile<8x8xf32, vec>, memref<8x8xf32>
+  func.return
+}
+
+// CHECK:      func.func @transposed(
+// CHECK:        %t = pto.load %x {pto.addr = 0 : i64}
+// CHECK:          %b = pto.transpose %a {pto.addr = 256 : i64}
+// CHECK-NEXT:     %[[COPY:.*]] = pto.move %b {pto.addr = 0 : i64} : !pto.tile<8x8xf32, vec> -> !pto.tile<8x8xf32, vec>
+// CHECK-NEXT:     scf.yield %[[COPY]]
+// CHECK:        pto.store %r, %y
