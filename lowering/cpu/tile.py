@@ -28,7 +28,6 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
     IntegerAttr,
-    IntegerType,
     MemRefType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
