@@ -36,6 +36,7 @@ from pto_wsp.errors import CompileError, user_location
 
 from .expressions import ROOT, Arg, Const, Expr, as_expr, as_index, check_identifier, is_int
 from .tensors import DType, TensorSpec
+from .tile import is_tile_body
 
 #: Python annotations of scalar parameters and the type each gives (``int`` stays index).
 _PY_SCALARS: dict[Any, Attribute] = {int: IndexType(), float: Float64Type(), bool: i1}
@@ -174,6 +175,8 @@ class Kernel:
         self.fn, self.name, self.params = fn, name, params
         self.exec_unit, self.impls = exec_unit, impls
         self.loc = user_location()
+        #: Whether the body is written with ``pto_wsp.tile`` ops (traced, not run on numpy).
+        self.is_tile = is_tile_body(fn)
         self._cost = cost
         #: The traced cost (None for a generic kernel: each instance traces its own).
         self.cost = None if self.generic else self.traced_cost(params)
