@@ -167,7 +167,7 @@ def _identity(kind: str, t: str) -> str:
     if kind == "sum":
         return "0.0" if _is_float(t) else "0"
     if _is_float(t):
-        return "0xFF800000" if t == "f32" else ("0xFC00" if t == "f16" else "0xFF80")
+        return _float_literal(-np.inf if kind == "max" else np.inf, t)
     info = np.iinfo(f"int{_width(t)}")
     return str(info.min if kind == "max" else info.max)
 
@@ -232,7 +232,9 @@ class _Emitter:
         return name
 
     def new_tile(self, t: pto.TileType, valid: list[int | str]) -> _Tile:
-        tile = _Tile(self.fresh(), t.dims, _name(t.element_type), valid)
+        # Masks live in bytes: upstream MLIR stores no i1 memref elements.
+        element = _name(t.element_type).replace("i1", "i8")
+        tile = _Tile(self.fresh(), t.dims, element, valid)
         self.emit(f"{tile.buffer} = memref.alloc() : {tile.type}")
         self.buffers.append(f"memref.dealloc {tile.buffer} : {tile.type}")
         return tile
@@ -424,7 +426,10 @@ def _compare(e: _Emitter, op: Operation) -> None:
         ins = [(*e.view(e.tiles[v]), _map(rank)) for v in (op.mask, op.lhs, op.rhs)]
 
         def body(args: list[str]) -> tuple[list[str], str]:
-            return [f"%r = arith.select {args[0]}, {args[1]}, {args[2]} : {t.element}"], "%r"
+            return [
+                f"%m = arith.trunci {args[0]} : i8 to i1",
+                f"%r = arith.select %m, {args[1]}, {args[2]} : {t.element}",
+            ], "%r"
     else:
         src = e.tiles[op.operands[0]]
         t = e.result_tile(op.results[0], src.valid)
@@ -435,7 +440,10 @@ def _compare(e: _Emitter, op: Operation) -> None:
         cmp = f"arith.cmpf {_PREDICATES_F[pred]}" if float_ else f"arith.cmpi {_PREDICATES_I[pred]}"
 
         def body(args: list[str]) -> tuple[list[str], str]:
-            return [f"%r = {cmp}, {args[0]}, {rhs} : {src.element}"], "%r"
+            return [
+                f"%c = {cmp}, {args[0]}, {rhs} : {src.element}",
+                "%r = arith.extui %c : i1 to i8",
+            ], "%r"
 
     e.generic(ins, (*e.view(t), _map(rank)), rank, ["parallel"] * rank, body, t.element)
 
