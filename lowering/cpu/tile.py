@@ -18,6 +18,7 @@ functions are kept per process by their text.
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,6 +67,8 @@ _CTYPES = {
     "f16": ctypes.c_float,
 }
 _ENGINES: dict[str, Any] = {}
+_CONTEXT: Any = None
+_LOCK = threading.Lock()
 
 
 class TileLoweringError(CompileError):
@@ -587,23 +590,13 @@ def upstream_text(function: func.FuncOp) -> tuple[str, list[_Param]]:
     for op in function.body.block.ops:
         _lower_op(e, op)
     body = [*prologue, *e.lines, *("  " + line for line in e.buffers), "  return"]
-    text = "\n".join(
-        [
-            f"func.func @{name}({', '.join(header)}) {{",
-            *body,
-            "}",
-            # The native function's address, read once: calls then go straight to it.
-            f"llvm.func @{name}__address() -> !llvm.ptr {{",
-            f"  %p = llvm.mlir.addressof @{name} : !llvm.ptr",
-            "  llvm.return %p : !llvm.ptr",
-            "}",
-        ]
-    )
+    text = "\n".join([f"func.func @{name}({', '.join(header)}) {{", *body, "}"])
     return text, params
 
 
 def _engine(text: str, name: str) -> tuple[Any, int]:
-    """The ExecutionEngine of ``text`` (compiled once per process) and ``name``'s address."""
+    """The ExecutionEngine of ``text`` (compiled once per process) and the address of
+    ``name``'s native function, read once through an accessor: calls then go straight to it."""
     cached = _ENGINES.get(text)
     if cached is not None:
         return cached
@@ -611,14 +604,22 @@ def _engine(text: str, name: str) -> tuple[Any, int]:
     from mlir.execution_engine import ExecutionEngine
     from mlir.passmanager import PassManager
 
-    function, _, accessor = text.partition(f"llvm.func @{name}__address")
-    with ir.Context():
-        module = ir.Module.parse(function)
+    global _CONTEXT
+    if _CONTEXT is None:
+        _CONTEXT = ir.Context()  # made once: a context costs ~15 ms of dialect registration
+    with _LOCK, _CONTEXT:
+        module = ir.Module.parse(text)
         PassManager.parse(PIPELINE).run(module.operation)
-        # The accessor names @name as an llvm.func, which it is only once lowered.
-        lowered = str(module).rstrip().removesuffix("}")
-        module = ir.Module.parse(f"{lowered}\nllvm.func @{name}__address{accessor}\n}}")
-        engine = ExecutionEngine(module, opt_level=3)
+        # The accessor names @name as an llvm.func, which it is only once lowered: parsed
+        # beside a declaration of it, then moved into the lowered module.
+        scratch = ir.Module.parse(
+            f"llvm.func @{name}()\nllvm.func @{name}__address() -> !llvm.ptr {{\n"
+            f"  %p = llvm.mlir.addressof @{name} : !llvm.ptr\n  llvm.return %p : !llvm.ptr\n}}"
+        )
+        accessor = list(scratch.body.operations)[1]
+        accessor.detach_from_parent()
+        module.body.append(accessor)
+        engine = ExecutionEngine(module, opt_level=2)
     address = ctypes.c_void_p()
     packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(f"{name}__address"))
     packed((ctypes.c_void_p * 1)(ctypes.addressof(address)))
