@@ -184,3 +184,15 @@ def test_matmul_of_a_computed_vec_tile_is_refused():
 def test_tile_ops_outside_a_kernel_body():
     with pytest.raises(CompileError, match="tile ops are written inside a @kernel's body"):
         pl.full((4, 4), 1.0)
+
+
+def test_the_kernels_doc_example_runs():
+    """docs/kernels.md's complete example (RMSNorm) runs and matches numpy (its own assert)."""
+    import re
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parents[1] / "docs" / "kernels.md"
+    block = re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)[0]
+    namespace: dict = {}
+    exec(compile(block, str(doc), "exec"), namespace)
+    assert "attributes {tile = @rmsnorm_tile}" in print_module(pw.module(namespace["w"]))

@@ -8,8 +8,9 @@ become the simulator's ``SimConfig``. Importing this module registers the backen
 ``pto_wsp.compile(x, target="cpu_sim")``, ``w.compile(...)`` and ``s.compile(...)`` use it.
 
 Kernel bodies are found, in order: the ``kernels={name: function}`` option; the ``@kernel``
-functions of a module built by the Python API; ``impls = {cpu_sim = "module:function"}`` on
-the ``wsp.kernel``. A kernel with none runs as a no-op in the functional mode (a warning
+numpy functions of a module built by the Python API; the kernel's tile function
+(``{tile = @f}``), compiled natively in functional mode (lowering/cpu/tile.py);
+``impls = {cpu_sim = "module:function"}`` on the ``wsp.kernel``. A kernel with none runs as a no-op in the functional mode (a warning
 says so); the cycles mode needs no body.
 """
 

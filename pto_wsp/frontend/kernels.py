@@ -6,9 +6,10 @@ each distinct list of resource types its tasks pass makes one instance (one ``ws
 Scalar parameters are ``index`` (no annotation, or ``int``), ``float`` (f64), ``bool`` (i1) or an
 explicit ``f16``/``f32``/``f64``/``i32``/``i64``/``i1``. ``cost=`` is the cost in cycles: an int,
 or a function of the kernel's parameters by name (scalars are index values, tensors have
-``.shape``) traced once into each instance's cost region. ``exec_unit="vector" | "cube"``. The
-function body, working on numpy views and Python numbers, is the kernel's CPU-simulator
-implementation (``kernel.fn``).
+``.shape``) traced once into each instance's cost region. ``exec_unit="vector" | "cube"``. A
+body written with ``pto_wsp.tile`` ops is a tile kernel, traced into a tile function
+(frontend/tile.py); any other body, working on numpy views and Python numbers, is the kernel's
+CPU-simulator implementation (``kernel.fn``).
 """
 
 from __future__ import annotations
