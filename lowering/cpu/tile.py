@@ -608,8 +608,12 @@ def _engine(text: str, name: str) -> tuple[Any, int]:
     if _CONTEXT is None:
         _CONTEXT = ir.Context()  # made once: a context costs ~15 ms of dialect registration
     with _LOCK, _CONTEXT:
-        module = ir.Module.parse(text)
-        PassManager.parse(PIPELINE).run(module.operation)
+        try:
+            module = ir.Module.parse(text)
+            PassManager.parse(PIPELINE).run(module.operation)
+        except ir.MLIRError as error:  # a lowering bug: said in one line, not a traceback
+            why = str(error).strip().splitlines()[0]
+            raise TileLoweringError(f"tile function @{name}", f"upstream MLIR: {why}") from None
         # The accessor names @name as an llvm.func, which it is only once lowered: parsed
         # beside a declaration of it, then moved into the lowered module.
         scratch = ir.Module.parse(
