@@ -38,28 +38,55 @@ def strided(a):
     return wide[:, ::2]
 
 
-BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+    "max": np.maximum, "min": np.minimum,
+}  # fmt: skip
+_RUNS: dict = {}
+
+
+def _stacked(name, dtype, ops, make_body, inputs):
+    """One kernel computing every op of ``ops`` (one compile), its results stacked in ``z``;
+    run once per test module and dtype."""
+    key = (name, dtype)
+    if key not in _RUNS:
+        n = len(ops)
+
+        @kernel
+        def k(x: In[dtype[8, 16]], y: In[dtype[8, 16]], z: Out[dtype[n, 8, 16]]):
+            a, b = pl.load(x), pl.load(y)
+            for i, op in enumerate(ops):
+                pl.store(make_body(op, a, b), z, [i, 0, 0])
+
+        x, y = inputs(dtype)
+        z = np.zeros((n, 8, 16), x.dtype)
+        native(k)(strided(x), y, z)
+        _RUNS[key] = (x, y, {op: z[i] for i, op in enumerate(ops)})
+    return _RUNS[key]
+
+
+def _two_inputs(dtype):
+    return data((8, 16), dtype), data((8, 16), dtype, positive=True)
 
 
 @pytest.mark.parametrize("dtype", [f32, f16, i32])
-@pytest.mark.parametrize("op", [*BINARY, "div"])
+@pytest.mark.parametrize("op", BINARY)
 def test_binary_tile_and_scalar(op, dtype):
-    if op == "div" and dtype is i32:
-        pytest.skip("integer division: test_integer_division")
-    fn = getattr(pl, op)
+    ops = [o for o in BINARY if dtype is not i32 or o != "div"]
+    if op not in ops:
+        pytest.skip("integer division: test_integer_division_truncates")
+    cases = [(o, form) for o in ops for form in ("tile", "scalar", "scalar first")]
 
-    @kernel
-    def k(x: In[dtype[8, 16]], y: In[dtype[8, 16]], z: Out[dtype[8, 16]], w: Out[dtype[8, 16]]):
-        a, b = pl.load(x), pl.load(y)
-        pl.store(fn(a, b), z)
-        pl.store(fn(a, 3), w)
+    def body(case, a, b):
+        o, form = case
+        fn = getattr(pl, o)
+        return fn(a, b) if form == "tile" else fn(a, 3) if form == "scalar" else fn(3, b)
 
-    x, y = data((8, 16), dtype), data((8, 16), dtype, positive=True)
-    z, w = np.zeros_like(x), np.zeros_like(x)
-    native(k)(strided(x), y, z, w)
-    ref = BINARY.get(op, np.divide)
-    np.testing.assert_allclose(z, ref(x, y).astype(x.dtype), **TOL[dtype])
-    np.testing.assert_allclose(w, ref(x, x.dtype.type(3)).astype(x.dtype), **TOL[dtype])
+    x, y, z = _stacked("binary", dtype, cases, body, _two_inputs)
+    ref, three = BINARY[op], x.dtype.type(3)
+    np.testing.assert_allclose(z[op, "tile"], ref(x, y).astype(x.dtype), **TOL[dtype])
+    np.testing.assert_allclose(z[op, "scalar"], ref(x, three).astype(x.dtype), **TOL[dtype])
+    np.testing.assert_allclose(z[op, "scalar first"], ref(three, y).astype(x.dtype), **TOL[dtype])
 
 
 def test_integer_division_truncates():
@@ -82,17 +109,16 @@ UNARY = {
 @pytest.mark.parametrize("dtype", [f32, f16])
 @pytest.mark.parametrize("op", UNARY)
 def test_unary(op, dtype):
-    fn = getattr(pl, op)
+    def inputs(dtype):
+        return data((8, 16), dtype), data((8, 16), dtype, positive=True)
 
-    @kernel
-    def k(x: In[dtype[8, 16]], z: Out[dtype[8, 16]]):
-        pl.store(fn(pl.load(x)), z)
+    def body(o, a, b):
+        return getattr(pl, o)(b if o in ("log", "sqrt", "rsqrt") else a)
 
-    x = data((8, 16), dtype, positive=op in ("log", "sqrt", "rsqrt"))
-    z = np.zeros_like(x)
-    native(k)(x, strided(z) if False else z)
-    ref = UNARY[op](x.astype(np.float32)).astype(x.dtype)
-    np.testing.assert_allclose(z, ref, **TOL[dtype])
+    x, y, z = _stacked("unary", dtype, list(UNARY), body, inputs)
+    arg = y if op in ("log", "sqrt", "rsqrt") else x
+    ref = UNARY[op](arg.astype(np.float32)).astype(x.dtype)
+    np.testing.assert_allclose(z[op], ref, **TOL[dtype])
 
 
 @pytest.mark.parametrize("op", ["abs", "neg", "relu"])
