@@ -136,7 +136,9 @@ def moe(experts: int = 4):
     tokens = Tensor("tokens", [None, 16, 32], f32)
     weights = Tensor("weights", [experts, 32, 32], f32)
     out = Tensor("out", [None, experts, 16, 32], f32)
-    routing = Sparse(sym("blocks"), Tensor("indptr", [None], index), Tensor("indices", [None], index))
+    routing = Sparse(
+        sym("blocks"), Tensor("indptr", [None], index), Tensor("indices", [None], index)
+    )
     return parallel_for(
         DenseDyn(sym("blocks")),
         lambda b: select(routing[b], lambda e: expert_gemm(tokens[b], weights[e], out[b, e])),

@@ -30,4 +30,7 @@ def test_attention_scores_keep_the_valid_keys(example):
 
     text = print_module(example.attention().module())
     assert "-> !pto.tile<8x40xf32, acc, valid = [8, ?]>" in text
-    assert "pto.store %" in text and "!pto.tile<8x40xf32, vec, valid = [8, ?]>, memref<8x40xf32>" in text
+    assert (
+        "pto.store %" in text
+        and "!pto.tile<8x40xf32, vec, valid = [8, ?]>, memref<8x40xf32>" in text
+    )

@@ -107,7 +107,11 @@ def gemm(a: In[f32[16, 32]], b: In[f32[32, 16]], c: Out[f32[16, 16]]):
 
 
 def test_cpu_sim_matmul_kernel_with_spaces_inferred():
-    A, B, C = Tensor("A", [3, 16, 32], f32), Tensor("B", [32, 16], f32), Tensor("C", [3, 16, 16], f32)
+    A, B, C = (
+        Tensor("A", [3, 16, 32], f32),
+        Tensor("B", [32, 16], f32),
+        Tensor("C", [3, 16, 16], f32),
+    )
     w = parallel_for(Dense[3], lambda i: gemm(A[i], B, C[i])).named("g")
     text = _text(w)
     assert "pto.load %a : memref<16x32xf32> -> !pto.tile<16x32xf32, mat>" in text

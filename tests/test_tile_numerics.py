@@ -165,7 +165,13 @@ def test_expand_binary(op):
     row, col = getattr(pl, f"row_expand_{op}"), getattr(pl, f"col_expand_{op}")
 
     @kernel
-    def k(x: In[f32[8, 16]], v: In[f32[8, 1]], u: In[f32[1, 16]], r: Out[f32[8, 16]], c: Out[f32[8, 16]]):
+    def k(
+        x: In[f32[8, 16]],
+        v: In[f32[8, 1]],
+        u: In[f32[1, 16]],
+        r: Out[f32[8, 16]],
+        c: Out[f32[8, 16]],
+    ):
         t = pl.load(x)
         pl.store(row(t, pl.load(v)), r)
         pl.store(col(t, pl.load(u)), c)
@@ -219,9 +225,7 @@ def test_cast_compare_select():
     np.testing.assert_array_equal(m, np.maximum(x, 0))
 
 
-@pytest.mark.parametrize(
-    ("a_t", "acc"), [(f32, np.float32), (f16, np.float32), (i8, np.int32)]
-)
+@pytest.mark.parametrize(("a_t", "acc"), [(f32, np.float32), (f16, np.float32), (i8, np.int32)])
 def test_matmul_from_loaded_tiles(a_t, acc):
     acc_t = i32 if a_t is i8 else f32
 

@@ -366,7 +366,9 @@ def _lower_op(e: _Emitter, op: Operation) -> None:
     elif isinstance(op, func.ReturnOp):
         pass
     else:
-        raise e.error(op, "not supported by the CPU numerics (tile functions are straight-line code)")
+        raise e.error(
+            op, "not supported by the CPU numerics (tile functions are straight-line code)"
+        )
 
 
 def _copy(e: _Emitter, src: tuple[str, str], dst: tuple[str, str]) -> None:
@@ -594,9 +596,74 @@ def upstream_text(function: func.FuncOp) -> tuple[str, list[_Param]]:
     return text, params
 
 
-def _engine(text: str, name: str) -> tuple[Any, int]:
-    """The ExecutionEngine of ``text`` (compiled once per process) and the address of
-    ``name``'s native function, read once through an accessor: calls then go straight to it."""
+#: Byte offsets in numpy's array object (PyArrayObject_fields, numpy's C ABI, unchanged since
+#: numpy 1.7): the data pointer, then (after ``int nd``) the dimensions and strides pointers.
+_DATA, _DIMS, _STRIDES = 16, 32, 40
+
+
+def _glue(name: str, params: list[_Param]) -> str:
+    """LLVM-dialect text: ``@name__numpy`` takes numpy array objects and scalars and calls
+    ``@name`` with the memref arguments read from the arrays (no Python work per call), and
+    ``@name__address`` gives its address. ``@name`` is declared with its lowered signature."""
+    decl, args, body, call = [], [], ["  %zero = llvm.mlir.constant(0 : i64) : i64"], []
+    for i, p in enumerate(params):
+        if p.rank < 0:
+            type_ = _LLVM_SCALARS[p.ctype]
+            args.append(f"%a{i}: {type_}")
+            decl.append(type_)
+            call.append((f"%a{i}", type_))
+            continue
+        args.append(f"%a{i}: !llvm.ptr")
+        body.append(f"  %size{i} = llvm.mlir.constant({p.dtype.itemsize} : i64) : i64")
+        for part, at in (("data", _DATA), ("dims", _DIMS), ("strides", _STRIDES)):
+            body.append(
+                f"  %{part}{i}p = llvm.getelementptr %a{i}[{at}] : (!llvm.ptr) -> !llvm.ptr, i8"
+            )
+            body.append(f"  %{part}{i} = llvm.load %{part}{i}p : !llvm.ptr -> !llvm.ptr")
+        call += [(f"%data{i}", "!llvm.ptr"), (f"%data{i}", "!llvm.ptr"), ("%zero", "i64")]
+        for part in ("dims", "strides"):
+            for j in range(p.rank):
+                v = f"%{part}{i}_{j}"
+                body.append(
+                    f"  {v}p = llvm.getelementptr %{part}{i}[{j}] : (!llvm.ptr) -> !llvm.ptr, i64"
+                )
+                body.append(f"  {v} = llvm.load {v}p : !llvm.ptr -> i64")
+                if part == "strides":  # numpy's strides are in bytes, a memref's in elements
+                    body.append(f"  {v}e = llvm.sdiv {v}, %size{i} : i64")
+                    v += "e"
+                call.append((v, "i64"))
+        decl += ["!llvm.ptr", "!llvm.ptr"] + ["i64"] * (1 + 2 * p.rank)
+    values = ", ".join(v for v, _ in call)
+    types = ", ".join(t for _, t in call)
+    return "\n".join(
+        [
+            f"llvm.func @{name}({', '.join(decl)})",
+            f"llvm.func @{name}__numpy({', '.join(args)}) {{",
+            *body,
+            f"  llvm.call @{name}({values}) : ({types}) -> ()",
+            "  llvm.return",
+            "}",
+            f"llvm.func @{name}__address() -> !llvm.ptr {{",
+            f"  %p = llvm.mlir.addressof @{name}__numpy : !llvm.ptr",
+            "  llvm.return %p : !llvm.ptr",
+            "}",
+        ]
+    )
+
+
+_LLVM_SCALARS = {
+    ctypes.c_int64: "i64",
+    ctypes.c_int32: "i32",
+    ctypes.c_int16: "i16",
+    ctypes.c_int8: "i8",
+    ctypes.c_double: "f64",
+    ctypes.c_float: "f32",
+}
+
+
+def _engine(text: str, name: str, glue: str) -> tuple[Any, int]:
+    """The ExecutionEngine of ``text`` with its ``glue`` (compiled once per process) and the
+    address of ``@name__numpy``, read once through its accessor: calls go straight to it."""
     cached = _ENGINES.get(text)
     if cached is not None:
         return cached
@@ -614,15 +681,13 @@ def _engine(text: str, name: str) -> tuple[Any, int]:
         except ir.MLIRError as error:  # a lowering bug: said in one line, not a traceback
             why = str(error).strip().splitlines()[0]
             raise TileLoweringError(f"tile function @{name}", f"upstream MLIR: {why}") from None
-        # The accessor names @name as an llvm.func, which it is only once lowered: parsed
+        # The glue calls @name as an llvm.func, which it is only once lowered: parsed
         # beside a declaration of it, then moved into the lowered module.
-        scratch = ir.Module.parse(
-            f"llvm.func @{name}()\nllvm.func @{name}__address() -> !llvm.ptr {{\n"
-            f"  %p = llvm.mlir.addressof @{name} : !llvm.ptr\n  llvm.return %p : !llvm.ptr\n}}"
-        )
-        accessor = list(scratch.body.operations)[1]
-        accessor.detach_from_parent()
-        module.body.append(accessor)
+        scratch = ir.Module.parse(glue)  # alive until its ops are moved out
+        for op in list(scratch.body.operations)[1:]:
+            op.detach_from_parent()
+            module.body.append(op)
+        del scratch
         engine = ExecutionEngine(module, opt_level=2)
     address = ctypes.c_void_p()
     packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(f"{name}__address"))
@@ -635,40 +700,40 @@ class TileFunction:
     """A tile function compiled to native code; call it with the kernel's parameters.
 
     Tensors are numpy arrays of the parameter's element type and shape, any strides (views of
-    bound tensors work in place); scalars are Python numbers."""
+    bound tensors work in place); scalars are Python numbers. The native entry reads each
+    array's data, shape and strides itself: a call costs one ctypes call and these checks."""
 
     def __init__(self, name: str, text: str, params: list[_Param]):
         self.name, self.text, self.params = name, text, params
-        engine, address = _engine(text, name)
+        engine, address = _engine(text, name, _glue(name, params))
         self._engine = engine  # keeps the code alive
-        argtypes: list[Any] = []
-        for p in params:
-            if p.rank < 0:
-                argtypes.append(p.ctype)
-            else:
-                argtypes += [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * (1 + 2 * p.rank)
+        argtypes = [ctypes.py_object if p.rank >= 0 else p.ctype for p in params]
         self._call = ctypes.CFUNCTYPE(None, *argtypes)(address)
+        self._checks = [(i, p) for i, p in enumerate(params) if p.rank >= 0]
 
     def __call__(self, *args: Any) -> None:
         if len(args) != len(self.params):
             raise TypeError(f"@{self.name} takes {len(self.params)} arguments, got {len(args)}")
-        flat: list[Any] = []
-        for p, value in zip(self.params, args):
-            if p.rank < 0:
-                flat.append(value)
-                continue
-            if not isinstance(value, np.ndarray) or value.dtype != p.dtype:
-                raise TypeError(
-                    f"@{self.name}: {p.name} is a numpy array of {p.dtype}, got "
-                    f"{getattr(value, 'dtype', type(value).__name__)}"
-                )
-            shape = value.shape
-            if len(shape) != p.rank or any(s >= 0 and s != d for s, d in zip(p.shape, shape)):
-                raise TypeError(f"@{self.name}: {p.name} has shape {p.shape}, got {shape}")
-            data = value.ctypes.data
-            size = value.itemsize
-            flat += [data, data, 0, *shape, *(s // size for s in value.strides)]
-        self._call(*flat)
+        for i, p in self._checks:
+            value = args[i]
+            # The native entry reads numpy's array object: anything else must not reach it.
+            # (Checked the cheap way first: this runs once per task.)
+            if type(value) is not np.ndarray or value.dtype is not p.dtype:
+                self._check(p, value)
+            elif value.shape != p.shape:
+                self._check(p, value)
+        self._call(*args)
+
+    def _check(self, p: _Param, value: Any) -> None:
+        """Raise unless ``value`` is an array ``p`` takes (dtype equal, runtime extents free)."""
+        if not isinstance(value, np.ndarray) or value.dtype != p.dtype:
+            raise TypeError(
+                f"@{self.name}: {p.name} is a numpy array of {p.dtype}, got "
+                f"{getattr(value, 'dtype', type(value).__name__)}"
+            )
+        shape = value.shape
+        if len(shape) != p.rank or any(s >= 0 and s != d for s, d in zip(p.shape, shape)):
+            raise TypeError(f"@{self.name}: {p.name} has shape {p.shape}, got {shape}")
 
 
 def compile_tile(function: func.FuncOp) -> TileFunction:

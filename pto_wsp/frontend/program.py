@@ -293,9 +293,7 @@ def build_module(items: list[Any]) -> ModuleOp:
         # The chain would hold the whole module's text; the message says what is wrong.
         raise CompileError("module", f"the IR built is invalid: {error}", loc=loc) from None
     # The CPU simulator runs the @kernels' Python bodies (a tile kernel's runs natively).
-    attach_bodies(
-        module, {name: k.fn for name, (k, _) in builder.kernels.items() if not k.is_tile}
-    )
+    attach_bodies(module, {name: k.fn for name, (k, _) in builder.kernels.items() if not k.is_tile})
     return module
 
 

@@ -206,7 +206,9 @@ def _index(x: Any, what: str) -> SSAValue:
             raise CompileError(f"pl.{what}", f"{x.name} is {x.value.type}, not an index")
         return x.value
     if isinstance(x, bool) or not isinstance(x, int):
-        raise CompileError(f"pl.{what}", f"an offset or size is an int or index parameter, got {x!r}")
+        raise CompileError(
+            f"pl.{what}", f"an offset or size is an int or index parameter, got {x!r}"
+        )
     return _emit(what, lambda: arith.ConstantOp(IntegerAttr(x, IndexType()))).results[0]
 
 
@@ -253,7 +255,8 @@ def load(
         raise CompileError("pl.load", f"pl.load reads a tensor parameter, got {param!r}")
     if param.access not in ("in", "inout"):
         raise CompileError(
-            "pl.load", f"pl.load reads an In or InOut parameter; {param.name} is {param.access.title()}"
+            "pl.load",
+            f"pl.load reads an In or InOut parameter; {param.name} is {param.access.title()}",
         )
     dims = tuple(shape) if shape is not None else param.shape
     if any(d < 0 for d in dims):
@@ -598,5 +601,7 @@ def trace(
             op.verify()
         except VerifyException as error:
             what, where = tracer.written.get(op, ("", loc))
-            raise CompileError(f"pl.{what}" if what else construct, _line(error), loc=where) from None
+            raise CompileError(
+                f"pl.{what}" if what else construct, _line(error), loc=where
+            ) from None
     return function
