@@ -101,7 +101,11 @@ class _Placer:
         for field, space in wanted:
             value = getattr(op, field)
             if pto.tile(value).space_name != space:
-                op.operands[_index(op, value)] = self.move_after(value, space)
+                try:
+                    op.operands[_index(op, value)] = self.move_after(value, space)
+                except SpaceError as error:
+                    error.op = op
+                    raise
 
     def place_vector(self, op: Operation) -> None:
         for i, value in enumerate(op.operands):
@@ -125,8 +129,16 @@ def _insert_after(value: SSAValue, op: Operation) -> None:
         Rewriter.insert_op(op, InsertPoint.at_start(owner))
 
 
-def _error(message: str) -> DiagnosticException:
-    return DiagnosticException(f"pto-infer-spaces: {message}")
+class SpaceError(DiagnosticException):
+    """A tile the pass cannot place; ``op`` is the op that needs it (for a located report)."""
+
+    def __init__(self, message: str, op: Operation | None = None):
+        super().__init__(f"pto-infer-spaces: {message}")
+        self.op = op
+
+
+def _error(message: str) -> SpaceError:
+    return SpaceError(message)
 
 
 def infer_spaces(function: FuncOp) -> None:

@@ -180,9 +180,10 @@ def test_body_errors_are_located_at_the_line(k, line, message):
     assert "\n" not in info.value.message
 
 
-def test_matmul_of_a_computed_vec_tile_is_refused():
-    with pytest.raises(CompileError, match="a matmul operand computed in vec cannot reach"):
+def test_matmul_of_a_computed_vec_tile_is_refused_at_the_matmul():
+    with pytest.raises(CompileError, match="a matmul operand computed in vec cannot reach") as info:
         _build(vec_to_cube)
+    assert info.value.loc.lineno == _line_of(vec_to_cube, "pl.matmul(")
 
 
 def test_tile_ops_outside_a_kernel_body():

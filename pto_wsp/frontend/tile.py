@@ -29,11 +29,11 @@ from xdsl.dialects.builtin import (
     MemRefType,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.utils.exceptions import DiagnosticException, VerifyException
+from xdsl.utils.exceptions import VerifyException
 
 from pto_wsp.dialects import pto
 from pto_wsp.errors import CompileError, SourceLoc, user_location
-from pto_wsp.passes.pto_infer_spaces import infer_spaces
+from pto_wsp.passes.pto_infer_spaces import SpaceError, infer_spaces
 
 from .tensors import DType
 
@@ -594,8 +594,9 @@ def trace(
     function.attributes[pto.FUNC_TYPE_ATTR] = pto.FuncTypeAttr("incore")
     try:
         infer_spaces(function)
-    except DiagnosticException as error:
-        raise CompileError(construct, _line(error), loc=loc) from None
+    except SpaceError as error:
+        what, where = tracer.written.get(error.op, ("", loc)) if error.op else ("", loc)
+        raise CompileError(f"pl.{what}" if what else construct, _line(error), loc=where) from None
     for op in block.ops:
         try:
             op.verify()
