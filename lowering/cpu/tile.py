@@ -67,6 +67,7 @@ _CTYPES = {
     "f16": ctypes.c_float,
 }
 _ENGINES: dict[str, Any] = {}
+_KEEP = 256
 _CONTEXT: Any = None
 _LOCK = threading.Lock()
 
@@ -692,6 +693,8 @@ def _engine(text: str, name: str, glue: str) -> tuple[Any, int]:
     address = ctypes.c_void_p()
     packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(f"{name}__address"))
     packed((ctypes.c_void_p * 1)(ctypes.addressof(address)))
+    if len(_ENGINES) >= _KEEP:  # the oldest go: a TileFunction keeps its own engine alive
+        del _ENGINES[next(iter(_ENGINES))]
     _ENGINES[text] = (engine, int(address.value or 0))
     return _ENGINES[text]
 
