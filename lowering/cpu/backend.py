@@ -319,7 +319,6 @@ def _kernel_specs(
             raise _error(f"kernels={{{name!r}: ...}} is not callable", loc)
         body = getattr(body, "fn", body)
         impls = op.impls.data if op.impls is not None else {}
-        tile = op.tile_function()
         if body is None and tile is not None and functional:
             try:
                 body, origin = compile_tile(tile), "tile function"
