@@ -201,3 +201,12 @@ def test_the_kernels_doc_example_runs():
     namespace: dict = {}
     exec(compile(block, str(doc), "exec"), namespace)
     assert "attributes {tile = @rmsnorm_tile}" in print_module(pw.module(namespace["w"]))
+
+
+def test_tile_kernels_on_threads():
+    """The native call releases the GIL: tile kernels run on the simulator's body threads."""
+    X, Y = Tensor("X", [64, 16, 16], f32), Tensor("Y", [64, 16, 16], f32)
+    w = parallel_for(Dense[64], lambda i: scale[2.0](X[i], Y[i])).named("threaded")
+    x, y = RNG.standard_normal((64, 16, 16), np.float32), np.zeros((64, 16, 16), np.float32)
+    pw.compile(w, target="cpu_sim", threads=2).bind(X=x, Y=y).execute()
+    np.testing.assert_allclose(y, np.exp(x * np.float32(2)), rtol=1e-6)
