@@ -712,18 +712,17 @@ class TileFunction:
         self._engine = engine  # keeps the code alive
         argtypes = [ctypes.py_object if p.rank >= 0 else p.ctype for p in params]
         self._call = ctypes.CFUNCTYPE(None, *argtypes)(address)
-        self._checks = [(i, p) for i, p in enumerate(params) if p.rank >= 0]
+        self._checks = [(i, p.dtype, p.shape, p) for i, p in enumerate(params) if p.rank >= 0]
 
     def __call__(self, *args: Any) -> None:
         if len(args) != len(self.params):
             raise TypeError(f"@{self.name} takes {len(self.params)} arguments, got {len(args)}")
-        for i, p in self._checks:
+        ndarray = np.ndarray
+        for i, dtype, shape, p in self._checks:
             value = args[i]
             # The native entry reads numpy's array object: anything else must not reach it.
             # (Checked the cheap way first: this runs once per task.)
-            if type(value) is not np.ndarray or value.dtype is not p.dtype:
-                self._check(p, value)
-            elif value.shape != p.shape:
+            if type(value) is not ndarray or value.dtype is not dtype or value.shape != shape:
                 self._check(p, value)
         self._call(*args)
 
