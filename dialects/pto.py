@@ -910,7 +910,9 @@ def accumulator_type(lhs: TileType, rhs: TileType) -> TileType:
     pair = (type_name(lhs.element_type), type_name(rhs.element_type))
     acc = MATMUL_TYPES.get(pair, pair[0])
     element = {"f32": Float32Type(), "i32": IntegerType(32)}.get(acc, lhs.element_type)
-    return TileType((lhs.dims[0], rhs.dims[-1]), element, "acc")
+    # The valid rows of the left operand by the valid columns of the right one.
+    valid = (lhs.valid_dims[0], rhs.valid_dims[-1])
+    return TileType((lhs.dims[0], rhs.dims[-1]), element, "acc", valid)
 
 
 class _MatmulOp(_TileOp):

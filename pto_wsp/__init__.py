@@ -62,6 +62,7 @@ _SUBPACKAGES = (
     "runtime",
     "tools",
     "interop",
+    "tile",
 )
 
 

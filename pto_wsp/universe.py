@@ -74,6 +74,12 @@ def _pto_cost() -> type[ModulePass]:
     return PtoCostPass
 
 
+def _pto_infer_spaces() -> type[ModulePass]:
+    from pto_wsp.passes.pto_infer_spaces import InferSpacesPass
+
+    return InferSpacesPass
+
+
 def _tg_to_aie() -> type[ModulePass]:
     from pto_wsp.lowering.aie import TgToAiePass
 
@@ -157,6 +163,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "pto-plan-memory": _pto_plan_memory,
     "pto-insert-sync": _pto_insert_sync,
     "pto-cost": _pto_cost,
+    "pto-infer-spaces": _pto_infer_spaces,
 }
 
 ALL_TARGETS: dict[str, Callable[[], type[Target]]] = {

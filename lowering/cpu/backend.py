@@ -8,8 +8,9 @@ become the simulator's ``SimConfig``. Importing this module registers the backen
 ``pto_wsp.compile(x, target="cpu_sim")``, ``w.compile(...)`` and ``s.compile(...)`` use it.
 
 Kernel bodies are found, in order: the ``kernels={name: function}`` option; the ``@kernel``
-functions of a module built by the Python API; ``impls = {cpu_sim = "module:function"}`` on
-the ``wsp.kernel``. A kernel with none runs as a no-op in the functional mode (a warning
+numpy functions of a module built by the Python API; the kernel's tile function
+(``{tile = @f}``), compiled natively in functional mode (lowering/cpu/tile.py);
+``impls = {cpu_sim = "module:function"}`` on the ``wsp.kernel``. A kernel with none runs as a no-op in the functional mode (a warning
 says so); the cycles mode needs no body.
 """
 
@@ -43,6 +44,7 @@ from pto_wsp.dialects import csp, sched, tg, wsp
 from pto_wsp.errors import CompileError, ErrorCode, SourceLoc, caller_location
 from pto_wsp.lowering.cpu.pygen import CodegenError, _divsi, _Generator, _remsi, exec_generated
 from pto_wsp.lowering.cpu.simgen import SimProgram, compile_sim_program
+from pto_wsp.lowering.cpu.tile import compile_tile
 from pto_wsp.lowering.targets import bodies_of, register_backend
 from pto_wsp.passes.diagnostics import python_spelling
 from pto_wsp.passes.pto_cost import function_cycles
@@ -317,6 +319,11 @@ def _kernel_specs(
             raise _error(f"kernels={{{name!r}: ...}} is not callable", loc)
         body = getattr(body, "fn", body)
         impls = op.impls.data if op.impls is not None else {}
+        if body is None and tile is not None and functional:
+            try:
+                body, origin = compile_tile(tile), "tile function"
+            except CompileError as error:
+                raise _error(f"kernel @{name}: {error.message}", loc) from None
         if body is None and "cpu_sim" in impls:
             text = impls["cpu_sim"]
             text = text.data if isinstance(text, StringAttr) else str(text)

@@ -6,9 +6,10 @@ each distinct list of resource types its tasks pass makes one instance (one ``ws
 Scalar parameters are ``index`` (no annotation, or ``int``), ``float`` (f64), ``bool`` (i1) or an
 explicit ``f16``/``f32``/``f64``/``i32``/``i64``/``i1``. ``cost=`` is the cost in cycles: an int,
 or a function of the kernel's parameters by name (scalars are index values, tensors have
-``.shape``) traced once into each instance's cost region. ``exec_unit="vector" | "cube"``. The
-function body, working on numpy views and Python numbers, is the kernel's CPU-simulator
-implementation (``kernel.fn``).
+``.shape``) traced once into each instance's cost region. ``exec_unit="vector" | "cube"``. A
+body written with ``pto_wsp.tile`` ops is a tile kernel, traced into a tile function
+(frontend/tile.py); any other body, working on numpy views and Python numbers, is the kernel's
+CPU-simulator implementation (``kernel.fn``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from pto_wsp.errors import CompileError, user_location
 
 from .expressions import ROOT, Arg, Const, Expr, as_expr, as_index, check_identifier, is_int
 from .tensors import DType, TensorSpec
+from .tile import is_tile_body
 
 #: Python annotations of scalar parameters and the type each gives (``int`` stays index).
 _PY_SCALARS: dict[Any, Attribute] = {int: IndexType(), float: Float64Type(), bool: i1}
@@ -174,6 +176,8 @@ class Kernel:
         self.fn, self.name, self.params = fn, name, params
         self.exec_unit, self.impls = exec_unit, impls
         self.loc = user_location()
+        #: Whether the body is written with ``pto_wsp.tile`` ops (traced, not run on numpy).
+        self.is_tile = is_tile_body(fn)
         self._cost = cost
         #: The traced cost (None for a generic kernel: each instance traces its own).
         self.cost = None if self.generic else self.traced_cost(params)

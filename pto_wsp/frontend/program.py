@@ -13,7 +13,7 @@ from io import StringIO
 from typing import Any
 
 from xdsl.builder import Builder
-from xdsl.dialects import memref
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     ModuleOp,
@@ -46,6 +46,7 @@ from .expressions import Expr
 from .kernels import Kernel
 from .lowering import ArgTable, Lowerer
 from .schedules import Key, Schedule
+from .tile import trace as trace_tile
 from .workloads import Workload
 
 
@@ -54,6 +55,8 @@ class ModuleBuilder:
 
     def __init__(self) -> None:
         self.kernels: dict[str, tuple[Kernel, Operation]] = {}
+        #: The traced tile function of each tile kernel (instance), by kernel symbol.
+        self.tile_functions: dict[str, func.FuncOp] = {}
         #: Per generic kernel (by name): the kernel and its instances, resource types -> symbol.
         self._instances: dict[str, tuple[Kernel, dict[tuple[str, ...], str]]] = {}
         self.globals: list[Operation] = []
@@ -93,6 +96,14 @@ class ModuleBuilder:
         return symbol
 
     def _kernel_op(self, k: Kernel, name: str, params: list[Any], cost: Any) -> Operation:
+        op = self._declaration(k, name, params, cost)
+        if k.is_tile:
+            function = trace_tile(k.fn, f"{name}_tile", params, f"@kernel {k.name}", k.loc)
+            op.properties["tile"] = SymbolRefAttr(function.sym_name.data)
+            self.tile_functions[name] = function
+        return op
+
+    def _declaration(self, k: Kernel, name: str, params: list[Any], cost: Any) -> Operation:
         types = [p.type for p in params]
         names = [p.name for p in params]
         access = [p.access for p in params]
@@ -121,11 +132,17 @@ class ModuleBuilder:
         if not rename:
             return
         kernels: dict[str, tuple[Kernel, Operation]] = {}
+        functions: dict[str, func.FuncOp] = {}
         for symbol, (k, op) in self.kernels.items():
             final = rename.get(symbol, symbol)
             op.properties["sym_name"] = StringAttr(final)
             kernels[final] = (k, op)
-        self.kernels = kernels
+            function = self.tile_functions.get(symbol)
+            if function is not None:
+                function.sym_name = StringAttr(f"{final}_tile")
+                op.properties["tile"] = SymbolRefAttr(f"{final}_tile")
+                functions[final] = function
+        self.kernels, self.tile_functions = kernels, functions
         for sym in self.symbols:
             for op in sym.walk():
                 if isinstance(op, wsp_ops.TaskOp) and op.kernel.root_reference.data in rename:
@@ -250,7 +267,8 @@ class ModuleBuilder:
     def build(self) -> ModuleOp:
         """The module: kernels, globals, then workloads, pipelines and schedules."""
         self._name_instances()
-        ops = [op for _, op in self.kernels.values()] + self.globals + self.symbols
+        ops = [op for _, op in self.kernels.values()] + list(self.tile_functions.values())
+        ops += self.globals + self.symbols
         return ModuleOp(ops)
 
 
@@ -274,8 +292,8 @@ def build_module(items: list[Any]) -> ModuleOp:
         loc = getattr(items[0], "loc", None) if items else None
         # The chain would hold the whole module's text; the message says what is wrong.
         raise CompileError("module", f"the IR built is invalid: {error}", loc=loc) from None
-    # The CPU simulator runs the @kernels' Python bodies.
-    attach_bodies(module, {name: k.fn for name, (k, _) in builder.kernels.items()})
+    # The CPU simulator runs the @kernels' Python bodies (a tile kernel's runs natively).
+    attach_bodies(module, {name: k.fn for name, (k, _) in builder.kernels.items() if not k.is_tile})
     return module
 
 

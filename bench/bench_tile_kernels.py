@@ -1,0 +1,145 @@
+"""Tile kernels on the CPU: compile time, a matmul against numpy, and the simulator's task rate.
+
+    python3 bench/bench_tile_kernels.py [--repeat N] [--tasks 13000]
+
+1. Compiling a tile kernel natively (trace, pto-infer-spaces, the upstream text, upstream
+   MLIR's lowering and JIT): a row-softmax kernel of 16x64 f32, first in the process (MLIR's
+   context and JIT start-up included) and then a second kernel (the steady cost). Anchor:
+   at most 100 ms.
+2. A 64x64x64 f32 tile matmul (load, load, matmul, store) called on numpy arrays, per call, next
+   to ``np.matmul(a, b, out=c)`` in the same run. Anchor: within 4x of numpy.
+3. The simulator in functional mode on ``--tasks`` tasks of a 16x16 tile kernel (load, scale,
+   add, store), next to the same workload with a no-op Python body (anchor: at least half the
+   no-op rate) and with a numpy body doing the same work.
+
+Figures are best of ``--repeat``; the machine may be shared (its load average is printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import timeit
+
+import numpy as np
+
+import pto_wsp as pw
+from pto_wsp import Dense, In, Out, Tensor, f32, kernel, parallel_for
+from pto_wsp import tile as pl
+from pto_wsp.frontend.tile import trace
+from pto_wsp.lowering.cpu.tile import compile_tile
+
+
+def compiled(k):
+    return compile_tile(trace(k.fn, f"{k.name}_tile", k.params, k.name, k.loc))
+
+
+@kernel
+def softmax(x: In[f32[16, 64]], y: Out[f32[16, 64]]):
+    t = pl.load(x)
+    e = pl.row_expand_exp_sub(t, pl.row_max(t))
+    pl.store(pl.row_expand_div(e, pl.row_sum(e)), y)
+
+
+@kernel
+def rmsnorm(x: In[f32[16, 64]], g: In[f32[1, 64]], y: Out[f32[16, 64]]):
+    t = pl.load(x)
+    r = pl.rsqrt(pl.row_sum(t * t) * (1 / 64) + 1e-6)
+    pl.store(pl.col_expand_mul(pl.row_expand_mul(t, r), pl.load(g)), y)
+
+
+@kernel
+def mm(a: In[f32[64, 64]], b: In[f32[64, 64]], c: Out[f32[64, 64]]):
+    pl.store(pl.matmul(pl.load(a), pl.load(b)), c)
+
+
+@kernel
+def axpy(x: In[f32[16, 16]], y: Out[f32[16, 16]]):
+    t = pl.load(x)
+    pl.store(t * 2.0 + t, y)
+
+
+@kernel
+def noop(x: In[f32[16, 16]], y: Out[f32[16, 16]]):
+    pass
+
+
+@kernel
+def numpy_axpy(x: In[f32[16, 16]], y: Out[f32[16, 16]]):
+    np.add(x * np.float32(2), x, out=y)
+
+
+def bench_compile() -> None:
+    t0 = time.perf_counter()
+    compiled(softmax)
+    first = (time.perf_counter() - t0) * 1e3
+    t0 = time.perf_counter()
+    compiled(rmsnorm)
+    steady = (time.perf_counter() - t0) * 1e3
+    print(
+        f"compile a tile kernel: first {first:.0f} ms, next {steady:.0f} ms   (anchor: <= 100 ms)"
+    )
+
+
+def bench_matmul(repeat: int) -> None:
+    f = compiled(mm)
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 64, 64), dtype=np.float32)
+    c, d = np.empty_like(a), np.empty_like(a)
+    f(a, b, c)
+    np.matmul(a, b, out=d)
+    assert np.allclose(c, d, rtol=1e-4, atol=1e-4)
+    n = 2000
+    ours = min(timeit.repeat(lambda: f(a, b, c), number=n, repeat=repeat)) / n * 1e6
+    theirs = min(timeit.repeat(lambda: np.matmul(a, b, out=d), number=n, repeat=repeat)) / n * 1e6
+    print(
+        f"64x64x64 f32 matmul: {ours:.1f} us per call, numpy {theirs:.1f} us: "
+        f"{ours / theirs:.1f}x   (anchor: within 4x)"
+    )
+
+
+def _rate(k, tasks: int, repeat: int) -> float:
+    X = Tensor("X", [tasks, 16, 16], f32)
+    Y = Tensor("Y", [tasks, 16, 16], f32)
+    w = parallel_for(Dense[tasks], lambda i: k(X[i], Y[i])).named(f"w_{k.name}")
+    prog = pw.compile(w, target="cpu_sim")
+    x = np.ones((tasks, 16, 16), np.float32)
+    y = np.zeros_like(x)
+    best = float("inf")
+    for _ in range(repeat + 1):  # the first run warms up
+        prog.bind(X=x, Y=y)
+        t0 = time.perf_counter()
+        prog.execute()
+        best = min(best, time.perf_counter() - t0)
+    if k is not noop:
+        assert np.all(y == 3.0)
+    return tasks / best / 1e3
+
+
+def bench_simulator(tasks: int, repeat: int) -> None:
+    _rate(axpy, 64, 0)  # the process's first cpu_sim program runs slower: not this figure
+    tile = _rate(axpy, tasks, repeat)
+    empty = _rate(noop, tasks, repeat)
+    numpy_body = _rate(numpy_axpy, tasks, repeat)
+    print(
+        f"simulator, {tasks} tasks of 16x16 tiles: tile kernels {tile:.0f} tasks/ms, "
+        f"no-op bodies {empty:.0f} tasks/ms: {tile / empty:.2f} of it   (anchor: >= 0.5); "
+        f"the same work as a numpy body: {numpy_body:.0f} tasks/ms"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--tasks", type=int, default=13000)
+    args = parser.parse_args()
+    print(f"load average: {os.getloadavg()[0]:.1f}")
+    bench_compile()
+    bench_matmul(args.repeat)
+    bench_simulator(args.tasks, args.repeat)
+    print(f"load average: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""Three workloads whose kernels are tile kernels (docs/kernels.md), run by the CPU simulator.
+
+- RMSNorm with a residual: ``h = x + r`` (written out: the residual stream) and
+  ``y = h / sqrt(mean(h^2) + eps) * g``, per block of 16 rows;
+- attention over variable lengths: per batch b and head h, ``S = Q K^T / sqrt(d)`` over the
+  first ``lens[b]`` keys, row max, exp of the difference, row sum, then ``O = P V``. ``P`` is
+  computed in the vector unit, which has no path to the cube (no vec -> mat move): the first
+  kernel stores it to a scratch tensor and the second loads it for the matmul, as an
+  Ascend kernel goes through global memory. K is stored transposed (``KT``, d x max_len), so
+  the matmul reads it as loaded;
+- the MoE expert GEMM: each block of 16 tokens goes to the experts its CSR row names, one
+  ``tokens x W[e]`` matmul each.
+
+``python examples/tile_kernels.py`` runs each and checks it against numpy.
+"""
+
+import numpy as np
+
+import pto_wsp as pw
+from pto_wsp import (
+    Dense,
+    DenseDyn,
+    In,
+    Out,
+    Sparse,
+    Tensor,
+    f32,
+    index,
+    kernel,
+    parallel_for,
+    select,
+    sequential,
+    sym,
+)
+from pto_wsp import tile as pl
+
+# --------------------------------------------------------------------------- RMSNorm
+
+
+@kernel
+def add_rmsnorm(
+    x: In[f32[16, 64]], r: In[f32[16, 64]], g: In[f32[1, 64]],
+    h: Out[f32[16, 64]], y: Out[f32[16, 64]], eps: f32,
+):  # fmt: skip
+    s = pl.load(x) + pl.load(r)
+    pl.store(s, h)
+    inv = pl.rsqrt(pl.row_sum(s * s) * (1 / 64) + eps)
+    pl.store(pl.col_expand_mul(pl.row_expand_mul(s, inv), pl.load(g)), y)
+
+
+def rmsnorm(blocks: int = 8):
+    X, R, H, Y = (Tensor(n, [blocks, 16, 64], f32) for n in "XRHY")
+    G = Tensor("G", [1, 64], f32)
+    return parallel_for(
+        Dense[blocks], lambda i: add_rmsnorm[1e-6](X[i], R[i], G, H[i], Y[i])
+    ).named("norm")
+
+
+def run_rmsnorm(rng) -> None:
+    x, r = rng.standard_normal((2, 8, 16, 64), dtype=np.float32)
+    g = rng.standard_normal((1, 64), dtype=np.float32)
+    h, y = np.zeros_like(x), np.zeros_like(x)
+    pw.compile(rmsnorm(), target="cpu_sim").bind(X=x, R=r, G=g, H=h, Y=y).execute()
+    s = x + r
+    np.testing.assert_allclose(h, s, rtol=1e-6)
+    ref = s / np.sqrt((s * s).mean(axis=2, keepdims=True) + 1e-6) * g
+    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-6)
+
+
+# --------------------------------------------------------------------------- attention
+
+HEADS, ROWS, DIM, MAX_LEN = 4, 8, 16, 40
+
+
+@kernel(exec_unit="cube")
+def scores(n, q: In[f32[ROWS, DIM]], kt: In[f32[DIM, MAX_LEN]], p: Out[f32[ROWS, MAX_LEN]]):
+    """P = softmax(Q K^T / sqrt(d)) over the first n keys."""
+    s = pl.matmul(pl.load(q), pl.load(kt, valid=(DIM, n))) * (1 / np.sqrt(DIM))
+    e = pl.row_expand_exp_sub(s, pl.row_max(s))
+    pl.store(pl.row_expand_div(e, pl.row_sum(e)), p)
+
+
+@kernel(exec_unit="cube")
+def weighted(n, p: In[f32[ROWS, MAX_LEN]], v: In[f32[MAX_LEN, DIM]], o: Out[f32[ROWS, DIM]]):
+    """O = P V over the first n keys."""
+    pl.store(pl.matmul(pl.load(p, valid=(ROWS, n)), pl.load(v, valid=(n, DIM))), o)
+
+
+def attention():
+    Q = Tensor("Q", [None, HEADS, ROWS, DIM], f32)
+    KT = Tensor("KT", [None, DIM, MAX_LEN], f32)
+    V = Tensor("V", [None, MAX_LEN, DIM], f32)
+    P = Tensor("P", [None, HEADS, ROWS, MAX_LEN], f32)
+    O = Tensor("O", [None, HEADS, ROWS, DIM], f32)  # noqa: E741
+    lens = Tensor("lens", [None], index)
+    return parallel_for(
+        DenseDyn(sym("batch")),
+        lambda b: parallel_for(
+            Dense[HEADS],
+            lambda h: sequential(
+                scores[lens[b]](Q[b, h], KT[b], P[b, h]),
+                weighted[lens[b]](P[b, h], V[b], O[b, h]),
+            ),
+        ),
+    ).named("attention")
+
+
+def run_attention(rng) -> None:
+    lens = np.array([5, 40, 17])
+    batch = len(lens)
+    q = rng.standard_normal((batch, HEADS, ROWS, DIM), dtype=np.float32)
+    k = rng.standard_normal((batch, MAX_LEN, DIM), dtype=np.float32)
+    v = rng.standard_normal((batch, MAX_LEN, DIM), dtype=np.float32)
+    p = np.zeros((batch, HEADS, ROWS, MAX_LEN), np.float32)
+    o = np.zeros((batch, HEADS, ROWS, DIM), np.float32)
+    kt = np.ascontiguousarray(k.transpose(0, 2, 1))
+    prog = pw.compile(attention(), target="cpu_sim")
+    prog.bind(Q=q, KT=kt, V=v, P=p, O=o, lens=lens, batch=batch).execute()
+    for b, n in enumerate(lens):
+        s = q[b] @ k[b, :n].T / np.sqrt(DIM)
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        ref = (e / e.sum(axis=-1, keepdims=True)) @ v[b, :n]
+        np.testing.assert_allclose(o[b], ref, rtol=1e-4, atol=1e-5)
+
+
+# --------------------------------------------------------------------------- MoE
+
+
+@kernel(exec_unit="cube")
+def expert_gemm(x: In[f32[16, 32]], w: In[f32[32, 32]], y: Out[f32[16, 32]]):
+    """One expert's weights applied to a block of 16 tokens."""
+    pl.store(pl.matmul(pl.load(x), pl.load(w)), y)
+
+
+def moe(experts: int = 4):
+    tokens = Tensor("tokens", [None, 16, 32], f32)
+    weights = Tensor("weights", [experts, 32, 32], f32)
+    out = Tensor("out", [None, experts, 16, 32], f32)
+    routing = Sparse(
+        sym("blocks"), Tensor("indptr", [None], index), Tensor("indices", [None], index)
+    )
+    return parallel_for(
+        DenseDyn(sym("blocks")),
+        lambda b: select(routing[b], lambda e: expert_gemm(tokens[b], weights[e], out[b, e])),
+    ).named("moe_gemm")
+
+
+def run_moe(rng) -> None:
+    blocks, experts = 5, 4
+    x = rng.standard_normal((blocks, 16, 32), dtype=np.float32)
+    w = rng.standard_normal((experts, 32, 32), dtype=np.float32)
+    y = np.zeros((blocks, experts, 16, 32), np.float32)
+    routes = [[0, 2], [1], [3, 0], [], [2]]
+    indptr = np.cumsum([0] + [len(r) for r in routes])
+    indices = np.array([e for r in routes for e in r])
+    prog = pw.compile(moe(experts), target="cpu_sim")
+    prog.bind(tokens=x, weights=w, out=y, indptr=indptr, indices=indices, blocks=blocks)
+    prog.execute()
+    ref = np.zeros_like(y)
+    for b, experts_of_b in enumerate(routes):
+        for e in experts_of_b:
+            ref[b, e] = x[b] @ w[e]
+    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)
+
+
+if __name__ == "__main__":
+    generator = np.random.default_rng(0)
+    for run in (run_rmsnorm, run_attention, run_moe):
+        run(generator)
+        print(f"{run.__name__.removeprefix('run_')}: matches numpy")

@@ -1,0 +1,744 @@
+"""Tile kernels' CPU numerics: a ``pto`` tile function as native code (upstream MLIR).
+
+``upstream_text(f)`` writes an InCore tile function in upstream dialects only — one
+``memref.alloc`` per tile, ``memref.subview`` + ``linalg.copy`` for loads and stores,
+``linalg.generic`` (arith, math bodies) for elementwise ops, reductions and broadcasts,
+``linalg.transpose``, a matmul as a ``linalg.generic`` over (i, k, j) so the inner loop runs
+along contiguous rows — and ``compile_tile(f)`` has upstream MLIR parse it, lower it to LLVM
+(``PIPELINE``) and JIT-compile it. Every op computes on its operands' valid parts (a
+subview when the valid shape is not the whole tile). The text is written here rather than
+built as xDSL ops and printed: a tile kernel compiles in tens of milliseconds, and building
+then printing the same IR with xDSL costs more than the upstream compilation itself.
+
+The result is a ``TileFunction``: called with the kernel's parameters (numpy arrays, possibly
+strided views, and Python numbers), it runs the kernel in place on the arrays. Compiled
+functions are kept per process by their text.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from pto_wsp.dialects import pto
+from pto_wsp.errors import CompileError
+
+#: Upstream MLIR's lowering of the linalg form to the LLVM dialect. f16 and bf16 arithmetic
+#: is done in f32 (arith-emulate-unsupported-floats): the CPU has no half-precision ALU.
+PIPELINE = (
+    "builtin.module(convert-linalg-to-loops,"
+    "arith-emulate-unsupported-floats{source-types=bf16,f16 target-type=f32},"
+    "convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,lower-affine,"
+    "convert-scf-to-cf,finalize-memref-to-llvm,convert-func-to-llvm,convert-arith-to-llvm,"
+    "convert-index-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)"
+)
+#: numpy dtype of each element type a kernel's tensors may hold.
+DTYPES = {
+    "f16": np.float16,
+    "f32": np.float32,
+    "f64": np.float64,
+    "i8": np.int8,
+    "i16": np.int16,
+    "i32": np.int32,
+    "i64": np.int64,
+}
+#: The ctypes type a scalar parameter is passed as (f16 goes as f32, truncated inside).
+_CTYPES = {
+    "index": ctypes.c_int64,
+    "i64": ctypes.c_int64,
+    "i32": ctypes.c_int32,
+    "i16": ctypes.c_int16,
+    "i8": ctypes.c_int8,
+    "f64": ctypes.c_double,
+    "f32": ctypes.c_float,
+    "f16": ctypes.c_float,
+}
+_ENGINES: dict[str, Any] = {}
+_KEEP = 256
+_CONTEXT: Any = None
+_LOCK = threading.Lock()
+
+
+class TileLoweringError(CompileError):
+    """A tile function the CPU numerics cannot compile: names the function and the op."""
+
+
+def _name(t: Attribute) -> str:
+    return "index" if isinstance(t, IndexType) else pto.type_name(t) or str(t)
+
+
+def _const(value: Attribute, type_: str) -> str:
+    """An ``arith.constant`` literal MLIR reads exactly (floats as their bit pattern)."""
+    if isinstance(value, FloatAttr):
+        return _float_literal(value.value.data, type_)
+    assert isinstance(value, IntegerAttr)
+    return str(value.value.data)
+
+
+def _float_literal(x: float, type_: str) -> str:
+    if type_ == "f32":
+        return f"0x{int(np.float32(x).view(np.uint32)):08X}"
+    if type_ == "f16":
+        return f"0x{int(np.float16(x).view(np.uint16)):04X}"
+    if type_ == "bf16":
+        return f"0x{int(np.float32(x).view(np.uint32)) >> 16:04X}"
+    return f"0x{int(np.float64(x).view(np.uint64)):016X}"
+
+
+# --------------------------------------------------------------------------- scalar bodies
+
+_FLOAT_BINARY = {
+    "add": "arith.addf",
+    "sub": "arith.subf",
+    "mul": "arith.mulf",
+    "div": "arith.divf",
+    "max": "arith.maximumf",
+    "min": "arith.minimumf",
+}
+_INT_BINARY = {
+    "add": "arith.addi",
+    "sub": "arith.subi",
+    "mul": "arith.muli",
+    "div": "arith.divsi",
+    "max": "arith.maxsi",
+    "min": "arith.minsi",
+}
+_PREDICATES_F = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+_PREDICATES_I = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+
+
+def _is_float(t: str) -> bool:
+    return t.startswith(("f", "bf"))
+
+
+def _binary(kind: str, a: str, b: str, t: str) -> tuple[list[str], str]:
+    """The body lines of ``a kind b`` on type ``t``, and the value computed."""
+    op = (_FLOAT_BINARY if _is_float(t) else _INT_BINARY)[kind]
+    return [f"%r = {op} {a}, {b} : {t}"], "%r"
+
+
+def _unary(kind: str, a: str, t: str) -> tuple[list[str], str]:
+    if kind in ("exp", "log", "sqrt", "rsqrt"):
+        return [f"%r = math.{kind} {a} : {t}"], "%r"
+    if kind == "recip":
+        return [f"%one = arith.constant 1.0 : {t}", f"%r = arith.divf %one, {a} : {t}"], "%r"
+    if kind == "abs":
+        return [f"%r = math.abs{'f' if _is_float(t) else 'i'} {a} : {t}"], "%r"
+    zero = "0.0" if _is_float(t) else "0"
+    if kind == "neg":
+        if _is_float(t):
+            return [f"%r = arith.negf {a} : {t}"], "%r"
+        return [f"%z = arith.constant 0 : {t}", f"%r = arith.subi %z, {a} : {t}"], "%r"
+    assert kind == "relu"
+    lines, value = _binary("max", a, "%z", t)
+    return [f"%z = arith.constant {zero} : {t}", *lines], value
+
+
+def _cast(a: str, src: str, dst: str) -> tuple[list[str], str]:
+    """Element type conversion; float to int rounds to nearest even, as the dialect says."""
+    if src == dst:
+        return [], a
+    if _is_float(src) and _is_float(dst):
+        op = "arith.extf" if _width(dst) > _width(src) else "arith.truncf"
+        return [f"%r = {op} {a} : {src} to {dst}"], "%r"
+    if _is_float(src):
+        return [f"%n = math.roundeven {a} : {src}", f"%r = arith.fptosi %n : {src} to {dst}"], "%r"
+    if _is_float(dst):
+        return [f"%r = arith.sitofp {a} : {src} to {dst}"], "%r"
+    op = "arith.extsi" if _width(dst) > _width(src) else "arith.trunci"
+    return [f"%r = {op} {a} : {src} to {dst}"], "%r"
+
+
+def _width(t: str) -> int:
+    return int(t.removeprefix("bf").lstrip("fi"))
+
+
+def _identity(kind: str, t: str) -> str:
+    """The start value of a ``sum``/``max``/``min`` reduction over ``t``."""
+    if kind == "sum":
+        return "0.0" if _is_float(t) else "0"
+    if _is_float(t):
+        return _float_literal(-np.inf if kind == "max" else np.inf, t)
+    info = np.iinfo(f"int{_width(t)}")
+    return str(info.min if kind == "max" else info.max)
+
+
+# --------------------------------------------------------------------------- tiles
+
+
+@dataclass
+class _Tile:
+    """A tile value: its buffer (a dense memref) and its valid sizes (ints or SSA names)."""
+
+    buffer: str
+    shape: tuple[int, ...]
+    element: str
+    valid: list[int | str]
+
+    @property
+    def type(self) -> str:
+        return f"memref<{'x'.join(map(str, self.shape))}x{self.element}>"
+
+
+def _strides(shape: Sequence[int]) -> list[int]:
+    out, step = [], 1
+    for n in reversed(shape):
+        out.append(step)
+        step *= n
+    return out[::-1]
+
+
+@dataclass
+class _Emitter:
+    """Writes one tile function's upstream form, op by op."""
+
+    function: func.FuncOp
+    lines: list[str] = field(default_factory=list)
+    names: dict[SSAValue, str] = field(default_factory=dict)
+    tiles: dict[SSAValue, _Tile] = field(default_factory=dict)
+    buffers: list[str] = field(default_factory=list)
+    #: The memref type text of each tensor parameter (any strides: views of bound tensors).
+    arg_types: dict[SSAValue, str] = field(default_factory=dict)
+    counter: int = 0
+
+    def fresh(self) -> str:
+        self.counter += 1
+        return f"%v{self.counter}"
+
+    def emit(self, line: str) -> None:
+        self.lines.append("  " + line)
+
+    def error(self, op: Operation, why: str) -> TileLoweringError:
+        return TileLoweringError(
+            f"tile function @{self.function.sym_name.data}", f"{op.name}: {why}"
+        )
+
+    # ------------------------------------------------------------------ values and views
+
+    def index(self, value: int | str) -> str:
+        if isinstance(value, str):
+            return value
+        name = self.fresh()
+        self.emit(f"{name} = arith.constant {value} : index")
+        return name
+
+    def new_tile(self, t: pto.TileType, valid: list[int | str]) -> _Tile:
+        # Masks live in bytes: upstream MLIR stores no i1 memref elements.
+        element = _name(t.element_type).replace("i1", "i8")
+        tile = _Tile(self.fresh(), t.dims, element, valid)
+        self.emit(f"{tile.buffer} = memref.alloc() : {tile.type}")
+        self.buffers.append(f"memref.dealloc {tile.buffer} : {tile.type}")
+        return tile
+
+    def result_tile(self, value: SSAValue, valid: list[int | str]) -> _Tile:
+        tile = self.new_tile(pto.tile(value), valid)
+        self.tiles[value] = tile
+        return tile
+
+    def view(self, tile: _Tile, valid: Sequence[int | str] | None = None) -> tuple[str, str]:
+        """The valid part of ``tile`` (or ``valid`` of it) as a value and its memref type."""
+        valid = list(tile.valid if valid is None else valid)
+        if all(v == n for v, n in zip(valid, tile.shape)):
+            return tile.buffer, tile.type
+        dims = "x".join("?" if isinstance(v, str) else str(v) for v in valid)
+        layout = f"strided<[{', '.join(map(str, _strides(tile.shape)))}]>"
+        type_ = f"memref<{dims}x{tile.element}, {layout}>"
+        name = self.fresh()
+        sizes = ", ".join(str(v) for v in valid)
+        zeros = ", ".join("0" for _ in valid)
+        ones = ", ".join("1" for _ in valid)
+        self.emit(
+            f"{name} = memref.subview {tile.buffer}[{zeros}] [{sizes}] [{ones}] "
+            f": {tile.type} to {type_}"
+        )
+        return name, type_
+
+    def valid_of(self, t: pto.TileType, operands: Sequence[SSAValue]) -> list[int | str]:
+        """The valid sizes of a tile of type ``t`` made with ``operands`` for its ``?``."""
+        given = iter(self.names[v] for v in operands)
+        return [next(given) if d == pto.DYNAMIC_INDEX else d for d in t.valid_dims]
+
+    # ------------------------------------------------------------------ linalg
+
+    def generic(
+        self,
+        ins: Sequence[tuple[str, str, str]],
+        out: tuple[str, str, str],
+        dims: int,
+        iterators: Sequence[str],
+        body: Callable[[list[str]], tuple[list[str], str]],
+        element: str,
+    ) -> None:
+        """A ``linalg.generic``: ``ins``/``out`` are (value, type, affine map results)."""
+        d = ", ".join(f"d{i}" for i in range(dims))
+        maps = ", ".join(f"affine_map<({d}) -> ({m})>" for _, _, m in [*ins, out])
+        its = ", ".join(f'"{i}"' for i in iterators)
+        args = [f"%in{i}" for i in range(len(ins))]
+        head = f"linalg.generic {{indexing_maps = [{maps}], iterator_types = [{its}]}}"
+        ins_text = ", ".join(v for v, _, _ in ins)
+        ins_types = ", ".join(t for _, t, _ in ins)
+        self.emit(f"{head} ins({ins_text} : {ins_types}) outs({out[0]} : {out[1]}) {{")
+        types = [_element_of(t) for _, t, _ in ins]
+        block_args = ", ".join(f"{a}: {t}" for a, t in zip([*args, "%out"], [*types, element]))
+        self.emit(f"^bb0({block_args}):")
+        lines, value = body([*args, "%out"])
+        for line in lines:
+            self.emit("  " + line)
+        self.emit(f"  linalg.yield {value} : {element}")
+        self.emit("}")
+
+    def fill(self, value: str, view: tuple[str, str], element: str) -> None:
+        self.emit(f"linalg.fill ins({value} : {element}) outs({view[0]} : {view[1]})")
+
+    def scalar(self, literal: str, element: str) -> str:
+        name = self.fresh()
+        self.emit(f"{name} = arith.constant {literal} : {element}")
+        return name
+
+
+def _dynamic_layout(rank: int) -> str:
+    return f"strided<[{', '.join(['?'] * rank)}], offset: ?>"
+
+
+def _element_of(memref_type: str) -> str:
+    inner = memref_type.removeprefix("memref<").split(",")[0].rstrip(">")
+    return inner.split("x")[-1]
+
+
+def _map(rank: int, dims: Sequence[str] | None = None) -> str:
+    return ", ".join(dims if dims is not None else [f"d{i}" for i in range(rank)])
+
+
+# --------------------------------------------------------------------------- ops
+
+
+def _lower_op(e: _Emitter, op: Operation) -> None:
+    """Write the upstream form of one op of the tile function."""
+    if isinstance(op, arith.ConstantOp):
+        name = e.fresh()
+        type_ = _name(op.result.type)
+        e.emit(f"{name} = arith.constant {_const(op.value, type_)} : {type_}")
+        e.names[op.result] = name
+    elif isinstance(op, pto.LoadOp | pto.StoreOp):
+        _transfer(e, op)
+    elif isinstance(op, pto.MoveOp):
+        # Tiles are values, never written after they are made: a move shares the buffer.
+        e.tiles[op.result] = e.tiles[op.input]
+    elif isinstance(op, pto.AllocOp):
+        e.result_tile(op.result, e.valid_of(pto.tile(op.result), op.valid_sizes))
+    elif isinstance(op, pto.FullOp):
+        t = e.result_tile(op.result, e.valid_of(pto.tile(op.result), op.valid_sizes))
+        e.fill(e.names[op.value], (t.buffer, t.type), t.element)
+    elif isinstance(op, pto.FillPadOp):
+        src = e.tiles[op.input]
+        t = e.result_tile(op.result, list(src.shape))
+        e.fill(e.names[op.value], (t.buffer, t.type), t.element)
+        _copy(e, e.view(src), e.view(t, src.valid))
+    elif isinstance(op, pto.BinaryOp | pto.ScalarBinaryOp | pto.UnaryOp | pto.CastOp):
+        _elementwise(e, op)
+    elif isinstance(op, pto.CmpOp | pto.CmpsOp | pto.SelOp):
+        _compare(e, op)
+    elif isinstance(op, pto.ReduceOp):
+        _reduce(e, op)
+    elif isinstance(op, pto.ExpandOp | pto.ExpandBinaryOp):
+        _expand(e, op)
+    elif isinstance(op, pto.TransposeOp):
+        src = e.tiles[op.input]
+        t = e.result_tile(op.result, src.valid[::-1])
+        a, b = e.view(src), e.view(t)
+        e.emit(f"linalg.transpose ins({a[0]} : {a[1]}) outs({b[0]} : {b[1]}) permutation = [1, 0]")
+    elif isinstance(op, pto.MatmulOp | pto.MatmulAccOp | pto.MatmulBiasOp):
+        _matmul(e, op)
+    elif isinstance(op, pto.SetFlagOp | pto.WaitFlagOp | pto.BarrierOp):
+        pass  # pipes are the device's: on the CPU every op has finished when the next starts
+    elif isinstance(op, func.ReturnOp):
+        pass
+    else:
+        raise e.error(
+            op, "not supported by the CPU numerics (tile functions are straight-line code)"
+        )
+
+
+def _copy(e: _Emitter, src: tuple[str, str], dst: tuple[str, str]) -> None:
+    e.emit(f"linalg.copy ins({src[0]} : {src[1]}) outs({dst[0]} : {dst[1]})")
+
+
+def _transfer(e: _Emitter, op: pto.LoadOp | pto.StoreOp) -> None:
+    """A load or store: the tile's valid part and the view's matching window, copied."""
+    if isinstance(op, pto.LoadOp):
+        t = pto.tile(op.result)
+        tile = e.result_tile(op.result, e.valid_of(t, op.valid_sizes))
+        memref_value = op.source
+    else:
+        tile = e.tiles[op.value]
+        memref_value = op.dest
+    source = e.names[memref_value]
+    view_type = memref_value.type
+    assert isinstance(view_type, MemRefType)
+    rank = len(view_type.get_shape())
+    offsets = [e.names[o] for o in op.offsets] or ["0"] * rank
+    lead = rank - len(tile.shape)
+    sizes = ["1"] * lead + [str(v) for v in tile.valid]
+    dims = "x".join("?" if isinstance(v, str) else str(v) for v in tile.valid)
+    window_type = f"memref<{dims}x{tile.element}, {_dynamic_layout(len(tile.shape))}>"
+    window = e.fresh()
+    e.emit(
+        f"{window} = memref.subview {source}[{', '.join(offsets)}] [{', '.join(sizes)}] "
+        f"[{', '.join('1' * rank)}] : {e.arg_types[memref_value]} to {window_type}"
+    )
+    if isinstance(op, pto.LoadOp):
+        _copy(e, (window, window_type), e.view(tile))
+    else:
+        _copy(e, e.view(tile), (window, window_type))
+
+
+def _elementwise(e: _Emitter, op: Operation) -> None:
+    src = e.tiles[op.operands[0]]
+    t = e.result_tile(op.results[0], src.valid)
+    ins = [(*e.view(e.tiles[v]), _map(len(src.shape))) for v in op.operands if v in e.tiles]
+    out = (*e.view(t), _map(len(src.shape)))
+    kind = op.name.removeprefix("pto.")
+    element = src.element
+    if isinstance(op, pto.BinaryOp):
+        body = lambda args: _binary(kind, args[0], args[1], element)  # noqa: E731
+    elif isinstance(op, pto.ScalarBinaryOp):
+        s = e.names[op.scalar]
+        body = lambda args: _binary(kind[:-1], args[0], s, element)  # noqa: E731
+    elif isinstance(op, pto.UnaryOp):
+        body = lambda args: _unary(kind, args[0], element)  # noqa: E731
+    else:
+        body = lambda args: _cast(args[0], src.element, t.element)  # noqa: E731
+    e.generic(ins, out, len(src.shape), ["parallel"] * len(src.shape), body, t.element)
+
+
+def _compare(e: _Emitter, op: Operation) -> None:
+    rank = len(pto.tile(op.results[0]).dims)
+    if isinstance(op, pto.SelOp):
+        src = e.tiles[op.lhs]
+        t = e.result_tile(op.result, src.valid)
+        ins = [(*e.view(e.tiles[v]), _map(rank)) for v in (op.mask, op.lhs, op.rhs)]
+
+        def body(args: list[str]) -> tuple[list[str], str]:
+            return [
+                f"%m = arith.trunci {args[0]} : i8 to i1",
+                f"%r = arith.select %m, {args[1]}, {args[2]} : {t.element}",
+            ], "%r"
+    else:
+        src = e.tiles[op.operands[0]]
+        t = e.result_tile(op.results[0], src.valid)
+        ins = [(*e.view(e.tiles[v]), _map(rank)) for v in op.operands if v in e.tiles]
+        rhs = "%in1" if isinstance(op, pto.CmpOp) else e.names[op.operands[1]]
+        pred = op.predicate.data
+        float_ = _is_float(src.element)
+        cmp = f"arith.cmpf {_PREDICATES_F[pred]}" if float_ else f"arith.cmpi {_PREDICATES_I[pred]}"
+
+        def body(args: list[str]) -> tuple[list[str], str]:
+            return [
+                f"%c = {cmp}, {args[0]}, {rhs} : {src.element}",
+                "%r = arith.extui %c : i1 to i8",
+            ], "%r"
+
+    e.generic(ins, (*e.view(t), _map(rank)), rank, ["parallel"] * rank, body, t.element)
+
+
+def _reduce(e: _Emitter, op: pto.ReduceOp) -> None:
+    src = e.tiles[op.input]
+    axis = op.AXIS
+    valid = list(src.valid)
+    valid[axis] = 1
+    t = e.result_tile(op.result, valid)
+    kind = op.name.split("_")[-1]
+    out = e.view(t)
+    e.fill(e.scalar(_identity(kind, t.element), t.element), out, t.element)
+    reduced = ["d0", "0"] if axis == 1 else ["0", "d1"]
+    iterators = ["parallel", "reduction"] if axis == 1 else ["reduction", "parallel"]
+    op_kind = "add" if kind == "sum" else kind
+
+    def body(args: list[str]) -> tuple[list[str], str]:
+        return _binary(op_kind, args[1], args[0], t.element)
+
+    e.generic([(*e.view(src), _map(2))], (*out, _map(2, reduced)), 2, iterators, body, t.element)
+
+
+def _expand(e: _Emitter, op: Operation) -> None:
+    axis = op.AXIS
+    reduced = _map(2, ["d0", "0"] if axis == 1 else ["0", "d1"])
+    if isinstance(op, pto.ExpandOp):
+        vector = e.tiles[op.input]
+        shape = pto.tile(op.result).dims
+        valid = list(vector.valid)
+        valid[axis] = shape[axis]
+        t = e.result_tile(op.result, valid)
+        ins = [(*e.view(vector), reduced)]
+
+        def body(args: list[str]) -> tuple[list[str], str]:
+            return [], args[0]
+    else:
+        src = e.tiles[op.input]
+        t = e.result_tile(op.result, src.valid)
+        ins = [(*e.view(src), _map(2)), (*e.view(e.tiles[op.vector]), reduced)]
+        kind = op.name.split("expand_")[-1]
+
+        def body(args: list[str]) -> tuple[list[str], str]:
+            if kind == "exp_sub":
+                lines, value = _binary("sub", args[0], args[1], t.element)
+                lines = [line.replace("%r", "%d") for line in lines]
+                return [*lines, f"%r = math.exp %d : {t.element}"], "%r"
+            return _binary(kind, args[0], args[1], t.element)
+
+    e.generic(ins, (*e.view(t), _map(2)), 2, ["parallel"] * 2, body, t.element)
+
+
+def _matmul(e: _Emitter, op: Operation) -> None:
+    """``c (+)= a x b`` as a generic over (i, k, j): the innermost loop walks rows of b and c."""
+    a, b = e.tiles[op.lhs], e.tiles[op.rhs]
+    t = e.result_tile(op.result, [a.valid[0], b.valid[1]])
+    whole = (t.buffer, t.type)
+    if isinstance(op, pto.MatmulAccOp):
+        acc = e.tiles[op.acc]
+        _copy(e, (acc.buffer, acc.type), whole)
+    elif isinstance(op, pto.MatmulBiasOp):
+        bias = e.tiles[op.bias]
+        e.generic(
+            [(*e.view(bias, [1, t.shape[1]]), "0, d1")], (*whole, _map(2)), 2,
+            ["parallel"] * 2, lambda args: ([], args[0]), t.element,
+        )  # fmt: skip
+    else:
+        e.fill(e.scalar(_identity("sum", t.element), t.element), whole, t.element)
+    k = a.valid[1]
+    lhs = e.view(a, [a.valid[0], k])
+    rhs = e.view(b, [k, b.valid[1]])
+    out = e.view(t)
+
+    def body(args: list[str]) -> tuple[list[str], str]:
+        lines, x = _cast(args[0], a.element, t.element)
+        lines = [line.replace("%r", "%x").replace("%n", "%xn") for line in lines]
+        x = x.replace("%r", "%x")
+        more, y = _cast(args[1], b.element, t.element)
+        more = [line.replace("%r", "%y").replace("%n", "%yn") for line in more]
+        y = y.replace("%r", "%y")
+        product, p = _binary("mul", x, y, t.element)
+        product = [line.replace("%r", "%p") for line in product]
+        total, value = _binary("add", args[2], "%p", t.element)
+        return [*lines, *more, *product, *total], value
+
+    e.generic(
+        [(*lhs, "d0, d1"), (*rhs, "d1, d2")], (*out, "d0, d2"), 3,
+        ["parallel", "reduction", "parallel"], body, t.element,
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- functions
+
+
+@dataclass(frozen=True)
+class _Param:
+    """How one parameter is passed: a tensor (rank, numpy dtype) or a scalar (C type)."""
+
+    name: str
+    rank: int = -1
+    dtype: Any = None
+    ctype: Any = None
+    shape: tuple[int, ...] = ()
+
+
+def upstream_text(function: func.FuncOp) -> tuple[str, list[_Param]]:
+    """The tile function in upstream dialects, and how its parameters are passed."""
+    e = _Emitter(function)
+    name = function.sym_name.data
+    header, params, prologue = [], [], []
+    for i, arg in enumerate(function.body.block.args):
+        pname = arg.name_hint or f"a{i}"
+        value = f"%p{i}"
+        if isinstance(arg.type, MemRefType):
+            element = _name(arg.type.element_type)
+            if element not in DTYPES:
+                raise TileLoweringError(
+                    f"tile function @{name}", f"parameter {pname!r}: tensors of {element} are "
+                    f"not supported by the CPU numerics (supported: {', '.join(DTYPES)})",
+                )  # fmt: skip
+            shape = tuple(arg.type.get_shape())
+            dims = "x".join("?" if d < 0 else str(d) for d in shape)
+            type_ = f"memref<{dims}x{element}, {_dynamic_layout(len(shape))}>"
+            e.arg_types[arg] = type_
+            header.append(f"{value}: {type_}")
+            params.append(_Param(pname, len(shape), np.dtype(DTYPES[element]), shape=shape))
+        else:
+            type_ = _name(arg.type)
+            if type_ not in _CTYPES:
+                raise TileLoweringError(
+                    f"tile function @{name}", f"parameter {pname!r} of type {arg.type} is not "
+                    f"supported by the CPU numerics (scalars: {', '.join(_CTYPES)})",
+                )  # fmt: skip
+            if type_ == "f16":  # passed as f32: C has no half-precision argument
+                header.append(f"{value}_f32: f32")
+                prologue.append(f"  {value} = arith.truncf {value}_f32 : f32 to f16")
+            else:
+                header.append(f"{value}: {type_}")
+            params.append(_Param(pname, ctype=_CTYPES[type_]))
+        e.names[arg] = value
+    for op in function.body.block.ops:
+        _lower_op(e, op)
+    body = [*prologue, *e.lines, *("  " + line for line in e.buffers), "  return"]
+    text = "\n".join([f"func.func @{name}({', '.join(header)}) {{", *body, "}"])
+    return text, params
+
+
+#: Byte offsets in numpy's array object (PyArrayObject_fields, numpy's C ABI, unchanged since
+#: numpy 1.7): the data pointer, then (after ``int nd``) the dimensions and strides pointers.
+_DATA, _DIMS, _STRIDES = 16, 32, 40
+
+
+def _glue(name: str, params: list[_Param]) -> str:
+    """LLVM-dialect text: ``@name__numpy`` takes numpy array objects and scalars and calls
+    ``@name`` with the memref arguments read from the arrays (no Python work per call), and
+    ``@name__address`` gives its address. ``@name`` is declared with its lowered signature."""
+    decl, args, body, call = [], [], ["  %zero = llvm.mlir.constant(0 : i64) : i64"], []
+    for i, p in enumerate(params):
+        if p.rank < 0:
+            type_ = _LLVM_SCALARS[p.ctype]
+            args.append(f"%a{i}: {type_}")
+            decl.append(type_)
+            call.append((f"%a{i}", type_))
+            continue
+        args.append(f"%a{i}: !llvm.ptr")
+        body.append(f"  %size{i} = llvm.mlir.constant({p.dtype.itemsize} : i64) : i64")
+        for part, at in (("data", _DATA), ("dims", _DIMS), ("strides", _STRIDES)):
+            body.append(
+                f"  %{part}{i}p = llvm.getelementptr %a{i}[{at}] : (!llvm.ptr) -> !llvm.ptr, i8"
+            )
+            body.append(f"  %{part}{i} = llvm.load %{part}{i}p : !llvm.ptr -> !llvm.ptr")
+        call += [(f"%data{i}", "!llvm.ptr"), (f"%data{i}", "!llvm.ptr"), ("%zero", "i64")]
+        for part in ("dims", "strides"):
+            for j in range(p.rank):
+                v = f"%{part}{i}_{j}"
+                body.append(
+                    f"  {v}p = llvm.getelementptr %{part}{i}[{j}] : (!llvm.ptr) -> !llvm.ptr, i64"
+                )
+                body.append(f"  {v} = llvm.load {v}p : !llvm.ptr -> i64")
+                if part == "strides":  # numpy's strides are in bytes, a memref's in elements
+                    body.append(f"  {v}e = llvm.sdiv {v}, %size{i} : i64")
+                    v += "e"
+                call.append((v, "i64"))
+        decl += ["!llvm.ptr", "!llvm.ptr"] + ["i64"] * (1 + 2 * p.rank)
+    values = ", ".join(v for v, _ in call)
+    types = ", ".join(t for _, t in call)
+    return "\n".join(
+        [
+            f"llvm.func @{name}({', '.join(decl)})",
+            f"llvm.func @{name}__numpy({', '.join(args)}) {{",
+            *body,
+            f"  llvm.call @{name}({values}) : ({types}) -> ()",
+            "  llvm.return",
+            "}",
+            f"llvm.func @{name}__address() -> !llvm.ptr {{",
+            f"  %p = llvm.mlir.addressof @{name}__numpy : !llvm.ptr",
+            "  llvm.return %p : !llvm.ptr",
+            "}",
+        ]
+    )
+
+
+_LLVM_SCALARS = {
+    ctypes.c_int64: "i64",
+    ctypes.c_int32: "i32",
+    ctypes.c_int16: "i16",
+    ctypes.c_int8: "i8",
+    ctypes.c_double: "f64",
+    ctypes.c_float: "f32",
+}
+
+
+def _engine(text: str, name: str, glue: str) -> tuple[Any, int]:
+    """The ExecutionEngine of ``text`` with its ``glue`` (compiled once per process) and the
+    address of ``@name__numpy``, read once through its accessor: calls go straight to it."""
+    cached = _ENGINES.get(text)
+    if cached is not None:
+        return cached
+    from mlir import ir
+    from mlir.execution_engine import ExecutionEngine
+    from mlir.passmanager import PassManager
+
+    global _CONTEXT
+    if _CONTEXT is None:
+        _CONTEXT = ir.Context()  # made once: a context costs ~15 ms of dialect registration
+    with _LOCK, _CONTEXT:
+        try:
+            module = ir.Module.parse(text)
+            PassManager.parse(PIPELINE).run(module.operation)
+        except ir.MLIRError as error:  # a lowering bug: said in one line, not a traceback
+            why = str(error).strip().splitlines()[0]
+            raise TileLoweringError(f"tile function @{name}", f"upstream MLIR: {why}") from None
+        # The glue calls @name as an llvm.func, which it is only once lowered: parsed
+        # beside a declaration of it, then moved into the lowered module.
+        scratch = ir.Module.parse(glue)  # alive until its ops are moved out
+        for op in list(scratch.body.operations)[1:]:
+            op.detach_from_parent()
+            module.body.append(op)
+        del scratch
+        engine = ExecutionEngine(module, opt_level=2)
+    address = ctypes.c_void_p()
+    packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(f"{name}__address"))
+    packed((ctypes.c_void_p * 1)(ctypes.addressof(address)))
+    if len(_ENGINES) >= _KEEP:  # the oldest go: a TileFunction keeps its own engine alive
+        del _ENGINES[next(iter(_ENGINES))]
+    _ENGINES[text] = (engine, int(address.value or 0))
+    return _ENGINES[text]
+
+
+class TileFunction:
+    """A tile function compiled to native code; call it with the kernel's parameters.
+
+    Tensors are numpy arrays of the parameter's element type and shape, any strides (views of
+    bound tensors work in place); scalars are Python numbers. The native entry reads each
+    array's data, shape and strides itself: a call costs one ctypes call and these checks."""
+
+    def __init__(self, name: str, text: str, params: list[_Param]):
+        self.name, self.text, self.params = name, text, params
+        engine, address = _engine(text, name, _glue(name, params))
+        self._engine = engine  # keeps the code alive
+        argtypes = [ctypes.py_object if p.rank >= 0 else p.ctype for p in params]
+        self._call = ctypes.CFUNCTYPE(None, *argtypes)(address)
+        self._checks = [(i, p.dtype, p.shape, p) for i, p in enumerate(params) if p.rank >= 0]
+
+    def __call__(self, *args: Any) -> None:
+        if len(args) != len(self.params):
+            raise TypeError(f"@{self.name} takes {len(self.params)} arguments, got {len(args)}")
+        ndarray = np.ndarray
+        for i, dtype, shape, p in self._checks:
+            value = args[i]
+            # The native entry reads numpy's array object: anything else must not reach it.
+            # (Checked the cheap way first: this runs once per task.)
+            if type(value) is not ndarray or value.dtype is not dtype or value.shape != shape:
+                self._check(p, value)
+        self._call(*args)
+
+    def _check(self, p: _Param, value: Any) -> None:
+        """Raise unless ``value`` is an array ``p`` takes (dtype equal, runtime extents free)."""
+        if not isinstance(value, np.ndarray) or value.dtype != p.dtype:
+            raise TypeError(
+                f"@{self.name}: {p.name} is a numpy array of {p.dtype}, got "
+                f"{getattr(value, 'dtype', type(value).__name__)}"
+            )
+        shape = value.shape
+        if len(shape) != p.rank or any(s >= 0 and s != d for s, d in zip(p.shape, shape)):
+            raise TypeError(f"@{self.name}: {p.name} has shape {p.shape}, got {shape}")
+
+
+def compile_tile(function: func.FuncOp) -> TileFunction:
+    """The tile function ``function`` compiled to native code (once per process per text)."""
+    text, params = upstream_text(function)
+    return TileFunction(function.sym_name.data, text, params)
