@@ -11,6 +11,9 @@ calls of the core's C API (runtime/core/pto_wsp_core.h), declared as ``func.func
 | `tg.ordered` | `pto_tg_ordered_enter(ctx)`, its body, `pto_tg_ordered_exit(ctx)` |
 | `tg.order_point` | `pto_tg_order_point(ctx)` |
 | `tg.seq` | `pto_tg_seq(ctx) -> index` |
+| `tg.event_record "e" [stream(N)]` | `pto_tg_event_record(ctx, event, all, N)` (`pto_tg_use_events(ctx)` first thing in a program using events) |
+| `tg.event_wait "e" [stream(N)]` | `pto_tg_event_wait(ctx, event, all, N)` |
+| `tg.event_query "e"` | `pto_tg_event_query(ctx, event) -> index`, compared with 0 |
 | `tg.call` | the callee's body, inlined |
 
 A region is stated in its root tensor's index space (what the TensorMap decides overlap on):
@@ -24,7 +27,9 @@ The tables the runtime needs beside the code are attributes of the function (ups
 keeps them): ``pto.kernels`` (kernel id -> name), ``pto.coords`` (site -> coordinate names),
 ``pto.arg_names``, ``pto.checks`` (check -> its location and what failed), ``pto.reads`` (the
 arguments whose data the program loads) and ``pto.config`` (the program's runtime
-configuration). Kernel declarations (``wsp.kernel``) are dropped; ``memref.global`` data is
+configuration), ``pto.scalars`` (site -> one letter per task scalar: ``i`` integer, ``b``
+i1, ``f`` float: its f64 bits) and ``pto.kept`` (site -> per region the root dimensions
+its view keeps). Kernel declarations (``wsp.kernel``) are dropped; ``memref.global`` data is
 kept. The output holds upstream dialects only (docs/native.md).
 """
 
@@ -39,6 +44,9 @@ from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -52,7 +60,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from pto_wsp.dialects import tg
+from pto_wsp.dialects import tg, tg_events
 from pto_wsp.dialects.tg_calls import call_cycle
 from pto_wsp.passes.diagnostics import location_of
 
@@ -71,6 +79,10 @@ RUNTIME_API: dict[str, tuple[int, int]] = {
     "pto_tg_ordered_exit": (1, 0),
     "pto_tg_seq": (1, 1),
     "pto_tg_check_failed": (2, 0),
+    "pto_tg_use_events": (1, 0),
+    "pto_tg_event_record": (4, 0),
+    "pto_tg_event_wait": (4, 0),
+    "pto_tg_event_query": (2, 1),
 }
 
 #: Numbering shared with the core (task_abi.h, runtime/graph.py).
@@ -117,6 +129,9 @@ class _Lowering:
     func: func.FuncOp
     kernels: list[str] = field(default_factory=list)
     coords: list[list[str]] = field(default_factory=list)
+    scalars: list[str] = field(default_factory=list)
+    kept: list[list[list[int]]] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
     reads: set[str] = field(default_factory=set)
     views: dict[SSAValue, _View] = field(default_factory=dict)
@@ -259,6 +274,8 @@ class _Lowering:
             seq = self.call("pto_tg_seq", [], op)
             op.result.replace_all_uses_with(seq.results[0])
             Rewriter.erase_op(op)
+        elif isinstance(op, tg_events.EVENT_OPS_TYPES):
+            self.event(op)
         elif isinstance(op, memref.LoadOp):
             self.load(op)
         elif isinstance(op, _DIVISIONS):
@@ -294,6 +311,8 @@ class _Lowering:
         stream: Value = op.stream if op.stream is not None else 0
         priority: Value = op.priority if op.priority is not None else 0
         views = [self.view(r, op) for r in op.resources]
+        self.kept.append([list(v.kept) for v in views])
+        self.scalars.append("".join(_scalar_kind(p, op) for p in op.params))
         scalars = [self.scalar(p, op) for p in op.params]
         self.call(
             "pto_tg_task_begin",
@@ -325,12 +344,36 @@ class _Lowering:
         Rewriter.erase_op(op)
 
     def scalar(self, value: SSAValue, op: tg.TaskOp) -> SSAValue:
-        if isinstance(value.type, IndexType):
+        """A task scalar as the index the core records: an integer cast, a float's f64 bits."""
+        type_ = value.type
+        if isinstance(type_, IndexType):
             return value
-        if isinstance(value.type, IntegerType):
-            cast = arith.IndexCastUIOp if value.type.width.data == 1 else arith.IndexCastOp
+        if isinstance(type_, IntegerType):
+            cast = arith.IndexCastUIOp if type_.width.data == 1 else arith.IndexCastOp
             return self.emit(cast(value, IndexType()), op).results[0]
-        _fail(op, f"task scalars of type {value.type} are not supported by the runtime core yet")
+        if isinstance(type_, Float16Type | Float32Type):  # exact: the value keeps its rounding
+            value = self.emit(arith.ExtFOp(value, Float64Type()), op).results[0]
+        bits = self.emit(arith.BitcastOp(value, IntegerType(64)), op).results[0]
+        return self.emit(arith.IndexCastOp(bits, IndexType()), op).results[0]
+
+    def event(self, op: Operation) -> None:
+        """A tg.event_* op as the core's call; events are numbered by name."""
+        name = op.event.data  # type: ignore[attr-defined]
+        if name not in self.events:
+            self.events.append(name)
+        event = self.events.index(name)
+        if isinstance(op, tg_events.EventQueryOp):
+            call = self.call("pto_tg_event_query", [event], op)
+            zero = self.value(0, op)
+            test = self.emit(arith.CmpiOp(call.results[0], zero, "ne"), op)
+            op.result.replace_all_uses_with(test.results[0])
+        else:
+            stream = op.stream  # type: ignore[attr-defined]
+            every = int(stream is None)
+            number = 0 if stream is None else stream.value.data
+            kind = "record" if isinstance(op, tg_events.EventRecordOp) else "wait"
+            self.call(f"pto_tg_event_{kind}", [event, every, number], op)
+        Rewriter.erase_op(op)
 
     def check(self, op: Operation, what: str) -> Value:
         """A new check of ``op`` (its location and ``what`` fails), by number."""
@@ -431,6 +474,13 @@ class _Lowering:
             [ArrayAttr([StringAttr(n) for n in names]) for names in self.coords]
         )
         attrs["pto.checks"] = ArrayAttr([StringAttr(s) for s in self.checks])
+        attrs["pto.scalars"] = ArrayAttr([StringAttr(s) for s in self.scalars])
+        attrs["pto.kept"] = ArrayAttr(
+            [
+                ArrayAttr([ArrayAttr([IntegerAttr(d, 64) for d in dims]) for dims in site])
+                for site in self.kept
+            ]
+        )
         attrs["pto.reads"] = ArrayAttr([StringAttr(s) for s in sorted(self.reads)])
         if program.config is not None:
             attrs["pto.config"] = program.config
@@ -444,6 +494,18 @@ def _known(v: Value) -> Value:
         if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType):
             return attr.value.data
     return v
+
+
+def _scalar_kind(value: SSAValue, op: Operation) -> str:
+    """How the host reads a task scalar back: ``i`` an integer, ``b`` an i1, ``f`` a float."""
+    type_ = value.type
+    if isinstance(type_, IntegerType) and type_.width.data == 1:
+        return "b"
+    if isinstance(type_, IndexType | IntegerType):
+        return "i"
+    if isinstance(type_, Float16Type | Float32Type | Float64Type):
+        return "f"
+    _fail(op, f"task scalars of type {type_} are not supported by the runtime core")
 
 
 def _root_argument(value: SSAValue) -> SSAValue:
@@ -504,6 +566,11 @@ def lower_program(module: ModuleOp, program: tg.ProgramOp) -> func.FuncOp:
     function = func.FuncOp(name, (inputs, []), Region([body]))
     function.attributes["pto.arg_names"] = ArrayAttr(list(program.arg_names.data))
     lowering = _Lowering(function)
+    if any(isinstance(op, tg_events.EVENT_OPS_TYPES) for op in body.walk()):
+        # (before the first task: the core tracks every task's stream from there)
+        Rewriter.insert_op(
+            func.CallOp("pto_tg_use_events", [body.args[0]], []), InsertPoint.at_start(body)
+        )
     lowering.block(body)
     if isinstance(body.last_op, tg.YieldOp):
         Rewriter.erase_op(body.last_op)

@@ -37,6 +37,9 @@ __all__ = [
 #: its task, not the program that runs the simulation. KeyboardInterrupt still interrupts.
 BODY_ERRORS = (Exception, SystemExit)
 
+#: Cycle counts are below this (the schedulers keep time in float64: exact below 2^53).
+MAX_CYCLES = 1 << 53
+
 
 class ViewRegion(TensorRegion):
     """A task's region that also knows which dimensions of the root tensor remain dimensions
@@ -147,12 +150,17 @@ class KernelSpec:
     def task_cycles(
         self, tid: int, coords: Sequence, args: Sequence[int], regions: Sequence[TensorRegion]
     ) -> int:
-        """``cycles``, a failing cost function reported as the task's ``ExecutionError``."""
+        """``cycles``, a failing cost function — or one giving no cycle count in [0, 2^53):
+        virtual times are exact doubles — reported as the task's ``ExecutionError``."""
         try:
-            return self.cycles(args, regions)
+            cycles = self.cycles(args, regions)
         except BODY_ERRORS as error:
             cause = f"its cost function raised {type(error).__name__}: {error}"
             raise ExecutionError(tid, self.name, coords, cause) from error
+        if not 0 <= cycles < MAX_CYCLES:
+            cause = f"its cost function returned {cycles}: a cost is a number of cycles in [0, 2^53)"
+            raise ExecutionError(tid, self.name, coords, cause)
+        return cycles
 
 
 def returned(

@@ -30,6 +30,7 @@ import numpy as np
 
 from pto_wsp.errors import ErrorCode, PtoError
 from pto_wsp.runtime.graph import TaskGraph
+from pto_wsp.runtime.kernels import ViewRegion
 from pto_wsp.runtime.regions import TensorRegion
 
 __all__ = [
@@ -166,11 +167,14 @@ def _api() -> ctypes.CDLL:
     lib.pto_core_new.restype = ctypes.c_void_p
     lib.pto_core_new.argtypes = [ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p]
     lib.pto_core_free.argtypes = [ctypes.c_void_p]
+    lib.pto_core_no_data_deps.argtypes = [ctypes.c_void_p]
     lib.pto_core_error.restype = ctypes.c_char_p
     lib.pto_core_error.argtypes = [ctypes.c_void_p]
     for name in ("pto_core_error_node", "pto_core_error_check"):
         getattr(lib, name).restype = ctypes.c_int64
         getattr(lib, name).argtypes = [ctypes.c_void_p]
+    lib.pto_core_order_points.restype = ctypes.c_int64
+    lib.pto_core_order_points.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(ctypes.c_int64))]
     lib.pto_core_graph.restype = ctypes.c_int32
     lib.pto_core_graph.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Graph)]
     lib.pto_core_scheduler_new.restype = ctypes.c_void_p
@@ -229,8 +233,9 @@ class Core:
     """One graph build on the native core: ``address`` goes to the compiled program as its
     context argument; ``graph()`` then reads the task graph it built."""
 
-    def __init__(self, shapes: list[tuple[int, ...]]) -> None:
-        """``shapes``: per tensor (program argument) its extents, -1 where unknown."""
+    def __init__(self, shapes: list[tuple[int, ...]], infer_data_deps: bool = True) -> None:
+        """``shapes``: per tensor (program argument) its extents, -1 where unknown;
+        ``infer_data_deps=False``: no data edges (structural and event edges only)."""
         api = _api()
         if any(len(s) > MAX_RANK for s in shapes):
             raise NativeCoreError(f"the native core takes tensors of rank <= {MAX_RANK}")
@@ -241,6 +246,8 @@ class Core:
         self._api = api
         self._ptr = api.pto_core_new(len(shapes), ranks.ctypes.data, table.ctypes.data)
         self.address = int(self._ptr)
+        if not infer_data_deps:
+            api.pto_core_no_data_deps(self._ptr)
 
     def __del__(self) -> None:
         ptr = getattr(self, "_ptr", None)
@@ -257,9 +264,25 @@ class Core:
             api.pto_core_error_check(self._ptr),
         )
 
-    def graph(self, kernels: list[str], sites: list[list[str]], tensors: list[str]) -> TaskGraph:
+    def order_points(self) -> np.ndarray:
+        """Per ordering point of the build, how many tasks preceded it."""
+        points = ctypes.POINTER(ctypes.c_int64)()
+        n = self._api.pto_core_order_points(self._ptr, ctypes.byref(points))
+        return _copied(points, n)
+
+    def graph(
+        self,
+        kernels: list[str],
+        sites: list[list[str]],
+        tensors: list[str],
+        scalars: Sequence[str] = (),
+        kept: Sequence[Sequence[Sequence[int]]] = (),
+    ) -> TaskGraph:
         """The task graph built, as runtime/graph.py's TaskGraph: ``kernels`` names kernel
-        ids, ``sites`` gives each task site's coordinate names, ``tensors`` each tensor."""
+        ids, ``sites`` gives each task site's coordinate names, ``tensors`` each tensor;
+        per site, ``scalars`` how to read its scalars (``i`` int, ``b`` bool, ``f`` float
+        bits) and ``kept`` per region the dimensions its view keeps (tg-to-runtime-calls'
+        ``pto.scalars`` and ``pto.kept``; without them: ints, every dimension)."""
         g = _Graph()
         if self._api.pto_core_graph(self._ptr, ctypes.byref(g)) != 0:
             raise NativeCoreError(self.error()[0])
@@ -284,27 +307,49 @@ class Core:
             fanout_edges=_array(g.fanout_edges, e, self),
             edge_kind=_array(g.edge_kind, e, self),
             kernels=list(kernels),
-            args=per_node(g.args_begin, g.args, lambda v, i: tuple(v.tolist())),
-            regions=per_node(g.regions_begin, g.regions, _regions(tensors)),
+            args=per_node(g.args_begin, g.args, _args(site, scalars)),
+            regions=per_node(g.regions_begin, g.regions, _regions(tensors, site, kept)),
             coords=per_node(g.coords_begin, g.coords, _coords(site, sites)),
         )
 
 
-def _regions(tensors: list[str]):
+def _args(site: np.ndarray, scalars: Sequence[str]):
+    """A node's scalars as the kernel takes them: ints, bools, floats (from their f64 bits)."""
+
+    def make(values: np.ndarray, node: int) -> tuple:
+        s = int(site[node])
+        kinds = scalars[s] if 0 <= s < len(scalars) else ""
+        if "f" not in kinds and "b" not in kinds:
+            return tuple(values.tolist())
+        floats = values.view(np.float64).tolist()
+        return tuple(
+            floats[i] if k == "f" else bool(v) if k == "b" else v
+            for i, (k, v) in enumerate(zip(kinds, values.tolist()))
+        )
+
+    return make
+
+
+def _regions(tensors: list[str], site: np.ndarray, kept: Sequence[Sequence[Sequence[int]]]):
     def make(values: np.ndarray, node: int) -> tuple[TensorRegion, ...]:
         out = []
         v = values.tolist()
+        s = int(site[node])
+        dims = kept[s] if 0 <= s < len(kept) else ()
         at = 0
         while at < len(v):
             tensor, access, rank = v[at : at + 3]
             at += 3
             offsets, sizes, strides = (
-                v[at : at + rank],
-                v[at + rank : at + 2 * rank],
-                v[at + 2 * rank : at + 3 * rank],
+                tuple(v[at : at + rank]),
+                tuple(v[at + rank : at + 2 * rank]),
+                tuple(v[at + 2 * rank : at + 3 * rank]),
             )
             at += 3 * rank
-            out.append(TensorRegion(tensors[tensor], offsets, sizes, strides, _ACCESS[access]))
+            keep = tuple(dims[len(out)]) if len(out) < len(dims) else tuple(range(rank))
+            out.append(
+                ViewRegion.of(tensors[tensor], offsets, sizes, strides, _ACCESS[access], keep)
+            )
         return tuple(out)
 
     return make
@@ -382,6 +427,8 @@ class _SchedConfig(ctypes.Structure):
         *[(n, ctypes.c_int64) for n in _CONFIG_INTS],
         ("interval", ctypes.c_double),
         ("order_after", ctypes.c_void_p),
+        ("window_abort", ctypes.c_int64),
+        ("stop_at", ctypes.c_int64),
     ]
 
 
@@ -429,11 +476,19 @@ class Scheduler:
             self._ptr = None
 
     def run(
-        self, graph: TaskGraph, costs: np.ndarray, config: Any, order_points: Sequence[int] = ()
+        self,
+        graph: TaskGraph,
+        costs: np.ndarray,
+        config: Any,
+        order_points: Sequence[int] = (),
+        stop_at: int = -1,
     ) -> Schedule:
         """Schedule ``graph`` as the engine runs it with ``config`` (a SimConfig), each node
         costing ``costs[node]`` cycles; ``order_points`` lists how many tasks preceded each
-        ordering point (batch_deps flushes there). NativeCoreError when it cannot."""
+        ordering point (batch_deps flushes there). With task_window's overflow=abort the run
+        stops at the creation that finds the window full, and with ``stop_at`` before the
+        creation of that task (by number): ``Schedule.stopped`` then says so. NativeCoreError
+        when it cannot."""
         n = graph.num_nodes
         keep = [
             np.ascontiguousarray(graph.kind, np.uint8),
@@ -454,8 +509,8 @@ class Scheduler:
         pools = np.concatenate([pools, np.full(workers - len(pools), 255, np.uint8)])
         n_tasks = graph.num_tasks
         after = np.zeros(n_tasks + 1, np.uint8)
-        points = [p for p in order_points if 0 < p <= n_tasks]
-        after[points] = 1
+        points = np.asarray(order_points, np.int64)
+        after[points[(points > 0) & (points <= n_tasks)]] = 1
         timing = _TIMING.get(config.timing, 2)
         interval = (
             config.cycles_per_ms / config.timing_n if timing == 1 and config.timing_n else 0.0
@@ -479,6 +534,8 @@ class Scheduler:
             *[int(values[k]) for k in _CONFIG_INTS],
             float(interval),
             after.ctypes.data if config.batch_deps else None,
+            int(config.window_overflow == "abort"),
+            int(stop_at),
         )
         NI = np.empty((8, n), np.int64)
         NF = np.empty((6, n), np.float64)

@@ -3,10 +3,11 @@
 ``compile(..., target="cpu_sim")`` returns one. ``bind(**values)`` gives the program's
 arguments by name — tensors as numpy arrays (written in place by the functional mode),
 symbols as ints, lengths and CSR arrays as integer arrays; bindings accumulate and can be
-replaced at any time without recompiling. ``execute()`` runs the program once: on the fast
-path (runtime/fastsched.py: the graph built first, then scheduled by the compiled port of the
-engine — the same result) when the program allows it, else on a fresh simulator
-(runtime/engine.py); ``execute_async()`` runs it on a background thread and
+replaced at any time without recompiling. ``execute()`` runs the program once: a main
+program on the native core (its compiled task generation builds the graph, the core's
+scheduler runs it in virtual time, then the functional mode calls the bodies in the order the
+core dispatched them: runtime/run.py); a pipeline — or any program with ``fast=False`` — on
+the reference engine (runtime/engine.py), which gives the same results; ``execute_async()`` runs it on a background thread and
 ``synchronize()`` waits for it (and raises its error). ``stats()``, ``trace()``,
 ``write_trace(path)`` and ``write_gantt(path)`` describe the last run.
 """
@@ -24,29 +25,19 @@ from typing import Any
 
 import numpy as np
 
-from pto_wsp.errors import ExecutionError, Timeout
-from pto_wsp.runtime import fastsched
+from pto_wsp.errors import ExecutionError, ResourceError, Timeout
 from pto_wsp.runtime.engine import STALL_CAUSES, SimConfig, Simulator
-from pto_wsp.runtime.fastsched import (
-    FastRun,
-    KernelCosts,
-    OrderRecordingBuilder,
-    RecordingBuilder,
-    Workspace,
-    decline_reason,
-    schedule_graph,
-)
-from pto_wsp.runtime.graph import EDGE_KINDS, TaskGraph, gc_paused
+from pto_wsp.runtime.graph import EDGE_KINDS, KIND_TASK, TaskGraph, gc_paused
 from pto_wsp.runtime.kernels import KernelSpec
+from pto_wsp.runtime.native_core import Scheduler
 from pto_wsp.runtime.profiling import check_schedule, profile_totals, timed_specs
+from pto_wsp.runtime.run import Run, forget_collected
 from pto_wsp.runtime.threads import run_bodies_threaded
 
 __all__ = ["ArgSpec", "Program", "Stats"]
 
 #: Extent standing for an unbound runtime dimension (lowering/cpu/pygen.py's WHOLE).
 _WHOLE = 1 << 62
-#: Costs the fast path takes (virtual times stay exact doubles).
-_MAX_COST = 1 << 53
 
 
 @dataclass(frozen=True)
@@ -87,10 +78,10 @@ class Stats:
     steals: int = 0
     num_processes: int = 0
     warnings: list[str] = field(default_factory=list)
-    #: Wall time per phase, where the phases run one after the other (the fast path):
+    #: Wall time per phase, where the phases run one after the other (the native core):
     #: ``build`` (task generation + dependency inference, seed 004 §2.7's "graph build"),
-    #: ``schedule`` (the compiled scheduler), ``bodies`` (functional mode). Empty on the
-    #: general engine, which builds, schedules and runs bodies interleaved.
+    #: ``schedule`` (the core's scheduler, costs included), ``bodies`` (functional mode).
+    #: Empty on the reference engine, which builds, schedules and runs bodies interleaved.
     phases_ms: dict[str, float] = field(default_factory=dict)
     #: With ``profiling=True``: per kernel, how many bodies ran and their wall time.
     kernel_calls: dict[str, int] = field(default_factory=dict)
@@ -152,21 +143,23 @@ class Program:
         config: SimConfig,
         args: list[ArgSpec],
         *,
+        native: Any = None,
         keys: Any = None,
         compile_time_ms: float = 0.0,
         warnings: list[str] | None = None,
         profiling: bool = False,
         debug: bool = False,
-        eager_fast: bool = False,
     ) -> None:
         self.name = name
-        self.code = code  # lowering/cpu/simgen.SimProgram
+        #: lowering/cpu/simgen.SimProgram (the reference engine's), or a function making it
+        #: when first needed.
+        self._code = code
+        #: lowering/cpu/native.NativeProgram: a main program compiled to native code.
+        self.native = native
         #: profiling=True: the wall time of each body call, per kernel (this run's).
         self._samples: dict[str, list[float]] = {}
         self.kernels = timed_specs(kernels, self._samples) if profiling else dict(kernels)
         self.debug = debug
-        #: optimization_level 3: the fast path whatever the run's size.
-        self.eager_fast = eager_fast
         self._live: Simulator | None = None  # the simulator of a pipeline run under way
         self.config = config
         self.args = args
@@ -174,11 +167,11 @@ class Program:
         self.compile_time_ms = compile_time_ms
         self.warnings = list(warnings or [])
         self._bindings: dict[str, Any] = {}
-        self._sim: Simulator | FastRun | None = None
-        self._spare: Workspace | None = None  # the fast path's memory for the next run
-        self._rows: dict = {}  # the fast path's row views of the bound tensors
+        self._sim: Simulator | Run | None = None
+        self._scheduler: Scheduler | None = None  # the core's, its memory kept between runs
+        self._views: dict = {}  # the views of the bound tensors the bodies got (Run.run_bodies)
         self._kept_arguments: tuple | None = None  # _arguments' result until the next bind
-        #: Why the last execution did not take the fast path (None: it did).
+        #: Why the last execution ran on the reference engine (None: on the native core).
         self.fast_declined: str | None = None
         self._elapsed_ms = 0.0
         self._thread: threading.Thread | None = None
@@ -191,8 +184,18 @@ class Program:
         return "functional" if self.config.functional else "cycles"
 
     @property
+    def code(self) -> Any:
+        """The reference engine's program (lowering/cpu/simgen.py), compiled when first used."""
+        if callable(self._code):
+            self._code = self._code()
+        return self._code
+
+    @property
     def source(self) -> str:
-        """The Python the task-generation program was compiled to."""
+        """What the task-generation program was compiled to: the runtime-call IR upstream
+        MLIR compiled to native code, or (a pipeline) the reference engine's Python."""
+        if self.native is not None:
+            return self.native.text
         return self.code.source
 
     # ------------------------------------------------------------------ binding
@@ -209,7 +212,7 @@ class Program:
                     f"(arguments: {', '.join(a.name for a in self.args) or 'none'})"
                 )
             self._bindings[name] = self._check(spec, value)
-        self._rows.clear()  # (row views of the arrays bound before: made again)
+        self._views.clear()  # (views of the arrays bound before: made again)
         self._kept_arguments = None
         return self
 
@@ -275,15 +278,11 @@ class Program:
         for samples in self._samples.values():
             samples.clear()
         start = time.perf_counter()
-        previous = self._sim
         try:
             self._sim = self._run(progress)
             if self.debug:
                 self._check_run()
             self._failed = None
-            # The fast path alternates two workspaces: the next run writes the one the
-            # run before this one used (this run's FastRun keeps reading its own).
-            self._spare = previous.workspace if isinstance(previous, FastRun) else None
         except BaseException as error:
             # (stats() and the rest keep the last good run's results, if any)
             self._failed = f"{type(error).__name__}: {str(error)[:200]}"
@@ -371,23 +370,22 @@ class Program:
                 shapes[spec.name] = [s if s is not None else _WHOLE for s in value.shape]
         return args, arrays, shapes
 
-    def _run(self, progress: Callable[[int, int], None] | None = None) -> Simulator | FastRun:
-        args, arrays, shapes = self._arguments()
+    def _run(self, progress: Callable[[int, int], None] | None = None) -> Simulator | Run:
         config = self.config
         threaded = config.functional and config.threads > 0
         if threaded:  # schedule in virtual time first, then run the bodies on threads
             config = dataclasses.replace(config, functional=False)
+        if self.native is not None and config.fast:
+            self.fast_declined = None
+            run = self._run_native(config, progress)
+            if threaded:
+                start = time.perf_counter()
+                run_bodies_threaded(run, config.threads)
+                run.phases_ms["bodies"] = (time.perf_counter() - start) * 1e3
+            return run
+        self.fast_declined = "fast=False" if self.native is not None else "a pipeline"
+        args, arrays, shapes = self._arguments()
         code = self.code
-        self.fast_declined = decline_reason(config, code.is_pipeline)
-        if self.fast_declined is None:
-            with self._bound_errors():
-                run = self._run_fast(config, args, arrays, shapes, progress)
-            if run is not None:
-                if threaded:
-                    start = time.perf_counter()
-                    run_bodies_threaded(run, config.threads)
-                    run.phases_ms["bodies"] = (time.perf_counter() - start) * 1e3
-                return run
         sim = Simulator(config, self.kernels, arrays, shapes, self.keys)
         sim.progress = progress
         with self._bound_errors(), gc_paused():
@@ -425,106 +423,87 @@ class Program:
                 f"(the workload's index arithmetic or a schedule key): {error}"
             ) from None
 
-    def _run_fast(
-        self,
-        config: SimConfig,
-        args: list[Any],
-        arrays: dict[str, np.ndarray],
-        shapes: dict[str, list[int]],
-        progress: Callable[[int, int], None] | None,
-    ) -> FastRun | None:
-        """The fast path (runtime/fastsched.py): build the whole graph, then schedule it with
-        the compiled scheduler; None when the graph needs the general engine."""
-        cls = OrderRecordingBuilder if config.batch_deps else RecordingBuilder
-        builder = cls(shapes, infer_data_deps=config.infer_data_deps)
-        with gc_paused():  # as the engine's run: a few objects per task, no cycles
+    def _run_native(
+        self, config: SimConfig, progress: Callable[[int, int], None] | None
+    ) -> Run:
+        """A main program on the native core: build the graph with the compiled program,
+        schedule it, then (functional mode) run the bodies in dispatch order."""
+        _, arrays, _ = self._arguments()
+        with gc_paused():  # (the graph's per-node tuples are made lazily: few objects)
             start = time.perf_counter()
-            self.code.compiled.function(builder, *args)
-            graph = builder.build()
+            graph, points = self.native.build_with_points(
+                self._bindings, config.infer_data_deps
+            )
             built = time.perf_counter()
-            loading = None
-            if not fastsched.loaded():
-                if not self.eager_fast and not fastsched.worth_loading(graph.num_tasks):
-                    self.fast_declined = fastsched.decline_note(graph.num_tasks)
-                    return None
-                # Loaded (or compiled, once per machine) now: its own phase, not the run's.
-                if not fastsched.load():
-                    # (numba imports but does not compile: NUMBA_DISABLE_JIT, say)
-                    self.fast_declined = "the compiled scheduler could not be loaded"
-                    return None
-                loading = time.perf_counter()
-            try:
-                costs = self._costs(graph)
-            except ExecutionError:
-                # The engine raises it when it creates that task, after the bodies of the
-                # tasks started by then (functional mode): the same error, the same arrays.
-                self.fast_declined = "a cost function raised (the general engine stops there)"
-                return None
-            if costs is None:
-                self.fast_declined = "a cost is not an integer in [0, 2^53)"
-                return None
-            if self._spare is None:
-                self._spare = Workspace()
-            run = schedule_graph(builder, graph, costs, config, self.kernels, arrays, self._spare)
-            if run is None:
-                self.fast_declined = "the graph (pools, priorities or heap sizes out of range)"
-                return None
-            if config.window_overflow == "abort" and run.window_filled:
-                # The engine stops at the first creation that finds the window full, after
-                # running the bodies of the tasks started by then: it raises the error.
-                self.fast_declined = (
-                    "task_window with overflow=abort: the window filled (the general engine "
-                    "stops there)"
-                )
-                return None
+            costs, failed = self._costs(graph)
+            stop_at = -1 if failed is None else failed[0]
+            if self._scheduler is None:
+                self._scheduler = Scheduler()
+            schedule = self._scheduler.run(graph, costs, config, points, stop_at)
+            graph = forget_collected(graph, schedule.gc_at, schedule.gc_old)
+            run = Run(
+                config=config,
+                graph=graph,
+                schedule=schedule,
+                costs=costs,
+                kernels=self.kernels,
+                arrays=arrays,
+            )
             scheduled = time.perf_counter()
-            run.phases_ms = {"build": (built - start) * 1e3}
-            if loading is not None:
-                run.phases_ms["load"] = (loading - built) * 1e3
-                built = loading
-            run.phases_ms["schedule"] = (scheduled - built) * 1e3
+            run.phases_ms = {
+                "build": (built - start) * 1e3,
+                "schedule": (scheduled - built) * 1e3,
+            }
+            error = failed[1] if failed is not None else None
+            if run.window_full and config.window_overflow == "abort":
+                window = config.task_window
+                error = ResourceError(
+                    f"task window full: {run.live} tasks in flight (task_window({window}, "
+                    f"overflow=abort)) when creating task #{run.created}; use overflow=stall "
+                    "or a larger window"
+                )
             if progress is not None:
                 progress(run.created, 0 if config.functional else run.completed)
             if config.functional:
-                run.run_bodies(progress, self._rows)
+                # (a run that stopped: the bodies of the tasks started by then, as the engine)
+                run.run_bodies(progress, self._views)
                 run.phases_ms["bodies"] = (time.perf_counter() - scheduled) * 1e3
+        if error is not None:
+            raise error
         return run
 
-    def _costs(self, graph: TaskGraph) -> KernelCosts | None:
-        """Each node's cycles (0 for barriers), per kernel: a constant per kernel in a table
-        (the scheduler's first pass looks each node's up), a cost function called per task
-        (``KernelSpec.cycles``, as the engine does): those tasks and their values."""
-        kernel = graph.kernel
-        # A constant per kernel: a table whose last entry (kernel -1: the barriers) is 0; a
-        # cost function: its tasks' values (in the table: 0).
-        table = np.zeros(len(graph.kernels) + 1, np.int64)
+    def _costs(self, graph: TaskGraph) -> tuple[np.ndarray, tuple[int, ExecutionError] | None]:
+        """Each node's cycles (0 for barriers): a kernel's constant, or its cost function
+        called per task (``KernelSpec.task_cycles``, as the engine does). The second result:
+        the first task (by number) whose cost could not be computed, and its error."""
+        kinds = len(graph.kernels)
+        table = np.zeros(kinds + 1, np.int64)  # (the last entry, kernel -1: the barriers)
         functions = []
         for kid, name in enumerate(graph.kernels):
             spec = self.kernels.get(name) or KernelSpec(name, [], [], origin="unknown")
-            cost = spec.cost
-            if cost.__class__ is int:
-                if not 0 <= cost < _MAX_COST:
-                    return None
-                table[kid] = cost
+            if spec.cost.__class__ is int:
+                table[kid] = spec.cost
             else:
-                functions.append((kid, spec))
+                functions.append(kid)
+        costs = table[graph.kernel]
         if not functions:
-            return KernelCosts(table)
-        fixed, values = [], []
-        for kid, spec in functions:
-            ids = np.flatnonzero(kernel == kid).tolist()
-            args, regions, coords = graph.args, graph.regions, graph.coords
-            cycles = spec.task_cycles
-            mine = [cycles(i, coords[i], args[i], regions[i]) for i in ids]
-            if mine and not (0 <= min(mine) and max(mine) < _MAX_COST):
-                return None
-            fixed.extend(ids)
-            values.extend(mine)
-        return KernelCosts(table, np.array(fixed, np.int64), np.array(values, np.int64))
+            return costs, None
+        ids = np.flatnonzero(np.isin(graph.kernel, functions)).tolist()
+        kernel, args, regions, coords = graph.kernel, graph.args, graph.regions, graph.coords
+        specs = {kid: self.kernels.get(graph.kernels[kid]) for kid in functions}
+        for i in ids:
+            spec = specs[int(kernel[i])]
+            try:
+                cycles = spec.task_cycles(i, coords[i], args[i], regions[i])
+            except ExecutionError as error:
+                number = int(np.count_nonzero(graph.kind[:i] == KIND_TASK))
+                return costs, (number, error)
+            costs[i] = cycles
+        return costs, None
 
     # ------------------------------------------------------------------ results
 
-    def _last(self) -> Simulator | FastRun:
+    def _last(self) -> Simulator | Run:
         if self._sim is None:
             if self._failed is not None:
                 raise RuntimeError(
@@ -537,7 +516,7 @@ class Program:
     def stats(self) -> Stats:
         """Statistics of the last execution (see ``Stats``)."""
         sim = self._last()
-        if isinstance(sim, FastRun):
+        if isinstance(sim, Run):
             tg = sim.task_graph
             kind = tg.kind
             end = sim.end_array
@@ -582,7 +561,7 @@ class Program:
     def _check_run(self) -> None:
         """``debug=True``: the last run's schedule against its graph (runtime/profiling.py)."""
         sim = self._sim
-        if isinstance(sim, FastRun):
+        if isinstance(sim, Run):
             start, end = sim.start_array, sim.end_array
         else:
             start, end = sim.start, sim.end
@@ -591,7 +570,7 @@ class Program:
     def graph(self) -> TaskGraph:
         """The task graph the last execution built (static form: ids, edges, regions)."""
         sim = self._last()
-        if isinstance(sim, FastRun):
+        if isinstance(sim, Run):
             return sim.task_graph
         return sim.graph.build()
 
@@ -616,7 +595,7 @@ class Program:
     def schedule_of(self) -> list[dict[str, Any]]:
         """Per task of the last run: id, kernel, coordinates, worker, stream, start, end."""
         sim = self._last()
-        if isinstance(sim, FastRun):
+        if isinstance(sim, Run):
             tg = sim.task_graph
             kinds, kernel_of, coords = tg.kind.tolist(), tg.kernel.tolist(), tg.coords
             kernels = tg.kernels

@@ -50,7 +50,7 @@ from pto_wsp import (
 )
 
 #: The implementations compared with the reference.
-IMPLEMENTATIONS = ("fast", "native", "ascend", "core")
+IMPLEMENTATIONS = ("program", "native", "ascend")
 
 
 @kernel(cost=lambda i: 10 + 7 * (i % 3))
@@ -431,10 +431,6 @@ POOLED = {"vector_workers": 2, "cube_workers": 1}
 #: The same, with a cost of task generation: timing and batch_deps then hold tasks back.
 PACED = {**POOLED, "gen_cost": 5}
 PIPELINES = "CSP pipelines are not lowered (issue 22 item 3)"
-EVENTS = "tg-to-runtime-calls does not lower tg.event_record / tg.event_wait"
-#: Found by this table: schedule_graph gives up on a graph whose last node is a barrier (the
-#: last iteration's record), and Program says "pools, priorities or heap sizes out of range".
-QUERY = "declines a graph ending in a barrier (a trailing record)"
 #: A task window's TensorMap collection: the reference forgets completed tasks' accesses every
 #: max(window, 1024) nodes, the host runtime as they complete (on real threads), so the data
 #: edges to already completed tasks differ.
@@ -454,7 +450,6 @@ CASES = [
         _events(),
         n=None,
         options={"workers": 2},
-        gaps={"native": EVENTS},
     ),
     Case("one_worker", _stages(), options={"workers": 1}),
     *(
@@ -464,7 +459,6 @@ CASES = [
             n=4 if name == "ev_query" else None,
             options={"workers": 4},
             bodies=True,
-            gaps={"native": EVENTS, **({"fast": QUERY} if name == "ev_query" else {})},
         )
         for name, rule in EVENT_RULES.items()
     ),
@@ -473,7 +467,6 @@ CASES = [
         "ev_paced",
         EVENT_RULES["ev_rerecord"](),
         options={"workers": 4, "gen_cost": 7},
-        gaps={"native": EVENTS},
     ),
     Case("zero_cost", _four(sequential), options={"workers": 2, "mode": "cycles"}),
     Case("free_barriers", _free_barriers(), n=4, options={"workers": 4}),
@@ -573,11 +566,7 @@ CASES = [
         _stages(sequential),
         lambda s: s.task_window(3, overflow="abort"),
         POOLED,
-        gaps={
-            "fast": "declines once the window fills (the engine raises the ResourceError)",
-            "core": "declines once the window fills (the engine raises the ResourceError)",
-            "native": "the graph builder has no task window (it builds the whole graph)",
-        },
+        gaps={"native": "the graph builder has no task window (it builds the whole graph)"},
     ),
     Case("batch_deps", _stages(), lambda s: s.batch_deps(4), PACED),
     Case(
@@ -629,8 +618,7 @@ CASES = [
         n=4,
         options={"workers": 2},
         gaps={
-            "fast": "declines pipelines (processes interleave with the scheduler)",
-            "core": "the core's scheduler runs main programs only (CSP: issue 22 item 3)",
+            "program": PIPELINES,
             "native": PIPELINES,
             "ascend": PIPELINES,
         },

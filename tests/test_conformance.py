@@ -3,14 +3,14 @@
 The reference is runtime/engine.py (``fast=False``). Each other implementation that supports
 a case must give the reference's outcome, field by field, for the fields it can report:
 
-- ``fast``: the compiled scheduler (runtime/fastsched.py), every field — edges by kind, pools
+- ``program``: ``Program.execute()`` end to end on the native path (the program compiled by
+  upstream MLIR builds the graph on the native core, the core's scheduler runs it, the
+  functional mode's bodies run in its dispatch order), every field — edges by kind, pools
   and targets, the worker of each task, issue order, start order per worker, issue order per
-  stream, makespan, stalls by cause, the error, and in functional mode the results;
-- ``core``: the native core's virtual-time scheduler (runtime/native_core.py ``Scheduler``)
-  scheduling the graph the simulator built, in place of the compiled scheduler: the same
-  fields as ``fast``;
-- ``native``: the native graph builder (lowering/cpu/native.py), the graph — edges by kind,
-  pools, targets, streams;
+  stream, makespan, stalls by cause, stall spans, the error, and in functional mode the
+  results;
+- ``native``: the native graph builder (lowering/cpu/native.py) alone, the graph — edges by
+  kind, pools, targets, streams, every node's text;
 - ``ascend``: the Ascend host runtime (emitted, built with g++ once for every case, run on
   real threads), what real threads make reproducible — edges by kind, pools, targets, issue
   order, issue order per stream, the worker of each targeted task, the error's type.
@@ -41,7 +41,7 @@ BY_NAME = {case.name: case for case in CASES}
 
 #: The fields each implementation reports (the reference reports them all).
 FIELDS = {
-    "fast": (
+    "program": (
         "error",
         "edges",
         "pools",
@@ -72,19 +72,6 @@ FIELDS = {
         "results",  # of the cases whose kernels all have Ascend bodies (else stubs run)
     ),
 }
-# The core's scheduler stands in for the compiled one: the same fields.
-FIELDS["core"] = FIELDS["fast"]
-
-
-@pytest.fixture(autouse=True)
-def _fast_path_for_small_graphs(monkeypatch):
-    """The compiled scheduler for these small graphs (a process takes the general engine below
-    FAST_MIN_TASKS until the scheduler is loaded)."""
-    from pto_wsp.runtime import fastsched
-
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0)
-
 
 def edges_by_kind(graph: TaskGraph) -> dict[str, list[tuple[int, int]]]:
     src, dst = graph.edges()
@@ -185,49 +172,6 @@ def run_native(case: Case) -> dict[str, Any]:
     return graph_fields(program.build({k: v for k, v in case.bindings().items() if k in names}))
 
 
-def run_core(case: Case, monkeypatch) -> dict[str, Any]:
-    """``run_sim`` with the native core's scheduler in place of the compiled one: the
-    Program builds the graph and hands it over, the schedule comes back as a FastRun."""
-    from pto_wsp.runtime import fastsched, program
-    from pto_wsp.runtime.native_core import NativeCoreError, Scheduler
-
-    def schedule_graph(builder, graph, costs, config, kernels, arrays, workspace=None):
-        table, ids, values = costs
-        per_node = table[graph.kernel]  # (kernel -1, a barrier: the table's last entry, 0)
-        if ids is not None and len(ids):
-            per_node[ids] = values
-        try:
-            s = Scheduler().run(graph, per_node, config, getattr(builder, "order_points", ()))
-        except NativeCoreError:
-            return None
-        if len(s.gc_at):
-            graph = fastsched._collected(graph, s.gc_at, s.gc_old)
-        _, worker_pool, *_, pool_workers = fastsched._workers(
-            max(1, config.workers), tuple(config.pools())
-        )
-        return fastsched.FastRun(
-            config=config,
-            builder=builder,
-            graph=graph,
-            kernels=kernels,
-            arrays=arrays,
-            n_workers=len(worker_pool),
-            worker_pool=list(worker_pool),
-            pool_workers={p: list(ws) for p, ws in pool_workers.items()},
-            NI=s.NI,
-            NF=s.NF,
-            S=s.S,
-            R=s.R,
-            order=s.order,
-            spans=s.spans,
-            costs=per_node,
-        )
-
-    monkeypatch.setattr(program, "schedule_graph", schedule_graph)
-    monkeypatch.setattr(fastsched, "loaded", lambda: True)
-    return run_sim(case, fast=True)
-
-
 def ascend_cases() -> list[Case]:
     return [c for c in CASES if "ascend" not in c.gaps]
 
@@ -323,18 +267,9 @@ def test_conformance(case, impl, request):
     case = BY_NAME[case]
     want = reference(case)
     if impl in case.gaps:
-        if impl == "fast":  # the compiled scheduler declines it: the engine runs the case
-            assert run_sim(case, fast=True)["declined"], "the fast path runs it now"
-        if impl == "core":
-            assert run_core(case, request.getfixturevalue("monkeypatch"))["declined"], (
-                "the core runs it now"
-            )
         pytest.skip(f"{impl}: {case.gaps[impl]}")
-    if impl == "fast":
+    if impl == "program":
         got = run_sim(case, fast=True)
-        assert got["declined"] is None, got["declined"]
-    elif impl == "core":
-        got = run_core(case, request.getfixturevalue("monkeypatch"))
         assert got["declined"] is None, got["declined"]
     elif impl == "native":
         got = run_native(case)

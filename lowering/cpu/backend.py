@@ -2,7 +2,9 @@
 
 ``compile_cpu_sim(module, mode=..., workers=..., ...)`` runs the shared lowering — the
 ``wsp-to-tg`` and ``csp-to-tg`` passes with the module's schedules — then the backend's own
-stage: the entry ``tg.program`` is compiled to Python (``simgen.py``), each ``wsp.kernel``
+stage: the entry ``tg.program`` of a main program is compiled to native code by upstream MLIR
+(``native.py``: JIT-compiled now, its time part of ``compile_time_ms``), a pipeline's to
+Python for the reference engine (``simgen.py``), each ``wsp.kernel``
 becomes a ``KernelSpec`` (cost model and CPU body), the program's ``config`` and the options
 become the simulator's ``SimConfig``. Importing this module registers the backend, so
 ``pto_wsp.compile(x, target="cpu_sim")``, ``w.compile(...)`` and ``s.compile(...)`` use it.
@@ -42,8 +44,9 @@ from xdsl.utils.exceptions import PassFailedException
 
 from pto_wsp.dialects import csp, sched, tg, wsp
 from pto_wsp.errors import CompileError, ErrorCode, SourceLoc, caller_location
+from pto_wsp.lowering.cpu.native import NativeError, NativeProgram, compile_native
 from pto_wsp.lowering.cpu.pygen import CodegenError, _divsi, _Generator, _remsi, exec_generated
-from pto_wsp.lowering.cpu.simgen import SimProgram, compile_sim_program
+from pto_wsp.lowering.cpu.simgen import SimProgram, compile_sim_program, stream_keyed
 from pto_wsp.lowering.cpu.tile import compile_tile
 from pto_wsp.lowering.targets import bodies_of, register_backend
 from pto_wsp.passes.diagnostics import python_spelling
@@ -69,16 +72,16 @@ OPTIONS = {
     "gen_cost": "cycles the generator spends per task created (default 0)",
     "cycles_per_ms": "virtual cycles per millisecond, for rate_limit (default 1e6: 1 GHz)",
     "threads": "functional mode: run the kernel bodies on N threads (numpy releases the GIL)",
-    "fast": "use the compiled scheduler when the program allows it (default True; False: "
-    "always the general engine; the results are the same)",
+    "fast": "run main programs on the native core (default True; False: on the reference "
+    "engine, runtime/engine.py; the results are the same)",
     "profiling": "True: stats() adds each kernel's body calls and wall time (kernel_calls, "
     "kernel_ms)",
     "debug": "True: after every run, check that the schedule honoured every edge of the task "
     "graph and ran every task once",
-    "optimization_level": "0: tasks created one by one, general engine; 1: loop nests created "
-    "as batches; 2 (default): and the compiled scheduler for large runs; 3: the compiled "
-    "scheduler for runs of any size (the results are the same at every level)",
-    "max_code_size": "a limit in bytes on the generated task-generation program (Python source)",
+    "optimization_level": "0 or 1: the reference engine (as fast=False); 2 (default) or 3: "
+    "the native core (the results are the same at every level)",
+    "max_code_size": "a limit in bytes on the compiled task-generation program (the "
+    "runtime-call IR upstream MLIR compiles; a pipeline's Python source)",
 }
 
 #: What the target honours of a schedule (pto_wsp.target_info).
@@ -366,9 +369,10 @@ def _dtype(element: Any) -> str:
     return _DTYPES.get(str(element), "")
 
 
-def _arg_specs(program: SimProgram) -> list[ArgSpec]:
+def _arg_specs(program: tg.ProgramOp) -> list[ArgSpec]:
     specs = []
-    for name, type_ in zip(program.compiled.arg_names, program.compiled.arg_types):
+    names = [n.data for n in program.arg_names]
+    for name, type_ in zip(names, program.function_type.inputs.data):
         if isinstance(type_, MemRefType):
             shape = tuple(s if s >= 0 else None for s in type_.get_shape())
             specs.append(ArgSpec(name, "tensor", _dtype(type_.element_type), shape, str(type_)))
@@ -382,7 +386,6 @@ def _arg_specs(program: SimProgram) -> list[ArgSpec]:
 
 def _config(
     program: tg.ProgramOp,
-    code: SimProgram,
     options: dict[str, Any],
     loc: SourceLoc,
 ) -> SimConfig:
@@ -419,7 +422,7 @@ def _config(
         worker_pools=pools,
         dispatch=get("dispatch", ""),
         streams=get("streams", 0),
-        stream_keyed=code.stream_keyed,
+        stream_keyed=stream_keyed(program),
         ready=get("ready", "fifo"),
         timing=get("timing", "immediate"),
         timing_n=get("timing_n", 0),
@@ -561,23 +564,19 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
         raise _error(python_spelling(str(error)), loc) from None
     warnings += [line for line in stderr.getvalue().splitlines() if line.strip()]
     program = next(op for op in m.ops if isinstance(op, tg.ProgramOp) and op.sym_name.data == entry)
-    try:
-        code = compile_sim_program(program, m, batch=None if level else False)
-    except CodegenError as error:
-        for line in warnings:  # what the lowering said first (e.g. an op it did not know)
-            print(line, file=sys.stderr)
-        raise _error(str(error), loc) from None
-    size = len(code.source.encode())
+    config = _config(program, options, loc)
+    if level < 2:
+        config = dataclasses.replace(config, fast=False)
+    native, code, source = _compile(program, m, config, warnings, loc)
+    size = len(source.encode())
     if max_code_size is not None and size > max_code_size:
+        what = "of Python" if native is None else "of runtime-call IR"
         raise _error(
-            f"the task-generation program is {size} bytes of Python, over max_code_size="
+            f"the task-generation program is {size} bytes {what}, over max_code_size="
             f"{max_code_size}",
             loc,
             ErrorCode.CODE_SIZE_EXCEEDED,
         )
-    config = _config(program, code, options, loc)
-    if level < 2:
-        config = dataclasses.replace(config, fast=False)
     raw = program.config.data if program.config is not None else {}
     for key, what in (("spatial_map", "spatial_map"), ("layouts", "layout")):
         if key in raw:
@@ -585,7 +584,7 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
                 f"warning: sched.{what} places tasks on an AIE array; the CPU simulator runs "
                 "on its workers and ignores it"
             )
-    if code.is_pipeline and config.gen_cost:
+    if native is None and config.gen_cost:
         warnings.append(
             f"warning: gen_cost={config.gen_cost} is the main program's generation cost; a "
             'pipeline\'s processes cost no cycles (docs/simulator.md "Pipelines"), so it is '
@@ -604,14 +603,41 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
         code,
         kernels,
         config,
-        _arg_specs(code),
+        _arg_specs(program),
+        native=native,
         keys=keys,
         compile_time_ms=(time.perf_counter() - start) * 1e3,
         warnings=warnings,
         profiling=profiling,
         debug=debug,
-        eager_fast=level == 3,
     )
+
+
+def _compile(
+    program: tg.ProgramOp, module: ModuleOp, config: SimConfig, warnings: list[str], loc: SourceLoc
+) -> tuple[NativeProgram | None, Any, str]:
+    """The native program of a main program (None for a pipeline), the reference engine's
+    program (or, when only the native one runs, a function making it when first needed) and
+    the text whose size ``max_code_size`` limits."""
+
+    def reference() -> SimProgram:
+        return compile_sim_program(program, module)
+
+    def failed(message: str) -> CompileError:
+        for line in warnings:  # what the lowering said first (e.g. an op it did not know)
+            print(line, file=sys.stderr)
+        return _error(message, loc)
+
+    native = None
+    try:
+        if not program.processes():
+            native = compile_native(module, program)
+        code = reference() if native is None or not config.fast else reference
+    except CodegenError as error:
+        raise failed(str(error)) from None
+    except NativeError as error:
+        raise failed(error.message) from None
+    return native, code, native.text if native is not None else code.source
 
 
 def _register() -> None:

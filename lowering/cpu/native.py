@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import operator
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -88,6 +89,9 @@ class NativeProgram:
     config: dict[str, Any]
     text: str = field(repr=False)
     engine: Any = field(repr=False)
+    #: Per task site: how its scalars read back, and per region the dimensions its view keeps.
+    scalars: list[str] = field(default_factory=list)
+    kept: list[list[list[int]]] = field(default_factory=list)
     #: The entry point (ExecutionEngine.lookup: its C interface, compiled now, not at a build).
     entry: Any = field(default=None, repr=False)
 
@@ -111,6 +115,13 @@ class NativeProgram:
         Scalars are ints; memrefs the program reads (``memref.load``) must be bound to arrays;
         tensors used only as task regions may be left out (their unknown extents then cover
         every index)."""
+        return self.build_with_points(bindings)[0]
+
+    def build_with_points(
+        self, bindings: Mapping[str, Any], infer_data_deps: bool = True
+    ) -> tuple[TaskGraph, np.ndarray]:
+        """``build``, and per ordering point how many tasks preceded it (batch_deps);
+        ``infer_data_deps=False``: structural and event edges only."""
         shapes: list[tuple[int, ...]] = []
         keep: list = []  # what the argument addresses point into, alive for the call
         addresses = [0]
@@ -118,7 +129,7 @@ class NativeProgram:
             value = bindings.get(name)
             if static is None:
                 if value is None:
-                    raise NativeError(f"@{self.name} needs a value for {name}")
+                    raise NativeError(f"@{self.name} needs a value for {name} (bind({name}=...))")
                 scalar = self._scalar(name, kind, value)
                 keep.append(scalar)
                 addresses.append(ctypes.addressof(scalar))
@@ -129,13 +140,14 @@ class NativeProgram:
             keep += [descriptor, holder]
             addresses.append(ctypes.addressof(holder))
             shapes.append(shape)
-        core = Core(shapes)
+        core = Core(shapes, infer_data_deps)
         context = ctypes.c_int64(core.address)
         addresses[0] = ctypes.addressof(context)
         self.entry((ctypes.c_void_p * len(addresses))(*addresses))
         del keep
         self._check(core)
-        return core.graph(self.kernels, self.sites, self._tensors)
+        graph = core.graph(self.kernels, self.sites, self._tensors, self.scalars, self.kept)
+        return graph, core.order_points()
 
     def _scalar(self, name: str, ctype: Any, value: Any) -> Any:
         """A scalar argument as its C type; an integer must fit it (ctypes would wrap)."""
@@ -155,7 +167,9 @@ class NativeProgram:
         against (-1: unknown). Only data the program reads is passed: a tensor used as task
         regions alone is its extents (a descriptor without data)."""
         if value is None and reads:
-            raise NativeError(f"@{self.name} reads {name}, which is not bound")
+            raise NativeError(
+                f"@{self.name} reads {name}, which is not bound (bind({name}=[...]))"
+            )
         data = None if value is None else np.asarray(value)
         if data is not None and (
             data.ndim != len(static) or any(s >= 0 and s != d for s, d in zip(static, data.shape))
@@ -187,6 +201,10 @@ class NativeProgram:
         if check >= 0:
             raise NativeError(f"@{self.name}: {self.checks[check]}")
         if node >= 0:
+            # (the core numbers tensors: program arguments)
+            message = re.sub(
+                r"tensor (\d+)", lambda m: f"tensor '{self._tensors[int(m[1])]}'", message
+            )
             raise NativeError(f"@{self.name}: task {node}: {message}")
         raise NativeError(f"@{self.name}: {message}")
 
@@ -289,6 +307,8 @@ def compile_native(module: ModuleOp, program: tg.ProgramOp | str) -> NativeProgr
 
     sites = attrs["pto.coords"]
     assert isinstance(sites, ArrayAttr)
+    kept = attrs["pto.kept"]
+    assert isinstance(kept, ArrayAttr)
     config = attrs.get("pto.config")
     return NativeProgram(
         name=program.sym_name.data,
@@ -298,6 +318,11 @@ def compile_native(module: ModuleOp, program: tg.ProgramOp | str) -> NativeProgr
         sites=[[n.data for n in names.data] for names in sites.data],
         checks=strings("pto.checks"),
         reads=strings("pto.reads"),
+        scalars=strings("pto.scalars"),
+        kept=[
+            [[d.value.data for d in dims.data] for dims in site.data]  # type: ignore[attr-defined]
+            for site in kept.data
+        ],
         config=dict(config.data) if isinstance(config, DictionaryAttr) else {},
         text=text,
         engine=_engine(text),

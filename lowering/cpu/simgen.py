@@ -1635,7 +1635,8 @@ def _find_program(module: ModuleOp | None, name: str, at: Operation) -> tg.Progr
     raise CodegenError(f"{where + ': ' if where else ''}tg.call of unknown program @{name}")
 
 
-def _stream_keyed(program: tg.ProgramOp) -> bool:
+def stream_keyed(program: tg.ProgramOp) -> bool:
+    """Whether the program's tasks give their stream (stream_by)."""
     return any(isinstance(op, tg.TaskOp) and op.stream is not None for op in program.walk())
 
 
@@ -1651,7 +1652,7 @@ def compile_sim_program(
     arg_types = list(program.function_type.inputs.data)
     if not program.processes():
         compiled = _compile_function(program, module, {}, batch)
-        return SimProgram(name, compiled, compiled.source, stream_keyed=_stream_keyed(program))
+        return SimProgram(name, compiled, compiled.source, stream_keyed=stream_keyed(program))
     queues = [
         (q.sym_name.data, q.capacity.value.data, isinstance(q.element_type, csp.SignalType))
         for q in program.body.block.ops
@@ -1696,7 +1697,7 @@ def compile_sim_program(
         compiled.source,
         processes,
         queues,
-        stream_keyed=_stream_keyed(program),
+        stream_keyed=stream_keyed(program),
     )
 
 

@@ -85,6 +85,11 @@ class Grow {
 struct PtoCore {
   order::Scopes scopes;
   order::FirstReason first_reason;
+  order::Events events;  // streams and events (pto_tg_use_events)
+  std::vector<uint32_t> event_preds;  // the nodes the task being described waits for
+  int64_t task_stream = 0;            // its stream
+  Grow<int64_t> order_points;         // per tg.order_point, the tasks created before it
+  bool infer_data_deps = true;        // false: structural and event edges only
   std::unique_ptr<host::TensorMap, void (*)(host::TensorMap*)> tmap{host::TensorMap::take(),
                                                                     host::TensorMap::give};
   std::vector<int32_t> ranks;
@@ -121,6 +126,11 @@ struct PtoCore {
   void reset() {
     scopes.reset();
     first_reason.reset();
+    events = order::Events();
+    event_preds.clear();
+    task_stream = 0;
+    order_points.clear();
+    infer_data_deps = true;
     tmap->reset();
     ranks.clear();
     shapes.clear();
@@ -204,6 +214,7 @@ void PtoCore::submit() {
   open = false;
   if (dims_left != 0) return fail("a region is missing dimensions", id);
   scopes.created(id);
+  if (events.on) events.created(id, task_stream);
   raw.clear();
   waw.clear();
   war.clear();
@@ -221,10 +232,12 @@ void PtoCore::submit() {
     for (int d = 0; d < t.region.rank; ++d) regions.push_back(t.region.offsets[d]);
     for (int d = 0; d < t.region.rank; ++d) regions.push_back(t.region.sizes[d]);
     for (int d = 0; d < t.region.rank; ++d) regions.push_back(t.region.strides[d]);
-    tmap->access(t.region, t.access, id, raw, waw, war);
+    if (infer_data_deps) tmap->access(t.region, t.access, id, raw, waw, war);
   }
   preds.clear();
   for (uint32_t f : scopes.current()) preds.push_back(order::pack(f, order::kStructural));
+  if (events.on)
+    for (uint32_t f : event_preds) preds.push_back(order::pack(f, order::kStructural));
   for (uint32_t p : raw) preds.push_back(order::pack(p, order::kRaw));
   for (uint32_t p : waw) preds.push_back(order::pack(p, order::kWaw));
   for (uint32_t p : war) preds.push_back(order::pack(p, order::kWar));
@@ -293,6 +306,10 @@ void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool
   if (!c.error.empty()) return;
   if (c.num_nodes() >= 0xFFFFFFF0u) return c.fail("more than 2^32 nodes");
   c.scopes.frontier([&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); });
+  if (c.events.on)
+    c.events.waits(stream, [&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); },
+                   c.event_preds);
+  c.task_stream = stream;
   c.node(order::kTask, static_cast<int32_t>(kernel), static_cast<int32_t>(site),
          static_cast<uint8_t>(pool), static_cast<uint8_t>(domain), target, stream, priority);
   ++c.ntasks;
@@ -361,7 +378,9 @@ void pto_tg_ordered_enter(intptr_t core) {
 
 void pto_tg_order_point(intptr_t core) {
   PtoCore& c = C(core);
-  if (c.error.empty() && !c.scopes.point()) c.fail("tg.order_point outside a tg.ordered");
+  if (!c.error.empty()) return;
+  if (!c.scopes.point()) return c.fail("tg.order_point outside a tg.ordered");
+  c.order_points.push_back(c.ntasks);
 }
 
 void pto_tg_ordered_exit(intptr_t core) {
@@ -370,6 +389,32 @@ void pto_tg_ordered_exit(intptr_t core) {
 }
 
 int64_t pto_tg_seq(intptr_t core) { return C(core).ntasks; }
+
+void pto_tg_use_events(intptr_t core) {
+  PtoCore& c = C(core);
+  if (c.error.empty() && c.num_nodes() != 0) return c.fail("use_events after the first task");
+  c.events.on = true;
+}
+
+void pto_tg_event_record(intptr_t core, int64_t event, int64_t all, int64_t stream) {
+  PtoCore& c = C(core);
+  if (!c.error.empty()) return;
+  if (!c.events.on) return c.fail("tg.event_record without pto_tg_use_events");
+  c.events.record(std::to_string(event), all != 0, stream,
+                  [&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); });
+}
+
+void pto_tg_event_wait(intptr_t core, int64_t event, int64_t all, int64_t stream) {
+  PtoCore& c = C(core);
+  if (!c.error.empty()) return;
+  if (!c.events.on) return c.fail("tg.event_wait without pto_tg_use_events");
+  c.events.wait(std::to_string(event), all != 0, stream);
+}
+
+int64_t pto_tg_event_query(intptr_t core, int64_t event) {
+  const PtoCore& c = C(core);
+  return c.events.on && c.events.query(std::to_string(event)) ? 1 : 0;
+}
 
 void pto_tg_check_failed(intptr_t core, int64_t check) {
   PtoCore& c = C(core);
@@ -421,6 +466,13 @@ const char* pto_core_error(const PtoCore* core) { return core->error.c_str(); }
 int64_t pto_core_error_node(const PtoCore* core) { return core->error_node; }
 
 int64_t pto_core_error_check(const PtoCore* core) { return core->error_check; }
+
+void pto_core_no_data_deps(PtoCore* core) { core->infer_data_deps = false; }
+
+int64_t pto_core_order_points(const PtoCore* core, const int64_t** points) {
+  *points = core->order_points.data();
+  return static_cast<int64_t>(core->order_points.size());
+}
 
 int32_t pto_core_graph(PtoCore* core, PtoGraph* out) {
   if (core->error.empty() && core->scopes.open() != 0) core->fail("a tg.ordered is not closed");

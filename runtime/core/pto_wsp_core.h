@@ -47,6 +47,13 @@ PTO_CORE_API void pto_tg_order_point(intptr_t core);
 PTO_CORE_API void pto_tg_ordered_exit(intptr_t core);
 // tg.seq: the tasks created so far.
 PTO_CORE_API int64_t pto_tg_seq(intptr_t core);
+// Streams and events (tg.event_record / event_wait / event_query; order.h's Events): a
+// program that uses events calls pto_tg_use_events before its first task. `event` numbers the
+// program's event names; `all` 1: every stream (then `stream` is ignored).
+PTO_CORE_API void pto_tg_use_events(intptr_t core);
+PTO_CORE_API void pto_tg_event_record(intptr_t core, int64_t event, int64_t all, int64_t stream);
+PTO_CORE_API void pto_tg_event_wait(intptr_t core, int64_t event, int64_t all, int64_t stream);
+PTO_CORE_API int64_t pto_tg_event_query(intptr_t core, int64_t event);
 // Check `check` of the program failed (a memref.load outside its memref, a division by
 // zero: the pass's table says which): the build fails.
 PTO_CORE_API void pto_tg_check_failed(intptr_t core, int64_t check);
@@ -59,6 +66,8 @@ typedef struct PtoCore PtoCore;
 // shapes[i * PTO_CORE_MAX_RANK + d] (-1: unknown); a region outside a known extent fails.
 PTO_CORE_API PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* shapes);
 PTO_CORE_API void pto_core_free(PtoCore* core);
+// Infer no data edges in this build (structural and event edges only): before the program runs.
+PTO_CORE_API void pto_core_no_data_deps(PtoCore* core);
 // Why the build failed ("" if it did not), the node it concerns (else -1) and the check that
 // failed (else -1).
 PTO_CORE_API const char* pto_core_error(const PtoCore* core);
@@ -81,6 +90,9 @@ typedef struct PtoGraph {
 
 // Fill `out` (an error if the build failed or a scope is still open: nonzero).
 PTO_CORE_API int32_t pto_core_graph(PtoCore* core, PtoGraph* out);
+// The ordering points of the build (tg.order_point): per point, how many tasks preceded it
+// (what batch_deps flushes on); valid until pto_core_free.
+PTO_CORE_API int64_t pto_core_order_points(const PtoCore* core, const int64_t** points);
 
 
 // ------------------------------------------------------------------ the scheduler
@@ -100,7 +112,11 @@ typedef struct PtoSchedGraph {
 // The schedule. worker_pool: each worker's pool code. timing: 0 immediate, 1 rate_limit
 // (one task per `interval` cycles), 2 batched, 3 interleaved (timing_n tasks at a time).
 // depth_scope: 0 global, 1 per_stream, 2 per_pool. order_after (num_tasks + 1 entries, or
-// NULL): an ordering point after that many tasks (batch_deps flushes there).
+// NULL): an ordering point after that many tasks (batch_deps flushes there). window_abort 1:
+// a task whose creation finds the window full stops the run there (task_window's
+// overflow=abort). stop_at >= 0: the run stops before creating task number stop_at (its cost
+// could not be computed). A stopped run's counters say where (s: created, live, window full),
+// and its dispatch order holds the tasks started by then.
 typedef struct PtoSchedConfig {
   int64_t workers;
   const uint8_t* worker_pool;
@@ -108,6 +124,7 @@ typedef struct PtoSchedConfig {
       depth_scope, batch_deps, gen_cost, task_window;
   double interval;
   const uint8_t* order_after;
+  int64_t window_abort, stop_at;
 } PtoSchedConfig;
 
 // The caller's arrays the results go to (runtime/fastsched.py's layout): ni 8 rows of

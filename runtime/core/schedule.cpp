@@ -571,10 +571,17 @@ void PtoScheduler::run() {
     double gt = T[kGen];
     while (!events.empty() && events.front().t <= gt) step();
     if (T[kNow] < gt) T[kNow] = gt;
-    if (window && S[kLive] >= window && !wait_window(gt)) {
-      error = "internal: task window full with nothing running";
-      return;
+    if (window && S[kLive] >= window) {
+      if (c.window_abort) {
+        ++S[kWFull];
+        return;  // the host raises the task window's error (nothing drained)
+      }
+      if (!wait_window(gt)) {
+        error = "internal: task window full with nothing running";
+        return;
+      }
     }
+    if (k == c.stop_at) return;  // the host raises the error of this task's cost
     const int64_t tid = task_ids[k], first = prev;
     register_nodes(first, tid, gt);
     prev = tid + 1;

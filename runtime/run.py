@@ -1,0 +1,273 @@
+"""One execution of a main program on the native core: its graph, schedule and bodies.
+
+``Program.execute()`` builds the task graph with the compiled program (lowering/cpu/native.py),
+schedules it in virtual time with the core's scheduler (runtime/native_core.py) and wraps the
+result in a ``Run``: the per-node arrays (worker, start, end, issue number, stream, lane, ...),
+the statistics, the stall spans and the dispatch order, read as the engine's ``Simulator`` is
+read after a run (``Program.stats()``, ``trace()``, ``schedule_of()`` and ``graph()`` take
+either). In the functional mode ``run_bodies`` then calls the kernels' numpy bodies on views of
+the bound arrays in the core's dispatch order — the order the engine calls them in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from pto_wsp.errors import ExecutionError
+from pto_wsp.runtime.graph import POOL_ANY, TaskGraph
+from pto_wsp.runtime.kernels import BODY_ERRORS, cached_spec, numpy_view, returned
+from pto_wsp.runtime.native_core import Schedule
+
+__all__ = ["Run", "forget_collected"]
+
+# Rows of the scheduler's per-node arrays (native_core.Schedule).
+_WORKER, _ISEQ, _SOF, _LANE = 2, 3, 4, 5
+_START, _END, _ISSUED_T, _DEPS_T, _CREATED_T = 0, 1, 2, 3, 5
+# Its counters (S) and floats (R).
+_STEALS, _LIVE, _CREATED, _COMPLETED, _SPANN, _WFULL, _NS = 3, 4, 5, 6, 12, 20, 21
+_NR = 8
+#: The stalls the scheduler sums (R[3:8]), in its order.
+_STALL_ORDER = ("dependencies", "stream_order", "pipeline_depth", "issue", "window")
+#: Bodies between two progress calls.
+_CHUNK = 8192
+
+
+def forget_collected(graph: TaskGraph, gc_at: np.ndarray, gc_old: np.ndarray) -> TaskGraph:
+    """``graph`` without the data edges a task window's TensorMap no longer gives: after
+    ``gc_at[g]`` nodes it has forgotten every access of the nodes before ``gc_old[g]`` (all
+    done by then), so a node created later gets no data edge from them (edges that would not
+    have counted: their source was done). Structural edges stay."""
+    if not len(gc_at):
+        return graph
+    src, dst = graph.edges()
+    kind = np.asarray(graph.edge_kind)
+    last = np.searchsorted(gc_at, dst, side="right") - 1
+    oldest = np.where(last >= 0, gc_old[np.maximum(last, 0)], -1)
+    keep = (kind == 0) | (src >= oldest)
+    if keep.all():
+        return graph
+    n = graph.num_nodes
+    src, dst = src[keep], dst[keep]
+    begin = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=begin[1:])
+    return dataclasses.replace(
+        graph,
+        fanin=np.bincount(dst, minlength=n).astype(np.int32),
+        fanout_begin=begin,
+        fanout_edges=dst.astype(np.int32),  # (still in CSR order: rows ascending)
+        edge_kind=kind[keep].astype(np.uint8),
+    )
+
+
+class Run:
+    """A main program's execution on the core, read as a ``Simulator`` is after a run:
+    per node ``worker``, ``start``, ``end``, ``issue_seq``, ``stream_of``, ``lane``,
+    ``created_t``, ``issued_t``, ``deps_t``, ``cost`` (lists made on first use; ``*_array``
+    the numpy arrays), ``busy``, ``tasks_run``, ``steals``, ``stalls``, ``stall_spans``;
+    ``order`` is the dispatch order and ``task_graph`` the graph built."""
+
+    processes: tuple = ()
+
+    def __init__(
+        self,
+        *,
+        config: Any,
+        graph: TaskGraph,
+        schedule: Schedule,
+        costs: np.ndarray,
+        kernels: Mapping[str, Any],
+        arrays: Mapping[str, np.ndarray],
+    ) -> None:
+        self.cfg = config
+        self.task_graph = graph
+        self.graph = graph
+        self.kernels = kernels
+        self.arrays = dict(arrays)
+        W = max(1, int(config.workers))
+        pools = list(config.pools()[:W])
+        self.n_workers = W
+        self.worker_pool = pools + [POOL_ANY] * (W - len(pools))
+        NI, NF = schedule.NI, schedule.NF
+        self.worker_array = NI[_WORKER]
+        self.issue_seq_array = NI[_ISEQ]
+        self.stream_of_array = NI[_SOF]
+        self.lane_array = NI[_LANE]
+        self.start_array = NF[_START]
+        self.end_array = NF[_END]
+        self.issued_t_array = NF[_ISSUED_T]
+        self.deps_t_array = NF[_DEPS_T]
+        self._created_t = NF[_CREATED_T]
+        self.cost_array = costs
+        self.order = schedule.order
+        self._S = schedule.S
+        self._R = schedule.R
+        self._spans = schedule.spans
+        self._lists: dict[str, list] = {}
+        self._specs: list[Any] = []
+        #: Wall time per phase (Stats.phases_ms), set by the Program.
+        self.phases_ms: dict[str, float] = {}
+
+    steals = property(lambda self: int(self._S[_STEALS]))
+    live = property(lambda self: int(self._S[_LIVE]))
+    created = property(lambda self: int(self._S[_CREATED]))
+    completed = property(lambda self: int(self._S[_COMPLETED]))
+    #: Whether the run stopped at a creation that found the task window full (overflow=abort).
+    window_full = property(lambda self: bool(self._S[_WFULL]))
+
+    @functools.cached_property
+    def busy(self) -> list[float]:
+        return self._R[_NR:].tolist()
+
+    @functools.cached_property
+    def tasks_run(self) -> list[int]:
+        return self._S[_NS:].tolist()
+
+    @functools.cached_property
+    def stalls(self) -> dict[str, float]:
+        return dict(zip(_STALL_ORDER, self._R[3:_NR].tolist()))
+
+    def _list(self, name: str) -> list:
+        out = self._lists.get(name)
+        if out is None:
+            out = self._lists[name] = getattr(self, name + "_array").tolist()
+        return out
+
+    worker = property(lambda self: self._list("worker"))
+    start = property(lambda self: self._list("start"))
+    end = property(lambda self: self._list("end"))
+    issue_seq = property(lambda self: self._list("issue_seq"))
+    stream_of = property(lambda self: self._list("stream_of"))
+    lane = property(lambda self: self._list("lane"))
+    issued_t = property(lambda self: self._list("issued_t"))
+    deps_t = property(lambda self: self._list("deps_t"))
+    cost = property(lambda self: self._list("cost"))
+    created_t = property(lambda self: self._list("created_t"))
+
+    @property
+    def created_t_array(self) -> np.ndarray:
+        if not (self.cfg.gen_cost or self.cfg.task_window):  # all created at 0 (not written)
+            return np.zeros(len(self.end_array))
+        return self._created_t
+
+    @functools.cached_property
+    def stall_spans(self) -> list[tuple[str, str, float, float]]:
+        tids, t0, t1 = (a.tolist() for a in self._spans)
+        return [
+            ("window", "generator", a, b) if g < 0 else ("pipeline_depth", f"task {g}", a, b)
+            for g, a, b in zip(tids, t0, t1)
+        ]
+
+    # ------------------------------------------------------------------ bodies
+
+    def _spec(self, kid: int) -> Any:
+        return cached_spec(self._specs, self.kernels, self.task_graph.kernels, kid)
+
+    def _run_body(self, tid: int, views: dict | None = None) -> None:
+        """Run one task's body as the engine does when the task starts (threads.py calls
+        this too); ``views`` keeps the views made, by region, for later tasks and runs."""
+        tg = self.task_graph
+        spec = self._spec(int(tg.kernel[tid]))
+        body = spec.body
+        if body is None:
+            return
+        arrays = self.arrays
+        try:
+            if views is None:
+                v = [view(arrays[r.tensor], r) for r in tg.regions[tid]]
+            else:
+                v = [_kept_view(views, arrays, r) for r in tg.regions[tid]]
+            result = body(*spec.arguments(tg.args[tid], v))
+        except BODY_ERRORS as error:
+            raise self._error(tid, spec, error) from error
+        if result is not None:
+            failed = returned(tid, spec, tg.coords[tid], result, v)
+            if failed is not None:
+                raise failed
+
+    def _error(self, tid: int, spec: Any, error: BaseException) -> ExecutionError:
+        """The ExecutionError of a failing body (or of a tensor it needs that is not bound)."""
+        tg = self.task_graph
+        for r in tg.regions[tid]:
+            if self.arrays.get(r.tensor) is None:
+                failed = ExecutionError(
+                    tid,
+                    spec.name,
+                    tg.coords[tid],
+                    f"tensor '{r.tensor}' is not bound (the functional mode runs "
+                    f"@{spec.name}'s body on it: bind({r.tensor}=array))",
+                )
+                failed.__suppress_context__ = True
+                return failed
+        return ExecutionError(tid, spec.name, tg.coords[tid], error)
+
+    def run_bodies(self, progress: Any = None, views: dict | None = None) -> None:
+        """The functional mode: every started task's body in dispatch order, with the
+        engine's views and errors; ``progress(created, ran)`` every 8192 bodies. ``views``
+        (the Program's, emptied when a binding changes) keeps each region's view for the
+        tasks and runs after: a program run again makes no views."""
+        order = self.order.tolist()
+        kernel = self.task_graph.kernel
+        has_body = [
+            self._spec(k).body is not None for k in range(len(self.task_graph.kernels))
+        ]
+        if views is not None:
+            _check_views(views, self.arrays)
+        run = self._run_body
+        for a in range(0, len(order), _CHUNK):
+            for tid in order[a : a + _CHUNK]:
+                if has_body[kernel[tid]]:
+                    run(tid, views)
+            if progress is not None:
+                progress(self.created, min(a + _CHUNK, len(order)))
+
+
+def _check_views(views: dict, arrays: Mapping[str, np.ndarray]) -> None:
+    """Empty ``views`` unless every array they were made of is the one bound, unmoved."""
+    where = {name: (id(a), *_geometry(a)) for name, a in arrays.items()}
+    if views.get(_ARRAYS) != where:
+        views.clear()
+        views[_ARRAYS] = where
+
+
+#: The key under which ``views`` remembers the arrays its views are of.
+_ARRAYS = "arrays"
+
+
+def _geometry(array: np.ndarray) -> tuple:
+    return array.shape, array.strides, array.__array_interface__["data"][0]
+
+
+def _kept_view(views: dict, arrays: Mapping[str, np.ndarray], r: Any) -> np.ndarray:
+    key = (r.tensor, r.offsets, r.sizes, r.strides, r.kept, r.access)
+    v = views.get(key)
+    if v is None:
+        v = views[key] = view(arrays[r.tensor], r)
+    return v
+
+
+def view(array: np.ndarray, r: Any) -> np.ndarray:
+    """``kernels.numpy_view(array, r)``, faster where the kept dimensions are the trailing
+    ones, whole: plain indexing (the same view: same shape, same memory)."""
+    kept = getattr(r, "kept", None)
+    if kept and r.unit:
+        k0 = kept[0]
+        off = r.offsets
+        nd = len(off)
+        if kept[-1] == nd - 1 and len(kept) == nd - k0 and array.ndim == nd:
+            shape = array.shape
+            sizes = r.sizes
+            for d in kept:
+                if off[d] or sizes[d] != shape[d]:
+                    break
+            else:
+                v = array[off[:k0]] if k0 else array[()]
+                if r.access == "in":
+                    v = v.view()
+                    v.flags.writeable = False
+                return v
+    return numpy_view(array, r)
