@@ -11,6 +11,7 @@ calls of the core's C API (runtime/core/pto_wsp_core.h), declared as ``func.func
 | `tg.ordered` | `pto_tg_ordered_enter(ctx)`, its body, `pto_tg_ordered_exit(ctx)` |
 | `tg.order_point` | `pto_tg_order_point(ctx)` |
 | `tg.seq` | `pto_tg_seq(ctx) -> index` |
+| `scf.for` with a `tg.task` in its body | `pto_tg_loop_tasks(ctx, lb, ub, step)` before it (the trip count checked against the memory) |
 | `tg.event_record "e" [stream(N)]` | `pto_tg_event_record(ctx, event, all, N)` (`pto_tg_use_events(ctx)` first thing in a program using events) |
 | `tg.event_wait "e" [stream(N)]` | `pto_tg_event_wait(ctx, event, all, N)` |
 | `tg.event_query "e"` | `pto_tg_event_query(ctx, event) -> index`, compared with 0 |
@@ -79,6 +80,7 @@ RUNTIME_API: dict[str, tuple[int, int]] = {
     "pto_tg_ordered_exit": (1, 0),
     "pto_tg_seq": (1, 1),
     "pto_tg_check_failed": (2, 0),
+    "pto_tg_loop_tasks": (4, 0),
     "pto_tg_use_events": (1, 0),
     "pto_tg_event_record": (4, 0),
     "pto_tg_event_wait": (4, 0),
@@ -254,6 +256,8 @@ class _Lowering:
             self.op(op)
 
     def op(self, op: Operation) -> None:
+        # (seen before the body is lowered: its tasks are calls after)
+        tasks = isinstance(op, scf.ForOp) and any(isinstance(o, tg.TaskOp) for o in op.body.ops)
         for region in op.regions:
             for block in region.blocks:
                 self.block(block)
@@ -281,7 +285,7 @@ class _Lowering:
         elif isinstance(op, _DIVISIONS):
             self.divide(op)
         elif isinstance(op, scf.ForOp):
-            self.loop(op)
+            self.loop(op, tasks)
         elif isinstance(op, tg.YieldOp):
             return  # (a tg.ordered's is dropped with it, the program's becomes func.return)
         elif isinstance(
@@ -349,8 +353,9 @@ class _Lowering:
         if isinstance(type_, IndexType):
             return value
         if isinstance(type_, IntegerType):
-            cast = arith.IndexCastUIOp if type_.width.data == 1 else arith.IndexCastOp
-            return self.emit(cast(value, IndexType()), op).results[0]
+            if type_.width.data == 1:  # (a bool: 0 or 1, not -1)
+                value = self.emit(arith.ExtUIOp(value, IntegerType(64)), op).results[0]
+            return self.emit(arith.IndexCastOp(value, IndexType()), op).results[0]
         if isinstance(type_, Float16Type | Float32Type):  # exact: the value keeps its rounding
             value = self.emit(arith.ExtFOp(value, Float64Type()), op).results[0]
         bits = self.emit(arith.BitcastOp(value, IntegerType(64)), op).results[0]
@@ -442,12 +447,18 @@ class _Lowering:
             bad = self.emit(arith.OrIOp(bad, overflow), op).results[0]
         op.operands[1] = self.emit(arith.SelectOp(bad, constant(1), divisor), op).results[0]
 
-    def loop(self, op: scf.ForOp) -> None:
+    def loop(self, op: scf.ForOp, tasks: bool) -> None:
         """An ``scf.for`` whose step may not be positive (MLIR leaves it undefined; zero would
-        never end): the runtime is told, and the loop runs no iteration."""
+        never end): the runtime is told, and the loop runs no iteration. A loop creating a
+        task per iteration first tells the core its bounds: a trip count beyond what memory
+        holds is an error before the first iteration, not after millions."""
         step = _known(op.step)
-        if isinstance(step, int) and step > 0:
-            return
+        if not (isinstance(step, int) and step > 0):
+            self._step_check(op)
+        if tasks and isinstance(op.lb.type, IndexType):
+            self.call("pto_tg_loop_tasks", [op.lb, op.ub, op.step], op)
+
+    def _step_check(self, op: scf.ForOp) -> None:
         bad = self.emit(arith.CmpiOp(op.step, self.value(0, op), "sle"), op).result
         self.guard(bad, op, "scf.for: the step is not positive")
         op.operands[1] = self.emit(arith.SelectOp(bad, op.lb, op.ub), op).results[0]
@@ -464,10 +475,13 @@ class _Lowering:
         return func.CallOp("pto_tg_check_failed", [self.ctx, self.value(check, op)], [])
 
     def finish(self, program: tg.ProgramOp) -> None:
-        """Drop the subviews only tasks used, and attach the runtime's tables."""
+        """Drop the subviews only tasks used, write integer constants as MLIR reads them
+        (signed: ``18446744073709551615 : index`` is -1), attach the runtime's tables."""
         for op in reversed(list(self.func.walk())):
             if isinstance(op, memref.SubviewOp) and not op.result.uses:
                 Rewriter.erase_op(op)
+            elif isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+                _signed(op)
         attrs = self.func.attributes
         attrs["pto.kernels"] = ArrayAttr([StringAttr(k) for k in self.kernels])
         attrs["pto.coords"] = ArrayAttr(
@@ -494,6 +508,22 @@ def _known(v: Value) -> Value:
         if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType):
             return attr.value.data
     return v
+
+
+def _signed(op: arith.ConstantOp) -> None:
+    """An integer constant beyond the signed range of its width as its two's complement."""
+    attr = op.value
+    assert isinstance(attr, IntegerAttr)
+    type_ = attr.type
+    if isinstance(type_, IndexType):
+        width = 64
+    elif isinstance(type_, IntegerType) and type_.width.data > 1:
+        width = type_.width.data
+    else:
+        return
+    value = attr.value.data
+    if value >= 1 << (width - 1):
+        op.properties["value"] = IntegerAttr(value - (1 << width), type_)
 
 
 def _scalar_kind(value: SSAValue, op: Operation) -> str:

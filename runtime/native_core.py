@@ -168,6 +168,9 @@ def _api() -> ctypes.CDLL:
     lib.pto_core_new.argtypes = [ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p]
     lib.pto_core_free.argtypes = [ctypes.c_void_p]
     lib.pto_core_no_data_deps.argtypes = [ctypes.c_void_p]
+    lib.pto_core_max_nodes.argtypes = [ctypes.c_void_p, ctypes.c_int64]
+    lib.pto_core_run.restype = ctypes.c_int32
+    lib.pto_core_run.argtypes = [ctypes.c_void_p] * 3
     lib.pto_core_error.restype = ctypes.c_char_p
     lib.pto_core_error.argtypes = [ctypes.c_void_p]
     for name in ("pto_core_error_node", "pto_core_error_check"):
@@ -248,6 +251,12 @@ class Core:
         self.address = int(self._ptr)
         if not infer_data_deps:
             api.pto_core_no_data_deps(self._ptr)
+        api.pto_core_max_nodes(self._ptr, max_nodes())
+
+    def run(self, entry: int, args: Any) -> None:
+        """Run the compiled program at ``entry`` (MLIR's packed interface) with the packed
+        ``args`` on this core; its first error stops it (``error()`` then says why)."""
+        self._api.pto_core_run(self._ptr, entry, args)
 
     def __del__(self) -> None:
         ptr = getattr(self, "_ptr", None)
@@ -328,6 +337,17 @@ def _args(site: np.ndarray, scalars: Sequence[str]):
         )
 
     return make
+
+
+@cache
+def max_nodes() -> int:
+    """The most nodes a build may make: about 1 kB each (the graph, then the schedule's
+    arrays), in this machine's memory."""
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        memory = 16 << 30
+    return max(1 << 20, memory // 1024)
 
 
 def _regions(tensors: list[str], site: np.ndarray, kept: Sequence[Sequence[Sequence[int]]]):

@@ -193,8 +193,9 @@ class Program:
     @property
     def source(self) -> str:
         """What the task-generation program was compiled to: the runtime-call IR upstream
-        MLIR compiled to native code, or (a pipeline) the reference engine's Python."""
-        if self.native is not None:
+        MLIR compiled to native code, or the reference engine's Python (a pipeline, or
+        ``fast=False``)."""
+        if self.native is not None and self.config.fast:
             return self.native.text
         return self.code.source
 

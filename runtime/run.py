@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from pto_wsp.errors import ExecutionError
-from pto_wsp.runtime.graph import POOL_ANY, TaskGraph
+from pto_wsp.runtime.graph import POOL_ANY, POOL_CUBE, POOL_VECTOR, TaskGraph
 from pto_wsp.runtime.kernels import BODY_ERRORS, cached_spec, numpy_view, returned
 from pto_wsp.runtime.native_core import Schedule
 
@@ -92,6 +92,13 @@ class Run:
         pools = list(config.pools()[:W])
         self.n_workers = W
         self.worker_pool = pools + [POOL_ANY] * (W - len(pools))
+        #: Per pool, the workers serving it (a pool nobody serves: every worker).
+        self.pool_workers = {
+            pool: [w for w, p in enumerate(self.worker_pool) if p in (pool, POOL_ANY)]
+            or list(range(W))
+            for pool in (POOL_VECTOR, POOL_CUBE)
+        }
+        self.pool_workers[POOL_ANY] = list(range(W))
         NI, NF = schedule.NI, schedule.NF
         self.worker_array = NI[_WORKER]
         self.issue_seq_array = NI[_ISEQ]
@@ -161,6 +168,15 @@ class Run:
             ("window", "generator", a, b) if g < 0 else ("pipeline_depth", f"task {g}", a, b)
             for g, a, b in zip(tids, t0, t1)
         ]
+
+    def _scope(self, tid: int) -> int:
+        """The pipeline_depth scope of a task (the engine's ``_scope``)."""
+        scope = self.cfg.depth_scope
+        if scope == "per_stream":
+            return self.lane[tid] if self.cfg.streams else self.stream_of[tid]
+        if scope == "per_pool":
+            return int(self.task_graph.pool[tid])
+        return 0
 
     # ------------------------------------------------------------------ bodies
 

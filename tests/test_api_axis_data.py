@@ -40,7 +40,6 @@ from pto_wsp import (
 )
 from pto_wsp.dialects import tg
 from pto_wsp.lowering.ascend.build import have_compiler
-from pto_wsp.lowering.cpu import simgen
 from pto_wsp.passes.tg_materialize import materialize
 from pto_wsp.passes.wsp_to_tg import WspToTgPass
 from pto_wsp.tools.pto_run import main as pto_run
@@ -108,19 +107,8 @@ def expected(x):
 TASKS = int(LENGTHS.sum()) + ROUTED
 
 
-@pytest.fixture
-def fast_small(monkeypatch):
-    """Let the compiled scheduler take these small graphs (it declines below FAST_MIN_TASKS)."""
-    from pto_wsp.runtime import fastsched
-
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0)
-
-
 @pytest.mark.parametrize("fast", [False, True])
-@pytest.mark.parametrize("batch", [False, True])
-def test_cpu_sim_functional_matches_numpy(fast_small, monkeypatch, fast, batch):
-    monkeypatch.setattr(simgen, "BATCH_LOOPS", batch)
+def test_cpu_sim_functional_matches_numpy(fast):
     x, y, z = inputs()
     program = compile(workload(), target="cpu_sim", fast=fast)
     program.bind(X=x, Y=y, Z=z).execute()
@@ -129,11 +117,11 @@ def test_cpu_sim_functional_matches_numpy(fast_small, monkeypatch, fast, batch):
     np.testing.assert_allclose(z, want_z, rtol=1e-5, atol=1e-5)
     assert program.stats().num_tasks == TASKS
     if fast:
-        assert program.fast_declined is None  # the compiled fast path ran it
+        assert program.fast_declined is None  # the native core ran it
 
 
 @pytest.mark.parametrize("fast", [False, True])
-def test_cpu_sim_cycles_counts_the_tasks_the_data_gives(fast_small, fast):
+def test_cpu_sim_cycles_counts_the_tasks_the_data_gives(fast):
     program = compile(workload(), target="cpu_sim", mode="cycles", fast=fast)
     program.execute()  # no binding: the axis data is in the program
     stats = program.stats()

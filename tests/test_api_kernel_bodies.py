@@ -21,24 +21,21 @@ from pto_wsp import (
     parallel_for,
     task,
 )
-from pto_wsp.runtime import fastsched
 
 #: (compile options, whether the fast path must be taken)
 WAYS = {
     "engine": ({"fast": False}, False),
-    "fast": ({}, True),
+    "native": ({}, True),
     "threads": ({"threads": 2}, True),
 }
 
 
 @pytest.fixture(params=list(WAYS))
-def way(request, monkeypatch):
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0)
+def way(request):
     return WAYS[request.param]
 
 
-N = 32  # tasks: created as a batch (runtime/graph.py BATCH_MIN), so bodies run in columns
+N = 32  # tasks
 X = Tensor("X", [N, 4], f32)
 Y = Tensor("Y", [N, 4], f32)
 
@@ -118,24 +115,3 @@ def test_a_body_returning_its_own_output_view_is_fine(way):
     p.execute()
     np.testing.assert_array_equal(y, 2 * x)
 
-
-def test_the_fast_path_runs_these_bodies_in_columns(monkeypatch):
-    """The column path (``map`` over a batch's arguments) is among the ways tested above."""
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
-    calls = []
-    run_columns = fastsched.FastRun._run_columns
-
-    def spy(self, *args):
-        calls.append(1)
-        return run_columns(self, *args)
-
-    monkeypatch.setattr(fastsched.FastRun, "_run_columns", spy)
-
-    @kernel
-    def double(i, x: In[f32[4]], y: Out[f32[4]]):
-        return x * 2
-
-    p, *_ = _run(double, WAYS["fast"])
-    with pytest.raises(ExecutionError, match="returned a value \\(ndarray\\)"):
-        p.execute()
-    assert calls

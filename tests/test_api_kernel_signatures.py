@@ -185,10 +185,7 @@ def _typed_workload():
 
 @pytest.mark.parametrize("fast", [False, True])
 def test_scalars_reach_numpy_bodies_as_python_numbers(fast, monkeypatch):
-    from pto_wsp.runtime import fastsched
 
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0 if fast else 1 << 62)
     SEEN.clear()
     x, y, _, _ = _inputs()
     compile(_typed_workload(), target="cpu_sim", fast=fast).bind(X=x, Y=y, n=4).execute()
@@ -214,10 +211,7 @@ def shifted(x: In, y: Out, a: f32, n: i32, q: bool):
 def test_typed_scalars_in_a_batched_nest(fast, monkeypatch):
     """A nest the generated code creates as a numpy batch (no predicate among the params)
     hands the same Python numbers to the bodies."""
-    from pto_wsp.runtime import fastsched
 
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0 if fast else 1 << 62)
     Xd, Yd = Tensor("Xd", [None, 16], f32), Tensor("Yd", [None, 16], f32)
     w = parallel_for(
         DenseDyn(sym("n")), lambda i: task(shifted, [0.5, i + 1, True], [Xd[i], Yd[i]])

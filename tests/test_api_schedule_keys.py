@@ -58,10 +58,7 @@ SHORT_FIRST = IssuePolicy.priority(lambda t: t.param("seq_len"))
 @pytest.fixture(autouse=True)
 def _fast_path_for_small_graphs(monkeypatch):
     """Let the compiled scheduler take these small graphs when ``fast=True``."""
-    from pto_wsp.runtime import fastsched
 
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0)
 
 
 def run(schedule, fast: bool, **options):

@@ -55,13 +55,6 @@ def t(i: int):
     return task(k, [i], [X[i]])
 
 
-@pytest.fixture(autouse=True)
-def _fast_path_for_small_graphs(monkeypatch):
-    from pto_wsp.runtime import fastsched
-
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0)
-
 
 def run(target, workers: int = 4, **options):
     """Run on both engines; they agree; return the general engine's program."""

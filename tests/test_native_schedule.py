@@ -1,5 +1,6 @@
 """The native core's virtual-time scheduler (runtime/native_core.py ``Scheduler``): random
-combinations of schedule directives against the reference engine (the conformance table has
+combinations of schedule directives run end to end by ``Program.execute`` against the reference
+engine (the conformance table has
 one case per directive), and its one-line errors."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import dataclasses
 import numpy as np
 import pytest
 from conformance_cases import PACED, POOLED, Case, _by_i, _data_order, _four, _mod3, _prio
-from test_conformance import FIELDS, _compare, reference, run_core
+from test_conformance import FIELDS, _compare, reference, run_sim
 
 from pto_wsp import DispatchPolicy, IssuePolicy, TimingPolicy, combine
 from pto_wsp.runtime.engine import SimConfig
@@ -68,7 +69,7 @@ def _applied(steps: list[tuple[str, tuple]]):
 
 
 @pytest.mark.parametrize("seed", range(16))
-def test_random_directives_match_the_reference(seed, monkeypatch):
+def test_random_directives_match_the_reference(seed):
     rng = np.random.default_rng(seed)
     workload = _data_order() if seed % 2 else combine(_four())
     options = dict(PACED if rng.integers(0, 2) else POOLED, mode="cycles")
@@ -76,11 +77,11 @@ def test_random_directives_match_the_reference(seed, monkeypatch):
     case = Case(f"random_{seed}", workload, _applied(steps), options, n=int(rng.integers(6, 17)))
     want = reference(case)
     assert want["error"] is None, (steps, want["error"])
-    got = run_core(case, monkeypatch)
+    got = run_sim(case, fast=True)  # Program.execute on the native path
     assert got["declined"] is None, got["declined"]
-    assert set(FIELDS["core"]) <= set(got)
+    assert set(FIELDS["program"]) <= set(got)
     try:
-        _compare("core", got, want, case)
+        _compare("program", got, want, case)
     except AssertionError as error:
         raise AssertionError(f"{steps}: {error}") from None
 

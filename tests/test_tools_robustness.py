@@ -170,10 +170,7 @@ def _workload(body):
 
 @pytest.mark.parametrize(("fast", "threads"), [(False, 1), (True, 1), (True, 2)])
 def test_a_body_calling_sys_exit_fails_its_task(monkeypatch, fast, threads):
-    from pto_wsp.runtime import fastsched
 
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)  # the fast path for 3 tasks
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0)
 
     def k(i, y: Out[f32[4]]):
         if i == 1:
@@ -274,8 +271,8 @@ def test_the_passes_in_the_other_order_name_the_call():
 
 @pytest.mark.skipif(not Path("/proc/meminfo").exists(), reason="the available memory is Linux's")
 def test_pto_run_refuses_a_loop_nest_beyond_memory_before_making_it(capsys):
-    """10^11 tasks (6.4 TB at 64 bytes a task) are refused as the batch is sized, before any
-    of its arrays is made (numpy's own failure would say 'Unable to allocate')."""
+    """10^11 tasks are refused before the loop runs (the core is told its trip count): the
+    machine's memory holds far fewer nodes."""
     from pto_wsp.tools import pto_run
 
     scan = ROOT / "examples" / "scan.mlir"
@@ -283,9 +280,9 @@ def test_pto_run_refuses_a_loop_nest_beyond_memory_before_making_it(capsys):
     err = capsys.readouterr().err
     assert code == 1, err
     assert err.startswith(
-        "pto-run: error: out of memory (a loop nest of 99,999,999,999 tasks, more than the "
+        "pto-run: error: out of memory (@scan: a loop of 99999999999 tasks, more than the "
     ), err
-    assert "could hold at 64 bytes a task)" in err
+    assert "nodes this machine's memory holds)" in err
 
 
 def test_pto_run_refuses_a_pipeline_of_more_processes_than_it_runs(capsys, tmp_path):

@@ -98,6 +98,7 @@ class NativeProgram:
     def __post_init__(self) -> None:
         if self.entry is None:
             self.entry = self.engine.lookup(self.name)
+        self._address = ctypes.cast(self.entry, ctypes.c_void_p).value
         # Per argument what binding it takes: a memref's static shape, element and whether
         # the program reads its data, or a scalar's C type.
         self._plan = [
@@ -143,7 +144,7 @@ class NativeProgram:
         core = Core(shapes, infer_data_deps)
         context = ctypes.c_int64(core.address)
         addresses[0] = ctypes.addressof(context)
-        self.entry((ctypes.c_void_p * len(addresses))(*addresses))
+        core.run(self._address, (ctypes.c_void_p * len(addresses))(*addresses))
         del keep
         self._check(core)
         graph = core.graph(self.kernels, self.sites, self._tensors, self.scalars, self.kept)
@@ -200,6 +201,8 @@ class NativeProgram:
             return
         if check >= 0:
             raise NativeError(f"@{self.name}: {self.checks[check]}")
+        if message.startswith("out of memory"):  # (Python's spelling of it)
+            raise MemoryError(f"@{self.name}: {message.removeprefix('out of memory').lstrip(': ')}")
         if node >= 0:
             # (the core numbers tensors: program arguments)
             message = re.sub(

@@ -8,6 +8,7 @@
 // stops recording: later calls do nothing, and the host reads the message.
 #include "pto_wsp_core.h"
 
+#include <setjmp.h>
 #include <stdio.h>
 #include <sys/mman.h>
 
@@ -90,6 +91,11 @@ struct PtoCore {
   int64_t task_stream = 0;            // its stream
   Grow<int64_t> order_points;         // per tg.order_point, the tasks created before it
   bool infer_data_deps = true;        // false: structural and event edges only
+  int64_t max_nodes = 0xFFFFFFF0;     // more is an error (the host sets it from the memory)
+  // pto_core_run's return point: an error stops the program there (an endless or huge loop
+  // of failed calls would still spin).
+  jmp_buf stop;
+  bool running = false;
   std::unique_ptr<host::TensorMap, void (*)(host::TensorMap*)> tmap{host::TensorMap::take(),
                                                                     host::TensorMap::give};
   std::vector<int32_t> ranks;
@@ -131,6 +137,8 @@ struct PtoCore {
     task_stream = 0;
     order_points.clear();
     infer_data_deps = true;
+    max_nodes = 0xFFFFFFF0;
+    running = false;
     tmap->reset();
     ranks.clear();
     shapes.clear();
@@ -151,10 +159,17 @@ struct PtoCore {
     graphed = false;
   }
   // The first error is kept; `node` is the task it concerns (-1: none).
+  // The first error is kept and ends the program's run (see pto_core_run): every caller's
+  // state is the core's own members, so nothing is left half done but scratch.
   void fail(const std::string& what, int64_t node = -1) {
-    if (!error.empty()) return;
-    error = what;
-    error_node = node;
+    if (error.empty()) {
+      error = what;
+      error_node = node;
+    }
+    if (running) {
+      running = false;
+      longjmp(stop, 1);
+    }
   }
   uint32_t node(uint8_t k, int32_t kern, int32_t st, uint8_t pl, uint8_t dom, int64_t tgt,
                 int64_t str, int64_t prio) {
@@ -208,6 +223,19 @@ struct PtoCore {
 };
 
 static inline PtoCore& C(intptr_t core) { return *reinterpret_cast<PtoCore*>(core); }
+
+// A call of the compiled program: an exception must not reach its frames (they have no unwind
+// tables); running out of memory is the build's error.
+template <typename F>
+static void guarded(intptr_t core, F&& body) {
+  bool oom = false;
+  try {
+    body(C(core));
+  } catch (const std::bad_alloc&) {
+    oom = true;
+  }
+  if (oom) C(core).fail("out of memory while building the task graph");
+}
 
 void PtoCore::submit() {
   const uint32_t id = num_nodes() - 1;
@@ -302,93 +330,114 @@ extern "C" {
 
 void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool,
                        int64_t domain, int64_t target, int64_t stream, int64_t priority) {
-  PtoCore& c = C(core);
-  if (!c.error.empty()) return;
-  if (c.num_nodes() >= 0xFFFFFFF0u) return c.fail("more than 2^32 nodes");
-  c.scopes.frontier([&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); });
-  if (c.events.on)
-    c.events.waits(stream, [&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); },
-                   c.event_preds);
-  c.task_stream = stream;
-  c.node(order::kTask, static_cast<int32_t>(kernel), static_cast<int32_t>(site),
-         static_cast<uint8_t>(pool), static_cast<uint8_t>(domain), target, stream, priority);
-  ++c.ntasks;
-  c.nio = 0;
-  c.dims_left = 0;
-  c.open = true;
+  guarded(core, [&](PtoCore& c) {
+    if (!c.error.empty()) return;
+    if (c.num_nodes() >= c.max_nodes)
+      return c.fail("out of memory: the program creates more than " +
+                    std::to_string(c.max_nodes) + " nodes (what this machine's memory holds)");
+    c.scopes.frontier([&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); });
+    if (c.events.on)
+      c.events.waits(stream, [&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); },
+                     c.event_preds);
+    c.task_stream = stream;
+    c.node(order::kTask, static_cast<int32_t>(kernel), static_cast<int32_t>(site),
+           static_cast<uint8_t>(pool), static_cast<uint8_t>(domain), target, stream, priority);
+    ++c.ntasks;
+    c.nio = 0;
+    c.dims_left = 0;
+    c.open = true;
+  });
 }
 
 void pto_tg_task_scalar(intptr_t core, int64_t value) {
-  PtoCore& c = C(core);
-  if (c.open) c.args.push_back(value);
+  guarded(core, [&](PtoCore& c) {
+    if (c.open) c.args.push_back(value);
+  });
 }
 
 void pto_tg_task_coord(intptr_t core, int64_t value) {
-  PtoCore& c = C(core);
-  if (c.open) c.coords.push_back(value);
+  guarded(core, [&](PtoCore& c) {
+    if (c.open) c.coords.push_back(value);
+  });
 }
 
 void pto_tg_task_region(intptr_t core, int64_t tensor, int64_t access, int64_t rank) {
-  PtoCore& c = C(core);
-  if (!c.open) return;
-  const uint32_t id = c.num_nodes() - 1;
-  if (tensor < 0 || tensor >= static_cast<int64_t>(c.ranks.size()) || access < 0 ||
-      access > 2 || rank != c.ranks[static_cast<size_t>(tensor)] || c.dims_left != 0) {
-    c.open = false;
-    return c.fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
-                      std::to_string(access) + ", rank " + std::to_string(rank) + ")",
-                  id);
-  }
-  if (c.nio == c.io.size()) c.io.resize(c.io.size() * 2 + 4);
-  TaskIO& t = c.io[c.nio++];
-  t.region.base = static_cast<uint64_t>(tensor) + 1;
-  t.region.tensor = static_cast<uint16_t>(tensor);
-  t.region.rank = static_cast<uint8_t>(rank);
-  t.region.elem_bytes = 1;
-  t.region.kept = 0;
-  // Beyond the rank: a unit dimension (the TensorMap copies every kMaxRank entry).
-  for (int d = static_cast<int>(rank); d < kMaxRank; ++d) {
-    t.region.offsets[d] = 0;
-    t.region.sizes[d] = 1;
-    t.region.strides[d] = 1;
-  }
-  t.access = static_cast<uint8_t>(access);
-  c.dims_left = rank;
+  guarded(core, [&](PtoCore& c) {
+    if (!c.open) return;
+    const uint32_t id = c.num_nodes() - 1;
+    if (tensor < 0 || tensor >= static_cast<int64_t>(c.ranks.size()) || access < 0 ||
+        access > 2 || rank != c.ranks[static_cast<size_t>(tensor)] || c.dims_left != 0) {
+      c.open = false;
+      return c.fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
+                        std::to_string(access) + ", rank " + std::to_string(rank) + ")",
+                    id);
+    }
+    if (c.nio == c.io.size()) c.io.resize(c.io.size() * 2 + 4);
+    TaskIO& t = c.io[c.nio++];
+    t.region.base = static_cast<uint64_t>(tensor) + 1;
+    t.region.tensor = static_cast<uint16_t>(tensor);
+    t.region.rank = static_cast<uint8_t>(rank);
+    t.region.elem_bytes = 1;
+    t.region.kept = 0;
+    // Beyond the rank: a unit dimension (the TensorMap copies every kMaxRank entry).
+    for (int d = static_cast<int>(rank); d < kMaxRank; ++d) {
+      t.region.offsets[d] = 0;
+      t.region.sizes[d] = 1;
+      t.region.strides[d] = 1;
+    }
+    t.access = static_cast<uint8_t>(access);
+    c.dims_left = rank;
+  });
 }
 
 void pto_tg_task_region_dim(intptr_t core, int64_t offset, int64_t size, int64_t stride) {
-  PtoCore& c = C(core);
-  if (!c.open || c.dims_left <= 0) return;
-  pto::wsp::TensorRegion& r = c.io[c.nio - 1].region;
-  const int d = r.rank - static_cast<int>(c.dims_left--);
-  r.offsets[d] = offset;
-  r.sizes[d] = size;
-  r.strides[d] = stride;
+  guarded(core, [&](PtoCore& c) {
+    if (!c.open || c.dims_left <= 0) return;
+    pto::wsp::TensorRegion& r = c.io[c.nio - 1].region;
+    const int d = r.rank - static_cast<int>(c.dims_left--);
+    r.offsets[d] = offset;
+    r.sizes[d] = size;
+    r.strides[d] = stride;
+  });
 }
 
 void pto_tg_task_submit(intptr_t core) {
-  PtoCore& c = C(core);
-  if (c.open) c.submit();
+  guarded(core, [&](PtoCore& c) {
+    if (c.open) c.submit();
+  });
 }
 
 void pto_tg_ordered_enter(intptr_t core) {
-  PtoCore& c = C(core);
-  if (c.error.empty()) c.scopes.enter();
+  guarded(core, [&](PtoCore& c) {
+    if (c.error.empty()) c.scopes.enter();
+  });
 }
 
 void pto_tg_order_point(intptr_t core) {
-  PtoCore& c = C(core);
-  if (!c.error.empty()) return;
-  if (!c.scopes.point()) return c.fail("tg.order_point outside a tg.ordered");
-  c.order_points.push_back(c.ntasks);
+  guarded(core, [&](PtoCore& c) {
+    if (!c.error.empty()) return;
+    if (!c.scopes.point()) return c.fail("tg.order_point outside a tg.ordered");
+    c.order_points.push_back(c.ntasks);
+  });
 }
 
 void pto_tg_ordered_exit(intptr_t core) {
-  PtoCore& c = C(core);
-  if (c.error.empty() && !c.scopes.exit()) c.fail("tg.ordered exited more than entered");
+  guarded(core, [&](PtoCore& c) {
+    if (c.error.empty() && !c.scopes.exit()) c.fail("tg.ordered exited more than entered");
+  });
 }
 
 int64_t pto_tg_seq(intptr_t core) { return C(core).ntasks; }
+
+void pto_tg_loop_tasks(intptr_t core, int64_t lb, int64_t ub, int64_t step) {
+  PtoCore& c = C(core);
+  if (!c.error.empty() || ub <= lb || step <= 0) return;
+  const __int128 trips = (static_cast<__int128>(ub) - lb - 1) / step + 1;
+  if (trips + c.num_nodes() > c.max_nodes)
+    c.fail("out of memory: a loop of " + std::to_string(static_cast<long long>(trips)) +
+           " tasks, more than the " + std::to_string(c.max_nodes) +
+           " nodes this machine's memory holds");
+}
 
 void pto_tg_use_events(intptr_t core) {
   PtoCore& c = C(core);
@@ -397,18 +446,20 @@ void pto_tg_use_events(intptr_t core) {
 }
 
 void pto_tg_event_record(intptr_t core, int64_t event, int64_t all, int64_t stream) {
-  PtoCore& c = C(core);
-  if (!c.error.empty()) return;
-  if (!c.events.on) return c.fail("tg.event_record without pto_tg_use_events");
-  c.events.record(std::to_string(event), all != 0, stream,
-                  [&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); });
+  guarded(core, [&](PtoCore& c) {
+    if (!c.error.empty()) return;
+    if (!c.events.on) return c.fail("tg.event_record without pto_tg_use_events");
+    c.events.record(std::to_string(event), all != 0, stream,
+                    [&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); });
+  });
 }
 
 void pto_tg_event_wait(intptr_t core, int64_t event, int64_t all, int64_t stream) {
-  PtoCore& c = C(core);
-  if (!c.error.empty()) return;
-  if (!c.events.on) return c.fail("tg.event_wait without pto_tg_use_events");
-  c.events.wait(std::to_string(event), all != 0, stream);
+  guarded(core, [&](PtoCore& c) {
+    if (!c.error.empty()) return;
+    if (!c.events.on) return c.fail("tg.event_wait without pto_tg_use_events");
+    c.events.wait(std::to_string(event), all != 0, stream);
+  });
 }
 
 int64_t pto_tg_event_query(intptr_t core, int64_t event) {
@@ -468,6 +519,19 @@ int64_t pto_core_error_node(const PtoCore* core) { return core->error_node; }
 int64_t pto_core_error_check(const PtoCore* core) { return core->error_check; }
 
 void pto_core_no_data_deps(PtoCore* core) { core->infer_data_deps = false; }
+
+void pto_core_max_nodes(PtoCore* core, int64_t n) {
+  core->max_nodes = std::min<int64_t>(n, 0xFFFFFFF0);
+}
+
+int32_t pto_core_run(PtoCore* core, void (*entry)(void**), void** args) {
+  if (setjmp(core->stop) == 0) {
+    core->running = true;
+    entry(args);
+  }
+  core->running = false;
+  return core->error.empty() ? 0 : 1;
+}
 
 int64_t pto_core_order_points(const PtoCore* core, const int64_t** points) {
   *points = core->order_points.data();

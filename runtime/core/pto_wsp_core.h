@@ -54,6 +54,9 @@ PTO_CORE_API void pto_tg_use_events(intptr_t core);
 PTO_CORE_API void pto_tg_event_record(intptr_t core, int64_t event, int64_t all, int64_t stream);
 PTO_CORE_API void pto_tg_event_wait(intptr_t core, int64_t event, int64_t all, int64_t stream);
 PTO_CORE_API int64_t pto_tg_event_query(intptr_t core, int64_t event);
+// An scf.for creating a task per iteration is about to run (lb, ub, step): a trip count
+// beyond the nodes memory holds fails the build now.
+PTO_CORE_API void pto_tg_loop_tasks(intptr_t core, int64_t lb, int64_t ub, int64_t step);
 // Check `check` of the program failed (a memref.load outside its memref, a division by
 // zero: the pass's table says which): the build fails.
 PTO_CORE_API void pto_tg_check_failed(intptr_t core, int64_t check);
@@ -66,6 +69,11 @@ typedef struct PtoCore PtoCore;
 // shapes[i * PTO_CORE_MAX_RANK + d] (-1: unknown); a region outside a known extent fails.
 PTO_CORE_API PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* shapes);
 PTO_CORE_API void pto_core_free(PtoCore* core);
+// Run the compiled program `entry` (its packed interface: void(void**), MLIR's) on the core
+// with the packed `args`; the first error stops it there (nonzero: pto_core_error says why).
+PTO_CORE_API int32_t pto_core_run(PtoCore* core, void (*entry)(void**), void** args);
+// At most `n` nodes (more: an out-of-memory error, not a process the system kills).
+PTO_CORE_API void pto_core_max_nodes(PtoCore* core, int64_t n);
 // Infer no data edges in this build (structural and event edges only): before the program runs.
 PTO_CORE_API void pto_core_no_data_deps(PtoCore* core);
 // Why the build failed ("" if it did not), the node it concerns (else -1) and the check that
