@@ -3,8 +3,7 @@ workload, at about 1k, 13k, 51k and 200k tasks, next to the anchor of a C runtim
 
     python3 bench/bench_graph_build.py [--repeat N] [--min-time S] [--sizes 1k,13k,51k,200k]
                                        [--structure data,seq]
-                                       [--gc paused,on] [--path per-task,batch] [--check 1k,13k]
-                                       [--sites off,kept,replayed] [--kernels compiled|numpy]
+                                       [--gc paused,on]
 
 One LLaMA-7B layer (hidden 4096, 32 heads of 128, FFN 11008) over B sequences of nt row tiles
 of 64 tokens. Stages, each a parallel_for of tasks with its regions:
@@ -25,23 +24,10 @@ for 32 attention tasks, qkv for nt rmsnorm tasks). Tasks per sequence: nt * (6 +
 ``--structure data`` creates the stages as a combine (order from data only); ``seq`` wraps them
 in a sequential (an ordering point between stages: barriers plus the same data edges).
 
-Two paths. ``per-task``: the stages above written as Python loops calling
-``GraphBuilder.add_task`` (the TensorMap per region). ``batch``: the same layer written with
-the Python API (``llama_workload``: one parallel_for nest per stage, the same regions),
-compiled once with ``target="cpu_sim"``; its task-generation program creates each stage as
-numpy arrays and one ``GraphBuilder.add_tasks`` call, whose data edges are inferred in array
-form (docs/batchgen.md). Timed: binding the layer's values, running the compiled program on
-a GraphBuilder plus ``build()`` (inside ``gc_paused()``; the bound arrays themselves, the
-program's inputs, are made once before), three ways: ``sites off`` — every build generates
-every batch, what a program's first run does; ``sites kept`` — each batch site of the
-generated code keeps its task arrays and their per-tensor access classification from one
-build to the next (docs/batchgen.md "Batch sites"), each batch's edges inferred by its own
-compiled passes; ``sites replayed`` — kept, and the builder replays the build it recorded
-the time before (runtime/tape.py: the same passes on the same inputs, in one compiled call),
-what a Program run again with the same values does. The dependency passes that find every
-edge run in full all three ways. At the
-``--check`` sizes the graph is compared with the same program compiled without batches and
-with the per-task path's graph (same nodes, regions, edges and kinds).
+The Python reference path: the stages above written as Python loops calling
+``GraphBuilder.add_task`` (the TensorMap per region). ``llama_workload`` is the same layer
+written with the Python API (one parallel_for nest per stage, the same regions), which
+bench_native_build.py builds on the native core.
 
 The anchor: pto-isa-lh, a C runtime of this design, reports about 5,000 tasks/ms for building
 this kind of graph (task generation with TensorMap dependency inference).
@@ -346,21 +332,6 @@ def llama_workload(structure: str):
     return body.named("llama_layer")
 
 
-def compiled_layer(structure: str, batch: bool):
-    """The layer's task-generation program, compiled for the simulator (with or without
-    batches), and the time that took."""
-    from pto_wsp.lowering.cpu import simgen
-
-    saved = simgen.BATCH_LOOPS
-    simgen.BATCH_LOOPS = batch
-    try:
-        t0 = time.perf_counter()
-        prog = llama_workload(structure).compile(target="cpu_sim")
-        return prog, time.perf_counter() - t0
-    finally:
-        simgen.BATCH_LOOPS = saved
-
-
 def layer_tensors(B: int, nt: int) -> dict[str, np.ndarray]:
     """The layer's activation tensors as bound values: their extents only (zero-stride arrays,
     no memory; the kernels never run)."""
@@ -423,43 +394,6 @@ def enough(runs: int, spent: float, repeat: int) -> bool:
 COLLECT_EACH = False
 
 
-def measure_compiled(prog, B: int, nt: int, repeat: int, sites: str = "replayed"):
-    """The best of ``repeat`` builds or more (``enough``) of the compiled program. ``sites``
-    ``kept``: its batch sites keep their results from one build to the next
-    (simgen.SITE_ENTRIES, as a Program run again with the same values), each build's batches
-    inferred one by one; ``replayed``: the
-    same, and the builder replays the recorded build (runtime/tape.py, what a Program run
-    again does); ``off``: every build generates every batch (nothing is kept: a first run's
-    work, built on a freshly compiled program). The builds run back to back, the previous
-    graph freed (``COLLECT_EACH``: a full collection before each)."""
-    from pto_wsp.lowering.cpu import simgen
-    from pto_wsp.runtime import tape
-
-    saved, saved_replay = simgen.SITE_ENTRIES, tape.REPLAY
-    simgen.SITE_ENTRIES = saved if sites != "off" else 0
-    tape.REPLAY = sites == "replayed"
-    best_wall = best_cpu = float("inf")
-    graph = None
-    try:
-        tensors = layer_tensors(B, nt)  # the program's inputs: made once, not timed
-        gc.collect()
-        runs, spent = 0, 0.0
-        while not enough(runs, spent, repeat):
-            graph = None
-            if COLLECT_EACH:
-                gc.collect()
-            w0, c0 = time.perf_counter(), time.process_time()
-            with gc_paused():
-                graph = build_compiled(prog, B, nt, tensors)
-            w1, c1 = time.perf_counter(), time.process_time()
-            best_wall = min(best_wall, w1 - w0)
-            best_cpu = min(best_cpu, c1 - c0)
-            runs, spent = runs + 1, spent + (w1 - w0)
-    finally:
-        simgen.SITE_ENTRIES, tape.REPLAY = saved, saved_replay
-    return best_wall, best_cpu, graph
-
-
 def measure(B: int, nt: int, structure: str, repeat: int, paused: bool):
     """The best wall and CPU time of ``repeat`` or more (``enough``) runs of generation +
     inference + build(), and the graph."""
@@ -500,31 +434,6 @@ def main(argv: list[str] | None = None) -> None:
         help="comma list: paused (gc_paused(), as materializers do), on (per-task path only)",
     )
     ap.add_argument(
-        "--path",
-        default="per-task,batch",
-        help="comma list: per-task (GraphBuilder.add_task from Python), batch (the compiled "
-        "Python API program: numpy batches, GraphBuilder.add_tasks)",
-    )
-    ap.add_argument(
-        "--check",
-        default="1k,13k",
-        help="sizes at which the batch graph is compared with the per-task graphs",
-    )
-    ap.add_argument(
-        "--sites",
-        default="off,kept,replayed",
-        help="comma list, batch path: off (every build generates its batches: a program's "
-        "first run), kept (batch sites keep their results between builds, each build's "
-        "batches inferred one by one), replayed (kept, and the recorded build replayed in one "
-        "compiled call: what a Program run again with the same values does)",
-    )
-    ap.add_argument(
-        "--kernels",
-        default="compiled",
-        help="compiled (runtime/bulk_kernels.py with numba, loaded before timing) or numpy "
-        "(their numpy twins)",
-    )
-    ap.add_argument(
         "--collect",
         default="once",
         choices=("once", "each"),
@@ -532,15 +441,11 @@ def main(argv: list[str] | None = None) -> None:
         "(each: every build then starts with cold CPU caches)",
     )
     args = ap.parse_args(argv)
-    paths = args.path.split(",")
     global COLLECT_EACH, MIN_TIME
     COLLECT_EACH = args.collect == "each"
     if args.repeat < 1 or args.min_time < 0:
         ap.error("--repeat must be at least 1 and --min-time not negative")
     MIN_TIME = args.min_time
-    bad = set(args.sites.split(",")) - {"off", "kept", "replayed"}
-    if bad:
-        ap.error(f"--sites: unknown {', '.join(sorted(bad))} (off, kept, replayed)")
 
     print(
         "# graph build (task generation + dependency inference + CSR), best of "
@@ -571,51 +476,12 @@ def main(argv: list[str] | None = None) -> None:
 
     print(header)
     print("-" * len(header))
-    if "per-task" in paths:
-        for mode in args.gc.split(","):
-            for structure in args.structure.split(","):
-                for name in args.sizes.split(","):
-                    B, nt = SIZES[name]
-                    wall, cpu, g = measure(B, nt, structure, args.repeat, mode == "paused")
-                    row("per-task", structure, mode, name, g, wall, cpu)
-    if "batch" in paths:
-        from pto_wsp.runtime import bulk_kernels
-
-        if args.kernels == "numpy":
-            bulk_kernels.COMPILED = False
-            print("# batch: numpy twins of the compiled kernels")
-        else:
-            t0 = time.perf_counter()
-            ok = bulk_kernels.load()
-            print(
-                f"# batch: compiled kernels {'loaded' if ok else 'UNAVAILABLE (no numba)'} in "
-                f"{(time.perf_counter() - t0) * 1e3:.0f} ms (numba import + compile or cache "
-                "load; not counted)"
-            )
-        checks = set(args.check.split(","))
+    for mode in args.gc.split(","):
         for structure in args.structure.split(","):
-            for sites in args.sites.split(","):
-                prog, seconds = compiled_layer(structure, True)
-                plain = None
-                print(
-                    f"# batch {structure}, sites {sites}: compiled in {seconds * 1e3:.0f} ms "
-                    "(not counted)"
-                )
-                for name in args.sizes.split(","):
-                    B, nt = SIZES[name]
-                    wall, cpu, g = measure_compiled(prog, B, nt, args.repeat, sites)
-                    note = ""
-                    if name in checks:
-                        if plain is None:
-                            plain = compiled_layer(structure, False)[0]
-                        same = same_graph(g, build_compiled(plain, B, nt))
-                        same = same and same_graph(g, llama_layer(B, nt, structure).build())
-                        note = (
-                            "  = per-task graphs" if same else "  DIFFERS from the per-task graph"
-                        )
-                        if not same:
-                            raise SystemExit(f"batch graph differs at {name} ({structure})")
-                    row("batch", structure, sites, name, g, wall, cpu, note)
+            for name in args.sizes.split(","):
+                B, nt = SIZES[name]
+                wall, cpu, g = measure(B, nt, structure, args.repeat, mode == "paused")
+                row("per-task", structure, mode, name, g, wall, cpu)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ from pto_wsp.dialects.csp import CSP
 from pto_wsp.dialects.sched import SCHED
 from pto_wsp.dialects.tg import TG, ProgramOp
 from pto_wsp.dialects.wsp import WSP
-from pto_wsp.lowering.cpu import simgen
 from pto_wsp.passes.tg_materialize import materialize
 from pto_wsp.passes.wsp_to_tg import WspToTgPass
 from pto_wsp.runtime.graph import gc_paused
@@ -85,31 +84,15 @@ def main() -> None:
         f"lowering wsp-to-tg: {lower_s * 1000:.1f} ms for a program of {len(sizes)} op kinds "
         "(independent of the task count: the IR has no per-task op)"
     )
-    from pto_wsp.runtime import bulk_kernels
-
     start = time.perf_counter()
-    bulk_kernels.load()
+    with gc_paused():
+        graph = materialize(module, program, {"batch": batch, "tiles": tiles})
+    seconds = time.perf_counter() - start
+    rate = graph.num_tasks / (seconds * 1000)
     print(
-        f"compiled kernels of the batch path (runtime/bulk_kernels.py) loaded in "
-        f"{(time.perf_counter() - start) * 1000:.0f} ms (numba import + compile or cache load; "
-        "once per process, not counted below)"
+        f"materialize, task by task: {graph.num_tasks:,} tasks, {graph.num_nodes:,} nodes, "
+        f"{graph.num_edges:,} edges in {seconds:.2f} s = {rate:,.1f} tasks/ms"
     )
-    graphs = {}
-    for batches in (False, True):
-        simgen.BATCH_LOOPS = batches
-        start = time.perf_counter()
-        with gc_paused():
-            graph = graphs[batches] = materialize(module, program, {"batch": batch, "tiles": tiles})
-        seconds = time.perf_counter() - start
-        rate = graph.num_tasks / (seconds * 1000)
-        how = "numpy batches (add_tasks)" if batches else "task by task (add_task)"
-        print(
-            f"materialize, {how}: {graph.num_tasks:,} tasks, {graph.num_nodes:,} nodes, "
-            f"{graph.num_edges:,} edges in {seconds:.2f} s = {rate:,.1f} tasks/ms"
-        )
-    simgen.BATCH_LOOPS = True
-    same = graphs[True].to_text() == graphs[False].to_text()
-    print(f"same graph both ways (every node and edge in tg.node form): {same}")
     print(
         "anchor (issue 4): 100k tasks in seconds, not minutes -> "
         + ("met" if seconds < 60 else "NOT met")

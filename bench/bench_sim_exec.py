@@ -12,7 +12,7 @@ T row tiles of 64x64 (float32), three stages per tile —
 
 — so 3 B T tasks with 2 B T + B (T - 1) data edges. The functional and cycles figures are
 given for both execution paths side by side: ``fast`` (the default: the graph is built, then
-scheduled by the compiled scheduler of runtime/fastsched.py) and ``general`` (``fast=False``:
+scheduled by the native core's scheduler, runtime/run.py) and ``general`` (``fast=False``:
 runtime/engine.py's Simulator builds and schedules task by task); both give the same
 schedule, so the cycles line checks that their makespans are equal. Figures:
 
@@ -246,17 +246,18 @@ def bench_cycles(size: str, workers: int, repeat: int) -> None:
 
 
 def first_call() -> None:
-    """The first fast-path run of a process loads the compiled scheduler from numba's cache
-    (it compiles it once per machine, when the cache is empty or stale); the benchmark loads
-    the batch path's compiled kernels with it (a process loads them by itself once its builds
-    went through 2^20 entries, runtime/bulk_kernels.py), as bench_graph_build.py does."""
-    from pto_wsp.runtime import bulk_kernels, fastsched
+    """The first native run of a process: the native core built (once per machine) or loaded,
+    and upstream MLIR's JIT of a small program."""
+    from pto_wsp.runtime import precompile
 
+    start = time.perf_counter()
+    precompile()
+    loaded = time.perf_counter() - start
+    start = time.perf_counter()
     prog = workload().compile(target="cpu_sim", mode="cycles", workers=2)
+    compiled = time.perf_counter() - start
     prog.bind(B=1, T=2)
     start = time.perf_counter()
-    fastsched.load()  # small runs take the fast path only once it is loaded
-    bulk_kernels.load()
     prog.execute()
     first = time.perf_counter() - start
     start = time.perf_counter()
@@ -264,36 +265,8 @@ def first_call() -> None:
     again = time.perf_counter() - start
     assert prog.fast_declined is None, prog.fast_declined
     print(
-        f"# fast path: first run in this process {first * 1e3:,.0f} ms (numba cache load of the "
-        f"scheduler and the batch kernels, or compile when the cache is cold), next "
-        f"{again * 1e3:,.1f} ms",
-        flush=True,
-    )
-
-
-def fresh_load() -> None:
-    """What loading the compiled scheduler costs a process that has not imported numba (the
-    price fastsched.FAST_MIN_TASKS stands for: a process runs that many tasks on the general
-    engine, whose rate the lines below give, before it loads the scheduler): measured in a
-    new interpreter, best of three."""
-    import subprocess
-
-    from pto_wsp.runtime import fastsched
-
-    code = (
-        "import time\n"
-        "from pto_wsp.runtime import fastsched\n"
-        "t = time.perf_counter(); fastsched.load(); print(time.perf_counter() - t)\n"
-    )
-    runs = [
-        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             check=True).stdout)
-        for _ in range(3)
-    ]  # fmt: skip
-    print(
-        f"# loading the compiled scheduler in a new process (numba import + numba's cache): "
-        f"{min(runs):.2f} s (of {', '.join(f'{r:.2f}' for r in runs)}); "
-        f"fastsched.FAST_MIN_TASKS = {fastsched.FAST_MIN_TASKS:,} general-engine tasks",
+        f"# native path: core ready in {loaded * 1e3:,.0f} ms, compile {compiled * 1e3:,.0f} ms, "
+        f"first run {first * 1e3:,.1f} ms, next {again * 1e3:,.1f} ms",
         flush=True,
     )
 
@@ -394,7 +367,6 @@ def main() -> None:
         f"{MAX_RUNS})"
     )
     only = args.only.split(",")
-    fresh_load()
     first_call()
     for size in args.sizes.split(","):
         if "functional" in only:

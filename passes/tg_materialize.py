@@ -99,10 +99,7 @@ NODE_BYTES = 4096
 
 
 class _BoundedBuilder(GraphBuilder):
-    """A GraphBuilder that refuses more than ``limit`` nodes as soon as they are asked for
-    (a batch before its tasks are made)."""
-
-    batches = True  # (it reads none of the per-node lists a batch leaves empty)
+    """A GraphBuilder that refuses more than ``limit`` nodes as soon as they are asked for."""
 
     def __init__(self, shapes: dict, limit: int | None) -> None:
         super().__init__(shapes)
@@ -111,10 +108,6 @@ class _BoundedBuilder(GraphBuilder):
     def add_task(self, *args: Any, **kwargs: Any) -> int:
         self._admit(1)
         return super().add_task(*args, **kwargs)
-
-    def add_tasks(self, n: int, groups: Any, chains: Any = None) -> range:
-        self._admit(int(n))
-        return super().add_tasks(n, groups, chains)
 
     def _admit(self, n: int) -> None:
         if self.limit is not None and self.num_nodes + n > self.limit:
@@ -127,7 +120,7 @@ class _BoundedBuilder(GraphBuilder):
 def materialize(module: ModuleOp, program: tg.ProgramOp, bindings: dict[str, Any]) -> TaskGraph:
     """Run one program with ``bindings`` and return its task graph."""
     try:
-        compiled = compile_program(program, module, sites=False)  # runs once
+        compiled = compile_program(program, module)
     except CodegenError as error:
         raise PassFailedException(str(error)) from None
     shapes = {}

@@ -19,13 +19,7 @@ Graph construction, independent of any IR (pure Python + numpy):
   domain, target, stream, priority, fanin), CSR fanout (``fanout_begin``, ``fanout_edges``,
   ``edge_kind``), the kernel table, args, regions and coords per node, and ``successors``,
   ``predecessors``, ``reachable``, ``to_dot``, ``to_text`` (``tg.node`` lines).
-  ``gc_paused()`` wraps a bulk build (docs/PERFORMANCE.md). ``add_tasks(n, groups,
-  chains=None)`` creates a regular loop nest's tasks at once, as arrays, with exactly the
-  edges ``add_task`` one by one would give (docs/batchgen.md).
-- ``bulk``: ``BulkDeps``, the data edges of a batch from per-tiling arrays (the TensorMap's
-  rules on grid cells); ``iter_batch`` gives a batch back task by task.
-- ``bulk_kernels``: the batch path's hot loops compiled with numba, each with a numpy twin.
-- ``batch_order``: the structural edges of ``for_each`` chains created as one batch.
+  ``gc_paused()`` wraps a large build (docs/PERFORMANCE.md).
 - ``memory``: ``retain_freed_memory()`` (called by every ``GraphBuilder``): glibc keeps freed
   large blocks for reuse instead of unmapping them (``PTO_WSP_MALLOC=system`` opts out).
 
@@ -34,17 +28,27 @@ Execution (docs/simulator.md):
 - ``engine``: ``Simulator(config, kernels, arrays, shapes)``, the virtual-time scheduler that is
   also the builder a compiled program drives; ``SimConfig`` (workers, pools, the schedule's
   runtime config); pipelines' processes, queues and deadlock detection.
-- ``fastsched``: the fast path — the same scheduling, compiled with numba, over a graph built
-  first (main programs without gen_cost or task_window); exactly the engine's run.
+- ``native_core``: the native runtime core (C++, runtime/core/, built once per machine with the
+  system compiler): ``Core`` builds a task graph from a program compiled by upstream MLIR,
+  ``Scheduler`` schedules it in virtual time, exactly as the engine runs it.
+- ``run``: ``Run``, a main program's execution on the core (graph, schedule, bodies in
+  dispatch order).
 - ``kernels``: ``KernelSpec`` (signature, cost model, CPU body), ``ViewRegion``, ``numpy_view``.
 - ``program``: ``Program`` (bind / execute / execute_async / synchronize / stats ...), ``Stats``.
 - ``trace``: ``chrome_trace`` (Perfetto JSON) and ``write_gantt`` (PNG).
 - ``errors``: ``ExecutionError``, ``ResourceError``, ``ChannelClosed``, ``Deadlock``.
 - ``threads``: the functional mode's bodies on a thread pool (``threads=N``).
-- ``jitcache``: ``precompile()`` compiles the fast path's numba code now (once per machine;
-  ``pto-run --precompile``); ``on_disk(dispatcher)``, whether numba's cache holds a function.
+- ``precompile()``: build the native core now (``pto-run --precompile``), the one one-time
+  build; returns the library's path.
 """
 
-from pto_wsp.runtime.jitcache import precompile
+from pathlib import Path
 
 __all__ = ["precompile"]
+
+
+def precompile() -> Path:
+    """Build the native runtime core now (once per machine); return its shared library."""
+    from pto_wsp.runtime.native_core import library
+
+    return library()

@@ -100,8 +100,8 @@ class SimConfig:
     infer_data_deps: bool = True
     #: Functional mode: run the bodies on this many threads after the simulation (0: inline).
     threads: int = 0
-    #: Use the compiled scheduler (runtime/fastsched.py) when the program allows it; the
-    #: result is the same as this engine's. False: always this engine.
+    #: Run main programs on the native core (runtime/run.py); the result is the same as this
+    #: engine's. False: this engine.
     fast: bool = True
 
     def pools(self) -> list[int]:
@@ -266,14 +266,6 @@ class Simulator(PipelineMixin):
         )
         self._register(n0, e0)
         return tid
-
-    def add_tasks(self, n: int, groups: Sequence) -> None:
-        """A batch of tasks (``GraphBuilder.add_tasks``), created one by one in order."""
-        from pto_wsp.runtime.bulk import iter_batch
-
-        add = self.add_task
-        for row in iter_batch(n, groups):
-            add(*row)
 
     # ================================================================== creation
 

@@ -29,47 +29,19 @@ write-after-read edges from the TensorMap (``runtime/tensormap.py``). Edges are 
 (source, destination) pair — the first reason found, structural before data — and never from
 a task to itself.
 
-Batches. ``add_tasks(n, groups)`` creates the n tasks of a regular loop nest at once
-(lowering/cpu/simgen.py emits it; docs/batchgen.md): per ``tg.task`` op a group whose fields
-are ints or arrays. Structural edges follow the barrier rule for one group of the scope (every
-task of the batch follows the current frontier). Data edges are inferred in array form
-(``runtime/bulk.py`` ``BulkDeps``) when that is exact: per tensor, every access of the batch on
-one tiling, and the tensor's earlier entries on tilings nested with it; the tensor's state then
-lives in arrays (last writer per cell, readers since) until a task-by-task access to it moves
-it back into the TensorMap. The per-cell passes, the edge merge and ``build()``'s CSR run in
-``runtime/bulk_kernels.py`` (numba, loaded once enough work went through their numpy twins).
-Tensors declared read-only (``read_only``: no task writes them, simgen finds them) take
-no part: their regions give no edge and are neither planned nor recorded, whatever their
-sizes; writing one raises. Anything else — and batches of fewer than ``BATCH_MIN`` tasks, and
-subclasses that do not set ``batches = True`` — takes the per-task path, one ``add_task`` per
-task. A batch of ordered chains (``for_each`` over t with one task per iteration, in parallel
-loops or bare: ``add_tasks(..., chains=...)``) has its structural edges and scope state from
-``runtime/batch_order.py``. Either way the graph is the same: same ids, fields and edges with
-the same kinds. A batch's nodes are kept as arrays (segments, edges as one int64 array of
-rows src, dst, kind); the built TaskGraph makes a task's args, regions and coords when first
-asked for. Groups handed over again by a batch site of the generated code (a
-``bulk.Groups``, docs/batchgen.md "Batch sites") keep what is derived from them alone: the
-accesses' classification, the per-node arrays and the lazy per-task fields; a build made of
-such batches alone is recorded, and the next builder handed the same calls replays it in one
-compiled call (``runtime/tape.py``; any other call: it catches up and builds for real).
-(The TensorMap's ``gc_before`` and
-``lookup`` do not see tensors in array form: the simulator's engine, which uses them, creates
-tasks one by one.)
+Tensors declared read-only (``read_only``: no task writes them, simgen finds them) take no
+part: their regions give no edge and are not recorded; writing one raises.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
-from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
-from pto_wsp.runtime import batch_order
 from pto_wsp.runtime.memory import retain_freed_memory
 from pto_wsp.runtime.regions import TensorRegion
 from pto_wsp.runtime.tensormap import TensorMap
@@ -87,7 +59,6 @@ __all__ = [
     "POOL_ANY",
     "POOL_CUBE",
     "POOL_VECTOR",
-    "BATCH_MIN",
     "GraphBuilder",
     "TaskGraph",
     "gc_paused",
@@ -153,8 +124,7 @@ def _promote_young_objects() -> None:
 
 class _Scope:
     """One ordered scope: its frontier (a list shared with the nested scopes that inherited
-    it, so a barrier made for one is seen by all) and its current group. Both hold node ids
-    and, for a batch's tasks, one ``range`` (expanded where a barrier is made)."""
+    it, so a barrier made for one is seen by all) and its current group, as node ids."""
 
     __slots__ = ("frontier", "group", "own")
 
@@ -222,23 +192,8 @@ class GraphBuilder:
         self._scopes: list[_Scope] = [self._root]
         self._main = (self._root, self._scopes)
         self._num_tasks = 0
-        # Batches (``add_tasks``): the nodes before the lists above, sealed in segments, and
-        # the array-form dependency state of the tensors batches touched.
-        self._base = 0
-        self._segs: list[_Segment] = []
-        self._bulk: BulkDeps | None = None
         # Tensors no task writes (``read_only``): their accesses take no part in inference.
         self._read_only: frozenset = frozenset()
-        # A build recorded or replayed (runtime/tape.py): the calls received (None: this
-        # build cannot be taped), the operations recorded (from the first batch on), the tape
-        # being replayed and the index of its next call.
-        self._events: list | None = []
-        self._rec: list | None = None
-        self._replay: tape.Tape | None = None
-        self._at = self._at0 = 0  # (the first: where the replay began)
-        self._kernels0: list | None = None  # the kernel table when a replay began
-        self._scopes0: list = []  # and the ordered scopes then
-        self._rec_k0: tuple = ()  # the kernel table when the recording began
         self._sync: _StreamEvents | None = None  # streams and events (event_record ...)
 
     # ------------------------------------------------------------------ nodes
@@ -246,7 +201,7 @@ class GraphBuilder:
     @property
     def num_nodes(self) -> int:
         """Nodes created so far (tasks and barriers)."""
-        return self._base + len(self._kind)
+        return len(self._kind)
 
     @property
     def num_tasks(self) -> int:
@@ -258,41 +213,28 @@ class GraphBuilder:
         return the builder's read-only set.
 
         A tensor no task writes gives no edge (no writer: no read-after-write; no later write:
-        no write-after-read), so its accesses are left out of dependency inference: a batch's
-        regions of it take no part in ``BulkDeps.plan`` (whatever their sizes) and no task
+        no write-after-read), so its accesses are left out of dependency inference: no task
         records them in the TensorMap. The graph is the same. A tensor that already has a
         writer here (an earlier task wrote it: its readers need their edges) is not added.
-        A task or batch writing a tensor of the set raises ``ValueError`` before it is
+        A task writing a tensor of the set raises ``ValueError`` before it is
         created (it could have needed edges from the reads left out). Declarations add up
         over calls.
         """
-        if self._replay is not None:
-            self._catch_up()
         tensors = tuple(tensors)
         ro = set(self._read_only)
         for t in tensors:
             if t not in ro and not self._written(t):
                 ro.add(t)
         self._read_only = frozenset(ro)
-        if self._events is not None:
-            self._events.append(("ro", tuple(tensors)))
         return self._read_only
 
     def _written(self, tensor: str | int) -> bool:
-        """Whether a task recorded so far writes ``tensor`` (a live writer in the TensorMap or
-        the batches' array state)."""
+        """Whether a task recorded so far writes ``tensor`` (a live writer in the TensorMap)."""
         st = self.tensormap._tensors.get(tensor)
-        if st is not None and any(e.writer >= 0 for e in st.exact.values()):
-            return True
-        tilings = None if self._bulk is None else self._bulk.tensors.get(tensor)
-        return bool(tilings) and any(bool((t.writer >= 0).any()) for t in tilings.values())
+        return st is not None and any(e.writer >= 0 for e in st.exact.values())
 
     def kernel_id(self, kernel: str) -> int:
         """The kernel table index of ``kernel``, added on first use."""
-        if self._replay is not None:
-            self._catch_up()
-        if self._events is not None:
-            self._events.append(("kid", kernel))
         return self._kid(kernel)
 
     def _kid(self, kernel: str) -> int:
@@ -303,7 +245,7 @@ class GraphBuilder:
         return kid
 
     def _barrier(self, preds: list[int]) -> int:
-        bid = self._base + len(self._kind)
+        bid = len(self._kind)
         self._kind.append(KIND_BARRIER)
         self._kernel.append(-1)
         self._pool.append(POOL_ANY)
@@ -347,8 +289,6 @@ class GraphBuilder:
         decides), ``stream``, ``priority``, ``domain`` (host_cpu / aicore / aie_tile) and
         ``deps`` explicit predecessors (node ids) added to the inferred ones.
         """
-        if self._events is not None:
-            self._untaped()  # a task by itself: not replayed
         if not (
             -_WIDE <= target < _WIDE and -_WIDE <= stream < _WIDE and -_WIDE <= priority < _WIDE
         ):
@@ -361,18 +301,21 @@ class GraphBuilder:
             for r in regions:
                 if r.writes and r.tensor in ro:
                     where = f"task {self.num_nodes} (kernel {kernel!r})"
-                    raise ValueError(read_only_error(where, r))
+                    raise ValueError(
+                        f"{where}: {r.access} access to tensor {r.tensor!r}, which was "
+                        "declared read-only (GraphBuilder.read_only: no task writes it, so its "
+                        "reads take no part in dependency inference)"
+                    )
         sync = self._sync
         if sync is not None:
             deps = (*deps, *self._waits(sync, stream))
         scope = self._scopes[-1]
         frontier = scope.frontier
-        if len(frontier) > 1 or (frontier and frontier[0].__class__ is range):
+        if len(frontier) > 1:
             # First task after an ordering point with several tasks before it: one barrier,
             # shared by every later task of the scope (and of nested scopes holding the list).
-            nodes = _expand(frontier)
-            frontier[:] = [self._barrier(nodes)] if len(nodes) > 1 else nodes
-        tid = self._base + len(self._kind)
+            frontier[:] = [self._barrier(list(frontier))]
+        tid = len(self._kind)
         kid = self._kernel_ids.get(kernel)
         if kid is None:
             kid = self._kid(kernel)
@@ -403,11 +346,6 @@ class GraphBuilder:
         dst = self._dst
         ekind = self._ekind
         if self.infer_data_deps and regions:
-            bulk = self._bulk
-            if bulk is not None and bulk.tensors:
-                for r in regions:
-                    if r.tensor in bulk.tensors:
-                        bulk.release(r.tensor, self.tensormap)
             raw: list[int] = []
             waw: list[int] = []
             war: list[int] = []
@@ -452,326 +390,18 @@ class GraphBuilder:
             ekind.append(EDGE_STRUCTURAL)
         return tid
 
-    def add_tasks(
-        self, n: int, groups: Sequence[Sequence], chains: tuple[int, int, bool] | None = None
-    ) -> range:
-        """Create the ``n`` tasks of a batch (a regular loop nest's, in creation order) and
-        their incoming edges; return their node ids. See the module doc, "Batches".
-
-        Each group is the tasks of one ``tg.task`` op: ``(kernel, positions, params, regions,
-        coords, pool, target, stream, priority, domain)`` where ``positions`` are the tasks'
-        places in the batch (an int array, or None: the group is the whole batch in order),
-        every value is an int (or name) shared by the group's tasks or an array with one entry
-        per task, ``regions`` are ``BatchRegion``s or regions shared by every task, and
-        ``coords`` are (name, value) pairs. ``chains`` (count, length, scoped): the batch is
-        ordered chains, structured as ``runtime/batch_order.py`` says.
-        """
-        if self._sync is not None:
-            raise RuntimeError("a batch of tasks in a build with events (use add_task)")
-        n = int(n)
-        if n <= 0:
-            return range(0)
-        if self._replay is not None or (self._events is not None and not self._base):
-            ids = self._taped_batch(n, groups, chains)
-            if ids is not None:
-                return ids
-        plan = None
-        cls = type(self)
-        exact = n >= BATCH_MIN and (cls is GraphBuilder or getattr(cls, "batches", False) is True)
-        if exact and self.infer_data_deps:
-            if self._bulk is None:
-                self._bulk = BulkDeps(self._rec)
-            plan = self._bulk.plan(n, groups, self.tensormap, self._read_only)
-            exact = plan is not None
-        if not exact:
-            # The per-task path. Subclasses take it unless they (or a base) set
-            # ``batches = True``: a batch's nodes are not in the per-node lists (``_kind``,
-            # ``_args``, ...) that a subclass may read; they are in the built TaskGraph.
-            if chains is not None:
-                batch_order.per_task(self, *chains, groups)
-                end = self._base + len(self._kind)
-                return range(end - n, end)
-            tids = [self.add_task(*row) for row in iter_batch(n, groups)]
-            return range(tids[0], tids[0] + n)
-        scope = self._scopes[-1]
-        frontier = scope.frontier
-        self._seal()
-        if len(frontier) > 1 or (frontier and frontier[0].__class__ is range):
-            preds = _expand_array(frontier)
-            frontier[:] = [self._barrier_segment(preds)] if len(preds) > 1 else preds.tolist()
-        tid0 = self._base
-        memo = getattr(groups, "memo", None)
-        fields = None if memo is None else memo.get("nodes")
-        if fields is None:
-            fields = _node_fields(n, groups)
-            if memo is not None:
-                memo["nodes"] = fields
-        names, at, pool, domain, target, stream, priority, kinds, lazy = fields
-        # Kernel ids in order of first use, as task by task: groups by their first task.
-        kernel_id = self._kid
-        kids = tuple([kernel_id(k) for k in names])
-        kept = None if memo is None else memo.setdefault("kernel", {})
-        kernel = None if kept is None else kept.get(kids)
-        if kernel is None:
-            if len(kids) == 1:
-                kernel = kids[0]  # one int for the segment (build() expands it)
-            else:
-                kernel = np.empty(n, dtype=np.int32)
-                for k, where in zip(kids, at):
-                    kernel[where] = k
-            if kept is not None:
-                if len(kept) >= 4:  # builders numbering the kernels differently: a few kept
-                    kept.clear()
-                kept[kids] = kernel
-        self._num_tasks += n
-        if chains is not None:
-            batch_order.scope_after(self, scope, chains, tid0, n)
-        elif scope is not self._root:
-            scope.group.append(range(tid0, tid0 + n))  # a run of nodes (``_expand``)
-        parts = self._bulk.apply(tid0, n, plan, self.tensormap) if plan else []
-        # Edges as int64 arrays of rows src, dst, kind (one array per part: fewer arrays to
-        # make, pass and concatenate).
-        edges = None
-        if parts:
-            # One edge per (source, destination), the smallest kind (raw, waw, war: the
-            # per-task path's first reason), never a self-edge; by destination then source.
-            # The structural edge from the frontier's node comes out of the merge too, first
-            # among each task's edges.
-            E = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
-            skip = frontier[0] if frontier and chains is None else -1
-            edges = merge_edges(E, tid0, n, skip, skip)
-        rec = self._rec
-        s0 = None
-        if chains is not None:
-            head = frontier[0] if frontier else -1
-            s0 = chain_sources(tid0, n, chains[1], head)
-            edges = chain_edges(edges, tid0, n, chains[1], head, s0)
-        elif frontier and edges is None:
-            # No data edges: the structural ones alone.
-            edges = np.empty((3, n), dtype=np.int64)
-            edges[0] = frontier[0]
-            edges[1] = np.arange(tid0, tid0 + n)
-            edges[2] = 0
-        if edges is None:
-            edges = _NO_EDGES
-        self._segs.append(
-            _Segment(tid0, n, kinds, kernel, pool, domain, target, stream, priority, lazy, edges)
-        )
-        self._base += n
-        if rec is not None:
-            head = frontier[0] if frontier and chains is None else -1
-            rec.append((OP_END, tid0, n, skip if parts else -1, s0, head))
-            self._events.append(("b", groups, n, chains, tid0, tid0 + n))
-        return range(tid0, tid0 + n)
-
-    # ------------------------------------------------------------------ recorded builds
-
-    def _taped_batch(self, n: int, groups: Any, chains: Any) -> range | None:
-        """A batch while the build may be replayed or recorded (runtime/tape.py): its ids when
-        it is the replayed tape's next call; else None (the caller creates it), after catching
-        up with a replay, or deciding on the first batch whether to replay, record or neither."""
-        tp = self._replay
-        if tp is None:
-            # The first batch of a build that received nothing else yet.
-            cls = type(self)
-            memo = getattr(groups, "memo", None)
-            if (
-                memo is None
-                or not (cls is GraphBuilder or getattr(cls, "batches", False) is True)
-                or not self.infer_data_deps
-                or not tape.usable()
-            ):
-                self._untaped()
-                return None
-            tp = memo.get("tape")
-            if (
-                tp is None
-                or self._kernels0 is not None  # caught up with a replay before: record
-                or tp.cls is not cls
-                or tuple(self.kernels) != tp.kernels0
-                or not tape.same_prefix(self._events, tp.events)
-            ):
-                self._rec = []
-                self._rec_k0 = tuple(self.kernels)
-                return None
-            self._replay = tp
-            self._at = self._at0 = len(self._events)
-            self._kernels0 = list(self.kernels)
-            self._scopes0 = list(self._scopes)
-        at = self._at
-        ev = tp.events[at] if at < len(tp.events) else None
-        if (
-            ev is not None
-            and ev[0] == "b"
-            and ev[1] is groups
-            and ev[2] == n
-            and tape.same_chains(ev[3], chains)
-        ):
-            self._at = at + 1
-            self._num_tasks += n
-            self._base = ev[5]
-            return range(ev[4], ev[5])
-        self._catch_up()
-        return None
-
-    def _step(self, event: tuple) -> bool:
-        """A scope call while replaying: True when it is the tape's next (nothing else to do);
-        else the builder catches up and the caller applies it."""
-        at = self._at
-        events = self._replay.events
-        if at < len(events) and events[at] == event:
-            self._at = at + 1
-            # The depth of ordered scopes (build() checks it); their state is not needed.
-            if event == tape.ENTER:
-                self._scopes.append(_Scope([]))
-            elif event == tape.EXIT:
-                self._scopes.pop()
-            return True
-        self._catch_up()
-        return False
-
-    def _catch_up(self) -> None:
-        """Stop replaying: apply the calls replayed so far for real, in order (the base class's
-        effect: a subclass saw them already), and go on recording."""
-        tp, at = self._replay, self._at
-        self._replay = None
-        # The state when the replay began (after the calls before the first batch).
-        self._base = self._num_tasks = 0
-        self._set_kernels(self._kernels0)
-        self._scopes[:] = self._scopes0
-        self._events = list(tp.events[: self._at0])
-        for ev in tp.events[self._at0 : at]:
-            if ev[0] == "b":
-                GraphBuilder.add_tasks(self, ev[2], ev[1], ev[3])
-            elif ev == tape.ENTER:
-                GraphBuilder.enter_ordered(self)
-            elif ev == tape.POINT:
-                GraphBuilder.order_point(self)
-            else:  # only batches and scope calls are replayed
-                GraphBuilder.exit_ordered(self)
-
-    def _untaped(self) -> None:
-        """This build will be neither replayed nor recorded."""
-        if self._replay is not None:
-            self._catch_up()
-        self._events = self._rec = None
-        if self._bulk is not None:
-            self._bulk.rec = None
-
-    def _set_kernels(self, names: Sequence[str]) -> None:
-        """The kernel table as ``names`` (a replay's, or the one before it began)."""
-        self.kernels = list(names)
-        self._kernel_ids = {k: i for i, k in enumerate(self.kernels)}
-
-    def _record(self, graph: TaskGraph) -> None:
-        """Keep the build just made as a tape in its first batch's groups (runtime/tape.py)."""
-        first = next(ev for ev in self._events if ev[0] == "b")
-        first[1].memo["tape"] = tape.Tape(
-            cls=type(self),
-            events=list(self._events),
-            ops=list(self._rec),
-            boxes=list(self._bulk.boxes) if self._bulk is not None else [],
-            nslots=self._bulk.nslots if self._bulk is not None else 0,
-            n_nodes=graph.num_nodes,
-            n_edges=len(graph.fanout_edges),
-            kernels0=self._rec_k0,
-            kernels=tuple(self.kernels),
-            fields=tuple(
-                getattr(graph, f).copy()
-                for f in ("kind", "kernel", "pool", "domain", "target", "stream", "priority")
-            ),
-            # (only base, n and fields are read: _NodeSeq; the edges are not kept)
-            segs=[
-                _Segment(s.base, s.n, 0, 0, 0, 0, 0, 0, 0, s.fields, _NO_EDGES) for s in self._segs
-            ],
-        )
-
-    def _build_replay(self) -> TaskGraph:
-        """build() of a replayed tape (runtime/tape.py)."""
-        tp = self._replay
-        begin, edges, kinds, fanin = tp.run()
-        self._set_kernels(tp.kernels)
-        f = tp.fields
-        return TaskGraph(
-            kind=f[0].copy(),
-            kernel=f[1].copy(),
-            pool=f[2].copy(),
-            domain=f[3].copy(),
-            target=f[4].copy(),
-            stream=f[5].copy(),
-            priority=f[6].copy(),
-            fanin=fanin,
-            fanout_begin=begin,
-            fanout_edges=edges,
-            edge_kind=kinds,
-            kernels=list(tp.kernels),
-            args=_NodeSeq(tp.segs, 0),
-            regions=_NodeSeq(tp.segs, 1),
-            coords=_NodeSeq(tp.segs, 2),
-        )
-
-    def _barrier_segment(self, preds: np.ndarray) -> int:
-        """``_barrier`` for the batch path (the per-node lists are sealed): the barrier node
-        and its edges as a segment of arrays (its one-node fields shared: build() copies)."""
-        bid = self._base
-        m = len(preds)
-        edges = np.empty((3, m), dtype=np.int64)
-        edges[0] = preds
-        edges[1] = bid
-        edges[2] = EDGE_STRUCTURAL
-        fields = ([()], [()], [()])
-        self._segs.append(_Segment(bid, 1, *_BARRIER_FIELDS, fields, edges))
-        if self._rec is not None:
-            self._rec.append((OP_BARRIER, bid, preds, EDGE_STRUCTURAL))
-        self._base += 1
-        return bid
-
-    def _seal(self) -> None:
-        """Move the nodes and edges of the per-node lists into a segment."""
-        if not self._kind:
-            return
-        fields = (self._args, self._regions, self._coords)
-        self._segs.append(
-            _Segment(
-                self._base,
-                len(self._kind),
-                np.array(self._kind, dtype=np.uint8),
-                np.array(self._kernel, dtype=np.int32),
-                np.array(self._pool, dtype=np.int64),
-                np.array(self._domain, dtype=np.int64),
-                np.array(self._target, dtype=np.int64),
-                np.array(self._stream, dtype=np.int64),
-                np.array(self._priority, dtype=np.int64),
-                fields,
-                np.array([self._src, self._dst, self._ekind], dtype=np.int64).reshape(3, -1),
-            )
-        )
-        self._base += len(self._kind)
-        for name in ("_kind", "_kernel", "_pool", "_domain", "_target", "_stream", "_priority"):
-            setattr(self, name, [])
-        self._args, self._regions, self._coords = [], [], []
-        self._src, self._dst, self._ekind = [], [], []
-
     # ------------------------------------------------------------------ structural order
 
     def enter_ordered(self) -> None:
         """Open an ordered scope (``tg.ordered``) nested in the current one."""
-        if self._replay is not None and self._step(tape.ENTER):
-            return
-        if self._events is not None:
-            self._events.append(tape.ENTER)
         self._scopes.append(_Scope(self._scopes[-1].frontier))
 
     def order_point(self) -> None:
         """An ordering point (``tg.order_point``) of the innermost ordered scope: every task
         created after it in the scope runs after every task created before it in the scope."""
-        if self._replay is not None and self._step(tape.POINT):
-            return
         scope = self._scopes[-1]
         if scope is self._root:
             raise RuntimeError("order_point() outside an ordered scope")
-        if self._events is not None:
-            self._events.append(tape.POINT)
         if scope.group:
             scope.frontier = scope.group
             scope.group = []
@@ -779,12 +409,8 @@ class GraphBuilder:
 
     def exit_ordered(self) -> None:
         """Close the innermost ordered scope; its sinks join the enclosing scope's group."""
-        if self._replay is not None and self._step(tape.EXIT):
-            return
         if len(self._scopes) == 1:
             raise RuntimeError("exit_ordered() without enter_ordered()")
-        if self._events is not None:
-            self._events.append(tape.EXIT)
         scope = self._scopes.pop()
         parent = self._scopes[-1]
         if parent is self._root:
@@ -797,15 +423,11 @@ class GraphBuilder:
     def new_context(self) -> tuple[_Scope, list[_Scope]]:
         """A fresh stack of ordered scopes, for one more generator of tasks (a pipeline
         process): structural order holds among the tasks each generator creates."""
-        if self._events is not None:
-            self._untaped()  # a pipeline's processes interleave: not replayed
         root = _Scope([])
         return (root, [root])
 
     def use_context(self, context: tuple[_Scope, list[_Scope]] | None) -> None:
         """Create the next tasks in ``context`` (from ``new_context``); None: the builder's own."""
-        if self._events is not None:
-            self._untaped()
         if context is None:
             context = self._main
         self._root, self._scopes = context
@@ -849,7 +471,6 @@ class GraphBuilder:
             return
         if self.num_nodes:
             raise RuntimeError("use_events() after the first task")
-        self._untaped()
         self._sync = _StreamEvents()
 
     def _events_state(self) -> _StreamEvents:
@@ -870,15 +491,6 @@ class GraphBuilder:
         """The static task graph of everything created so far (the builder stays usable)."""
         if len(self._scopes) != 1:
             raise RuntimeError(f"build() inside {len(self._scopes) - 1} open ordered scope(s)")
-        if self._replay is not None:
-            if self._at == len(self._replay.events):
-                return self._build_replay()
-            self._catch_up()
-        if self._segs:
-            graph = self._build_segments()
-            if self._rec is not None and (self._bulk is None or self._bulk.rec is self._rec):
-                self._record(graph)
-            return graph
         n = len(self._kind)
         src = np.array(self._src, dtype=np.int64)
         dst = np.array(self._dst, dtype=np.int32)
@@ -908,72 +520,6 @@ class GraphBuilder:
             coords=list(self._coords),
         )
 
-    def _build_segments(self) -> TaskGraph:
-        self._seal()
-        segs = self._segs
-        n = self._base
-        cat = np.concatenate
-        E = segs[0].edges if len(segs) == 1 else cat([s.edges for s in segs], axis=1)
-        begin, edges, kinds, fanin = csr(E, n)
-        return TaskGraph(
-            kind=_fill(segs, n, "kind", np.uint8),
-            kernel=_fill(segs, n, "kernel", np.int32),
-            pool=_fill(segs, n, "pool", np.uint8),
-            domain=_fill(segs, n, "domain", np.uint8),
-            target=_fill(segs, n, "target", np.int64),
-            stream=_fill(segs, n, "stream", np.int64),
-            priority=_fill(segs, n, "priority", np.int64),
-            fanin=fanin,
-            fanout_begin=begin,
-            fanout_edges=edges,
-            edge_kind=kinds,
-            kernels=list(self.kernels),
-            args=_NodeSeq(segs, 0),
-            regions=_NodeSeq(segs, 1),
-            coords=_NodeSeq(segs, 2),
-        )
-
-
-def _fill(segs: list[_Segment], n: int, field: str, dtype: type) -> np.ndarray:
-    """One per-node field of all segments (each an array of its nodes or one int for all of
-    them) as one array of ``dtype``."""
-    out = np.empty(n, dtype)
-    for s in segs:
-        out[s.base : s.base + s.n] = getattr(s, field)
-    return out
-
-
-def _expand(nodes: list) -> list[int]:
-    """A frontier or group as node ids: batches add their tasks as one ``range``."""
-    out: list[int] = []
-    for x in nodes:
-        if x.__class__ is range:
-            out.extend(x)
-        else:
-            out.append(x)
-    return out
-
-
-def _expand_array(nodes: list) -> np.ndarray:
-    """``_expand`` as an int64 array."""
-    parts, ints = [], []
-    for x in nodes:
-        if x.__class__ is range:
-            if ints:
-                parts.append(np.array(ints, dtype=np.int64))
-                ints = []
-            parts.append(np.arange(x.start, x.stop, dtype=np.int64))
-        else:
-            ints.append(x)
-    if ints:
-        parts.append(np.array(ints, dtype=np.int64))
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
-
-
-def _first(positions: np.ndarray) -> int:
-    return int(positions[0]) if len(positions) else 1 << 62
-
-
 _WIDE_FIELDS = ("target", "stream", "issue priority")
 _WIDE = 1 << 63
 
@@ -983,147 +529,6 @@ def _too_wide(who: str, field: str, value: int) -> str:
         f"{who}: its {field} is {value}, which does not fit in 64 bits (index values are "
         "64-bit; the schedule's key computed it)"
     )
-
-
-def _node_fields(n: int, groups: Sequence[Sequence]) -> tuple:
-    """A batch's per-node fields that depend on its groups alone: the kernels in order of
-    first use with each one's tasks (a slice or positions), the pool, domain, target, stream,
-    priority and kind arrays, and the lazy per-task fields (``Groups.memo`` keeps them; no
-    one modifies them: ``build()`` concatenates). A shared target, stream or priority beyond
-    int64 (a schedule key's arithmetic on Python ints) is a ValueError naming the kernel."""
-    for group in groups:
-        for what, value in zip(_WIDE_FIELDS, group[6:9]):
-            if value.__class__ is not np.ndarray and not -_WIDE <= value < _WIDE:
-                raise ValueError(_too_wide(f"kernel {group[0]!r}", what, value))
-    if len(groups) == 1 and groups[0][1] is None:
-        # One group, the whole batch: each field one int (``_fill`` expands them in build()).
-        group = groups[0]
-        p, d = group[5], group[9]
-        p = POOLS[p] if p.__class__ is str else p
-        d = DOMAINS[d] if d.__class__ is str else d
-        ints = (p, d, group[6], group[7], group[8])
-        if all(x.__class__ is int for x in ints) and 0 <= p < 256 and 0 <= d < 256:
-            return [group[0]], [slice(None)], *ints, 0, _BatchFields(n, groups)
-    names, at = [], []
-    pool = np.empty(n, dtype=np.int64)
-    domain = np.empty(n, dtype=np.int64)
-    target = np.empty(n, dtype=np.int64)
-    stream = np.empty(n, dtype=np.int64)
-    priority = np.empty(n, dtype=np.int64)
-    for group in sorted(groups, key=lambda g: 0 if g[1] is None else _first(g[1])):
-        if group[1] is not None and not len(group[1]):
-            continue
-        where = slice(None) if group[1] is None else group[1]
-        names.append(group[0])
-        at.append(where)
-        p = group[5]
-        pool[where] = POOLS[p] if p.__class__ is str else p
-        target[where] = group[6]
-        stream[where] = group[7]
-        priority[where] = group[8]
-        d = group[9]
-        domain[where] = DOMAINS[d] if d.__class__ is str else d
-    kinds = np.zeros(n, dtype=np.uint8)
-    return names, at, pool, domain, target, stream, priority, kinds, _BatchFields(n, groups)
-
-
-#: A barrier node's fields as one-node arrays (kind, kernel, pool, domain, target, stream,
-#: priority), shared by every barrier segment and never modified.
-_BARRIER_FIELDS = (
-    np.full(1, KIND_BARRIER, dtype=np.uint8),
-    np.full(1, -1, dtype=np.int32),
-    np.full(1, POOL_ANY, dtype=np.int64),
-    np.zeros(1, dtype=np.int64),
-    np.full(1, -1, dtype=np.int64),
-    np.zeros(1, dtype=np.int64),
-    np.zeros(1, dtype=np.int64),
-)
-
-#: No edges, as a segment's edge array (never modified: build() concatenates).
-_NO_EDGES = np.zeros((3, 0), dtype=np.int64)
-
-
-#: Batches of fewer tasks take the per-task path (numpy's fixed costs exceed the gain).
-BATCH_MIN = 16
-
-
-@dataclass
-class _Segment:
-    """Consecutive nodes: per-node fields (each an array, or one int for all the nodes: a
-    batch of one group), the per-node (args, regions, coords) as three lists or a batch's
-    ``_BatchFields``, and the edges into these nodes (an int64 array of rows src, dst, kind)."""
-
-    base: int
-    n: int
-    kind: np.ndarray | int
-    kernel: np.ndarray | int
-    pool: np.ndarray | int
-    domain: np.ndarray | int
-    target: np.ndarray | int
-    stream: np.ndarray | int
-    priority: np.ndarray | int
-    fields: Any
-    edges: np.ndarray
-
-
-class _BatchFields:
-    """A batch's per-task args, regions and coords, made only when first asked for."""
-
-    __slots__ = ("n", "groups", "_lists")
-
-    def __init__(self, n: int, groups: Sequence[Sequence]) -> None:
-        self.n = n
-        self.groups = groups
-        self._lists: list[list | None] = [None, None, None]
-
-    def __getitem__(self, k: int) -> list:
-        lst = self._lists[k]
-        if lst is None:
-            # One pass per group makes all three fields (group_fields builds them together).
-            lists: list[list] = [[None] * self.n for _ in range(3)]
-            for group in self.groups:
-                pos = group[1]
-                for j, values in enumerate(group_fields(group, self.n)):
-                    if pos is None:
-                        lists[j] = values
-                    else:
-                        target = lists[j]
-                        for p, v in zip(pos.tolist(), values):
-                            target[p] = v
-            self._lists = lists
-            lst = lists[k]
-        return lst
-
-
-class _NodeSeq(SequenceABC):
-    """A per-node field (args, regions or coords) over segments, built lazily per batch."""
-
-    def __init__(self, segs: list[_Segment], k: int) -> None:
-        self._segs = segs
-        self._k = k
-        self._starts = [s.base for s in segs]
-        self._n = segs[-1].base + segs[-1].n if segs else 0
-
-    def __len__(self) -> int:
-        return self._n
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(self._n))]
-        i = int(i)
-        if i < 0:
-            i += self._n
-        if not 0 <= i < self._n:
-            raise IndexError(i)
-        seg = self._segs[bisect_right(self._starts, i) - 1]
-        return seg.fields[self._k][i - seg.base]
-
-    def __iter__(self):
-        for seg in self._segs:
-            yield from seg.fields[self._k]
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SequenceABC) and list(self) == list(other)
 
 
 @dataclass
@@ -1279,20 +684,3 @@ class TaskGraph:
     def to_text(self) -> str:
         """Every node in ``tg.node`` syntax, one per line."""
         return "".join(self.node_text(i) + "\n" for i in range(self.num_nodes))
-
-
-from pto_wsp.runtime import tape  # noqa: E402
-from pto_wsp.runtime.bulk import (  # noqa: E402
-    BulkDeps,
-    group_fields,
-    iter_batch,
-    read_only_error,
-)
-from pto_wsp.runtime.bulk_kernels import (  # noqa: E402
-    OP_BARRIER,
-    OP_END,
-    chain_edges,
-    chain_sources,
-    csr,
-    merge_edges,
-)

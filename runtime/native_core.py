@@ -459,13 +459,13 @@ class _SchedOut(ctypes.Structure):
 _TIMING = {"immediate": 0, "rate_limit": 1, "batched": 2, "interleaved": 3}
 _SCOPE = {"global": 0, "per_stream": 1, "per_pool": 2}
 #: The counters in ``Schedule.S`` before the tasks run per worker, the floats in ``R``
-#: before the busy cycles per worker (runtime/fastsched.py's layout).
+#: before the busy cycles per worker.
 _NS, _NR = 21, 8
 _ORDN = 13  # (S: tasks dispatched)
 
 
 class Schedule(NamedTuple):
-    """A cycles-mode schedule, in runtime/fastsched.py's arrays: ``NI`` (8, nodes) int rows
+    """A cycles-mode schedule (runtime/run.py reads it): ``NI`` (8, nodes) int rows
     (row 2 worker, 3 issue number, 4 stream, 5 lane), ``NF`` (6, nodes) float rows (0 start,
     1 end, 2 issued, 3 dependencies met, 5 created), ``S`` counters then tasks run per worker,
     ``R`` clock, stalls by cause, busy cycles per worker, ``order`` the dispatch order,

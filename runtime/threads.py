@@ -33,7 +33,7 @@ def run_bodies_threaded(sim, threads: int) -> None:
     task, runs its body, then — under the lock — counts down its successors' predecessors
     and queues those that became ready (a barrier is passed through at once). No future or
     executor per task: a small body costs about what it costs inline."""
-    graph = getattr(sim, "task_graph", None) or sim.graph.build()  # the fast path's, or build
+    graph = getattr(sim, "task_graph", None) or sim.graph.build()  # a Run's, or the engine's
     begin = graph.fanout_begin.tolist()
     edges = graph.fanout_edges.tolist()
     fanin = graph.fanin.astype(np.int64).tolist()

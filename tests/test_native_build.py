@@ -21,10 +21,11 @@ from xdsl.parser import Parser
 from pto_wsp.dialects import tg
 from pto_wsp.interop.pto_parser import default_context
 from pto_wsp.lowering.cpu.native import _ENGINES, NativeError, compile_native
+from pto_wsp.lowering.cpu.simgen import compile_sim_program
 from pto_wsp.passes.tg_materialize import materialize
 from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
 from pto_wsp.runtime import native_core
-from pto_wsp.runtime.graph import TaskGraph
+from pto_wsp.runtime.graph import GraphBuilder, TaskGraph
 from pto_wsp.runtime.native_core import library
 
 ROOT = Path(__file__).parent.parent
@@ -335,3 +336,29 @@ def test_random_programs_build_the_reference_graph(text, bind):
     values = {"X": np.zeros((16, 4), np.float32)} if bind else {}
     native = compile_native(module, program).build(values)
     assert_same_graph(native, materialize(module, program, values))
+
+
+class _Points(GraphBuilder):
+    """The reference builder, recording how many tasks preceded each ordering point."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.points: list[int] = []
+
+    def order_point(self) -> None:
+        super().order_point()
+        self.points.append(self.num_tasks)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_programs())
+def test_the_ordering_points_are_the_references(text):
+    """batch_deps flushes at the ordering points: the core reports them as the reference's
+    builder meets them (how many tasks preceded each)."""
+    module = parse(text)
+    program = next(op for op in module.ops if isinstance(op, tg.ProgramOp))
+    _, points = compile_native(module, program).build_with_points({})
+    plain = compile_sim_program(program, module).compiled
+    builder = _Points({"X": [16, 4]})
+    plain.function(builder, *plain.bind({}))
+    assert points.tolist() == builder.points

@@ -1,19 +1,16 @@
-"""The compiled scheduler (runtime/fastsched.py) gives exactly the general engine's run.
+"""The native path (runtime/run.py on the native core) gives exactly the reference engine's run.
 
 Every program runs twice — ``fast=True`` (the default) and ``fast=False`` (always
 runtime/engine.py's Simulator) — and the two runs must agree on everything: per node the
 worker, start, end, issue number, stream and lane; the statistics; the stall spans; the order
-the functional mode calls the bodies in, and the results. Features the fast path does not
-port (pipelines, a task window with overflow=abort that fills, out-of-range costs or
-priorities) must make it decline, and the result is still the engine's. Each directive's
-outcome is compared with the engine's, and with the other implementations, in the conformance
-table (test_conformance.py); these tests keep random combinations of directives and the fast
-path's own machinery (batches, bulk views, replayed builds, workspaces, loading).
+the functional mode calls the bodies in, and the results; a run that stops (a task window with
+overflow=abort that fills, a failing body) stops after the same bodies with the same error.
+Each directive's outcome is compared with the engine's, and with the other implementations,
+in the conformance table (test_conformance.py); these tests keep random combinations of
+directives, views, errors and runs again.
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 import pytest
@@ -43,18 +40,8 @@ from pto_wsp import (
     sequential,
     task,
 )
-from pto_wsp.runtime.fastsched import FastRun
+from pto_wsp.runtime.run import Run
 from pto_wsp.runtime.trace import chrome_trace
-
-
-@pytest.fixture(autouse=True)
-def _fast_path_for_small_graphs(monkeypatch):
-    """These tests run small graphs through the fast path (below FAST_MIN_TASKS a process
-    that has not loaded the compiled scheduler takes the general engine)."""
-    from pto_wsp.runtime import fastsched
-
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 0)
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS_COLD", 0)  # compiled if need be
 
 
 @kernel(cost=lambda i: 6 * (i % 2))
@@ -133,8 +120,8 @@ _PER_NODE = (
 
 def assert_same(pf, pg, logs=None, arrays=None, fast=True):
     sf, sg = pf._last(), pg._last()
-    assert isinstance(sf, FastRun) == fast, pf.fast_declined
-    assert not isinstance(sg, FastRun)
+    assert isinstance(sf, Run) == fast, pf.fast_declined
+    assert not isinstance(sg, Run)
     for name in _PER_NODE:
         assert getattr(sf, name) == getattr(sg, name), name
     df, dg = pf.stats().as_dict(), pg.stats().as_dict()
@@ -206,7 +193,6 @@ def cases(draw):
 @settings(max_examples=40, deadline=None)
 @given(cases(), st.one_of(st.integers(1, 9), st.sampled_from([16, 23])))
 def test_random_schedules_give_the_engines_run(case, size):
-    # Sizes from 16 on take the batch path (regular nests generated as arrays).
     schedule, options = case
     pf, pg, logs, arrays = both(schedule, size, **options)
     assert_same(pf, pg, logs, arrays)
@@ -216,7 +202,7 @@ def test_random_schedules_give_the_engines_run(case, size):
         np.testing.assert_array_equal(arrays[0]["A"][0], (2 * x + 1).sum(axis=0))
 
 
-def test_trace_threads_and_progress_on_the_fast_path():
+def test_trace_threads_and_progress_on_the_native_path():
     pf, pg, _, _ = both(WORKLOADS[0], 7, workers=3)
     assert chrome_trace(pf) == chrome_trace(pg)
     calls = []
@@ -225,7 +211,7 @@ def test_trace_threads_and_progress_on_the_fast_path():
     threaded = WORKLOADS[0].compile(target="cpu_sim", threads=2, workers=3)
     arrays = _arrays(7)
     threaded.bind(n=7, **arrays).execute()
-    assert isinstance(threaded._last(), FastRun)
+    assert isinstance(threaded._last(), Run)
     np.testing.assert_array_equal(arrays["A"][0], (2 * arrays["X"] + 1).sum(axis=0))
     assert threaded.schedule_of() == pg.schedule_of()
 
@@ -264,26 +250,15 @@ def test_unbound_tensor_fails_at_the_same_task():
     assert "tensor 'Z' is not bound" in messages[0]
 
 
-@pytest.mark.parametrize(
-    "options, schedule, reason",
-    [
-        ({}, lambda s: s.issue(IssuePolicy.priority(lambda i: i * 2**60)), "the graph"),
-    ],
-)
-def test_declined_features_run_on_the_engine(options, schedule, reason):
-    s = WORKLOADS[0].schedule()
-    if schedule is not None:
-        s = schedule(s)
-    pf, pg, logs, arrays = both(s, 5, workers=2, **options)
-    assert pf.fast_declined is not None and reason in pf.fast_declined
-    assert_same(pf, pg, logs, arrays, fast=False)
+def test_huge_priorities_give_the_engines_run():
+    s = WORKLOADS[0].schedule().issue(IssuePolicy.priority(lambda i: i * 2**60))
+    assert_same(*both(s, 5, workers=2))
 
 
 @pytest.mark.parametrize("mode", ["functional", "cycles"])
-def test_task_window_abort_takes_the_fast_path_until_the_window_fills(mode):
-    """``overflow=abort``: a run whose window never fills is the fast path's (the same run as
-    the engine's, which never aborts then); one whose window fills declines after scheduling,
-    before any body ran, and the engine raises the same ResourceError after the same bodies."""
+def test_task_window_abort_stops_where_the_engine_does(mode):
+    """``overflow=abort``: a run whose window never fills is the engine's (which never aborts
+    then); one whose window fills raises the engine's ResourceError after the same bodies."""
     from pto_wsp import ResourceError
 
     big = WORKLOADS[1].schedule().task_window(64, overflow="abort")  # 20 tasks: never full
@@ -302,27 +277,26 @@ def test_task_window_abort_takes_the_fast_path_until_the_window_fills(mode):
             prog.bind(n=5, **arrays).execute()
         messages.append(str(info.value))
         results.append((log, {k: v.copy() for k, v in arrays.items()}))
-        if fast:
-            assert "window filled" in prog.fast_declined
     assert messages[0] == messages[1]
     assert results[0][0] == results[1][0]  # the same bodies ran, in the same order
     for k in results[0][1]:
         np.testing.assert_array_equal(results[0][1][k], results[1][1][k])
 
 
-def test_negative_cost_declines():
+def test_a_negative_cost_is_the_same_error_on_both_paths():
     @kernel(cost=lambda i: 4 - 5 * (i % 3))
     def odd(i, x: In[f32[4]], y: Out[f32[4]]):
         pass
 
     w = parallel_for(DenseDyn(n), lambda i: task(odd, [i], [X[i], Y[i]])).named("odd_all")
-    runs = []
+    messages = []
     for fast in (True, False):
         prog = w.compile(target="cpu_sim", mode="cycles", fast=fast)
-        prog.bind(n=4).execute()
-        runs.append(prog)
-    assert "cost" in runs[0].fast_declined
-    assert runs[0].schedule_of() == runs[1].schedule_of()
+        with pytest.raises(ExecutionError) as info:
+            prog.bind(n=4).execute()
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+    assert "task 1 (kernel @odd, i=1) failed: its cost function returned -1" in messages[0]
 
 
 def test_pipelines_decline():
@@ -349,10 +323,9 @@ def late(y: In[f32[4]], i, z: Out[f32[4]]):
     z[...] = y + i
 
 
-def test_bulk_views_are_the_engines_views():
-    """The views a body receives on the fast path — made in bulk from a batch's arrays: runs
-    of rows, rows shared by several tasks, scattered rows; joined with the scalars in one
-    tuple, or not when a kernel takes a scalar after a tensor — are the engine's: same
+def test_row_views_are_the_engines_views():
+    """The views a body receives on the native path — runs of rows, rows shared by several
+    tasks, scattered rows; a kernel taking a scalar after a tensor — are the engine's: same
     shape, strides and memory, for every task."""
 
     def record(log, name):
@@ -406,10 +379,9 @@ def tile_in(i, x: In[f32[2, 3]], c: In[f32[8, 2]], z: Out[f32[4]]):
     z[...] = x.sum() + c.sum() + i
 
 
-def test_tile_views_made_in_bulk_are_the_engines_views():
+def test_tile_views_are_the_engines_views():
     """Regions that are not whole rows — tiles moving along a middle dimension, a block of
-    columns, a fixed tile — made in bulk as strided windows (``_window_views``), on a
-    C-ordered, a Fortran-ordered and a sliced bound array: the engine's views for every
+    columns, a fixed tile — on a C-ordered, a Fortran-ordered and a sliced bound array: the engine's views for every
     task (shape, strides, memory), the same results."""
 
     def record(log):
@@ -456,28 +428,6 @@ def test_tile_views_made_in_bulk_are_the_engines_views():
         assert out_fast["Z"][5, 0] == t3[0, 5:7, 1:4].sum() + c2[:, 10:12].sum() + 5
 
 
-def test_window_views_decline_what_numpy_would_clip_or_wrap():
-    from pto_wsp.runtime.bulk import BatchRegion
-    from pto_wsp.runtime.fastsched import _view, _window_views
-
-    a = np.arange(8 * 6, dtype=np.float32).reshape(8, 6)
-    ok = BatchRegion("a", (np.array([0, 3, 6]), 2), (2, 3), (1, 1), "in", (0, 1))
-    views = _window_views(ok, 3, a)
-    for j, o in enumerate((0, 3, 6)):
-        assert views[j].shape == (2, 3) and views[j].strides == a[o : o + 2, 2:5].strides
-        assert views[j].__array_interface__["data"][0] == a[o:, 2:].__array_interface__["data"][0]
-        np.testing.assert_array_equal(views[j], a[o : o + 2, 2:5])
-    strided = BatchRegion("a", (1, np.array([0, 1])), (3, 2), (2, 3), "in", (0, 1))
-    for j, view in enumerate(_window_views(strided, 2, a)):
-        np.testing.assert_array_equal(view, a[1:6:2, j : j + 4 : 3])
-    for offsets in ((np.array([0, 7]), 2), (np.array([-1, 0]), 0), (0, 4)):
-        assert _window_views(BatchRegion("a", offsets, (2, 3), (1, 1), "in", (0, 1)), 2, a) is None
-    assert _window_views(ok, 0, a) == []
-    assert _window_views(ok, 2, a) is None  # offsets for 3 tasks, 2 asked: per task
-    assert _window_views(ok, 3, a[::-1]) is None  # a negative stride: per task
-    assert _view(a, BatchRegion("a", (7, 2), (2, 3), (1, 1), "in", (0, 1))).shape == (1, 3)
-
-
 def _where(entry, arrays):
     """A recorded call with each view as (tensor, byte offset, shape, strides)."""
     name, xs = entry
@@ -494,62 +444,6 @@ def _where(entry, arrays):
         else:
             out.append(x)
     return name, tuple(out)
-
-
-def test_small_graphs_take_the_general_engine_until_the_scheduler_is_loaded(monkeypatch):
-    """Below FAST_MIN_TASKS the compiled scheduler is not loaded for one run (0.3-0.5 s, or
-    its one-time compile); once loaded, every run takes it. The results are the same."""
-    from pto_wsp.runtime import fastsched
-
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 10**9)
-    monkeypatch.setattr(fastsched, "loaded", lambda: False)
-    small, general, logs, arrays = both(WORKLOADS[0], 8, mode="cycles", workers=2)
-    assert "FAST_MIN_TASKS" in small.fast_declined
-    assert not isinstance(small._last(), FastRun)
-    monkeypatch.setattr(fastsched, "loaded", lambda: True)
-    fast, general, logs, arrays = both(WORKLOADS[0], 8, mode="cycles", workers=2)
-    assert fast.fast_declined is None and isinstance(fast._last(), FastRun)
-    assert fast.schedule_of() == small.schedule_of() == general.schedule_of()
-    assert fastsched.load() and fastsched.schedule.signatures
-
-
-def test_small_runs_load_the_scheduler_once_their_tasks_add_up(monkeypatch):
-    """A Program run again and again, each run under FAST_MIN_TASKS: the general engine runs
-    until the process's small runs reach FAST_MIN_TASKS tasks together, then the compiled
-    scheduler is loaded and every later run takes it (the same schedule)."""
-    from pto_wsp.runtime import fastsched
-
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 20)
-    monkeypatch.setattr(fastsched, "_small_tasks", 0)
-    in_memory = [False]
-    monkeypatch.setattr(fastsched, "loaded", lambda: in_memory[0])
-    fastsched.load()  # (really in memory: the run that "loads" it only asks)
-    monkeypatch.setattr(fastsched, "load", lambda: True)
-    prog = WORKLOADS[0].compile(target="cpu_sim", mode="cycles", workers=2)
-    names = {a.name for a in prog.args}
-    prog.bind(n=2, **{k: v for k, v in _arrays(2).items() if k in names})  # 4 stages of 2
-    taken = []
-    for _ in range(4):
-        prog.execute()
-        taken.append(isinstance(prog._last(), FastRun))
-        in_memory[0] = in_memory[0] or taken[-1]
-        if not taken[-1]:
-            assert "earlier small runs" in prog.fast_declined
-            general = prog.schedule_of()
-    assert prog.stats().num_tasks == 8
-    assert taken == [False, False, True, True]  # 8, 16, then 24 >= 20 tasks
-    assert prog.fast_declined is None and prog.schedule_of() == general
-    assert fastsched._small_tasks == 16
-
-
-def test_worth_loading_counts_small_runs(monkeypatch):
-    from pto_wsp.runtime import fastsched
-
-    monkeypatch.setattr(fastsched, "FAST_MIN_TASKS", 100)
-    monkeypatch.setattr(fastsched, "_small_tasks", 0)
-    assert fastsched.worth_loading(100)  # big enough alone; nothing counted
-    assert [fastsched.worth_loading(40) for _ in range(3)] == [False, False, True]
-    assert fastsched._small_tasks == 80
 
 
 @kernel(cost=lambda i, j: 5 + (i + j) % 3)
@@ -578,10 +472,9 @@ def _failing(bad):
 
 
 @pytest.mark.parametrize("bad", [(0, 17), (2, 5), (3, 19)])
-def test_error_in_a_bulk_stretch_names_the_same_task(bad):
-    """Batches of >= 16 tasks call their bodies by stretches of the dispatch order (one
-    ``map`` over columns per stretch): contiguous rows (the parallel nest), reordered rows
-    (the for_each chains, dispatched across chains). A raising body is named as the engine
+def test_an_error_in_a_body_names_the_same_task(bad):
+    """Bodies in the dispatch order — contiguous rows (the parallel nest), reordered rows
+    (the for_each chains, dispatched across chains): a raising body is named as the engine
     names it, and no later body ran."""
     w = _cells("cells")
     messages, calls = [], []
@@ -603,8 +496,8 @@ def test_error_in_a_bulk_stretch_names_the_same_task(bad):
     assert calls[0] == calls[1] and calls[0][-1] == bad
 
 
-def test_bulk_stretches_call_the_engines_order_with_progress():
-    """Over 8,192 tasks the bodies run in stretches cut at each progress report: every body
+def test_bodies_run_in_the_engines_order_with_progress():
+    """Over 8,192 tasks progress is reported every 8,192 bodies: every body
     is called once, in the engine's dispatch order, and the results equal numpy."""
     w = _cells("cells_many")
     rng = np.random.default_rng(3)
@@ -628,55 +521,8 @@ def test_bulk_stretches_call_the_engines_order_with_progress():
     assert reports[0][-1] == (9000, 9000) and (9000, 8192) in reports[0]
 
 
-def test_workspaces_alternate_between_runs():
-    """The fast path reuses its per-node memory from run to run (two workspaces, taken in
-    turn): each run's schedule equals a fresh program's, whatever ran before it in other
-    sizes, and a failing run leaves the last good run's results readable and intact."""
-    w = _cells("cells_reuse")
-    fail = [False]
-
-    def body(i, j, xv, yv):
-        if fail[0] and (i, j) == (1, 3):
-            raise ValueError("planned")
-        yv += xv
-
-    def bound(prog, size):
-        x = np.ones((size, 20, 4), np.float32)
-        return prog.bind(n=size, X2=x, Y2=np.zeros((size, 4), np.float32))
-
-    def fresh(size):
-        prog = w.compile(target="cpu_sim", workers=3, kernels={"cell": body})
-        return bound(prog, size).execute().schedule_of()
-
-    prog = w.compile(target="cpu_sim", workers=3, kernels={"cell": body})
-    spaces = []
-    for size in (6, 3, 9, 2, 6):
-        bound(prog, size).execute()
-        assert prog.fast_declined is None
-        spaces.append(prog._last().workspace)
-        if size != 6:  # (the last run's results are read only after the failing run)
-            assert prog.schedule_of() == fresh(size)
-    assert spaces[0] is spaces[2] is spaces[4] and spaces[1] is spaces[3]
-    assert spaces[0] is not spaces[1]
-    before = fresh(6)
-    stats = bound(w.compile(target="cpu_sim", workers=3, kernels={"cell": body}), 6)
-    stats = dataclasses.replace(stats.execute().stats(), compile_time_ms=0.0)
-    fail[0] = True
-    with pytest.raises(ExecutionError):
-        bound(prog, 9).execute()
-    # (execute_time_ms is the failed run's: elapsed_ms() times the last execution)
-    after = dataclasses.replace(
-        prog.stats(), execute_time_ms=stats.execute_time_ms, compile_time_ms=0.0
-    )
-    after.phases_ms = stats.phases_ms = {}
-    assert prog.schedule_of() == before and after == stats
-    fail[0] = False
-    bound(prog, 9).execute()
-    assert prog.schedule_of() == fresh(9)
-
-
 def test_row_views_kept_between_runs_follow_the_bound_arrays():
-    """A Program keeps the row views of its bound tensors from run to run (no views made
+    """A Program keeps the views of its bound tensors from run to run (no views made
     again): runs write into the arrays bound now — after a rebind, never into the arrays
     bound before — and a bound array reshaped in place gets views of its new geometry."""
     w = _cells("cells_rows")
@@ -687,7 +533,7 @@ def test_row_views_kept_between_runs_follow_the_bound_arrays():
     y1 = np.zeros((4, 4), np.float32)
     prog.bind(n=4, X2=x1, Y2=y1).execute().execute()
     np.testing.assert_array_equal(y1, np.full((4, 4), 40.0))
-    assert prog._rows  # kept
+    assert prog._views  # kept
     x2 = np.full((4, 20, 4), 2.0, np.float32)
     y2 = np.zeros((4, 4), np.float32)
     prog.bind(X2=x2, Y2=y2).execute()
@@ -698,67 +544,16 @@ def test_row_views_kept_between_runs_follow_the_bound_arrays():
     x3 = np.full((4, 20, 4), 3.0, np.float32)
     y3 = np.zeros((4, 4), np.float32)
     prog._bindings.update(X2=x3, Y2=y3)
-    assert prog._rows
+    assert prog._views
     prog.execute()
     np.testing.assert_array_equal(y3, np.full((4, 4), 60.0))
     np.testing.assert_array_equal(y2, np.full((4, 4), 40.0))
 
 
-def test_kept_body_inputs_and_stretches_follow_the_graph_and_the_order():
-    """A Program run again with the same graph reuses the bodies' argument columns and the
-    cut of the dispatch order (``_kept_inputs``, ``_kept_stretches``); another trip count
-    (other batches) or other bound arrays (also swapped in behind bind's back) make them
-    again — the bodies are called with the engine's arguments, in its order, every time."""
-    from pto_wsp.runtime import fastsched
-
-    w = _cells("cells_kept")
-    log = []
-
-    def cell(i, j, xv, yv):
-        log.append((i, j, float(xv[0]), yv.ctypes.data))
-
-    progs = {}
-    for workers in (3, 2):
-        for fast in (True, False):
-            progs[fast, workers] = w.compile(
-                target="cpu_sim", workers=workers, fast=fast, kernels={"cell": cell}
-            )
-    x = np.arange(6 * 20 * 4, dtype=np.float32).reshape(6, 20, 4)
-    y = np.zeros((6, 4), np.float32)
-
-    def run_both(n, workers, x, y, bind=True):
-        logs = []
-        for fast in (True, False):
-            log.clear()
-            prog = progs[fast, workers]
-            if bind:  # (bind clears what the Program kept)
-                prog.bind(n=n, X2=x, Y2=y)
-            prog.execute()
-            assert (prog.fast_declined is None) == fast
-            logs.append(list(log))
-        assert logs[0] == logs[1] and len(logs[0]) == 20 * n
-        rows = progs[True, workers]._rows
-        return rows.get(fastsched._INPUTS), rows.get(fastsched._STRETCHES)
-
-    first = run_both(4, 3, x, y)
-    assert first[0] is not None and first[1] is not None
-    again = run_both(4, 3, x, y, bind=False)
-    assert again[0] is first[0] and again[1] is first[1]  # reused
-    other_n = run_both(5, 3, x, y)
-    assert other_n[0] is not first[0]  # other batches: made again
-    x2 = x + 1000
-    other_x = run_both(5, 3, x2, y)
-    assert other_x[0] is not other_n[0]  # other arrays: made again
-    for fast in (True, False):  # swapped in behind bind's back: checked, not only cleared
-        progs[fast, 3]._bindings.update(X2=x)
-    assert run_both(5, 3, x, y, bind=False)[0] is not other_x[0]
-    assert run_both(5, 2, x2, y)[1] is not None  # another Program, another order: its own
-
-
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
 @pytest.mark.parametrize("gen_cost", [0, 3])
-def test_generation_cost_and_batch_deps_on_batched_chains(workload, gen_cost):
-    """gen_cost on the fast path: task k is created at k * gen_cost (creation times, issue
+def test_generation_cost_and_batch_deps_on_chains(workload, gen_cost):
+    """gen_cost on the native path: task k is created at k * gen_cost (creation times, issue
     and dependency stalls as the engine's); batch_deps flushes at the ordering point after
     every task of a for_each chain, also when the chain was created as one batch (16 tasks:
     the batch path)."""
@@ -775,13 +570,9 @@ def test_generation_cost_and_batch_deps_on_batched_chains(workload, gen_cost):
 
 @settings(max_examples=30, deadline=None)
 @given(cases(), st.sampled_from([16, 23]))
-def test_a_program_run_again_replays_its_build_and_gives_the_engines_run(case, size):
-    """Runs after the first replay the build they recorded (docs/batchgen.md "Replaying a
-    build"); the third run is still exactly the engine's, schedule and results. (Replays
-    need the batch path's compiled kernels: loaded here, as a long run loads them.)"""
-    from pto_wsp.runtime import bulk_kernels
-
-    bulk_kernels.load()
+def test_a_program_run_again_gives_the_engines_run(case, size):
+    """The third run of a Program (its scheduler's memory, its kept views reused) is still
+    exactly the engine's, schedule and results."""
     schedule, options = case
     log: list = []
     pf = schedule.compile(target="cpu_sim", kernels=_logged(log), **options)
@@ -801,5 +592,3 @@ def test_a_program_run_again_replays_its_build_and_gives_the_engines_run(case, s
     arrays_g = {k: v.copy() for k, v in initial.items()}
     pg.bind(n=size, **arrays_g).execute()
     assert_same(pf, pg, (log, log_g), (arrays, arrays_g))
-    if isinstance(runs[0], FastRun) and runs[0].graph._rec is not None:  # recorded
-        assert all(r.graph._replay is not None for r in runs[1:])

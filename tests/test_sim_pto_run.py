@@ -624,3 +624,15 @@ def test_a_bug_is_an_internal_error_line_exit_2(capsys, monkeypatch):
     monkeypatch.setenv("PTO_WSP_TRACEBACK", "1")
     with pytest.raises(OverflowError):
         main([str(EXAMPLES / "scan.mlir"), "--mode", "cycles", "--bind", "n=3"])
+
+
+def test_precompile_builds_the_native_core(capsys):
+    """``pto-run --precompile`` (alone) and ``pto_wsp.runtime.precompile()``: the one one-time
+    build, the native core's shared library."""
+    from pto_wsp.runtime import precompile
+
+    code, out, err = run(capsys, "--precompile")
+    assert code == 0, err
+    assert out.startswith("pto-run: the native runtime core is ready (")
+    path = precompile()
+    assert path.exists() and str(path) in out

@@ -89,9 +89,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--precompile",
         action="store_true",
-        help="compile the simulator's numba code now (once per machine, about 2 min; then it "
-        "loads in under a second), so that large runs take the fast path from their first; "
-        "without FILE, only that",
+        help="build the native runtime core now with the system C++ compiler (once per "
+        "machine, seconds; the first run would otherwise build it); without FILE, only that",
     )
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return p
@@ -101,7 +100,7 @@ _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
 
 
 #: The smallest memory budget: below it the libraries a run loads may fail in ways of their
-#: own (OpenBLAS, loaded with numba's kernels, spins when it cannot map its buffers).
+#: own (OpenBLAS, under numpy, spins when it cannot map its buffers).
 MIN_BUDGET = 1 << 30
 
 
@@ -454,15 +453,6 @@ def run(argv: Sequence[str] | None = None) -> int:
             raise ToolError(f"cannot write {args.gantt}: {error.strerror}") from None
     if not args.quiet:
         print(stats.summary())
-        if "--precompile" in (program.fast_declined or ""):
-            from pto_wsp.runtime.fastsched import FAST_MIN_TASKS
-
-            print(
-                f"{TOOL}: note: this run took the general engine: the compiled scheduler is not "
-                f"compiled on this machine yet ({TOOL} --precompile compiles it, once, in about 2 "
-                f"min; runs of {FAST_MIN_TASKS:,} tasks or more take it afterwards)",
-                file=sys.stderr,
-            )
         for label, path in (
             ("stats", args.stats_json),
             ("trace", args.trace),
@@ -475,20 +465,18 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def _precompile(quiet: bool) -> None:
-    """``--precompile``: compile (or load) the simulator's numba code, saying how long it took."""
-    from pto_wsp.runtime import bulk_kernels, fastsched, jitcache
+    """``--precompile``: build the native runtime core now (once per machine), saying where."""
+    from pto_wsp.runtime import precompile
+    from pto_wsp.runtime.native_core import NativeCoreError
 
-    if not quiet and not (fastsched.on_disk() and bulk_kernels.on_disk()):
-        print(f"{TOOL}: compiling the simulator's numba code (once per machine, about 2 min)")
-        sys.stdout.flush()
+    start = time.perf_counter()
     try:
-        parts = jitcache.precompile()
-    except RuntimeError as error:
+        path = precompile()
+    except NativeCoreError as error:
         raise ToolError(f"--precompile: {error}") from None
     if not quiet:
-        for name, cached, seconds, where in parts:
-            how = "loaded from numba's cache" if cached else "compiled"
-            print(f"{TOOL}: {name}: {how} in {seconds:.1f} s ({where})")
+        took = time.perf_counter() - start
+        print(f"{TOOL}: the native runtime core is ready ({took:.1f} s): {path}")
 
 
 _BIND_HINT = re.compile(r"\bbind\((\w+)=(\.\.\.|array)\)")

@@ -502,19 +502,12 @@ def _view(value: Any) -> View:
     return value.root() if isinstance(value, Tensor) else value
 
 
-def compile_program(
-    program: tg.ProgramOp,
-    module: ModuleOp | None = None,
-    batch: bool | None = None,
-    sites: bool = True,
-) -> CompiledProgram:
+def compile_program(program: tg.ProgramOp, module: ModuleOp | None = None) -> CompiledProgram:
     """Translate one ``tg.program`` (and the programs it calls) to Python.
 
-    The code is the simulator's (lowering/cpu/simgen.py, which extends this generator):
-    subviews folded into region offsets, and regular loop nests as numpy batches
-    (``add_tasks``) unless ``batch`` is False (default: ``simgen.BATCH_LOOPS``); ``sites``
-    False for a program that runs once (no batch site keeps results: no key analysis).
-    ``compile_program_plain`` is this module's own generator, task by task."""
+    The code is the simulator's reference (lowering/cpu/simgen.py, which extends this
+    generator): subviews folded into region offsets, task by task. ``compile_program_plain``
+    is this module's own generator."""
     if program.processes():
         raise CodegenError(
             f"@{program.sym_name.data} is a pipeline; running processes is the simulator's job"
@@ -522,7 +515,7 @@ def compile_program(
     check_no_recursion(program, module)
     from pto_wsp.lowering.cpu.simgen import _compile_function
 
-    return _compile_function(program, module, {}, batch, sites=sites)
+    return _compile_function(program, module, {})
 
 
 def compile_program_plain(program: tg.ProgramOp, module: ModuleOp | None = None) -> CompiledProgram:
