@@ -109,6 +109,9 @@ class _BoundedBuilder(GraphBuilder):
         self._admit(1)
         return super().add_task(*args, **kwargs)
 
+    def reserve(self, n: int) -> None:
+        self._admit(n)
+
     def _admit(self, n: int) -> None:
         if self.limit is not None and self.num_nodes + n > self.limit:
             count = self.num_nodes + n

@@ -208,6 +208,9 @@ class Simulator(PipelineMixin):
         """Tasks created so far (``tg.seq``), counting those of a message being built."""
         return self.graph.num_tasks + (len(self.capture) if self.capture is not None else 0)
 
+    def reserve(self, n: int) -> None:
+        """(``GraphBuilder.reserve``: the engine runs a program of any size, with progress.)"""
+
     def enter_ordered(self) -> None:
         self.graph.enter_ordered()
 

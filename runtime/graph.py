@@ -233,6 +233,10 @@ class GraphBuilder:
         st = self.tensormap._tensors.get(tensor)
         return st is not None and any(e.writer >= 0 for e in st.exact.values())
 
+    def reserve(self, n: int) -> None:
+        """A loop is about to create at least ``n`` tasks (the generated code says so before
+        it runs): a builder with a limit (tg-materialize's) refuses them now."""
+
     def kernel_id(self, kernel: str) -> int:
         """The kernel table index of ``kernel``, added on first use."""
         return self._kid(kernel)

@@ -429,7 +429,11 @@ class Program:
     ) -> Run:
         """A main program on the native core: build the graph with the compiled program,
         schedule it, then (functional mode) run the bodies in dispatch order."""
-        _, arrays, _ = self._arguments()
+        arrays = {
+            a.name: self._bindings[a.name]
+            for a in self.args
+            if a.kind == "tensor" and isinstance(self._bindings.get(a.name), np.ndarray)
+        }
         with gc_paused():  # (the graph's per-node tuples are made lazily: few objects)
             start = time.perf_counter()
             graph, points = self.native.build_with_points(

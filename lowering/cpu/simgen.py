@@ -151,6 +151,10 @@ class _SimGenerator(_Generator):
     def for_loop(self, op: scf.ForOp) -> None:
         if not op.iter_args and empty_loop(op):
             return  # (no task: a huge trip count is not walked)
+        if self.replica is None and any(isinstance(o, tg.TaskOp) for o in op.body.block.ops):
+            # A task per iteration: a builder with a limit refuses the count before the loop.
+            lb, ub, step = (self.name(v) for v in (op.lb, op.ub, op.step))
+            self.line(f"_b.reserve(len(range({lb}, {ub}, {step})) if {step} > 0 else 0)")
         super().for_loop(op)
 
     def _texpr(self, tensor: str) -> str:

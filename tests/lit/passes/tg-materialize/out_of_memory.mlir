@@ -1,6 +1,7 @@
 // A size bound beyond the machine's memory is an error line, not an internal error, and it
-// comes before the tasks are made: a loop nest's count is checked against the available
-// memory at the least a static graph's node takes (4 KiB), a batch before its arrays exist.
+// comes before the tasks are made: a loop creating a task per iteration has its trip count
+// checked against the available memory at the least a static graph's node takes (4 KiB)
+// before it runs.
 // RUN: not pto-opt %S/../../../../examples/scan.mlir -p 'wsp-to-tg,tg-materialize{bind="n=99999999999999"}' 2>&1 | FileCheck %s
 // RUN: not pto-opt %s -p 'wsp-to-tg,tg-materialize{bind="n=1,lengths=[2147483648]"}' 2>&1 | FileCheck %s --check-prefix=RAGGED
 
@@ -13,7 +14,7 @@ wsp.workload @w(%n: index, %lengths: memref<?xindex>) {
 }
 
 // CHECK-NOT: internal error
-// CHECK: pto-opt: error: out of memory (a static graph of 99,999,999,999,998 tasks, more than the {{.*}} GiB this machine has available could hold at 4,096 bytes a task); are the bound sizes (bind=...) what you meant?
+// CHECK: pto-opt: error: out of memory (a static graph of 99,999,999,999,999 tasks, more than the {{.*}} GiB this machine has available could hold at 4,096 bytes a task); are the bound sizes (bind=...) what you meant?
 // CHECK-NOT: Traceback
 
 // RAGGED: pto-opt: error: out of memory (a static graph of 2,147,483,648 tasks, more than the {{.*}} GiB this machine has available could hold at 4,096 bytes a task); are the bound sizes (bind=...) what you meant?

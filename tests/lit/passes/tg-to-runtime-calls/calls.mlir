@@ -26,7 +26,8 @@ tg.program @outer(%A: memref<16xf32>) {
 // CHECK:      func.func @inner(%ctx: index, %T: memref<4xf32>)
 // CHECK:      func.func @outer(%ctx: index, %A: memref<16xf32>)
 // CHECK-SAME:   pto.kernels = ["k"], pto.coords = [[]]
-// CHECK-SAME:   pto.checks = ["{{.*}}calls.mlir:20:8: memref.load of @table: an index is out of the bound data"], pto.reads = []
+// CHECK-SAME:   pto.checks = ["{{.*}}calls.mlir:20:8: memref.load of @table: an index is out of the bound data"]
+// CHECK-SAME:   pto.scalars = [""], pto.kept = {{\[\[\[}}0 : i64{{\]\]\]}}, pto.reads = []
 // CHECK-NOT:    tg.call
 // CHECK:        %o = scf.if
 // CHECK:        %[[OFF:.*]] = arith.addi %o, %{{.*}} : index

@@ -25,6 +25,7 @@ tg.program @p(%n: index, %s: index, %d: i64) {
 // CHECK-NEXT: }
 // CHECK-NEXT: %[[UB:.*]] = arith.select %[[BAD]], %c0, %n : index
 // CHECK-NEXT: %[[STEP:.*]] = arith.select %[[BAD]], %{{.*}}, %s : index
+// CHECK-NEXT: func.call @pto_tg_loop_tasks(%ctx, %c0, %[[UB]], %[[STEP]]) : (index, index, index, index) -> ()
 // CHECK-NEXT: scf.for %i = %c0 to %[[UB]] step %[[STEP]] {
 // CHECK:        %[[ZERO:.*]] = arith.cmpi eq, %d, %{{.*}} : i64
 // CHECK:        %[[MIN:.*]] = arith.constant -9223372036854775808 : i64

@@ -2,15 +2,6 @@
 
 // Constructs the runtime core does not take yet give a located error naming the op.
 
-wsp.kernel @k(x: f32) unit(vector)
-tg.program @float_scalar(%x: f32) {
-  tg.task @k(%x : f32) resources() pool(vector)
-}
-
-// CHECK: errors.mlir:7:3: error: 'tg.task' op tg-to-runtime-calls: task scalars of type f32 are not supported by the runtime core yet
-
-// -----
-
 tg.program @a() {
   tg.call @b()
 }

@@ -33,7 +33,8 @@ tg.program @p(%X: memref<8x16xf32>, %n: index, %lens: memref<?xindex>, %x: i64) 
 // CHECK:      func.func private @pto_tg_seq(index) -> index
 // CHECK:      func.func @p(%ctx: index, %X: memref<8x16xf32>, %n: index, %lens: memref<?xindex>, %x: i64)
 // CHECK-SAME:   pto.arg_names = ["X", "n", "lens", "x"], pto.kernels = ["k"], pto.coords = [["i"]]
-// CHECK-SAME:   pto.checks = ["{{.*}}lower.mlir:20:12: memref.load of lens: an index is out of the bound data", "{{.*}}lower.mlir:25:15: arith.divui: division by zero"], pto.reads = ["lens"]
+// CHECK-SAME:   pto.checks = ["{{.*}}lower.mlir:20:12: memref.load of lens: an index is out of the bound data", "{{.*}}lower.mlir:25:15: arith.divui: division by zero"]
+// CHECK-SAME:   pto.scalars = ["ii"], pto.kept = {{\[\[\[}}1 : i64{{\]\]\]}}, pto.reads = ["lens"]
 // CHECK-SAME:   pto.config = {workers = 2 : i64}, llvm.emit_c_interface
 // CHECK-NOT:    tg.
 // CHECK:        func.call @pto_tg_ordered_enter(%ctx) : (index) -> ()
