@@ -299,9 +299,9 @@ class Core:
         begin = _array(g.fanout_begin, n + 1, self) if n else np.zeros(1, np.int64)
         site = _array(g.site, n, self)
 
-        def per_node(begin, values, make) -> _PerNode:
+        def per_node(begin, values, make, info=None) -> _PerNode:
             starts = _array(begin, n + 1, self)
-            return _PerNode(starts, _array(values, int(starts[-1]), self), make)
+            return _PerNode(starts, _array(values, int(starts[-1]), self), make, info)
 
         return TaskGraph(
             kind=_array(g.kind, n, self),
@@ -316,8 +316,10 @@ class Core:
             fanout_edges=_array(g.fanout_edges, e, self),
             edge_kind=_array(g.edge_kind, e, self),
             kernels=list(kernels),
-            args=per_node(g.args_begin, g.args, _args(site, scalars)),
-            regions=per_node(g.regions_begin, g.regions, _regions(tensors, site, kept)),
+            args=per_node(g.args_begin, g.args, _args(site, scalars), (site, scalars)),
+            regions=per_node(
+                g.regions_begin, g.regions, _regions(tensors, site, kept), (site, kept, tensors)
+            ),
             coords=per_node(g.coords_begin, g.coords, _coords(site, sites)),
         )
 
@@ -387,11 +389,14 @@ class _PerNode:
     """A per-node field (args, regions, coords) in CSR form, each node's tuple made when
     first asked for: a large graph's tuples cost more than its build."""
 
-    def __init__(self, begin: np.ndarray, values: np.ndarray, make) -> None:
+    def __init__(self, begin: np.ndarray, values: np.ndarray, make, info: Any = None) -> None:
         self._begin = begin
         self._values = values
         self._make = make
         self._n = len(begin) - 1
+        #: What ``make`` reads besides the values: (site per node, per-site tables...), for
+        #: readers that decode the CSR in bulk (runtime/run.py).
+        self.info = info
 
     def __len__(self) -> int:
         return self._n

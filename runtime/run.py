@@ -233,13 +233,85 @@ class Run:
         ]
         if views is not None:
             _check_views(views, self.arrays)
+        bulk = self._bulk_calls(views if views is not None else {})
         run = self._run_body
         for a in range(0, len(order), _CHUNK):
-            for tid in order[a : a + _CHUNK]:
-                if has_body[kernel[tid]]:
-                    run(tid, views)
+            chunk = order[a : a + _CHUNK]
+            if bulk is not None:
+                bulk(chunk)
+            else:
+                for tid in chunk:
+                    if has_body[kernel[tid]]:
+                        run(tid, views)
             if progress is not None:
                 progress(self.created, min(a + _CHUNK, len(order)))
+
+    def _bulk_calls(self, views: dict) -> Any:
+        """For a graph the native core built: a function running the bodies of a list of
+        tasks, decoding their scalars and regions from the graph's CSR arrays in bulk (no
+        region objects; a view made once per region and kept in ``views``). None for another
+        graph (the engine's)."""
+        tg = self.task_graph
+        rinfo, ainfo = getattr(tg.regions, "info", None), getattr(tg.args, "info", None)
+        if rinfo is None or ainfo is None:
+            return None
+        site_of, kept, tensors = rinfo
+        kinds = ainfo[1]
+        rb, rv = tg.regions._begin.tolist(), tg.regions._values.tolist()
+        ab, av = tg.args._begin.tolist(), tg.args._values.tolist()
+        floats = any("f" in k for k in kinds)
+        fv = tg.args._values.view(np.float64).tolist() if floats else None
+        site, kernel = site_of.tolist(), tg.kernel.tolist()
+        specs = [self._spec(k) for k in range(len(tg.kernels))]
+        bodies = [sp.body for sp in specs]
+        simple = [sp._layout == sorted(sp._layout) for sp in specs]
+        plain = [not ("f" in k or "b" in k) for k in kinds]
+        arrays = self.arrays
+
+        def region_views(tid: int, s: int) -> list:
+            out = []
+            r, r1 = rb[tid], rb[tid + 1]
+            i = 0
+            while r < r1:
+                end = r + 3 + 3 * rv[r + 2]
+                keep = kept[s][i]
+                key = (s, i, *rv[r:end])
+                v = views.get(key)
+                if v is None:
+                    v = views[key] = _raw_view(arrays, tensors, rv[r:end], keep)
+                out.append(v)
+                r, i = end, i + 1
+            return out
+
+        def call(tids: list) -> None:
+            for tid in tids:
+                kid = kernel[tid]
+                body = bodies[kid]
+                if body is None:
+                    continue
+                s = site[tid]
+                a0, a1 = ab[tid], ab[tid + 1]
+                if plain[s]:
+                    args = av[a0:a1]
+                else:
+                    args = [
+                        fv[a0 + j] if k == "f" else bool(av[a0 + j]) if k == "b" else av[a0 + j]
+                        for j, k in enumerate(kinds[s])
+                    ]
+                try:
+                    vs = region_views(tid, s)
+                    if simple[kid]:
+                        result = body(*args, *vs)
+                    else:
+                        result = body(*specs[kid].arguments(args, vs))
+                except BODY_ERRORS as error:
+                    raise self._error(tid, specs[kid], error) from error
+                if result is not None:
+                    failed = returned(tid, specs[kid], tg.coords[tid], result, vs)
+                    if failed is not None:
+                        raise failed
+
+        return call
 
 
 def _check_views(views: dict, arrays: Mapping[str, np.ndarray]) -> None:
@@ -252,6 +324,27 @@ def _check_views(views: dict, arrays: Mapping[str, np.ndarray]) -> None:
 
 #: The key under which ``views`` remembers the arrays its views are of.
 _ARRAYS = "arrays"
+
+
+_ACCESS_IN = 0
+
+
+def _raw_view(arrays: Mapping[str, np.ndarray], tensors: list, raw: list, kept: Any) -> Any:
+    """``numpy_view`` of a region as the core encodes it (tensor, access, rank, offsets,
+    sizes, strides) keeping the dimensions ``kept``; KeyError for a tensor not bound."""
+    rank = raw[2]
+    index: list[Any] = []
+    for d in range(rank):
+        o = raw[3 + d]
+        if d in kept:
+            n, st = raw[3 + rank + d], raw[3 + 2 * rank + d]
+            index.append(slice(o, o + (n - 1) * st + 1 if n else o, st))
+        else:
+            index.append(o)
+    v = arrays[tensors[raw[0]]][tuple(index)]
+    if raw[1] == _ACCESS_IN and v.__class__ is np.ndarray:
+        v.flags.writeable = False
+    return v
 
 
 def _geometry(array: np.ndarray) -> tuple:
