@@ -108,7 +108,9 @@ _DIVISIONS = (arith.DivUIOp, arith.RemUIOp, arith.CeilDivUIOp, *_SIGNED_DIVISION
 def _fail(op: Operation, message: str) -> NoReturn:
     """Raise the pass's error at ``op`` (pto-opt prints its location and the op)."""
     text = f"{NAME}: {message}"
-    op.emit_error(text, PassFailedException(text))
+    error = PassFailedException(text)
+    error.location = location_of(op)  # (for callers that report without the op: the JIT)
+    op.emit_error(text, error)
     raise AssertionError("unreachable: emit_error raises")
 
 

@@ -109,7 +109,9 @@ def test_long_sequences_go_to_a_dedicated_aicpu(programs):
     assert targets == {(b, h): 0 if long[b] else 1 + b % 3 for b in range(4) for h in range(2)}
     # Each worker ran what the key placed there; the gate (no b: no key) went anywhere.
     ran = p.stats().tasks_per_worker
-    assert ran[1] == ran[2] == 2 and ran[0] >= 4 and sum(ran) == 9
+    keyed = [sum(1 for w in targets.values() if w == worker) for worker in range(len(ran))]
+    extra = [r - k for r, k in zip(ran, keyed)]
+    assert sorted(extra) == [0] * (len(ran) - 1) + [1], (ran, keyed)  # the gate: one worker
 
 
 def test_short_sequences_issue_first(programs):

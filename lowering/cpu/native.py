@@ -297,7 +297,8 @@ def compile_native(module: ModuleOp, program: tg.ProgramOp | str) -> NativeProgr
     try:
         lowered = runtime_module(module, [program])
     except PassFailedException as error:
-        raise NativeError(str(error)) from None
+        where = getattr(error, "location", "")
+        raise NativeError(f"{where}: {error}" if where else str(error)) from None
     function = lowered.body.block.last_op
     assert isinstance(function, func.FuncOp)
     text = str(lowered)

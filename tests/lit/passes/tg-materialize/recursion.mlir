@@ -8,7 +8,7 @@
 // CHECK-NOT: RecursionError
 // CHECK: pto-opt: error: {{.*}}recursion.mlir:[[# @LINE + 13]]:3: recursive tg.call: @b -> @c -> @b (a program that calls itself never ends)
 // SIM-NOT: RecursionError
-// SIM: pto-run: error: {{.*}}recursion.mlir:[[# @LINE + 11]]:3: recursive tg.call: @b -> @c -> @b
+// SIM: pto-run: error: {{.*}}recursion.mlir:[[# @LINE + 11]]:3: tg-to-runtime-calls: recursive tg.call cannot be inlined: @b -> @c -> @b
 // CALLS: {{.*}}recursion.mlir:[[# @LINE + 10]]:3: error: 'tg.call' op tg-to-runtime-calls: recursive tg.call cannot be inlined: @b -> @c -> @b
 wsp.kernel @k() unit(vector)
 tg.program @a(%n: index) {

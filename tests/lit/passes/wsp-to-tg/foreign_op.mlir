@@ -20,4 +20,4 @@ wsp.workload @w(%n: index) {
 // CHECK-NEXT: tg.task @k
 
 // SIM: foreign_op.mlir:12:5: warning: wsp-to-tg does not know the op 'test.op'
-// SIM: foreign_op.mlir:12:5: the CPU code generator cannot run the op test.op
+// SIM: foreign_op.mlir:12:5: tg-to-runtime-calls: cannot lower test.op
