@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 import sys
+from typing import NoReturn
 
 from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
+from xdsl.utils.exceptions import PassFailedException
 
 
 def location_of(op: Operation) -> str:
@@ -44,3 +46,11 @@ def warn(op: Operation, message: str) -> None:
     where = location_of(op)
     prefix = f"{where}: " if where else ""
     print(f"{prefix}warning: {message}", file=sys.stderr)
+
+
+def fail(op: Operation, message: str) -> NoReturn:
+    """Raise a pass's PassFailedException about ``op``; ``.op`` names it for callers that
+    report the error themselves (the Ascend target), pto-opt locates it like a verifier's."""
+    error = PassFailedException(message)
+    error.op = op  # type: ignore[attr-defined]
+    op.emit_error(message, error)

@@ -22,10 +22,10 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.utils.exceptions import PassFailedException
 
 from pto_wsp.dialects import pto
 
+from .diagnostics import fail
 from .pto_cost import pipe_of
 from .pto_plan_memory import ADDR_ATTR, tile_bytes
 
@@ -213,7 +213,7 @@ def _event_ids(flags: list[_Flag], func: FuncOp) -> list[int]:
                 f"pto-insert-sync: more than {pto.EVENT_IDS} {f.src} -> {f.dst} events "
                 "pending at once here"
             )
-            f.wait_before.emit_error(message, PassFailedException(message))
+            fail(f.wait_before, message)
         ids[i] = free[0]
         busy[(f.src, f.dst)] = [*held, (free[0], stop)]
     return ids

@@ -28,6 +28,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from pto_wsp.dialects import pto
 
+from .diagnostics import fail
 from .pto_cost import ELEMENT_BYTES
 
 ADDR_ATTR = "pto.addr"
@@ -76,10 +77,6 @@ ALIGNMENT = {"vec": 32, "mat": 32, "bias": 32, "left": 512, "right": 512, "acc":
 
 def tile_bytes(t: pto.TileType) -> int:
     return math.prod(t.dims) * ELEMENT_BYTES[pto.type_name(t.element_type)]
-
-
-def _fail(op: Operation, message: str) -> None:
-    op.emit_error(message, PassFailedException(message))
 
 
 class _Numbering:
@@ -215,7 +212,7 @@ def _check_in_place(func: FuncOp) -> None:
                 if u.operation is not loop and not _before(u.operation, loop)
             ]
             if isinstance(arg.type, pto.TileType) and later:
-                _fail(
+                fail(
                     later[0],
                     f"pto-plan-memory: a loop updates {_name(init)} in place (its initial "
                     f"value), but {_name(init)} is read after the loop starts: copy it first "
@@ -229,7 +226,7 @@ def _check_in_place(func: FuncOp) -> None:
                 continue
             later = [u.operation for u in arg.uses if _after(u.operation, maker, block)]
             if later:
-                _fail(
+                fail(
                     later[0],
                     f"pto-plan-memory: the loop updates its tile {_name(arg)} in place, but "
                     f"{_name(arg)} is read after {_name(out)} replaces it: copy it first "
@@ -289,7 +286,7 @@ def plan(func: FuncOp, capacity: dict[str, int], soc: str) -> dict[str, int]:
         if top > capacity[space]:
             where = buf.owner or _defining_op(buf.values[0]) or func
             held = sum(tile_bytes(b.type) for b in taken)
-            _fail(
+            fail(
                 where,
                 f"pto-plan-memory: tile {_name(buf.values[0])} ({buf.type}, {size} B) does "
                 f"not fit in {space}: {held} B live + {size} B need {top} B at this point, the "
@@ -329,8 +326,13 @@ class PlanMemoryPass(ModulePass):
             )
         for func in op.walk():
             if isinstance(func, FuncOp) and func.body.blocks:
-                peak = plan(func, SOCS[soc], soc)
-                if peak:
-                    func.attributes[MEMORY_ATTR] = DictionaryAttr(
-                        {s: IntegerAttr(b, i64) for s, b in sorted(peak.items())}
-                    )
+                plan_function(func, soc)
+
+
+def plan_function(func: FuncOp, soc: str) -> None:
+    """Plan ``func`` for ``soc`` (a key of SOCS) and write its peak bytes as ``pto.memory``."""
+    peak = plan(func, SOCS[soc], soc)
+    if peak:
+        func.attributes[MEMORY_ATTR] = DictionaryAttr(
+            {s: IntegerAttr(b, i64) for s, b in sorted(peak.items())}
+        )

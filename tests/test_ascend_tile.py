@@ -22,9 +22,7 @@ from pto_wsp.lowering.ascend import (
     compile_module,
 )
 from pto_wsp.lowering.ascend.build import have_compiler
-from pto_wsp.passes.pto_insert_sync import InsertSyncPass
-from pto_wsp.passes.pto_plan_memory import PlanMemoryPass
-from pto_wsp.tools.diagnostics import parse_located, universe_context
+from pto_wsp.tools.diagnostics import parse_located
 
 pytestmark = pytest.mark.skipif(not have_compiler(), reason="the host build needs g++")
 
@@ -476,20 +474,16 @@ def parse(text: str):
     return parse_located(text, "tile_kernels.mlir")
 
 
-@pytest.fixture(scope="module", params=["local", "planned"])
-def built(request, tmp_path_factory) -> AscendProgram:
-    """One emitted tree and one g++ -Wall -Werror build for every kernel: with tiles as local
-    buffers, and after pto-plan-memory and pto-insert-sync (tiles at their pto.addr in one
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> AscendProgram:
+    """One emitted tree and one g++ -Wall -Werror build for every kernel. The target plans
+    each tile function's memory and inserts its flags itself (tiles at their pto.addr in one
     buffer per space, buffers reused; pipe flags checked for balance on the host)."""
     module = parse(module_text())
     for op in module.ops:
         if isinstance(op, wsp.KernelOp) and op.sym_name.data == "override":
             op.impls = DictionaryAttr({"ascend": StringAttr(OVERRIDE)})
-    if request.param == "planned":
-        ctx = universe_context()
-        PlanMemoryPass(soc="910B").apply(ctx, module)
-        InsertSyncPass().apply(ctx, module)
-    out = tmp_path_factory.mktemp(f"ascend_tile_{request.param}")
+    out = tmp_path_factory.mktemp("ascend_tile")
     program = compile_module(module, out_dir=out, host=True, program="w_binary")
     assert isinstance(program, AscendProgram)
     return program
@@ -668,22 +662,28 @@ def test_impls_wins_over_tile_function(built):
 
 
 def test_emitted_body_text(built):
-    """The body is the tile function's ops, one tile API call each, no stub and no #line."""
+    """The body is the tile function's ops, one tile API call each, no stub and no #line; the
+    target planned it (tiles in one buffer per space) and synchronized its pipes itself."""
     body = (built.tree.dir / "kernels" / "matmul_k_body.cpp").read_text()
     assert "#line" not in body and "stub" not in body
     for call in ("TLOAD(", "TMOV(", "TMATMUL_BIAS(", "TMATMUL_ACC(", "TSTORE(", "for (int64_t"):
         assert call in body
+    for planned in ("uint8_t acc_buffer[", "TileAt<float, Space::Acc", "TWAIT_FLAG(PIPE_MTE1"):
+        assert planned in body
     assert built.tree.stubs == ()
 
 
-def emit_error(body: str, params: str = f"x: in {M816}") -> str:
+def bad_module(body: str, params: str = f"x: in {M816}") -> str:
+    """The kernel @bad with this tile body, and its workload."""
     KERNEL = f"wsp.kernel @bad({params}) unit(vector) cost(1) attributes {{tile = @bad_tile}}"
     args = ", ".join(f"%{p.split(':')[0]}: {p.split()[-1]}" for p in params.split(", "))
-    text = f"{KERNEL}\nfunc.func @bad_tile({args}) {INCORE} {{{body}  func.return\n}}\n" + workload(
-        "bad", params, ""
-    )
+    text = f"{KERNEL}\nfunc.func @bad_tile({args}) {INCORE} {{{body}  func.return\n}}\n"
+    return text + workload("bad", params, "")
+
+
+def emit_error(body: str, params: str = f"x: in {M816}") -> str:
     with pytest.raises(AscendEmitError) as info:
-        compile_module(parse(text))
+        compile_module(parse(bad_module(body, params)))
     return info.value.located()
 
 
@@ -709,3 +709,23 @@ def test_error_tile_view():
 """)
     assert "a tile view (strides, offset) is not emitted for Ascend" in message
     assert re.match(r"tile_kernels.mlir:\d+:\d+: error: pto.load", message)
+
+
+def test_memory_is_planned_for_the_targets_soc():
+    """Three 72 KiB tiles live at once overflow the 910B's UB (pto-plan-memory's located
+    error, naming the kernel) and fit in the 950's."""
+    tile, view = "!pto.tile<128x144xf32, vec>", "memref<128x144xf32>"
+    body = f"""
+  %t = pto.load %x : {view} -> {tile}
+  %u = pto.exp %t : {tile}
+  %v = pto.add %t, %u : {tile}
+  pto.store %v, %y : {tile}, {view}
+"""
+    params = f"x: in {view}, y: out {view}"
+    message = emit_error(body, params)
+    assert re.match(
+        r"tile_kernels.mlir:\d+:\d+: error: kernel @bad: pto-plan-memory: tile %v .* does not "
+        r"fit in vec: 147456 B live \+ 73728 B need 221184 B at this point, the 910B's UB holds",
+        message,
+    )
+    assert compile_module(parse(bad_module(body, params)), soc="950").stubs == ()

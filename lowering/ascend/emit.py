@@ -17,7 +17,8 @@
     ascend_host/            a copy of runtime/ascend_host (headers + host runtime)
 
 so the tree builds on its own. The input is the program form after ``wsp-to-tg``: programs
-are translated as they are (no pass runs here).
+are translated as they are; a kernel's tile function is planned and synchronized
+for the SoC first (tile_passes.py).
 """
 
 from __future__ import annotations
@@ -156,7 +157,7 @@ def _programs(module: ModuleOp, only: str | None) -> list[tg.ProgramOp]:
 
 
 def _kernels(
-    module: ModuleOp, programs: list[tg.ProgramOp], kernel_dirs: list[Path], stub: bool
+    module: ModuleOp, programs: list[tg.ProgramOp], kernel_dirs: list[Path], stub: bool, soc: str
 ) -> tuple[dict[str, Kernel], list[str]]:
     """The kernels the programs' tasks use, in declaration order, with their bodies."""
     used: dict[str, set[str]] = {}
@@ -181,7 +182,7 @@ def _kernels(
                     f"kernels @{other} and @{k.name} have the same C++ name {spelling}: rename one",
                 )
             cnames[spelling.lower()] = k.name
-        warnings += resolve_body(k, kernel_dirs, stub)
+        warnings += resolve_body(k, kernel_dirs, stub, soc)
         kernels[k.name] = k
     return kernels, warnings
 
@@ -251,7 +252,7 @@ def emit_tree(
         emission_error(module, f"unknown soc '{soc}' (socs: {', '.join(SOCS)})")
     programs = _programs(module, program)
     dirs = [Path(d) for d in (kernel_dirs or [])]
-    kernels, warnings = _kernels(module, programs, dirs, stub_kernels)
+    kernels, warnings = _kernels(module, programs, dirs, stub_kernels, soc)
     emitted = Emitted()
     emitted.warnings = warnings
     for p in programs:

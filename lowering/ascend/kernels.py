@@ -32,6 +32,7 @@ from pto_wsp.errors import ErrorCode
 from .abi import Element, element, identifier, memref_rank, scalar
 from .errors import emission_error
 from .tile_emit import tile_body
+from .tile_passes import prepared
 
 _CORES = {"Vector": "AIV cores", "Cube": "AIC cores", "Both": "AIV and AIC cores"}
 
@@ -125,15 +126,16 @@ def collect_kernel(op: wsp.KernelOp) -> Kernel:
     return kernel
 
 
-def resolve_body(kernel: Kernel, kernel_dirs: list[Path], stub: bool) -> list[str]:
-    """Find the kernel's body (inline or a file); return the warnings to report."""
+def resolve_body(kernel: Kernel, kernel_dirs: list[Path], stub: bool, soc: str) -> list[str]:
+    """Find the kernel's body (inline, a file, or emitted from its tile function planned for
+    ``soc``); return the warnings to report."""
     op = kernel.op
     impls = op.impls.data if op.impls is not None else {}
     where = impls.get("ascend")
     function = op.tile_function()
     if where is None and function is not None:
         names = [p.name for p in kernel.params]
-        kernel.body = tile_body(kernel.signature(), names, function)
+        kernel.body = tile_body(kernel.signature(), names, prepared(function, soc, kernel.name))
         return []
     if where is None:
         if not stub:
