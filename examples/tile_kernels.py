@@ -56,15 +56,17 @@ def rmsnorm(blocks: int = 8):
     ).named("norm")
 
 
-def run_rmsnorm(rng) -> None:
+def rmsnorm_data(rng) -> dict:
     x, r = rng.standard_normal((2, 8, 16, 64), dtype=np.float32)
     g = rng.standard_normal((1, 64), dtype=np.float32)
-    h, y = np.zeros_like(x), np.zeros_like(x)
-    pw.compile(rmsnorm(), target="cpu_sim").bind(X=x, R=r, G=g, H=h, Y=y).execute()
-    s = x + r
-    np.testing.assert_allclose(h, s, rtol=1e-6)
-    ref = s / np.sqrt((s * s).mean(axis=2, keepdims=True) + 1e-6) * g
-    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-6)
+    return dict(X=x, R=r, G=g, H=np.zeros_like(x), Y=np.zeros_like(x))
+
+
+def rmsnorm_check(d: dict) -> None:
+    s = d["X"] + d["R"]
+    np.testing.assert_allclose(d["H"], s, rtol=1e-6)
+    ref = s / np.sqrt((s * s).mean(axis=2, keepdims=True) + 1e-6) * d["G"]
+    np.testing.assert_allclose(d["Y"], ref, rtol=1e-5, atol=1e-6)
 
 
 # --------------------------------------------------------------------------- attention
@@ -105,7 +107,7 @@ def attention():
     ).named("attention")
 
 
-def run_attention(rng) -> None:
+def attention_data(rng) -> dict:
     lens = np.array([5, 40, 17])
     batch = len(lens)
     q = rng.standard_normal((batch, HEADS, ROWS, DIM), dtype=np.float32)
@@ -114,10 +116,13 @@ def run_attention(rng) -> None:
     p = np.zeros((batch, HEADS, ROWS, MAX_LEN), np.float32)
     o = np.zeros((batch, HEADS, ROWS, DIM), np.float32)
     kt = np.ascontiguousarray(k.transpose(0, 2, 1))
-    prog = pw.compile(attention(), target="cpu_sim")
-    prog.bind(Q=q, KT=kt, V=v, P=p, O=o, lens=lens, batch=batch).execute()
-    for b, n in enumerate(lens):
-        s = q[b] @ k[b, :n].T / np.sqrt(DIM)
+    return dict(Q=q, KT=kt, V=v, P=p, O=o, lens=lens, batch=batch)
+
+
+def attention_check(d: dict) -> None:
+    q, kt, v, o = d["Q"], d["KT"], d["V"], d["O"]
+    for b, n in enumerate(d["lens"]):
+        s = q[b] @ kt[b, :, :n] / np.sqrt(DIM)
         e = np.exp(s - s.max(axis=-1, keepdims=True))
         ref = (e / e.sum(axis=-1, keepdims=True)) @ v[b, :n]
         np.testing.assert_allclose(o[b], ref, rtol=1e-4, atol=1e-5)
@@ -145,26 +150,56 @@ def moe(experts: int = 4):
     ).named("moe_gemm")
 
 
-def run_moe(rng) -> None:
-    blocks, experts = 5, 4
+ROUTES = [[0, 2], [1], [3, 0], [], [2]]  # the experts of each block of tokens
+
+
+def moe_data(rng) -> dict:
+    blocks, experts = len(ROUTES), 4
     x = rng.standard_normal((blocks, 16, 32), dtype=np.float32)
     w = rng.standard_normal((experts, 32, 32), dtype=np.float32)
     y = np.zeros((blocks, experts, 16, 32), np.float32)
-    routes = [[0, 2], [1], [3, 0], [], [2]]
-    indptr = np.cumsum([0] + [len(r) for r in routes])
-    indices = np.array([e for r in routes for e in r])
-    prog = pw.compile(moe(experts), target="cpu_sim")
-    prog.bind(tokens=x, weights=w, out=y, indptr=indptr, indices=indices, blocks=blocks)
-    prog.execute()
+    indptr = np.cumsum([0] + [len(r) for r in ROUTES])
+    indices = np.array([e for r in ROUTES for e in r])
+    return dict(tokens=x, weights=w, out=y, indptr=indptr, indices=indices, blocks=blocks)
+
+
+def moe_check(d: dict) -> None:
+    x, w, y = d["tokens"], d["weights"], d["out"]
     ref = np.zeros_like(y)
-    for b, experts_of_b in enumerate(routes):
+    for b, experts_of_b in enumerate(ROUTES):
         for e in experts_of_b:
             ref[b, e] = x[b] @ w[e]
     np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)
 
 
+# --------------------------------------------------------------------------- running
+
+#: Per example: its workload (the program's name on Ascend), its data, its numpy check.
+EXAMPLES = {
+    "norm": (rmsnorm, rmsnorm_data, rmsnorm_check),
+    "attention": (attention, attention_data, attention_check),
+    "moe_gemm": (moe, moe_data, moe_check),
+}
+
+
+def run(name: str, program, rng) -> dict:
+    """Run example ``name`` on a compiled ``program`` with fresh data; check it against numpy."""
+    data = EXAMPLES[name][1](rng)
+    program.bind(**data).execute()
+    EXAMPLES[name][2](data)
+    return data
+
+
 if __name__ == "__main__":
-    generator = np.random.default_rng(0)
-    for run in (run_rmsnorm, run_attention, run_moe):
-        run(generator)
-        print(f"{run.__name__.removeprefix('run_')}: matches numpy")
+    # The CPU simulator, then the Ascend target's host build (needs g++): one module, one
+    # build for the three workloads, each a program of it.
+    ascend = pw.compile(
+        pw.module(*(make() for make, _, _ in EXAMPLES.values())),
+        target="ascend",
+        host=True,
+        program="norm",
+    )
+    for name, (make, _, _) in EXAMPLES.items():
+        run(name, pw.compile(make(), target="cpu_sim"), np.random.default_rng(0))
+        run(name, ascend.for_program(name), np.random.default_rng(0))
+        print(f"{name}: matches numpy on the simulator and on the Ascend host build")

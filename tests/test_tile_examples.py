@@ -1,13 +1,27 @@
 """examples/tile_kernels.py: RMSNorm with a residual, variable-length attention and the MoE
-expert GEMM, written with tile kernels, run by the CPU simulator and checked against numpy."""
+expert GEMM, written with tile kernels, run on the three targets and checked against numpy:
+the CPU simulator; the Ascend target's host build (one g++ build for the three workloads),
+whose outputs also equal the simulator's; and on AIE, each kernel's emitted function JIT-run
+on the CPU through upstream MLIR, and the workloads' located mapping errors."""
 
 import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
+from aie_tile_support import run as run_aie_kernel
+
+import pto_wsp as pw
+from pto_wsp import Replicate, Shard
+from pto_wsp.dialects import wsp
+from pto_wsp.errors import CompileError
+from pto_wsp.lowering.aie import MappingError
+from pto_wsp.lowering.aie.design import kernel_arg_type
+from pto_wsp.lowering.aie.kernels import kernel_function
+from pto_wsp.lowering.ascend.build import have_compiler
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "tile_kernels.py"
+NAMES = ["norm", "attention", "moe_gemm"]
 
 
 @pytest.fixture(scope="module")
@@ -19,9 +33,52 @@ def example():
     return module
 
 
-@pytest.mark.parametrize("name", ["rmsnorm", "attention", "moe"])
-def test_tile_example_matches_numpy(example, name):
-    getattr(example, f"run_{name}")(np.random.default_rng(1))
+@pytest.fixture(scope="module")
+def simulated(example):
+    """Each example run by the CPU simulator (checked against numpy), its data kept."""
+    return {
+        name: example.run(name, pw.compile(make(), target="cpu_sim"), np.random.default_rng(1))
+        for name, (make, _, _) in example.EXAMPLES.items()
+    }
+
+
+@pytest.fixture(scope="module")
+def ascend(example):
+    """One module of the three workloads, emitted for Ascend and built once with g++ -Wall
+    -Werror; the target plans each tile function's memory and inserts its flags itself."""
+    if not have_compiler():
+        pytest.skip("the host build needs g++")
+    workloads = [make() for make, _, _ in example.EXAMPLES.values()]
+    return pw.compile(pw.module(*workloads), target="ascend", host=True, program="norm")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_simulator_matches_numpy(simulated, name):
+    assert name in simulated  # the fixture ran it and checked it
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_ascend_matches_numpy_and_the_simulator(example, ascend, simulated, name):
+    """The same inputs: outputs equal numpy's within the example's tolerances and the
+    simulator's within f32 rounding (different summation orders)."""
+    got = example.run(name, ascend.for_program(name), np.random.default_rng(1))
+    for key, value in simulated[name].items():
+        if isinstance(value, np.ndarray) and value.dtype == np.float32:
+            np.testing.assert_allclose(got[key], value, rtol=1e-5, atol=1e-5, err_msg=key)
+
+
+def test_ascend_bodies_are_planned_and_synchronized(ascend):
+    """No stubs: every body is emitted from its tile function, its tiles placed in one buffer
+    per space, flags between pipes (the matmul of the scores kernel: MTE1 -> M)."""
+    assert ascend.tree.stubs == ()
+    scores = ascend.tree.files["kernels/scores_body.cpp"]
+    for text in (
+        "uint8_t acc_buffer[",
+        "uint8_t vec_buffer[",
+        "TMATMUL(",
+        "TWAIT_FLAG(PIPE_MTE1, PIPE_M",
+    ):
+        assert text in scores
 
 
 def test_attention_scores_keep_the_valid_keys(example):
@@ -34,3 +91,72 @@ def test_attention_scores_keep_the_valid_keys(example):
         "pto.store %" in text
         and "!pto.tile<8x40xf32, vec, valid = [8, ?]>, memref<8x40xf32>" in text
     )
+
+
+# --------------------------------------------------------------------------- AIE
+
+
+def aie_kernel(workload, name: str):
+    """The AIE kernel function (a body, no object file) of kernel @name of ``workload``."""
+    module = workload.module()
+    kernel = next(
+        op for op in module.walk() if isinstance(op, wsp.KernelOp) and op.sym_name.data == name
+    )
+    inputs = [
+        kernel_arg_type(name, n.data, t, kernel)
+        for n, t in zip(kernel.arg_names, kernel.function_type.inputs)
+    ]
+    fn, _ = kernel_function(kernel, kernel.tile_function(), inputs)
+    fn.verify()
+    return fn
+
+
+def test_aie_rmsnorm_kernel_matches_numpy(example):
+    fn = aie_kernel(example.rmsnorm(), "add_rmsnorm")
+    d = example.rmsnorm_data(np.random.default_rng(2))
+    for x, r in zip(d["X"], d["R"]):
+        h, y = np.zeros_like(x), np.zeros_like(x)
+        run_aie_kernel(fn, [x, r, d["G"], h, y, np.float32(1e-6)])
+        s = x + r
+        np.testing.assert_allclose(h, s, rtol=1e-6)
+        ref = s / np.sqrt((s * s).mean(axis=1, keepdims=True) + 1e-6) * d["G"]
+        np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_aie_expert_gemm_kernel_matches_numpy(example):
+    fn = aie_kernel(example.moe(), "expert_gemm")
+    d = example.moe_data(np.random.default_rng(3))
+    for b, experts in enumerate(example.ROUTES):
+        for e in experts:
+            y = np.zeros((16, 32), np.float32)
+            run_aie_kernel(fn, [d["tokens"][b], d["weights"][e], y])
+            np.testing.assert_allclose(y, d["tokens"][b] @ d["weights"][e], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["scores", "weighted"])
+def test_aie_attention_kernels_are_a_located_error(example, name):
+    """Their tiles' valid shapes are the sequence length, known at run time; an AIE kernel's
+    loops are static."""
+    with pytest.raises(
+        MappingError, match=r"dynamic valid shape \(\[.*\?.*\]\); an AIE kernel's loops are static"
+    ) as info:
+        aie_kernel(example.attention(), name)
+    assert info.value.op is not None and info.value.op.name == "pto.load"
+
+
+def test_aie_workloads_are_located_errors(example):
+    """None of the three maps: RMSNorm's kernel reads three streams (x, r, g), a compute tile
+    has two input DMA channels; attention has tensors as long as its batch (dynamic
+    shapes), MoE routes by CSR arrays read at run time (data-dependent loop bounds)."""
+    norm = example.rmsnorm(4).schedule().spatial_map((4,))
+    for t in "XRHY":
+        norm = norm.layout(t, Shard(0), Replicate(), Replicate())
+    norm = norm.layout("G", Replicate(), Replicate())
+    with pytest.raises(CompileError, match=r"receives 3 objectfifos .* 2 S2MM DMA channels"):
+        pw.compile(norm, target="xdna1")
+    attention = example.attention().schedule().spatial_map((2,))
+    with pytest.raises(CompileError, match=r"tensor Q has dynamic shape .*needs static tensors"):
+        pw.compile(attention, target="xdna1", bind={"batch": 3})
+    moe = example.moe().schedule().spatial_map((2,))
+    with pytest.raises(CompileError, match=r"loop bound: a value loaded from memory \(data-dep"):
+        pw.compile(moe, target="xdna1", bind={"blocks": 5})
