@@ -729,3 +729,23 @@ def test_memory_is_planned_for_the_targets_soc():
         message,
     )
     assert compile_module(parse(bad_module(body, params)), soc="950").stubs == ()
+
+
+def test_a_plan_by_hand_that_misses_a_tile_is_an_error_at_it():
+    """A function already planned (pto.memory) is kept as it is: a tile without pto.addr
+    there is an error at the op, not a crash."""
+    body = f"""
+  %t = pto.load %x : {M816} -> {V816}
+  pto.store %t, %y : {V816}, {M816}
+"""
+    text = bad_module(body, f"x: in {M816}, y: out {M816}").replace(
+        INCORE,
+        "attributes {pto.func_type = #pto.func_type<incore>, pto.memory = {vec = 512 : i64}}",
+    )
+    with pytest.raises(AscendEmitError) as info:
+        compile_module(parse(text))
+    assert re.match(
+        r"tile_kernels.mlir:\d+:\d+: error: pto.load: the function's plan \(pto.memory\) does "
+        r"not place this tile \(no pto.addr",
+        info.value.located(),
+    )

@@ -1,8 +1,9 @@
 """AICore kernel bodies emitted from a kernel's tile function (the ``pto`` dialect) as C++.
 
 A tile kernel (``wsp.kernel ... {tile = @f}``) needs no hand-written Ascend body: its tile
-function becomes the body's C++ against the tile API of ``pto_wsp/tile.h``. Each SSA tile is
-a ``Tile<T, Space, R, C>`` local, each pto op one call that writes its result
+function, planned and synchronized by the target first (tile_passes.py), becomes the body's
+C++ against the tile API of ``pto_wsp/tile.h``. Each SSA tile is a ``TileAt<T, Space, R, C>``
+at its ``pto.addr`` in one byte buffer per space, each pto op one call that writes its result
 (``%c = pto.add %a, %b`` -> ``TADD(c, a, b)``), ``scf.for`` a C++ loop whose iter_args are
 variables assigned at each ``scf.yield``, ``scf.if`` an if whose results are declared before
 it, ``arith``/``math`` C++ expressions. What has no C++ form here is a located error naming it.
@@ -185,21 +186,23 @@ class TileEmitter:
         return f"{kind}<{elem}, Space::{_SPACES[t.space_name]}, {rows}, {cols}>"
 
     def declare(self, op: Operation, value: SSAValue, valid: tuple[str, str] | None = None) -> str:
-        """A tile local for ``value``; with ``valid`` its valid sizes (rows, cols) set."""
+        """A tile at ``value``'s planned buffer; with ``valid`` its valid sizes (rows, cols) set."""
         name = self.define(value)
-        where = self.placed(value)
-        args = ([where] if where else []) + (list(valid) if valid else [])
-        sizes = f"({', '.join(args)})" if args else ""
-        self.line(f"{self.tile_type(op, pto.tile(value), at=bool(where))} {name}{sizes};")
+        args = ", ".join([self.placed(op, value), *(valid or ())])
+        self.line(f"{self.tile_type(op, pto.tile(value), at=True)} {name}({args});")
         return name
 
-    def placed(self, value: SSAValue) -> str:
-        """The address of ``value``'s planned buffer (``vec_buffer + 4096``), '' if unplanned."""
+    def placed(self, op: Operation, value: SSAValue) -> str:
+        """The address of ``value``'s planned buffer (``vec_buffer + 4096``)."""
         addr = self.addr_of(value)
         space = pto.tile(value).space_name
         if addr is None or space not in self.buffers:
-            return ""
-        return f"{self.buffers[space]} + {addr * self.scale}"
+            # Only a plan written by hand (pto.memory given) can miss a tile.
+            emission_error(
+                op, f"{op.name}: the function's plan (pto.memory) does not place this tile "
+                f"(no pto.addr, or no {space} buffer): leave planning to the target",
+            )  # fmt: skip
+        return f"{self.buffers[pto.tile(value).space_name]} + {addr * self.scale}"
 
     def addr_of(self, value: SSAValue) -> int | None:
         """pto.addr of the op making ``value``; a loop's or if's tile shares its buffer with
@@ -261,7 +264,7 @@ class TileEmitter:
                 op, f"{op.name} has no Ascend tile C++ form (in tile function "
                 f"@{self.function.sym_name.data})",
             )  # fmt: skip
-        if self.memory and op.name.startswith("pto."):
+        if op.name.startswith("pto."):
             self.check_in_place(op)
         handler(op)
 
