@@ -286,9 +286,12 @@ def plan(func: FuncOp, capacity: dict[str, int], soc: str) -> dict[str, int]:
         if top > capacity[space]:
             where = buf.owner or _defining_op(buf.values[0]) or func
             held = sum(tile_bytes(b.type) for b in taken)
+            value = buf.values[0]
+            # A traced tile has no name: say which op makes it.
+            what = _name(value) if value.name_hint else f"made by {where.name}"
             fail(
                 where,
-                f"pto-plan-memory: tile {_name(buf.values[0])} ({buf.type}, {size} B) does "
+                f"pto-plan-memory: tile {what} ({buf.type}, {size} B) does "
                 f"not fit in {space}: {held} B live + {size} B need {top} B at this point, the "
                 f"{soc}'s {BUFFER_NAMES[space]} holds {capacity[space]} B",
             )

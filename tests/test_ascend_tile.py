@@ -14,7 +14,11 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 
+import pto_wsp as pw
+from pto_wsp import Dense, In, Out, Tensor, f32, parallel_for
+from pto_wsp import tile as pl
 from pto_wsp.dialects import wsp
+from pto_wsp.errors import CompileError
 from pto_wsp.lowering.ascend import (
     AscendEmitError,
     AscendProgram,
@@ -749,3 +753,27 @@ def test_a_plan_by_hand_that_misses_a_tile_is_an_error_at_it():
         r"not place this tile \(no pto.addr",
         info.value.located(),
     )
+
+
+def test_python_kernel_overflowing_the_ub_is_one_clear_compile_error():
+    """compile(target="ascend") of a Python tile kernel whose tiles do not fit: a CompileError
+    at the compile call naming the kernel and the tile; the 950's larger UB takes it."""
+
+    @pw.kernel
+    def big(x: In[f32[128, 144]], y: Out[f32[128, 144]]):
+        t = pl.load(x)
+        pl.store(t + pl.exp(t), y)
+
+    X, Y = Tensor("X", [2, 128, 144], f32), Tensor("Y", [2, 128, 144], f32)
+    w = parallel_for(Dense[2], lambda i: big(X[i], Y[i])).named("w")
+    with pytest.raises(CompileError) as info:
+        pw.compile(w, target="ascend")
+    message = str(info.value)
+    assert "\n" not in message
+    assert re.search(
+        r"test_ascend_tile.py:\d+: compile: ascend: error: kernel @big: pto-plan-memory: tile made by "
+        r"pto.add "
+        r"\(!pto.tile<128x144xf32, vec>, 73728 B\) does not fit in vec: .* the 910B's UB holds 196608 B",
+        message,
+    ), message
+    assert pw.compile(w, target="ascend", soc="950").stubs == ()
