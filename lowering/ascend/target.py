@@ -32,7 +32,8 @@ class AscendTarget(Target):
     writes_directory: ClassVar[bool] = True
 
     out_dir: str = ""
-    soc: str = "910b"
+    #: 950 parses as a number in pto-opt's option syntax (``-t 'ascend{soc=950}'``).
+    soc: str | int = "910b"
     program: str = ""
     stub_kernels: bool = False
     kernel_dirs: str = ""
@@ -46,7 +47,7 @@ class AscendTarget(Target):
             )
         tree = emit_tree(
             lower_to_tg(module),
-            soc=self.soc,
+            soc=str(self.soc),
             program=self.program or None,
             stub_kernels=self.stub_kernels,
             kernel_dirs=[d for d in self.kernel_dirs.split(",") if d],

@@ -1,5 +1,5 @@
 // RUN: not pto-opt %s -t ascend -o %t 2>&1 | filecheck %s
-// RUN: rm -rf %t.950 && pto-opt %s -t 'ascend{soc="950"}' -o %t.950 | filecheck %s --check-prefix=FITS
+// RUN: rm -rf %t.950 && pto-opt %s -t 'ascend{soc=950}' -o %t.950 | filecheck %s --check-prefix=FITS
 
 // The Ascend target plans each tile function for its soc: three 72 KiB tiles live at once
 // overflow the 910B's 192 KiB UB (the located error of pto-plan-memory, naming the kernel)
