@@ -116,8 +116,9 @@ BAD_COMMAND_LINES = {
         r"takes int, given 'many'$",
     ),
     "target-option-of-wrong-type": (
-        ["-t", "ascend{soc=3}"],
-        r"^pto-opt: error: invalid options for target 'ascend': option 'soc' takes str, given 3$",
+        ["-t", "ascend{stub-kernels=many}"],
+        r"^pto-opt: error: invalid options for target 'ascend': option 'stub-kernels' takes "
+        r"bool, given 'many'$",
     ),
     "malformed-pipeline": (
         ["-p", "canonicalize{"],
