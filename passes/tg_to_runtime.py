@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
@@ -85,6 +85,16 @@ RUNTIME_API: dict[str, tuple[int, int]] = {
     "pto_tg_event_record": (4, 0),
     "pto_tg_event_wait": (4, 0),
     "pto_tg_event_query": (2, 1),
+    # Pipelines (a process's calls; the core blocks the process inside them).
+    "pto_tg_send_begin": (1, 0),
+    "pto_tg_send_coord": (2, 0),
+    "pto_tg_send_end": (4, 0),
+    "pto_tg_recv": (2, 1),
+    "pto_tg_issue": (3, 0),
+    "pto_tg_message_coord": (3, 1),
+    "pto_tg_wait": (1, 0),
+    "pto_tg_record": (2, 0),
+    "pto_tg_synchronize": (2, 0),
 }
 
 #: Numbering shared with the core (task_abi.h, runtime/graph.py).
@@ -140,6 +150,12 @@ class _Lowering:
     reads: set[str] = field(default_factory=set)
     views: dict[SSAValue, _View] = field(default_factory=dict)
     constants: dict[int, SSAValue] = field(default_factory=dict)
+    #: A pipeline's queues by name (their ids), the process being lowered's replica index
+    #: and the queues it sends on (or records) and receives from (or synchronizes).
+    queues: dict[str, int] = field(default_factory=dict)
+    replica: SSAValue | None = None
+    sends: set[int] = field(default_factory=set)
+    receives: set[int] = field(default_factory=set)
 
     @property
     def ctx(self) -> SSAValue:
@@ -290,19 +306,74 @@ class _Lowering:
             self.loop(op, tasks)
         elif isinstance(op, tg.YieldOp):
             return  # (a tg.ordered's is dropped with it, the program's becomes func.return)
-        elif isinstance(
-            op,
-            tg.QueueOp
-            | tg.ProcessOp
-            | tg.SendOp
-            | tg.ConsumeOp
-            | tg.RecordOp
-            | tg.SynchronizeOp
-            | tg.CoordOp,
-        ):
-            _fail(op, f"pipelines ({op.name}) are not lowered to the runtime core yet")
+        elif isinstance(op, tg.SendOp | tg.ConsumeOp | tg.RecordOp | tg.SynchronizeOp):
+            self.messaging(op)
+        elif isinstance(op, tg.CoordOp):
+            # (its message is the consume's block argument until the consume is lowered)
+            position = op.position.value.data
+            coord = self.call("pto_tg_message_coord", [op.message, position], op)
+            op.result.replace_all_uses_with(coord.results[0])
+            Rewriter.erase_op(op)
+        elif isinstance(op, tg.QueueOp | tg.ProcessOp):
+            _fail(op, f"{op.name} must be directly inside a tg.program")
         elif not op.name.startswith(_UPSTREAM):
             _fail(op, f"cannot lower {op.name} (only scf, arith, memref and tg program ops)")
+
+    def queue(self, op: Operation, ref: Any) -> int:
+        if self.replica is None:
+            _fail(op, f"{op.name} outside a tg.process")
+        return self.queues[ref.root_reference.data]
+
+    def messaging(self, op: Operation) -> None:
+        """The ops of a process that talk over queues: calls in which the core may block."""
+        q = self.queue(op, op.queue)  # type: ignore[attr-defined]
+        if isinstance(op, tg.RecordOp | tg.SynchronizeOp):
+            record = isinstance(op, tg.RecordOp)
+            (self.sends if record else self.receives).add(q)
+            self.call("pto_tg_record" if record else "pto_tg_synchronize", [q], op)
+            Rewriter.erase_op(op)
+        elif isinstance(op, tg.SendOp):
+            self.send(op, q)
+        else:
+            assert isinstance(op, tg.ConsumeOp)
+            self.consume(op, q)
+
+    def send(self, op: tg.SendOp, q: int) -> None:
+        """The tasks of the body are captured as one message (their coordinates: a site)."""
+        self.sends.add(q)
+        site = len(self.coords)
+        self.coords.append([n.data for n in op.coord_names])
+        self.kept.append([])  # (a message's site names coordinates only)
+        self.scalars.append("")
+        self.call("pto_tg_send_begin", [], op)
+        body = op.body.block
+        if isinstance(body.last_op, tg.YieldOp):
+            Rewriter.erase_op(body.last_op)
+        Rewriter.inline_block(body, InsertPoint.before(op))
+        for c in op.coords:
+            self.call("pto_tg_send_coord", [c], op)
+        self.call("pto_tg_send_end", [q, site, int(op.nonblocking is not None)], op)
+        Rewriter.erase_op(op)
+
+    def consume(self, op: tg.ConsumeOp, q: int) -> None:
+        """A loop: receive (-1 when the queue is closed), issue the message's tasks, run the
+        body, wait for the tasks issued."""
+        assert self.replica is not None
+        self.receives.add(q)
+        recv = func.CallOp("pto_tg_recv", [self.ctx, self.value(q, op)], [IndexType()])
+        more = arith.CmpiOp(recv.results[0], self.value(0, op), "sge")
+        before = Block([recv, more, scf.ConditionOp(more, recv.results[0])])
+        after = Block(arg_types=[IndexType()])
+        message = after.args[0]
+        message.name_hint = op.message.name_hint
+        after.add_op(func.CallOp("pto_tg_issue", [self.ctx, message, self.replica], []))
+        body = op.body.block
+        if isinstance(body.last_op, tg.YieldOp):
+            Rewriter.erase_op(body.last_op)
+        Rewriter.inline_block(body, InsertPoint.at_end(after), [message])
+        after.add_ops([func.CallOp("pto_tg_wait", [self.ctx], []), scf.YieldOp()])
+        self.emit(scf.WhileOp([], [IndexType()], Region(before), Region(after)), op)
+        Rewriter.erase_op(op)
 
     def task(self, op: tg.TaskOp) -> None:
         kernel = op.kernel.root_reference.data
@@ -579,18 +650,16 @@ def _expand_calls(module: ModuleOp, program: tg.ProgramOp, stack: tuple[str, ...
     return copy
 
 
-def lower_program(module: ModuleOp, program: tg.ProgramOp) -> func.FuncOp:
-    """The func.func calling the runtime core that ``program`` becomes."""
+def lower_program(module: ModuleOp, program: tg.ProgramOp) -> list[func.FuncOp]:
+    """The func.funcs calling the runtime core that ``program`` becomes: one, or for a
+    pipeline one per process and last the program's own (its tables, an empty body)."""
     name = program.sym_name.data
-    if program.processes():
-        _fail(
-            program.processes()[0],
-            f"@{name} is a pipeline: pipelines are not lowered to the runtime core yet",
-        )
     if (found := call_cycle(program, module)) is not None:
         chain = " -> ".join(f"@{n}" for n in found[1])
         _fail(found[0], f"recursive tg.call cannot be inlined: {chain}")
     expanded = _expand_calls(module, program, (name,))
+    if program.processes():
+        return _lower_pipeline(program, expanded)
     body = expanded.body.block
     expanded.body.detach_block(body)
     body.insert_arg(IndexType(), 0).name_hint = "ctx"
@@ -608,7 +677,86 @@ def lower_program(module: ModuleOp, program: tg.ProgramOp) -> func.FuncOp:
         Rewriter.erase_op(body.last_op)
     body.add_op(func.ReturnOp())
     lowering.finish(program)
-    return function
+    return [function]
+
+
+def _lower_pipeline(program: tg.ProgramOp, expanded: tg.ProgramOp) -> list[func.FuncOp]:
+    """Each tg.process becomes ``@<program>__<process>(ctx, arguments..., replica)``; the
+    program's own function carries the tables, the queues and the processes (``pto.queues``:
+    name, capacity, whether an event; ``pto.processes``: name, replicas, function, the queue
+    ids it sends on and receives from). A pipeline program holds queues and processes only."""
+    name = program.sym_name.data
+    block = expanded.body.block
+    queues = [q for q in block.ops if isinstance(q, tg.QueueOp)]
+    names = ArrayAttr(list(program.arg_names.data))
+    inputs = [IndexType(), *program.function_type.inputs.data]
+    entry = Block([func.ReturnOp()], arg_types=inputs)
+    for arg, hint in zip(entry.args, ["ctx", *(a.name_hint for a in block.args)]):
+        arg.name_hint = hint
+    main = func.FuncOp(name, (inputs, []), Region(entry))
+    main.attributes["pto.arg_names"] = names
+    lowering = _Lowering(main, queues={q.sym_name.data: i for i, q in enumerate(queues)})
+    functions, described = [], []
+    for process in expanded.processes():
+        function = _process_function(name, process, block, inputs)
+        function.attributes["pto.arg_names"] = names
+        lowering.func, lowering.replica = function, function.body.block.args[-1]
+        lowering.views, lowering.constants = {}, {}
+        lowering.sends, lowering.receives = set(), set()
+        lowering.block(function.body.block)
+        function.body.block.add_op(func.ReturnOp())
+        functions.append(function)
+        described.append(
+            ArrayAttr(
+                [
+                    process.sym_name,
+                    IntegerAttr(process.replicas.value.data, IndexType()),
+                    StringAttr(function.sym_name.data),
+                    ArrayAttr([IntegerAttr(q, IndexType()) for q in sorted(lowering.sends)]),
+                    ArrayAttr([IntegerAttr(q, IndexType()) for q in sorted(lowering.receives)]),
+                ]
+            )
+        )
+    lowering.func = main
+    lowering.finish(program)
+    for function in functions:  # (finish dropped the main function's unused subviews only)
+        for op in reversed(list(function.walk())):
+            if isinstance(op, memref.SubviewOp) and not op.result.uses:
+                Rewriter.erase_op(op)
+        function.attributes["llvm.emit_c_interface"] = UnitAttr()
+    main.attributes["pto.queues"] = ArrayAttr(
+        [
+            ArrayAttr(
+                [
+                    q.sym_name,
+                    IntegerAttr(q.capacity.value.data, IndexType()),
+                    IntegerAttr(int(q.is_event), IndexType()),
+                ]
+            )
+            for q in queues
+        ]
+    )
+    main.attributes["pto.processes"] = ArrayAttr(described)
+    return [*functions, main]
+
+
+def _process_function(
+    program: str, process: tg.ProcessOp, block: Block, inputs: list
+) -> func.FuncOp:
+    """The function of one process: its body, cloned with the program's arguments and the
+    replica index as the function's."""
+    body = Block(arg_types=[*inputs, IndexType()])
+    body.args[0].name_hint = "ctx"
+    mapping: dict[SSAValue, SSAValue] = {}
+    for old, new in zip(block.args, body.args[1:-1]):
+        new.name_hint = old.name_hint
+        mapping[old] = new
+    mapping[process.replica] = body.args[-1]
+    body.args[-1].name_hint = process.replica.name_hint or "replica"
+    for op in process.body.block.ops:
+        if not isinstance(op, tg.YieldOp):
+            body.add_op(op.clone(mapping))
+    return func.FuncOp(f"{program}__{process.sym_name.data}", (body.arg_types, []), Region([body]))
 
 
 def _declarations() -> list[func.FuncOp]:
@@ -621,7 +769,7 @@ def _declarations() -> list[func.FuncOp]:
 def runtime_module(module: ModuleOp, programs: Sequence[tg.ProgramOp]) -> ModuleOp:
     """A new module: the runtime API's declarations, the module's ``memref.global`` data and
     the func.func of each of ``programs`` (``module`` is left as it is)."""
-    lowered = [lower_program(module, p) for p in programs]
+    lowered = [f for p in programs for f in lower_program(module, p)]
     data = [op.clone() for op in module.ops if isinstance(op, memref.GlobalOp)]
     return ModuleOp([*_declarations(), *data, *lowered])
 
@@ -632,7 +780,7 @@ class TgToRuntimeCallsPass(ModulePass):
 
     The result holds upstream dialects only (func, scf, arith, memref): upstream MLIR parses
     it, lowers it to LLVM and JIT-compiles it (lowering/cpu/native.py). ``program=NAME``
-    lowers only that program. Pipelines are not lowered yet (a located error names the op).
+    lowers only that program; a pipeline's processes become functions of their own.
     """
 
     name = NAME

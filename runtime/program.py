@@ -29,7 +29,7 @@ from pto_wsp.errors import ExecutionError, ResourceError, Timeout
 from pto_wsp.runtime.engine import STALL_CAUSES, SimConfig, Simulator
 from pto_wsp.runtime.graph import EDGE_KINDS, KIND_TASK, TaskGraph, gc_paused
 from pto_wsp.runtime.kernels import KernelSpec
-from pto_wsp.runtime.native_core import Scheduler
+from pto_wsp.runtime.native_core import Channels, Scheduler
 from pto_wsp.runtime.profiling import check_schedule, profile_totals, timed_specs
 from pto_wsp.runtime.run import Run, forget_collected
 from pto_wsp.runtime.threads import run_bodies_threaded
@@ -160,7 +160,10 @@ class Program:
         self._samples: dict[str, list[float]] = {}
         self.kernels = timed_specs(kernels, self._samples) if profiling else dict(kernels)
         self.debug = debug
-        self._live: Simulator | None = None  # the simulator of a pipeline run under way
+        #: The pipeline run under way (its channels), or the last one's.
+        self._live: Simulator | Channels | None = None
+        self._closing: list[str] = []  # closed before the native run's channels existed
+        self._close_lock = threading.Lock()
         self.config = config
         self.args = args
         self.keys = keys
@@ -378,13 +381,16 @@ class Program:
             config = dataclasses.replace(config, functional=False)
         if self.native is not None and config.fast:
             self.fast_declined = None
-            run = self._run_native(config, progress)
+            if self.native.is_pipeline:
+                run = self._run_native_pipeline(config)
+            else:
+                run = self._run_native(config, progress)
             if threaded:
                 start = time.perf_counter()
                 run_bodies_threaded(run, config.threads)
                 run.phases_ms["bodies"] = (time.perf_counter() - start) * 1e3
             return run
-        self.fast_declined = "fast=False" if self.native is not None else "a pipeline"
+        self.fast_declined = "fast=False"
         args, arrays, shapes = self._arguments()
         code = self.code
         sim = Simulator(config, self.kernels, arrays, shapes, self.keys)
@@ -424,9 +430,7 @@ class Program:
                 f"(the workload's index arithmetic or a schedule key): {error}"
             ) from None
 
-    def _run_native(
-        self, config: SimConfig, progress: Callable[[int, int], None] | None
-    ) -> Run:
+    def _run_native(self, config: SimConfig, progress: Callable[[int, int], None] | None) -> Run:
         """A main program on the native core: build the graph with the compiled program,
         schedule it, then (functional mode) run the bodies in dispatch order."""
         arrays = {
@@ -436,9 +440,7 @@ class Program:
         }
         with gc_paused():  # (the graph's per-node tuples are made lazily: few objects)
             start = time.perf_counter()
-            graph, points = self.native.build_with_points(
-                self._bindings, config.infer_data_deps
-            )
+            graph, points = self.native.build_with_points(self._bindings, config.infer_data_deps)
             built = time.perf_counter()
             costs, failed = self._costs(graph)
             stop_at = -1 if failed is None else failed[0]
@@ -475,6 +477,25 @@ class Program:
                 run.phases_ms["bodies"] = (time.perf_counter() - scheduled) * 1e3
         if error is not None:
             raise error
+        return run
+
+    def _run_native_pipeline(self, config: SimConfig) -> Run:
+        """A pipeline on the native core: its processes as coroutines scheduled in virtual
+        time with the tasks they issue, each body run as its task starts (functional mode)."""
+
+        def started(channels: Channels) -> None:
+            with self._close_lock:  # (Channel.close() and channel_state() while it runs)
+                self._live = channels
+                for name in self._closing:
+                    channels.close(name)
+                self._closing.clear()
+
+        with self._close_lock:
+            self._live = None
+        start = time.perf_counter()
+        with gc_paused():
+            run = self.native.run_pipeline(self._bindings, config, self.kernels, self.keys, started)
+        run.phases_ms = {"run": (time.perf_counter() - start) * 1e3}
         return run
 
     def _costs(self, graph: TaskGraph) -> tuple[np.ndarray, tuple[int, ExecutionError] | None]:
@@ -631,7 +652,10 @@ class Program:
     def channel_state(self, name: str) -> tuple[bool, int]:
         """(open, messages buffered) of a pipeline's channel: in the run under way, else in
         the last run; (True, 0) before any."""
-        queues = getattr(self._live, "queues", None)
+        live = self._live
+        if isinstance(live, Channels) and name in live:
+            return live.state(name)
+        queues = getattr(live, "queues", None)
         if not queues or name not in queues:
             if name not in {q[0] for q in getattr(self.code, "queues", ())}:
                 raise ValueError(f"@{self.name} has no channel {name!r}")
@@ -642,12 +666,26 @@ class Program:
     def close_channel(self, name: str) -> None:
         """Close a channel of the pipeline run under way (its simulator applies it at its next
         step: receivers drain it, then their consume ends; a later send is ChannelClosed)."""
-        sim = self._live
-        if sim is None or not self.is_running():
+        if not self.is_running():
             raise RuntimeError(
                 f"@{self.name} is not running: close() acts on a pipeline started with "
                 "start() or execute_async()"
             )
+        native = self.native is not None and self.native.is_pipeline and self.config.fast
+        with self._close_lock:
+            sim = self._live
+            if native and sim is None:  # the run is starting: closed when its channels exist
+                if name not in {q for q, _, _ in self.native.queues}:
+                    raise ValueError(f"@{self.name} has no channel {name!r}")
+                self._closing.append(name)
+                return
+        if sim is None:
+            raise RuntimeError(f"@{self.name} is starting: close() again")
+        if isinstance(sim, Channels):
+            if name not in sim:
+                raise ValueError(f"@{self.name} has no channel {name!r}")
+            sim.close(name)
+            return
         if name not in sim.queues:
             raise ValueError(f"@{self.name} has no channel {name!r}")
         sim.closing.append(name)

@@ -40,6 +40,7 @@ from pto_wsp import (
     process,
     query,
     record,
+    replicate,
     select,
     send,
     sequential,
@@ -47,6 +48,7 @@ from pto_wsp import (
     sym,
     synchronize,
     task,
+    try_send,
 )
 
 #: The implementations compared with the reference.
@@ -342,13 +344,14 @@ def _axis_data():
     )
 
 
-def _pipeline(name: str):
+def _pipeline(name: str, capacity: int = 2, nonblocking: bool = False):
     """A producer sends n tasks over a channel of capacity 2; a consumer runs one per message."""
-    ch = Channel(f"{name}_ch", capacity=2)
+    ch = Channel(f"{name}_ch", capacity=capacity)
+    put = try_send if nonblocking else send
     producer = (
         process(f"{name}_producer")
         .produces(ch)
-        .body(for_each(DenseDyn(n), lambda i: send(ch, task(cf_produce, [i], [X[i], H[i]]))))
+        .body(for_each(DenseDyn(n), lambda i: put(ch, task(cf_produce, [i], [X[i], H[i]]))))
     )
     consumer = (
         process(f"{name}_consumer")
@@ -356,6 +359,71 @@ def _pipeline(name: str):
         .body(consume(ch, lambda t: task(cf_consume, [t], [H[t], Y[t]])))
     )
     return connect([producer, consumer], [ch]).named(name)
+
+
+def _forwarding(name: str):
+    """Three stages over rendezvous channels: the middle stage forwards the index it received,
+    the last names its tasks by it and accumulates on the cube pool."""
+    a, b = Channel(f"{name}_a", capacity=0), Channel(f"{name}_b", capacity=1)
+    first = (
+        process(f"{name}_first")
+        .produces(a)
+        .body(for_each(DenseDyn(n), lambda i: send(a, task(cf_produce, [i], [X[i], H[i]]))))
+    )
+    middle = (
+        process(f"{name}_middle")
+        .consumes(a)
+        .produces(b)
+        .body(consume(a, lambda t: send(b, task(cf_consume, [t], [H[t], Y[t]]))))
+    )
+    last = (
+        process(f"{name}_last")
+        .consumes(b)
+        .body(consume(b, lambda t: task(cf_accumulate, [t], [Y[t], A[0]])))
+    )
+    return connect([first, middle, last], [a, b]).named(name)
+
+
+def _replicas(name: str):
+    """A shared work queue consumed by three replicas (each issues the tasks it takes)."""
+    queue = Channel(f"{name}_q", capacity=2)
+    gen = (
+        process(f"{name}_gen")
+        .produces(queue)
+        .body(for_each(DenseDyn(n), lambda i: send(queue, task(cf_produce, [i], [X[i], H[i]]))))
+    )
+    worker = process(f"{name}_worker").consumes(queue).body(consume(queue))
+    return connect([gen, replicate(worker, 3)], [queue]).named(name)
+
+
+def _signals(name: str):
+    """Events: the first process's tasks end before the second's start (record waits for them)."""
+    ready, done = Event(f"{name}_ready"), Event(f"{name}_done")
+    a = (
+        process(f"{name}_a")
+        .consumes(done)
+        .produces(ready)
+        .body(
+            [
+                for_each(DenseDyn(n), lambda i: task(cf_produce, [i], [X[i], H[i]])),
+                record(ready),
+                synchronize(done),
+            ]
+        )
+    )
+    b = (
+        process(f"{name}_b")
+        .consumes(ready)
+        .produces(done)
+        .body(
+            [
+                synchronize(ready),
+                for_each(DenseDyn(n), lambda i: task(cf_consume, [i], [H[i], Y[i]])),
+                record(done),
+            ]
+        )
+    )
+    return connect([a, b], [ready, done]).named(name)
 
 
 def _by_i(i):
@@ -402,9 +470,11 @@ class Case:
 
     def target(self) -> Any:
         """The workload (or pipeline) with its schedule, named after the case; or the text."""
-        if isinstance(self.workload, (Pipeline, str)):
+        if isinstance(self.workload, str):
             return self.workload
-        named = self.workload.named(self.name)
+        named = (
+            self.workload if isinstance(self.workload, Pipeline) else self.workload.named(self.name)
+        )
         if self.schedule is None:
             return named
         return self.schedule(named.schedule())
@@ -430,7 +500,9 @@ REAL_TIME = "real threads: start order per worker, makespan and stalls are wall-
 POOLED = {"vector_workers": 2, "cube_workers": 1}
 #: The same, with a cost of task generation: timing and batch_deps then hold tasks back.
 PACED = {**POOLED, "gen_cost": 5}
-PIPELINES = "CSP pipelines are not lowered (issue 22 item 3)"
+PIPELINES = "CSP pipelines are not lowered for the Ascend host runtime"
+CSP_GAPS = {"ascend": PIPELINES}
+CYCLES = {"workers": 2, "mode": "cycles"}
 #: A task window's TensorMap collection: the reference forgets completed tasks' accesses every
 #: max(window, 1024) nodes, the host runtime as they complete (on real threads), so the data
 #: edges to already completed tasks differ.
@@ -618,9 +690,35 @@ CASES = [
         n=4,
         options={"workers": 2},
         gaps={
-            "program": PIPELINES,
-            "native": PIPELINES,
             "ascend": PIPELINES,
         },
     ),
+    Case(
+        "pipeline_try_send",
+        _pipeline("pipeline_try_send", capacity=1, nonblocking=True),
+        options=CYCLES,
+        gaps=CSP_GAPS,
+    ),
+    Case(
+        "pipeline_forwarding",
+        _forwarding("pipeline_forwarding"),
+        options={**POOLED, "mode": "cycles"},
+        gaps=CSP_GAPS,
+    ),
+    Case(
+        "pipeline_replicas",
+        _replicas("pipeline_replicas"),
+        n=9,
+        options={"workers": 4, "mode": "cycles"},
+        gaps=CSP_GAPS,
+    ),
+    Case(
+        "pipeline_keys",
+        _replicas("pipeline_keys"),
+        lambda s: s.dispatch(DispatchPolicy.dispatch_by(lambda replica: replica)),
+        n=9,
+        options={"workers": 3, "mode": "cycles"},
+        gaps=CSP_GAPS,
+    ),
+    Case("pipeline_events", _signals("pipeline_events"), options=CYCLES, gaps=CSP_GAPS),
 ]

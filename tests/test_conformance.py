@@ -168,8 +168,13 @@ def run_native(case: Case) -> dict[str, Any]:
     WspToTgPass().apply(Context(), m)
     CspToTgPass().apply(Context(), m)
     program = compile_native(m, case.entry)
-    names = set(program.arg_names)
-    return graph_fields(program.build({k: v for k, v in case.bindings().items() if k in names}))
+    values = {k: v for k, v in case.bindings().items() if k in set(program.arg_names)}
+    if program.is_pipeline:  # its graph is made as it runs (on the core, in virtual time)
+        prog = case.target().compile(target="cpu_sim", **case.options)
+        return graph_fields(
+            program.run_pipeline(values, prog.config, prog.kernels, prog.keys).graph
+        )
+    return graph_fields(program.build(values))
 
 
 def ascend_cases() -> list[Case]:
@@ -310,6 +315,11 @@ SHOWS = {
     "batch_deps": _stalled("issue"),
     "dispatch_threshold": lambda o: o["pools"][:4] == [0] * 4 and set(o["pools"][4:6]) == {1},
     "pipeline": _stalled("channel_full"),
+    "pipeline_try_send": lambda o: len(o["issue"]) < 2 * 6,
+    "pipeline_forwarding": lambda o: o["stalls"]["channel_full"] > 0 and len(o["issue"]) == 18,
+    "pipeline_replicas": lambda o: o["text"].count("replica = 2") == 3,
+    "pipeline_keys": lambda o: sorted(set(o["targets"])) == [0, 1, 2],
+    "pipeline_events": lambda o: o["stalls"]["event"] > 0,
     "steal_streams": _stalled("stream_order"),
     "interleaved_unkeyed": _stalled("issue"),
     # Iteration 0 queries before the first record (else branch), later ones after it.

@@ -128,12 +128,14 @@ def test_the_example_of_docs_native_runs(capsys):
     import re
 
     doc = (ROOT / "docs" / "native.md").read_text()
-    build, schedule = re.findall(r"```python\n(.*?)```", doc, re.S)
+    build, schedule, pipeline = re.findall(r"```python\n(.*?)```", doc, re.S)
     names: dict = {}
     exec(compile(build, "docs/native.md", "exec"), names)
     assert capsys.readouterr().out == "4 {'structural': 0, 'raw': 5, 'waw': 0, 'war': 0}\n"
     exec(compile(schedule, "docs/native.md", "exec"), names)  # on the graph built above
     assert capsys.readouterr().out == "40.0 [0, 1, 2, 3]\n"
+    exec(compile(pipeline, "docs/native.md", "exec"), {})
+    assert capsys.readouterr().out == "8 2000.0 1000.0\n"
 
 
 @pytest.mark.skipif(shutil.which("nm") is None, reason="needs binutils' nm")
@@ -254,11 +256,17 @@ def test_an_array_of_the_wrong_shape_is_refused():
         program.build({"n": 1, "lens": [0], "X": np.zeros((3, 5))})
 
 
-def test_a_pipeline_is_refused_naming_the_program():
-    # (pto-opt points at the op: tests/lit/passes/tg-to-runtime-calls/errors.mlir)
+def test_a_pipeline_is_not_built_but_run():
+    # (its processes interleave with the schedule: tests/test_native_csp.py runs pipelines)
     module = lowered(ROOT / "examples" / "megakernel.mlir")
-    with pytest.raises(NativeError, match=r"@megakernel is a pipeline: pipelines are not lowered"):
-        compile_native(module, "megakernel")
+    program = compile_native(module, "megakernel")
+    assert program.is_pipeline and [p[0] for p in program.processes] == [
+        "loader",
+        "computer",
+        "storer",
+    ]
+    with pytest.raises(NativeError, match=r"@megakernel is a pipeline: its tasks are made as it"):
+        program.build({"num_tiles": 2})
 
 
 # --------------------------------------------------------------------------- random programs

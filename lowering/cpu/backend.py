@@ -570,9 +570,8 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
     native, code, source = _compile(program, m, config, warnings, loc)
     size = len(source.encode())
     if max_code_size is not None and size > max_code_size:
-        what = "of Python" if native is None else "of runtime-call IR"
         raise _error(
-            f"the task-generation program is {size} bytes {what}, over max_code_size="
+            f"the task-generation program is {size} bytes of runtime-call IR, over max_code_size="
             f"{max_code_size}",
             loc,
             ErrorCode.CODE_SIZE_EXCEEDED,
@@ -584,7 +583,7 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
                 f"warning: sched.{what} places tasks on an AIE array; the CPU simulator runs "
                 "on its workers and ignores it"
             )
-    if native is None and config.gen_cost:
+    if native.is_pipeline and config.gen_cost:
         warnings.append(
             f"warning: gen_cost={config.gen_cost} is the main program's generation cost; a "
             'pipeline\'s processes cost no cycles (docs/simulator.md "Pipelines"), so it is '
@@ -616,9 +615,9 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
 def _compile(
     program: tg.ProgramOp, module: ModuleOp, config: SimConfig, warnings: list[str], loc: SourceLoc
 ) -> tuple[NativeProgram | None, Any, str]:
-    """The native program of a main program (None for a pipeline), the reference engine's
-    program (or, when only the native one runs, a function making it when first needed) and
-    the text whose size ``max_code_size`` limits."""
+    """The native program (a main program's or a pipeline's), the reference engine's program
+    (or, when only the native one runs, a function making it when first needed) and the text
+    whose size ``max_code_size`` limits."""
 
     def reference() -> SimProgram:
         return compile_sim_program(program, module)
@@ -628,16 +627,14 @@ def _compile(
             print(line, file=sys.stderr)
         return _error(message, loc)
 
-    native = None
     try:
-        if not program.processes():
-            native = compile_native(module, program)
-        code = reference() if native is None or not config.fast else reference
+        native = compile_native(module, program)
+        code = reference() if not config.fast else reference
     except CodegenError as error:
         raise failed(str(error)) from None
     except NativeError as error:
         raise failed(error.message) from None
-    return native, code, native.text if native is not None else code.source
+    return native, code, native.text
 
 
 def _register() -> None:

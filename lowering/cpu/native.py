@@ -30,9 +30,11 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IndexType,
+    IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
+    StringAttr,
 )
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import PassFailedException
@@ -92,6 +94,10 @@ class NativeProgram:
     #: Per task site: how its scalars read back, and per region the dimensions its view keeps.
     scalars: list[str] = field(default_factory=list)
     kept: list[list[list[int]]] = field(default_factory=list)
+    #: A pipeline's queues (name, capacity, whether an event) and processes (name, replicas,
+    #: function, the queue ids it sends on, those it receives from); empty for a main program.
+    queues: list[tuple[str, int, bool]] = field(default_factory=list)
+    processes: list[tuple[str, int, str, list[int], list[int]]] = field(default_factory=list)
     #: The entry point (ExecutionEngine.lookup: its C interface, compiled now, not at a build).
     entry: Any = field(default=None, repr=False)
 
@@ -110,6 +116,25 @@ class NativeProgram:
         ]  # fmt: skip
         self._tensors = [n if static is not None else "" for n, _, static, _, _ in self._plan]
 
+    @property
+    def is_pipeline(self) -> bool:
+        return bool(self.processes)
+
+    def run_pipeline(
+        self,
+        bindings: Mapping[str, Any],
+        config: Any,
+        kernels: Mapping,
+        keys: Any = None,
+        started: Any = None,
+    ) -> Any:
+        """Run a pipeline on the core in virtual time (``config``: a SimConfig; ``kernels``:
+        KernelSpecs by name; ``keys``: the schedule's keys placing received tasks; ``started``
+        is given the run's channels): lowering/cpu/native_csp.py's ``PipelineRun``."""
+        from pto_wsp.lowering.cpu.native_csp import run_pipeline
+
+        return run_pipeline(self, bindings, config, kernels, keys, started)
+
     def build(self, bindings: Mapping[str, Any]) -> TaskGraph:
         """Run the program with ``bindings`` (by argument name) and return its task graph.
 
@@ -123,8 +148,25 @@ class NativeProgram:
     ) -> tuple[TaskGraph, np.ndarray]:
         """``build``, and per ordering point how many tasks preceded it (batch_deps);
         ``infer_data_deps=False``: structural and event edges only."""
+        if self.is_pipeline:
+            raise NativeError(
+                f"@{self.name} is a pipeline: its tasks are made as it runs (run_pipeline)"
+            )
+        shapes, keep, addresses = self._arguments(bindings)
+        core = Core(shapes, infer_data_deps)
+        context = ctypes.c_int64(core.address)
+        addresses[0] = ctypes.addressof(context)
+        core.run(self._address, (ctypes.c_void_p * len(addresses))(*addresses))
+        del keep
+        self._check(core)
+        graph = core.graph(self.kernels, self.sites, self._tensors, self.scalars, self.kept)
+        return graph, core.order_points()
+
+    def _arguments(self, bindings: Mapping[str, Any]) -> tuple[list, list, list[int]]:
+        """Per argument its extents (scalars: ``()``), what the addresses point into (alive
+        for the call) and the packed call's argument addresses (slot 0: the context's)."""
         shapes: list[tuple[int, ...]] = []
-        keep: list = []  # what the argument addresses point into, alive for the call
+        keep: list = []
         addresses = [0]
         for name, type_, static, kind, reads in self._plan:
             value = bindings.get(name)
@@ -141,14 +183,7 @@ class NativeProgram:
             keep += [descriptor, holder]
             addresses.append(ctypes.addressof(holder))
             shapes.append(shape)
-        core = Core(shapes, infer_data_deps)
-        context = ctypes.c_int64(core.address)
-        addresses[0] = ctypes.addressof(context)
-        core.run(self._address, (ctypes.c_void_p * len(addresses))(*addresses))
-        del keep
-        self._check(core)
-        graph = core.graph(self.kernels, self.sites, self._tensors, self.scalars, self.kept)
-        return graph, core.order_points()
+        return shapes, keep, addresses
 
     def _scalar(self, name: str, ctype: Any, value: Any) -> Any:
         """A scalar argument as its C type; an integer must fit it (ctypes would wrap)."""
@@ -314,6 +349,7 @@ def compile_native(module: ModuleOp, program: tg.ProgramOp | str) -> NativeProgr
     kept = attrs["pto.kept"]
     assert isinstance(kept, ArrayAttr)
     config = attrs.get("pto.config")
+    queues, processes = _pipeline_tables(attrs)
     return NativeProgram(
         name=program.sym_name.data,
         arg_names=strings("pto.arg_names"),
@@ -330,4 +366,22 @@ def compile_native(module: ModuleOp, program: tg.ProgramOp | str) -> NativeProgr
         config=dict(config.data) if isinstance(config, DictionaryAttr) else {},
         text=text,
         engine=_engine(text),
+        queues=queues,
+        processes=processes,
     )
+
+
+def _pipeline_tables(attrs: Mapping[str, Attribute]) -> tuple[list, list]:
+    """A pipeline's ``pto.queues`` and ``pto.processes`` (tg-to-runtime-calls), as lists."""
+
+    def plain(a: Attribute) -> Any:
+        if isinstance(a, ArrayAttr):
+            return [plain(x) for x in a.data]
+        if isinstance(a, IntegerAttr):
+            return a.value.data
+        assert isinstance(a, StringAttr)
+        return a.data
+
+    queues = [(n, c, bool(e)) for n, c, e in plain(attrs.get("pto.queues", ArrayAttr([])))]
+    processes = [tuple(p) for p in plain(attrs.get("pto.processes", ArrayAttr([])))]
+    return queues, processes

@@ -6,221 +6,14 @@
 // data edges from overlapping regions) and recorded as runtime/graph.py's TaskGraph arrays.
 // An error (a region outside its tensor, an unbalanced scope, a failed check of the program)
 // stops recording: later calls do nothing, and the host reads the message.
-#include "pto_wsp_core.h"
-
-#include <setjmp.h>
 #include <stdio.h>
-#include <sys/mman.h>
 
-#include <initializer_list>
-#include <memory>
 #include <mutex>
-#include <new>
 #include <string>
 #include <vector>
 
-#include "order.h"
-#include "task_abi.h"
-#include "tensormap.h"
-
-static_assert(pto::wsp::kMaxRank == PTO_CORE_MAX_RANK, "task_abi.h built for another rank");
-
-using pto::wsp::Access;
-using pto::wsp::TaskIO;
-using pto::wsp::kMaxRank;
-namespace order = pto::wsp::order;
-namespace host = pto::wsp::host;
-
-// The graph's arrays: plain growable arrays of trivially copyable values in memory mapped for
-// them, grown with mremap (the pages move, nothing is copied or touched again: a vector's
-// doubling touches about twice what it holds) and asked for as transparent huge pages (one
-// page fault per 2 MB instead of per 4 kB). Fresh pages were most of a large first build.
-template <typename T>
-class Grow {
- public:
-  Grow() = default;
-  Grow(std::initializer_list<T> values) {
-    for (const T& v : values) push_back(v);
-  }
-  Grow(const Grow&) = delete;
-  Grow& operator=(const Grow&) = delete;
-  ~Grow() {
-    if (data_ != nullptr) munmap(data_, cap_ * sizeof(T));
-  }
-  void push_back(T v) {
-    if (size_ == cap_) grow(size_ + 1);
-    data_[size_++] = v;
-  }
-  void resize(size_t n) {
-    if (n > cap_) grow(n);
-    size_ = n;
-  }
-  void assign(size_t n, T v) {
-    resize(n);
-    for (size_t i = 0; i < n; ++i) data_[i] = v;
-  }
-  void clear() { size_ = 0; }
-  size_t size() const { return size_; }
-  T* data() { return data_; }
-  const T* data() const { return data_; }
-  T& operator[](size_t i) { return data_[i]; }
-  const T& operator[](size_t i) const { return data_[i]; }
-
- private:
-  void grow(size_t need) {
-    size_t cap = cap_ == 0 ? (size_t(64) << 10) / sizeof(T) : cap_;
-    while (cap < need) cap *= 2;
-    void* p = data_ == nullptr
-                  ? mmap(nullptr, cap * sizeof(T), PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                  : mremap(data_, cap_ * sizeof(T), cap * sizeof(T), MREMAP_MAYMOVE);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    madvise(p, cap * sizeof(T), MADV_HUGEPAGE);
-    data_ = static_cast<T*>(p);
-    cap_ = cap;
-  }
-  T* data_ = nullptr;
-  size_t size_ = 0, cap_ = 0;
-};
-
-struct PtoCore {
-  order::Scopes scopes;
-  order::FirstReason first_reason;
-  order::Events events;  // streams and events (pto_tg_use_events)
-  std::vector<uint32_t> event_preds;  // the nodes the task being described waits for
-  int64_t task_stream = 0;            // its stream
-  Grow<int64_t> order_points;         // per tg.order_point, the tasks created before it
-  bool infer_data_deps = true;        // false: structural and event edges only
-  int64_t max_nodes = 0xFFFFFFF0;     // more is an error (the host sets it from the memory)
-  // pto_core_run's return point: an error stops the program there (an endless or huge loop
-  // of failed calls would still spin).
-  jmp_buf stop;
-  bool running = false;
-  std::unique_ptr<host::TensorMap, void (*)(host::TensorMap*)> tmap{host::TensorMap::take(),
-                                                                    host::TensorMap::give};
-  std::vector<int32_t> ranks;
-  std::vector<int64_t> shapes;  // per tensor kMaxRank extents, -1 unknown
-  // The task being described: its regions (io[0, nio): the array only grows, and its entries
-  // are written field by field, never zeroed), how many dimensions the last one still needs.
-  std::vector<TaskIO> io;
-  size_t nio = 0;
-  int64_t dims_left = 0;
-  bool open = false;
-  // The graph.
-  Grow<uint8_t> kind, pool, domain;
-  Grow<int32_t> kernel, site;
-  Grow<int64_t> target, stream, priority;
-  Grow<int64_t> args_begin{0}, args, coords_begin{0}, coords, regions_begin{0}, regions;
-  Grow<uint32_t> edge_src, edge_dst;
-  Grow<uint8_t> edge_kind;
-  int64_t edges_by_kind[4] = {0, 0, 0, 0};
-  int64_t ntasks = 0;
-  // Scratch of submit.
-  std::vector<uint32_t> raw, waw, war;
-  std::vector<uint64_t> preds;
-  // Errors.
-  std::string error;
-  int64_t error_node = -1, error_check = -1;
-  // The CSR made by pto_core_graph.
-  Grow<int32_t> fanin, fanout_edges;
-  Grow<int64_t> fanout_begin;
-  Grow<uint8_t> fanout_kind;
-  bool graphed = false;  // the CSR is made (once: the host holds views of these arrays)
-
-  uint32_t num_nodes() const { return static_cast<uint32_t>(kind.size()); }
-  // Empty again, keeping every array's memory (see pto_core_new).
-  void reset() {
-    scopes.reset();
-    first_reason.reset();
-    events = order::Events();
-    event_preds.clear();
-    task_stream = 0;
-    order_points.clear();
-    infer_data_deps = true;
-    max_nodes = 0xFFFFFFF0;
-    running = false;
-    tmap->reset();
-    ranks.clear();
-    shapes.clear();
-    nio = 0;
-    dims_left = 0;
-    open = false;
-    for (auto* v : {&kind, &pool, &domain, &edge_kind, &fanout_kind}) v->clear();
-    for (auto* v : {&kernel, &site, &fanin, &fanout_edges}) v->clear();
-    for (auto* v : {&target, &stream, &priority, &args, &coords, &regions, &fanout_begin})
-      v->clear();
-    for (auto* v : {&args_begin, &coords_begin, &regions_begin}) v->assign(1, 0);
-    edge_src.clear();
-    edge_dst.clear();
-    for (int64_t& k : edges_by_kind) k = 0;
-    ntasks = 0;
-    error.clear();
-    error_node = error_check = -1;
-    graphed = false;
-  }
-  // The first error is kept; `node` is the task it concerns (-1: none).
-  // The first error is kept and ends the program's run (see pto_core_run): every caller's
-  // state is the core's own members, so nothing is left half done but scratch.
-  void fail(const std::string& what, int64_t node = -1) {
-    if (error.empty()) {
-      error = what;
-      error_node = node;
-    }
-    if (running) {
-      running = false;
-      longjmp(stop, 1);
-    }
-  }
-  uint32_t node(uint8_t k, int32_t kern, int32_t st, uint8_t pl, uint8_t dom, int64_t tgt,
-                int64_t str, int64_t prio) {
-    const uint32_t id = num_nodes();
-    kind.push_back(k);
-    kernel.push_back(kern);
-    site.push_back(st);
-    pool.push_back(pl);
-    domain.push_back(dom);
-    target.push_back(tgt);
-    stream.push_back(str);
-    priority.push_back(prio);
-    return id;
-  }
-  void seal(uint32_t id) {
-    (void)id;
-    args_begin.push_back(static_cast<int64_t>(args.size()));
-    coords_begin.push_back(static_cast<int64_t>(coords.size()));
-    regions_begin.push_back(static_cast<int64_t>(regions.size()));
-  }
-  void edges(const std::vector<uint64_t>& ps, uint32_t dst) {
-    for (uint64_t p : ps) {
-      edge_src.push_back(static_cast<uint32_t>(p));
-      edge_dst.push_back(dst);
-      edge_kind.push_back(static_cast<uint8_t>(p >> 32));
-    }
-  }
-  uint32_t barrier(const std::vector<uint32_t>& nodes) {
-    const uint32_t b = node(order::kBarrier, -1, -1, 255, 0, -1, 0, 0);
-    seal(b);
-    preds.clear();
-    for (uint32_t p : nodes) preds.push_back(order::pack(p, order::kStructural));
-    edges_by_kind[order::kStructural] += static_cast<int64_t>(preds.size());
-    edges(preds, b);
-    return b;
-  }
-  bool outside(const TaskIO& t) const {
-    const pto::wsp::TensorRegion& r = t.region;
-    const int64_t* shape = &shapes[static_cast<size_t>(r.tensor) * kMaxRank];
-    for (int d = 0; d < r.rank; ++d) {
-      const int64_t o = r.offsets[d], n = r.sizes[d], s = r.strides[d];
-      if (n < 0 || o < 0 || s < 1) return true;
-      if (n > 0 && shape[d] >= 0 && o + (n - 1) * s >= shape[d]) return true;
-    }
-    return false;
-  }
-  void submit();
-  void graph(PtoGraph* out);
-  void csr();
-  void fill(PtoGraph* out) const;
-};
+#include "core_state.h"
+#include "csp.h"
 
 static inline PtoCore& C(intptr_t core) { return *reinterpret_cast<PtoCore*>(core); }
 
@@ -332,6 +125,9 @@ void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool
                        int64_t domain, int64_t target, int64_t stream, int64_t priority) {
   guarded(core, [&](PtoCore& c) {
     if (!c.error.empty()) return;
+    if (c.pipe != nullptr &&
+        csp::task_begin(c.pipe, kernel, site, pool, domain, target, stream, priority))
+      return;
     if (c.num_nodes() >= c.max_nodes)
       return c.fail("out of memory: the program creates more than " +
                     std::to_string(c.max_nodes) + " nodes (what this machine's memory holds)");
@@ -351,18 +147,22 @@ void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool
 
 void pto_tg_task_scalar(intptr_t core, int64_t value) {
   guarded(core, [&](PtoCore& c) {
+    if (c.pipe != nullptr && csp::capturing(c.pipe)) return csp::capture_value(c.pipe, 0, value);
     if (c.open) c.args.push_back(value);
   });
 }
 
 void pto_tg_task_coord(intptr_t core, int64_t value) {
   guarded(core, [&](PtoCore& c) {
+    if (c.pipe != nullptr && csp::capturing(c.pipe)) return csp::capture_value(c.pipe, 1, value);
     if (c.open) c.coords.push_back(value);
   });
 }
 
 void pto_tg_task_region(intptr_t core, int64_t tensor, int64_t access, int64_t rank) {
   guarded(core, [&](PtoCore& c) {
+    if (c.pipe != nullptr && csp::capturing(c.pipe))
+      return csp::capture_region(c.pipe, tensor, access, rank);
     if (!c.open) return;
     const uint32_t id = c.num_nodes() - 1;
     if (tensor < 0 || tensor >= static_cast<int64_t>(c.ranks.size()) || access < 0 ||
@@ -392,6 +192,8 @@ void pto_tg_task_region(intptr_t core, int64_t tensor, int64_t access, int64_t r
 
 void pto_tg_task_region_dim(intptr_t core, int64_t offset, int64_t size, int64_t stride) {
   guarded(core, [&](PtoCore& c) {
+    if (c.pipe != nullptr && csp::capturing(c.pipe))
+      return csp::capture_dim(c.pipe, offset, size, stride);
     if (!c.open || c.dims_left <= 0) return;
     pto::wsp::TensorRegion& r = c.io[c.nio - 1].region;
     const int d = r.rank - static_cast<int>(c.dims_left--);
@@ -403,7 +205,15 @@ void pto_tg_task_region_dim(intptr_t core, int64_t offset, int64_t size, int64_t
 
 void pto_tg_task_submit(intptr_t core) {
   guarded(core, [&](PtoCore& c) {
-    if (c.open) c.submit();
+    if (c.pipe == nullptr) {
+      if (c.open) c.submit();
+      return;
+    }
+    if (csp::capturing(c.pipe) || !c.open) return csp::check(c.pipe);
+    csp::before_submit(c.pipe);
+    c.submit();
+    csp::check(c.pipe);
+    csp::after_submit(c.pipe);
   });
 }
 
@@ -416,18 +226,23 @@ void pto_tg_ordered_enter(intptr_t core) {
 void pto_tg_order_point(intptr_t core) {
   guarded(core, [&](PtoCore& c) {
     if (!c.error.empty()) return;
-    if (!c.scopes.point()) return c.fail("tg.order_point outside a tg.ordered");
-    c.order_points.push_back(c.ntasks);
+    if (!c.scopes.point()) c.fail("tg.order_point outside a tg.ordered");
+    if (c.pipe != nullptr) return csp::order_point(c.pipe);
+    if (c.error.empty()) c.order_points.push_back(c.ntasks);
   });
 }
 
 void pto_tg_ordered_exit(intptr_t core) {
   guarded(core, [&](PtoCore& c) {
     if (c.error.empty() && !c.scopes.exit()) c.fail("tg.ordered exited more than entered");
+    if (c.pipe != nullptr) csp::check(c.pipe);
   });
 }
 
-int64_t pto_tg_seq(intptr_t core) { return C(core).ntasks; }
+int64_t pto_tg_seq(intptr_t core) {
+  const PtoCore& c = C(core);
+  return c.ntasks + (c.pipe != nullptr ? csp::captured(c.pipe) : 0);
+}
 
 void pto_tg_loop_tasks(intptr_t core, int64_t lb, int64_t ub, int64_t step) {
   PtoCore& c = C(core);
@@ -472,6 +287,7 @@ void pto_tg_check_failed(intptr_t core, int64_t check) {
   if (!c.error.empty()) return;
   c.error_check = check;
   c.fail("a check of the program failed");
+  if (c.pipe != nullptr) csp::check(c.pipe);
 }
 
 // A core freed is kept (at most kKeep) with its arrays' memory for the next build: fresh

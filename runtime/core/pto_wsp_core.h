@@ -61,6 +61,30 @@ PTO_CORE_API void pto_tg_loop_tasks(intptr_t core, int64_t lb, int64_t ub, int64
 // zero: the pass's table says which): the build fails.
 PTO_CORE_API void pto_tg_check_failed(intptr_t core, int64_t check);
 
+// ------------------------------------------------------------------ pipelines (csp.cpp)
+// A pipeline's process replica is a compiled function of its own (MLIR's packed C interface:
+// one array of argument addresses) that calls the pto_tg_* functions above and these. The
+// core runs every replica as a coroutine on its own stack, switched by the virtual-time
+// scheduler on the calling thread; a call below returns when the process may go on
+// (docs/native.md "Pipelines"). Queue ids are the pipeline's queue numbers.
+
+// tg.send: the tasks described until pto_tg_send_end are captured as one message; its
+// coordinates (pto_tg_send_coord, one per name of site `site`) follow the tasks. Blocks while
+// the queue is full; nonblocking: never, the message is dropped when it cannot be taken.
+PTO_CORE_API void pto_tg_send_begin(intptr_t core);
+PTO_CORE_API void pto_tg_send_coord(intptr_t core, int64_t value);
+PTO_CORE_API void pto_tg_send_end(intptr_t core, int64_t queue, int64_t site, int64_t nonblocking);
+// tg.consume: the next message of the queue (blocks while it is empty), -1 when it is closed;
+// then pto_tg_issue creates its tasks for this replica, the body runs, pto_tg_wait waits for
+// the tasks the process issued. pto_tg_message_coord: tg.coord.
+PTO_CORE_API int64_t pto_tg_recv(intptr_t core, int64_t queue);
+PTO_CORE_API void pto_tg_issue(intptr_t core, int64_t message, int64_t replica);
+PTO_CORE_API int64_t pto_tg_message_coord(intptr_t core, int64_t message, int64_t k);
+PTO_CORE_API void pto_tg_wait(intptr_t core);
+// tg.record (waits for the process's tasks, then a rendezvous) and tg.synchronize.
+PTO_CORE_API void pto_tg_record(intptr_t core, int64_t queue);
+PTO_CORE_API void pto_tg_synchronize(intptr_t core, int64_t queue);
+
 // ------------------------------------------------------------------ the host's side
 
 typedef struct PtoCore PtoCore;
@@ -165,6 +189,94 @@ PTO_CORE_API int64_t pto_core_schedule_spans(const PtoScheduler* s, const int64_
                                         const double** t0, const double** t1);
 PTO_CORE_API int64_t pto_core_schedule_collections(const PtoScheduler* s, const int64_t** at,
                                               const int64_t** oldest);
+
+// ------------------------------------------------------------------ running a pipeline
+// A run of a pipeline on `core` (made by pto_core_new, the graph of the run): its queues and
+// process replicas, then pto_core_pipe_run schedules processes and tasks in virtual time as the
+// simulator's cycles mode does (workers with pools, targets, work stealing, fifo or priority
+// issue order; tasks cost their kernel's cycles). Sites name coordinates by ids: site s has
+// the names site_names[site_begin[s] .. site_begin[s + 1]); replica_name is `replica`'s id.
+typedef struct PtoPipe PtoPipe;
+typedef void (*PtoProcessFn)(void** args);
+
+PTO_CORE_API PtoPipe* pto_core_pipe_new(PtoCore* core, int64_t workers, const uint8_t* worker_pool,
+                                   int64_t ready_priority, int64_t work_steal,
+                                   int64_t num_kernels, const int64_t* kernel_cost);
+PTO_CORE_API void pto_core_pipe_free(PtoPipe* pipe);
+// The schedule's other directives, as PtoSchedConfig's fields (timing: 0 immediate,
+// 1 rate_limit, 2 batched, 3 interleaved; depth_scope: 0 global, 1 per_stream, 2 per_pool);
+// window_abort 1: a process finding the task window full fails the run (6).
+typedef struct PtoPipeSchedule {
+  int64_t streams, stream_keyed, timing, timing_n, depth, depth_scope, batch_deps, task_window,
+      window_abort;
+  double interval;
+} PtoPipeSchedule;
+PTO_CORE_API void pto_core_pipe_schedule(PtoPipe* pipe, const PtoPipeSchedule* schedule);
+// The cycles of a task whose kernel's cost is -1 (a cost function): given the task's node,
+// kernel, the program's site its task comes from, coordinate names and values, scalars and
+// regions (tensor, access, rank, offsets, sizes, strides each); a negative result fails the
+// run (5) in the creating process.
+typedef int64_t (*PtoCostFn)(int64_t node, int64_t kernel, int64_t origin, const int32_t* names,
+                             int64_t num_names,
+                             const int64_t* args, int64_t num_args, const int64_t* coords,
+                             const int64_t* regions, int64_t num_regions);
+PTO_CORE_API void pto_core_pipe_cost_function(PtoPipe* pipe, PtoCostFn fn);
+// The placement of a task a process receives, from the schedule's keys over its coordinates
+// (names and values, `replica` last): place holds pool, target, stream and priority, changed
+// in place; nonzero fails the run (5) in the receiving process.
+typedef int32_t (*PtoPlaceFn)(const int32_t* names, const int64_t* values, int64_t num_coords,
+                              int64_t* place);
+PTO_CORE_API void pto_core_pipe_place_function(PtoPipe* pipe, PtoPlaceFn fn);
+// The functional mode: `fn` (a PtoCostFn's arguments) runs a task's body as it starts; nonzero
+// fails the run (5) there, and nothing more starts.
+PTO_CORE_API void pto_core_pipe_body_function(PtoPipe* pipe, PtoCostFn fn);
+// From another thread while the run is under way: close `queue` (applied at the next step:
+// receivers drain it, then their consume ends; a send on it is a closed channel), and read
+// whether it is open and how many messages it holds.
+PTO_CORE_API void pto_core_pipe_close(PtoPipe* pipe, int64_t queue);
+PTO_CORE_API void pto_core_pipe_channel(const PtoPipe* pipe, int64_t queue, int64_t* open,
+                                        int64_t* size);
+PTO_CORE_API void pto_core_pipe_sites(PtoPipe* pipe, int64_t num_sites, const int64_t* site_begin,
+                                 const int32_t* site_names, int32_t replica_name);
+PTO_CORE_API void pto_core_pipe_queue(PtoPipe* pipe, int64_t capacity, int32_t is_event);
+// A replica: `args` (kept by the caller until the run ends) with the replica index in it.
+PTO_CORE_API void pto_core_pipe_process(PtoPipe* pipe, PtoProcessFn fn, void** args, int64_t num_sends,
+                                   const int64_t* sends, int64_t num_receives,
+                                   const int64_t* receives);
+// Run to the end: 0, or an error: 1 deadlock, 2 a channel closed, 3 the build failed in a
+// process (pto_core_error says why), 4 another reason (pto_core_pipe_message), 5 a cost or
+// placement function failed, 6 the task window was full with overflow=abort (the message).
+PTO_CORE_API int32_t pto_core_pipe_run(PtoPipe* pipe);
+PTO_CORE_API const char* pto_core_pipe_message(const PtoPipe* pipe);
+
+// The run's results, valid until pto_core_pipe_free. Per node: worker (-1 for barriers), issue
+// number, start and end cycle; the dispatch order; per worker busy cycles and tasks run; the
+// stalls in cycles (dependencies, stream order, pipeline depth, issue, window, channel full,
+// channel empty, event); stall spans (cause as that index, process or -1 - task, from, to);
+// the sites, including those made for received tasks; the error's processes, operations
+// (0 send, 1 recv, 2 record, 3 synchronize, 4 wait, 5 window) and queues (-1: none): every
+// blocked process of a deadlock, the one process of another error.
+typedef struct PtoPipeResult {
+  int64_t num_nodes, num_order, workers, num_spans, num_sites, num_blocked;
+  const int64_t *worker, *issue, *order, *tasks_run;
+  const double *start, *end, *busy, *stalls;
+  const int64_t *span_cause, *span_process;
+  const double *span_from, *span_to;
+  const int64_t* site_begin;
+  const int32_t* site_names;
+  const int64_t *blocked_process, *blocked_op, *blocked_queue;
+  // The task window's TensorMap collections (PtoSchedOut's): after gc_at[i] nodes, the
+  // accesses of the nodes before gc_old[i] are forgotten. Per node its stream and lane.
+  int64_t num_collections;
+  const int64_t *gc_at, *gc_old, *stream, *lane;
+  // Per site the program's site it was made from (its task's scalars and views).
+  const int64_t* site_origin;
+  // Per node when it was created, issued and its dependencies met, and its cost; the steals.
+  const double *created, *issued, *deps_met;
+  const int64_t* cost;
+  int64_t steals;
+} PtoPipeResult;
+PTO_CORE_API void pto_core_pipe_result(const PtoPipe* pipe, PtoPipeResult* out);
 
 #ifdef __cplusplus
 }

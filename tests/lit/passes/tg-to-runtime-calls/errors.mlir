@@ -23,13 +23,14 @@ tg.program @cast(%T: memref<4xf32>) {
 
 // -----
 
-wsp.kernel @k() unit(vector)
-tg.program @pipe() {
+wsp.kernel @k(t: in memref<4xf32>) unit(vector)
+tg.program @pipe(%T: memref<4xf32>) {
   tg.queue @q : !wsp.task capacity(1)
   tg.process @producer {
   ^bb0(%r: index):
     tg.send @q {
-      tg.task @k() resources() pool(vector)
+      %c = "memref.cast"(%T) : (memref<4xf32>) -> memref<?xf32>
+      tg.task @k() resources(%c : memref<?xf32>) access(in) pool(vector)
     }
   }
   tg.process @consumer {
@@ -39,7 +40,8 @@ tg.program @pipe() {
   }
 }
 
-// CHECK: errors.mlir:[[# @LINE - 13]]:3: error: 'tg.process' op tg-to-runtime-calls: @pipe is a pipeline: pipelines are not lowered to the runtime core yet
+// A process's body is lowered as a program's: its errors are located the same way.
+// CHECK: errors.mlir:[[# @LINE - 11]]:7: error: 'tg.task' op tg-to-runtime-calls: a task region must be a program argument or a memref.subview of one, not a value of memref.cast
 
 // -----
 
