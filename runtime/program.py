@@ -196,8 +196,7 @@ class Program:
     @property
     def source(self) -> str:
         """What the task-generation program was compiled to: the runtime-call IR upstream
-        MLIR compiled to native code, or the reference engine's Python (a pipeline, or
-        ``fast=False``)."""
+        MLIR compiled to native code, or the reference engine's Python (``fast=False``)."""
         if self.native is not None and self.config.fast:
             return self.native.text
         return self.code.source
