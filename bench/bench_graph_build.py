@@ -27,7 +27,7 @@ in a sequential (an ordering point between stages: barriers plus the same data e
 The Python reference path: the stages above written as Python loops calling
 ``GraphBuilder.add_task`` (the TensorMap per region). ``llama_workload`` is the same layer
 written with the Python API (one parallel_for nest per stage, the same regions), which
-bench_native_build.py builds on the native core.
+bench_program.py and bench_fresh_process.py run on the native path.
 
 The anchor: pto-isa-lh, a C runtime of this design, reports about 5,000 tasks/ms for building
 this kind of graph (task generation with TensorMap dependency inference).
@@ -42,8 +42,6 @@ import os
 import platform
 import sys
 import time
-
-import numpy as np
 
 from pto_wsp import (
     Dense,
@@ -60,7 +58,7 @@ from pto_wsp import (
     sym,
     task,
 )
-from pto_wsp.runtime.graph import GraphBuilder, TaskGraph, gc_paused
+from pto_wsp.runtime.graph import GraphBuilder, gc_paused
 from pto_wsp.runtime.regions import TensorRegion
 
 ANCHOR_TASKS_PER_MS = 5000.0
@@ -246,7 +244,7 @@ def llama_layer(B: int, nt: int, structure: str) -> GraphBuilder:
 
 def llama_workload(structure: str):
     """The same layer as a workload of the Python API (one parallel_for nest per stage, the
-    regions of ``llama_layer``), for the compiled program's batch path."""
+    regions of ``llama_layer``), for a Program (the native path)."""
     B, NT = sym("B"), sym("NT")
 
     def T(name, *shape):
@@ -332,49 +330,6 @@ def llama_workload(structure: str):
     return body.named("llama_layer")
 
 
-def layer_tensors(B: int, nt: int) -> dict[str, np.ndarray]:
-    """The layer's activation tensors as bound values: their extents only (zero-stride arrays,
-    no memory; the kernels never run)."""
-    S = nt * TILE
-    extents = {"Q": (B, HEADS, S, HEAD_DIM), "G": (B, S, FFN)}
-    extents["K"] = extents["V"] = extents["Q"]
-    for name in ("X", "Xn", "O", "Y", "X1", "Xn2", "Y2", "X2"):
-        extents[name] = (B, S, HIDDEN)
-    zero = np.zeros((), np.float32)
-    return {n: np.broadcast_to(zero, shape) for n, shape in extents.items()}
-
-
-def build_compiled(prog, B: int, nt: int, tensors: dict | None = None) -> TaskGraph:
-    """Binding, generation (the compiled program), inference and build() on a GraphBuilder.
-    ``tensors``: the bound arrays (``layer_tensors``; made here if not given)."""
-    if tensors is None:
-        tensors = layer_tensors(B, nt)
-    compiled = prog.code.compiled
-    args = compiled.bind({"B": B, "NT": nt, **tensors})
-    shapes = {a.name: a.shape for a in args if hasattr(a, "shape") and hasattr(a, "name")}
-    g = GraphBuilder(shapes)
-    compiled.function(g, *args)
-    return g.build()
-
-
-def same_graph(a: TaskGraph, b: TaskGraph) -> bool:
-    """Same nodes (kind, kernel, coordinates, regions) and the same edges with kinds."""
-    if a.num_nodes != b.num_nodes or a.num_edges != b.num_edges:
-        return False
-    if (a.kind != b.kind).any() or not (a.fanout_begin == b.fanout_begin).all():
-        return False
-    if (a.fanout_edges != b.fanout_edges).any() or (a.edge_kind != b.edge_kind).any():
-        return False
-    for i in range(a.num_nodes):
-        if a.kernel_name(i) != b.kernel_name(i):
-            return False
-        if [r.key + (r.access,) for r in a.regions[i]] != [
-            r.key + (r.access,) for r in b.regions[i]
-        ]:
-            return False
-    return True
-
-
 #: Each figure is the best of at least ``--repeat`` builds and of as many more as fit in this many
 #: seconds of timed builds (``--min-time``, at most ``MAX_RUNS``): a 1k build takes ~0.1-1 ms,
 #: and the best of a handful of them is still the process warming up (caches, allocator, branch
@@ -389,7 +344,7 @@ def enough(runs: int, spent: float, repeat: int) -> bool:
 
 
 #: Before each timed build, a full collection (``--collect each``) or one before the first
-#: (``once``). The collector walks every object of the process (~10^5 here: xDSL, numba,
+#: (``once``). The collector walks every object of the process (~10^5 here: xDSL,
 #: numpy), which evicts the CPU caches: the build after it runs cold (~0.4 ms more at 1k).
 COLLECT_EACH = False
 
@@ -459,7 +414,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(f"# anchor: {ANCHOR}")
     header = (
-        f"{'path':8} {'structure':9} {'gc/site':7} {'size':>5} {'tasks':>7} {'nodes':>7} "
+        f"{'path':8} {'structure':9} {'gc':7} {'size':>5} {'tasks':>7} {'nodes':>7} "
         f"{'edges':>8} {'wall ms':>9} {'tasks/ms':>9} {'cpu t/ms':>9} {'anchor':>8} "
         f"{'of anchor':>9}"
     )

@@ -8,8 +8,8 @@ tile) in a sequential, so ordering points, barriers and the TensorMap are all ex
     python3 bench/bench_materialize.py [--tasks 100000]
 
 Prints, in one run: the lowering time for 10 and for the requested number of tasks (same IR),
-the materialization time and rate task by task and with the regular nests as numpy batches
-(docs/batchgen.md; the two graphs are compared), next to the anchors (the issue's "seconds, not minutes"
+the materialization time and rate (tg-materialize: the reference's graph, task by task),
+next to the anchors (the issue's "seconds, not minutes"
 and the 5,000 tasks/ms that pto-isa-lh, a C runtime of this design, reports for graph build).
 """
 
