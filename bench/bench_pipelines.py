@@ -1,11 +1,11 @@
-"""Pipeline (CSP) benchmark: the simulator's general engine running the examples' pipelines,
+"""Pipeline (CSP) benchmark: a Program running the examples' pipelines on the native core,
 next to the reference point of a threaded C++ simulator of this design.
 
     python3 bench/bench_pipelines.py [--sizes 8k,24k] [--repeat 5] [--mode cycles|functional]
 
-Pipelines take the general engine (runtime/engine.py + runtime/csp.py; docs/simulator.md
-"Pipelines"): processes are Python generators interleaved with the tasks they issue in
-virtual time, every task created, inferred and scheduled one by one. Two programs of
+Pipelines run on the native core (docs/simulator.md "Pipelines"): processes are Python
+generators interleaved with the tasks they issue in virtual time; the core builds, infers and
+schedules those tasks. Two programs of
 examples/ written with the Python API:
 
 - ``megakernel``: loader -> computer -> storer over ``num_tiles`` tiles, two bounded
