@@ -46,7 +46,12 @@ from pto_wsp.dialects import csp, sched, tg, wsp
 from pto_wsp.errors import CompileError, ErrorCode, SourceLoc, caller_location
 from pto_wsp.lowering.cpu.native import NativeError, NativeProgram, compile_native
 from pto_wsp.lowering.cpu.pygen import CodegenError, _divsi, _Generator, _remsi, exec_generated
-from pto_wsp.lowering.cpu.simgen import SimProgram, compile_sim_program, stream_keyed
+from pto_wsp.lowering.cpu.simgen import (
+    SimProgram,
+    check_replicas,
+    compile_sim_program,
+    stream_keyed,
+)
 from pto_wsp.lowering.cpu.tile import compile_tile
 from pto_wsp.lowering.targets import bodies_of, register_backend
 from pto_wsp.passes.diagnostics import python_spelling
@@ -628,6 +633,7 @@ def _compile(
         return _error(message, loc)
 
     try:
+        check_replicas(program)  # (before the run makes a coroutine per process)
         native = compile_native(module, program)
         code = reference() if not config.fast else reference
     except CodegenError as error:

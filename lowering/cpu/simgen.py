@@ -478,7 +478,7 @@ def compile_sim_program(program: tg.ProgramOp, module: ModuleOp | None = None) -
         for q in program.body.block.ops
         if isinstance(q, tg.QueueOp)
     ]
-    _check_replicas(program)
+    check_replicas(program)
     processes: list[ProcessCode] = []
     sources: list[str] = []
     namespace = _namespace()
@@ -525,7 +525,8 @@ def compile_sim_program(program: tg.ProgramOp, module: ModuleOp | None = None) -
 MAX_PROCESSES = 1 << 16
 
 
-def _check_replicas(program: tg.ProgramOp) -> None:
+def check_replicas(program: tg.ProgramOp) -> None:
+    """A pipeline of more processes than ``MAX_PROCESSES`` is refused, at its largest process."""
     processes = list(program.processes())
     total = sum(p.replicas.value.data for p in processes)
     if total > MAX_PROCESSES:
