@@ -32,7 +32,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from pto_wsp.dialects import pto
 from pto_wsp.passes.pto_cost import ELEMENT_BYTES
-from pto_wsp.passes.pto_plan_memory import ADDR_ATTR, MEMORY_ATTR
+from pto_wsp.passes.pto_plan_memory import ADDR_ATTR, BUFFER_NAMES, MEMORY_ATTR, SOCS, tile_bytes
 
 from .abi import identifier
 from .errors import emission_error
@@ -181,6 +181,14 @@ class TileEmitter:
         rows, cols = (1, t.dims[0]) if t.rank == 1 else t.dims if t.rank == 2 else (0, 0)
         if rows == 0:
             emission_error(op, f"{op.name}: Ascend tiles are 1-d or 2-d, got {t}")
+        # The target takes no SoC's sizes but those of the largest: the planner checks the rest.
+        room = max(sizes[t.space_name] for sizes in SOCS.values())
+        if tile_bytes(t) > room:
+            emission_error(
+                op,
+                f"{op.name}: a tile of {tile_bytes(t)} bytes does not fit the "
+                f"{BUFFER_NAMES[t.space_name]} ({room} bytes on the largest SoC): {t}",
+            )
         elem = _ELEMENTS[pto.type_name(t.element_type)]
         kind = "TileAt" if at else "Tile"
         return f"{kind}<{elem}, Space::{_SPACES[t.space_name]}, {rows}, {cols}>"
@@ -294,7 +302,7 @@ class TileEmitter:
         xa, xb = self.addr_of(a), self.addr_of(b)
         if xa is None or xb is None:
             return False
-        return xa < xb + _bytes(tb) and xb < xa + _bytes(ta)
+        return xa < xb + tile_bytes(tb) and xb < xa + tile_bytes(ta)
 
     def handler(self, op: Operation) -> Callable[[Operation], None] | None:
         kind = type(op)
@@ -504,10 +512,6 @@ class TileEmitter:
         verb = "TSET_FLAG" if isinstance(op, pto.SetFlagOp) else "TWAIT_FLAG"
         src, dst = _PIPES[op.src_pipe.value.data], _PIPES[op.dst_pipe.value.data]
         self.line(f"{verb}({src}, {dst}, EVENT_ID{op.event.value.data});")
-
-
-def _bytes(t: pto.TileType) -> int:
-    return pymath.prod(t.dims) * ELEMENT_BYTES[pto.type_name(t.element_type)]
 
 
 def _same_layout(a: pto.TileType, b: pto.TileType) -> bool:
