@@ -144,7 +144,7 @@ def test_tile_kernels_meet_the_tile_passes_both_targets_and_the_functional_mode(
         "ascend-out",
         "-t 'aie{",
         "--mode functional",
-        "T_x=rand(32,32)",
+        "T_x=rand(32,32,dtype=float32)",
     ):
         assert drawn in lines, drawn
 

@@ -79,6 +79,9 @@ OPTION_CHOICES = {
     "stub_kernels": ("true", "true", "true", "false"),  # examples have no Ascend kernel bodies
 }
 
+#: numpy's names of element types, for pto-run's ``zeros(..., dtype=...)`` bindings.
+DTYPES = {f"{k}{w}": f"{n}{w}" for k, n in (("f", "float"), ("i", "int")) for w in (8, 16, 32, 64)}
+
 TOKEN = re.compile(
     r'"(?:[^"\\\n]|\\.)*"|[%@^#!][\w$.-]*|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[A-Za-z_][\w$.]*|->|\S'
 )
@@ -334,16 +337,21 @@ def bindings(seed: Seed, text: str, rng: random.Random, wrong: float) -> list[st
 
 
 def array_bindings(text: str, rng: random.Random) -> list[str]:
-    """``name=rand(...)`` for each memref argument of ``text``'s first workload (dynamic
-    sizes 2), for the functional mode; sometimes of another shape."""
+    """``name=rand(...)`` (or zeros, ones) of the element type for each memref argument of
+    ``text``'s first workload (dynamic sizes 2), for the functional mode; sometimes of
+    another shape."""
     items = []
     head = re.search(r"wsp\.workload\s+@[\w$.-]+\(([^)]*)\)", text)
-    found = re.findall(r"%(\w+)\s*:\s*memref<([?\dx]*)x?\w+>", head.group(1) if head else "")
-    for name, shape in dict(found).items():
+    found = re.findall(
+        r"%(\w+)\s*:\s*memref<([?\dx]*?)x?([a-z]+\d+)>", head.group(1) if head else ""
+    )
+    for name, (shape, element) in {n: (s, e) for n, s, e in found}.items():
         dims = [d if d.isdigit() else "2" for d in shape.split("x") if d]
         if rng.random() < 0.1:
             dims = dims[:-1] or ["3"]
-        items.append(f"{name}={rng.choice(('rand', 'rand', 'zeros'))}({','.join(dims)})")
+        dtype = DTYPES.get(element, "float32")
+        kind = rng.choice(("rand", "rand", "zeros", "ones"))
+        items.append(f"{name}={kind}({','.join([*dims, f'dtype={dtype}'])})")
     return items
 
 
