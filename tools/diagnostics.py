@@ -143,7 +143,7 @@ class LocatingParser(Parser):
                 pending = outer.setdefault(name, {})
                 for index, value in refs.items():
                     if index in pending:  # used on both sides: one placeholder
-                        value.replace_by(pending[index])
+                        value.replace_all_uses_with(pending[index])
                     else:
                         pending[index] = value
 
