@@ -32,7 +32,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from pto_wsp.dialects import pto
 from pto_wsp.passes.pto_cost import ELEMENT_BYTES
-from pto_wsp.passes.pto_plan_memory import ADDR_ATTR, BUFFER_NAMES, MEMORY_ATTR, SOCS, tile_bytes
+from pto_wsp.passes.pto_plan_memory import ADDR_ATTR, MEMORY_ATTR, tile_bytes
 
 from .abi import identifier
 from .errors import emission_error
@@ -181,14 +181,6 @@ class TileEmitter:
         rows, cols = (1, t.dims[0]) if t.rank == 1 else t.dims if t.rank == 2 else (0, 0)
         if rows == 0:
             emission_error(op, f"{op.name}: Ascend tiles are 1-d or 2-d, got {t}")
-        # The target takes no SoC's sizes but those of the largest: the planner checks the rest.
-        room = max(sizes[t.space_name] for sizes in SOCS.values())
-        if tile_bytes(t) > room:
-            emission_error(
-                op,
-                f"{op.name}: a tile of {tile_bytes(t)} bytes does not fit the "
-                f"{BUFFER_NAMES[t.space_name]} ({room} bytes on the largest SoC): {t}",
-            )
         elem = _ELEMENTS[pto.type_name(t.element_type)]
         kind = "TileAt" if at else "Tile"
         return f"{kind}<{elem}, Space::{_SPACES[t.space_name]}, {rows}, {cols}>"
