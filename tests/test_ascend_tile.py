@@ -390,6 +390,26 @@ kernel(
 )
 
 
+# Integer division by zero and MIN / -1: numpy's values, not a trap (as the CPU numerics).
+I48, IM48, IR4 = "!pto.tile<4x8xi32, vec>", "memref<4x8xi32>", "!pto.tile<4x1xi32, vec>"
+kernel(
+    "idiv",
+    f"x: in {IM48}, y: in {IM48}, v: in memref<4x1xi32>, o: out {IM48}, p: out {IM48}",
+    f"""
+  %zero = arith.constant 0 : i32
+  %tx = pto.load %x : {IM48} -> {I48}
+  %ty = pto.load %y : {IM48} -> {I48}
+  %tv = pto.load %v : memref<4x1xi32> -> {IR4}
+  %q = pto.div %tx, %ty : {I48}
+  %z = pto.divs %q, %zero : {I48}, i32
+  %s = pto.add %q, %z : {I48}
+  pto.store %s, %o : {I48}, {IM48}
+  %e = pto.row_expand_div %tx, %tv : {I48}, {IR4}
+  pto.store %e, %p : {I48}, {IM48}
+""",
+)
+
+
 # Faults the host reports as the task's error: entry b loads b + 3 rows of a 4-row view; a
 # wait_flag with no set_flag before it.
 kernel(
@@ -643,6 +663,24 @@ def test_matmul_int8(built):
     c = np.zeros((N, 16, 16), np.int32)
     run(built, "matmul_i8", a=a, b=b, c=c)
     np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
+
+
+def test_integer_division_by_zero_and_overflow_do_not_trap(built):
+    least = np.iinfo(np.int32).min
+    x = np.where(np.arange(8) % 2 == 0, 7, least).astype(np.int32) * np.ones((N, 4, 1), np.int32)
+    y = np.resize(np.array([0, -1, 2], np.int32), (N, 4, 8))
+    v = np.resize(np.array([0, -1], np.int32), (N, 4, 1))
+    o, p = np.ones((N, 4, 8), np.int32), np.ones((N, 4, 8), np.int32)
+    run(built, "idiv", x=x, y=y, v=v, o=o, p=p)
+    np.testing.assert_array_equal(o, _trunc_div(x, y))
+    np.testing.assert_array_equal(p, _trunc_div(x, np.broadcast_to(v, x.shape)))
+
+
+def _trunc_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Division truncating toward zero, x / 0 = 0 and MIN / -1 = MIN (numpy's at the edges)."""
+    safe = np.where(y == 0, 1, y)
+    q = np.abs(x.astype(np.int64)) // np.abs(safe) * np.sign(x) * np.sign(safe)
+    return np.where(y == 0, 0, q).astype(np.int32)
 
 
 def test_tile_outside_its_view_is_the_tasks_error(built):

@@ -101,6 +101,28 @@ def test_integer_division_truncates():
     np.testing.assert_array_equal(z, (np.abs(x) // y) * np.sign(x))
 
 
+def test_integer_division_by_zero_and_its_overflow_are_numpys_not_a_trap():
+    @kernel
+    def k(x: In[i32[4, 8]], y: In[i32[4, 8]], v: In[i32[4, 1]], z: Out[i32[3, 4, 8]]):
+        a = pl.load(x)
+        pl.store(pl.div(a, pl.load(y)), z, [0, 0, 0])
+        pl.store(pl.div(a, 0), z, [1, 0, 0])
+        pl.store(pl.row_expand_div(a, pl.load(v)), z, [2, 0, 0])
+
+    least = np.iinfo(np.int32).min
+    x = np.full((4, 8), least, np.int32)
+    x[:, ::2] = 7
+    y = np.resize(np.array([0, -1], np.int32), (4, 8))
+    v = np.array([[0], [-1], [0], [-1]], np.int32)
+    z = np.ones((3, 4, 8), np.int32)
+    native(k)(x, y, v, z)  # a bare integer division kills the process with SIGFPE here
+    with np.errstate(divide="ignore", over="ignore"):
+        np.testing.assert_array_equal(z[0], np.where(y == 0, 0, x // np.where(y == 0, 1, y)))
+        np.testing.assert_array_equal(z[1], np.zeros((4, 8), np.int32))
+        np.testing.assert_array_equal(z[2], np.where(v == 0, 0, x // np.where(v == 0, 1, v)))
+        np.testing.assert_array_equal(z[0], np.floor_divide(x, y))
+
+
 UNARY = {
     "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x),
     "recip": lambda x: 1 / x, "abs": np.abs, "neg": np.negative, "relu": lambda x: np.maximum(x, 0),

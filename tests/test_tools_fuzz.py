@@ -127,6 +127,28 @@ def test_corpus_seeds_are_split_chunks_without_lit_directives():
     assert fuzz_inputs.split_bind("n=3,lengths=[2,0,1]") == ["n=3", "lengths=[2,0,1]"]
 
 
+def test_tile_kernels_meet_the_tile_passes_both_targets_and_the_functional_mode():
+    import random
+
+    corpus = fuzz_inputs.load_corpus()
+    passes, targets = fuzz.registered()
+    seed = next(s for s in corpus.seeds if s.name == "tests/lit/aie-tile/softmax.mlir#0")
+    rng = random.Random(0)
+    commands = [fuzz_inputs.make_case(seed, corpus, rng, passes, targets) for _ in range(300)]
+    lines = "\n".join(c.command() for c in commands)
+    for drawn in (
+        "pto-infer-spaces",
+        "pto-plan-memory{soc=910C}",
+        "pto-insert-sync",
+        "pto-cost",
+        "ascend-out",
+        "-t 'aie{",
+        "--mode functional",
+        "T_x=rand(32,32,dtype=float32)",
+    ):
+        assert drawn in lines, drawn
+
+
 def test_the_command_line_reports_a_table(tmp_path, capsys):
     code = fuzz.main(["--count", "5", "--seed", "3", "--out", str(tmp_path), "--minimize", "0"])
     out = capsys.readouterr().out

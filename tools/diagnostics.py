@@ -20,6 +20,7 @@ import dataclasses
 import os
 import struct
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from io import StringIO
 
@@ -40,7 +41,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnknownLoc,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.irdl import AttributeInvT
 from xdsl.parser import Parser, Span, UnresolvedOperand
 from xdsl.parser.core import ForwardDeclaredValue
@@ -100,7 +101,7 @@ class LocatingParser(Parser):
         self._counted_to = 0
         self._line = 1
         self._failed_op_location: Location | None = None
-        # Where each value used before its definition was used (see _check_operands).
+        # Where each value used before its definition was used (see _raise_undeclared).
         self._forward_uses: dict[SSAValue, Span] = {}
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
@@ -108,7 +109,43 @@ class LocatingParser(Parser):
         # says "Could not parse entire input!" at 1:1).
         if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
             return ModuleOp([])
-        return super().parse_module(allow_implicit_module)
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError:
+            self._raise_undeclared()  # xDSL says "values used but not defined" at the end
+            raise
+
+    def _raise_undeclared(self) -> None:
+        """At its first use, the first value used and never defined in its scope, if any."""
+        pending = [v for refs in self.forward_ssa_references.values() for v in refs.values()]
+        spans = [self._forward_uses[v] for v in pending if v in self._forward_uses]
+        if spans:
+            span = min(spans, key=lambda s: s.start)
+            raise ParseError(
+                dataclasses.replace(span, line_offset=self._line_offset),
+                f"use of undeclared SSA value {span.text}",
+            )
+
+    def parse_optional_region(
+        self, arguments: Iterable[Parser.Argument] | None = None
+    ) -> Region | None:
+        # xDSL scopes the names a region defines but not the forward references: a name used
+        # before its definition outside the region was resolved by a definition inside it
+        # (a function's value used at module level, a pass then met an op using a value of
+        # another function). As in MLIR, a region's definitions resolve only the uses in
+        # it; its uses of names still undefined may be defined later outside it.
+        outer, self.forward_ssa_references = self.forward_ssa_references, {}
+        try:
+            return super().parse_optional_region(arguments)
+        finally:
+            inner, self.forward_ssa_references = self.forward_ssa_references, outer
+            for name, refs in inner.items():
+                pending = outer.setdefault(name, {})
+                for index, value in refs.items():
+                    if index in pending:  # used on both sides: one placeholder
+                        value.replace_all_uses_with(pending[index])
+                    else:
+                        pending[index] = value
 
     def _parse_op_result_list(self) -> list[tuple[Span, int]]:
         # parse_operation reads the results, then the name: this is the only point where
@@ -173,30 +210,10 @@ class LocatingParser(Parser):
             self._forward_uses.setdefault(value, operand.span)
         return value
 
-    def _check_operands(self, op: Operation) -> None:
-        """Reject an operand defined in the op's own region (``wsp.cond %t { %t = ... }``).
-
-        An op's custom parser resolves its operands before it parses its regions, so such an
-        operand is a forward reference when the region defines the name. xDSL then drops the
-        reference (the op does not exist yet to be updated) and leaves the op holding a
-        placeholder that no later definition replaces; MLIR calls the use undeclared."""
-        for operand in op.operands:
-            if not isinstance(operand, ForwardDeclaredValue):
-                continue
-            pending = (v for refs in self.forward_ssa_references.values() for v in refs.values())
-            if all(operand is not value for value in pending):
-                span = self._forward_uses[operand]
-                raise ParseError(
-                    dataclasses.replace(span, line_offset=self._line_offset),
-                    f"use of undeclared SSA value {span.text}: a value defined inside the "
-                    "op's own region is out of scope for its operands",
-                )
-
     def parse_operation(self) -> Operation:
         depth = len(self._name_spans)
         try:
             op = super().parse_operation()
-            self._check_operands(op)
             name_span = self._name_spans[depth]
         except DiagnosticException:
             # Not a syntax error (ParseError is no DiagnosticException) but, say, an

@@ -53,6 +53,11 @@ PASS_ORDER = (
     "wsp-inline-calls", "wsp-canonicalize", "wsp-to-tg", "csp-to-tg", "tg-canonicalize",
     "tg-materialize", "tg-to-aie",
 )  # fmt: skip
+#: The order in which the tile dialect's passes apply to a module with pto ops.
+PTO_ORDER = (
+    "pto-infer-spaces", "pto-outline-incore-scopes", "pto-plan-memory", "pto-insert-sync",
+    "pto-cost",
+)  # fmt: skip
 #: Right values of options, by name, for sane commands.
 SANE_CHOICES = {
     "calls": ("inline", "nested"),
@@ -60,6 +65,7 @@ SANE_CHOICES = {
     "acquire": ("subview", "memref"),
     "soc": ("910b", "910c", "950"),
     "stub_kernels": ("true",),  # the examples have no Ascend kernel bodies
+    "pto-plan-memory.soc": ("910B", "910C", "950"),
 }
 #: Known values of options, by name (a wrong one is drawn too).
 OPTION_CHOICES = {
@@ -67,10 +73,14 @@ OPTION_CHOICES = {
     "device": ("npu1", "npu1_1col", "npu1_3col", "npu2", "npu2_7col", "xcvc1902", "bogus"),
     "acquire": ("subview", "memref", "bogus"),
     "soc": ("910b", "910c", "950", "bogus"),
+    "pto-plan-memory.soc": ("910B", "910C", "950", "910b", "910A", "0"),
     "dot": ('"g.dot"', '"a-file/g.dot"'),
     "kernel_dirs": ('""', '"kernels"', '"a-file"', '"."'),
     "stub_kernels": ("true", "true", "true", "false"),  # examples have no Ascend kernel bodies
 }
+
+#: numpy's names of element types, for pto-run's ``zeros(..., dtype=...)`` bindings.
+DTYPES = {f"{k}{w}": f"{n}{w}" for k, n in (("f", "float"), ("i", "int")) for w in (8, 16, 32, 64)}
 
 TOKEN = re.compile(
     r'"(?:[^"\\\n]|\\.)*"|[%@^#!][\w$.-]*|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[A-Za-z_][\w$.]*|->|\S'
@@ -106,12 +116,14 @@ class Corpus:
 
     def draw(self, rng: random.Random) -> Seed:
         """A seed: a third of the time a runnable one (they reach every stage), a tenth a
-        .pto one (few lit inputs are), else any."""
+        .pto one (few lit inputs are), a sixth one with tile-dialect ops, else any."""
         pick = rng.random()
         if pick < 0.33:
             found = [s for s in self.seeds if s.runnable]
         elif pick < 0.43:
             found = [s for s in self.seeds if s.ext == "pto"]
+        elif pick < 0.6:
+            found = [s for s in self.seeds if "pto." in s.text]
         else:
             found = self.seeds
         return rng.choice(found or self.seeds)
@@ -324,6 +336,25 @@ def bindings(seed: Seed, text: str, rng: random.Random, wrong: float) -> list[st
     return [mutate_binding(i, rng) if rng.random() < wrong else i for i in items]
 
 
+def array_bindings(text: str, rng: random.Random) -> list[str]:
+    """``name=rand(...)`` (or zeros, ones) of the element type for each memref argument of
+    ``text``'s first workload (dynamic sizes 2), for the functional mode; sometimes of
+    another shape."""
+    items = []
+    head = re.search(r"wsp\.workload\s+@[\w$.-]+\(([^)]*)\)", text)
+    found = re.findall(
+        r"%(\w+)\s*:\s*memref<([?\dx]*?)x?([a-z]+\d+)>", head.group(1) if head else ""
+    )
+    for name, (shape, element) in {n: (s, e) for n, s, e in found}.items():
+        dims = [d if d.isdigit() else "2" for d in shape.split("x") if d]
+        if rng.random() < 0.1:
+            dims = dims[:-1] or ["3"]
+        dtype = DTYPES.get(element, "float32")
+        kind = rng.choice(("rand", "rand", "zeros", "ones"))
+        items.append(f"{name}={kind}({','.join([*dims, f'dtype={dtype}'])})")
+    return items
+
+
 # --- Commands ----------------------------------------------------------------------------
 
 
@@ -353,7 +384,8 @@ def make_case(seed: Seed, corpus: Corpus, rng: random.Random, passes: dict, targ
     """A mutated ``seed`` and a random command for it."""
     text = mutate(seed.text, rng, corpus)
     command = _Command(seed, text, rng, passes, targets, sane=rng.random() < 0.4)
-    if seed.runnable and seed.ext == "mlir" and rng.random() < 0.25:
+    tile_workload = "pto." in seed.text and "wsp.workload" in seed.text
+    if (seed.runnable or tile_workload) and seed.ext == "mlir" and rng.random() < 0.25:
         return command.pto_run()
     return command.pto_opt()
 
@@ -376,12 +408,16 @@ class _Command:
         args = [f"input.{self.seed.ext}"]
         # The AIE target maps CSP pipelines and spatially mapped workloads only.
         maps = not sane or any(k in self.text for k in ("csp.pipeline", "spatial_map"))
-        target = rng.choices(("mlir", "pto", "aie", "ascend"), (5, 2, 4 if maps else 0, 1))[0]
+        # Tile kernels are emitted by both targets (the AIE one even when not mapped).
+        weights = (5, 2, 4 if maps or self.tiles else 0, 3 if self.tiles else 1)
+        target = rng.choices(("mlir", "pto", "aie", "ascend"), weights)[0]
         pipeline = self._pipeline() if rng.random() < 0.75 else []
         if target == "ascend" and (sane or rng.random() < 0.8):  # it emits tg.programs
             pipeline = [self._lowering()] + ["tg-canonicalize"] * rng.randint(0, 1)
+            if self.tiles and rng.random() < 0.5:  # tile kernels: planned and synced or not
+                pipeline = self._pto_passes() if rng.random() < 0.7 else []
         if target == "aie" and sane:  # the target lowers by itself
-            pipeline = []
+            pipeline = self._pto_passes() if self.tiles and rng.random() < 0.3 else []
         if pipeline:
             args += ["-p", ",".join(p + self._options(self.passes[p]) for p in pipeline)]
         if rng.random() < 0.1:
@@ -406,8 +442,10 @@ class _Command:
 
     def pto_run(self) -> Case:
         rng = self.rng
-        args = ["input.mlir", "--mode", "cycles", "--quiet"]
-        for item in bindings(self.seed, self.text, rng, 0 if self.sane else 0.15):
+        functional = self.tiles and rng.random() < 0.7  # the CPU tile numerics
+        args = ["input.mlir", "--mode", "functional" if functional else "cycles", "--quiet"]
+        items = bindings(self.seed, self.text, rng, 0 if self.sane else 0.15)
+        for item in items + (array_bindings(self.text, rng) if functional else []):
             args += ["--bind", item]
         if not self.sane and rng.random() < 0.1:
             args += ["--workers", rng.choice(("1", "3", "0", "-1", "x", "100000"))]
@@ -425,6 +463,8 @@ class _Command:
         """1-4 passes: in an order that fits (as the docs chain them) when sane and half the
         time otherwise, else in any order with xDSL's generic passes among them."""
         rng = self.rng
+        if self.tiles and rng.random() < 0.5:
+            return self._pto_passes()
         if self.sane or rng.random() < 0.5:
             order = [p for p in PASS_ORDER if p in self.passes]
             lowering = self._lowering()
@@ -436,6 +476,16 @@ class _Command:
             for _ in range(rng.randint(1, 4))
         ]
 
+    @property
+    def tiles(self) -> bool:
+        """Whether the input has tile-dialect ops (tile kernels, pto functions)."""
+        return "pto." in self.text
+
+    def _pto_passes(self) -> list[str]:
+        """1-3 of the tile dialect's passes in their order."""
+        order = [p for p in PTO_ORDER if p in self.passes]
+        return sorted(self.rng.sample(order, self.rng.randint(1, 3)), key=order.index)
+
     def _options(self, cls: type, usual: tuple[str, ...] = ()) -> str:
         """``{name=value ...}`` for some of ``cls``'s options (dataclass fields), or ""; the
         ``usual`` ones most of the time."""
@@ -444,19 +494,22 @@ class _Command:
         if self.sane:  # those whose right values are known
             fields = [f for f in fields if f.name in usual or f.name in SANE_CHOICES]
         chosen = [f for f in fields if rng.random() < (0.9 if f.name in usual else 0.5)]
-        parts = [f"{f.name.replace('_', '-')}={self._value(f)}" for f in chosen]
+        owner = getattr(cls, "name", "")
+        parts = [f"{f.name.replace('_', '-')}={self._value(f, owner)}" for f in chosen]
         if not self.sane and rng.random() < 0.05:
             parts.append("bogus-option=1")
         if not parts and rng.random() < 0.7:
             return ""
         return "{" + " ".join(parts) + "}"
 
-    def _value(self, option: dataclasses.Field) -> str:
+    def _value(self, option: dataclasses.Field, owner: str) -> str:
+        """A value for ``option`` of the pass or target named ``owner`` (choices keyed
+        ``owner.option`` take precedence over those keyed by the option alone)."""
         rng = self.rng
         if self.sane:
             if option.name == "bind":
                 return '"' + ",".join(bindings(self.seed, self.text, rng, 0)) + '"'
-            return rng.choice(SANE_CHOICES[option.name])
+            return rng.choice(SANE_CHOICES.get(f"{owner}.{option.name}", SANE_CHOICES[option.name]))
         if rng.random() < 0.1:
             return rng.choice(WRONG_VALUES)
         if option.name == "bind":
@@ -464,8 +517,9 @@ class _Command:
         if option.name in ("program", "schedule"):
             names = re.findall(r"@([\w$.-]+)", self.text) or ["w"]
             return '"' + rng.choice([*names, "nope", ""]) + '"'
-        if option.name in OPTION_CHOICES:
-            return rng.choice(OPTION_CHOICES[option.name])
+        for key in (f"{owner}.{option.name}", option.name):
+            if key in OPTION_CHOICES:
+                return rng.choice(OPTION_CHOICES[key])
         return rng.choice(("true", "false")) if option.type == "bool" else '"x"'
 
 

@@ -32,7 +32,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from pto_wsp.dialects import pto
 from pto_wsp.passes.pto_cost import ELEMENT_BYTES
-from pto_wsp.passes.pto_plan_memory import ADDR_ATTR, MEMORY_ATTR
+from pto_wsp.passes.pto_plan_memory import ADDR_ATTR, MEMORY_ATTR, tile_bytes
 
 from .abi import identifier
 from .errors import emission_error
@@ -294,7 +294,7 @@ class TileEmitter:
         xa, xb = self.addr_of(a), self.addr_of(b)
         if xa is None or xb is None:
             return False
-        return xa < xb + _bytes(tb) and xb < xa + _bytes(ta)
+        return xa < xb + tile_bytes(tb) and xb < xa + tile_bytes(ta)
 
     def handler(self, op: Operation) -> Callable[[Operation], None] | None:
         kind = type(op)
@@ -504,10 +504,6 @@ class TileEmitter:
         verb = "TSET_FLAG" if isinstance(op, pto.SetFlagOp) else "TWAIT_FLAG"
         src, dst = _PIPES[op.src_pipe.value.data], _PIPES[op.dst_pipe.value.data]
         self.line(f"{verb}({src}, {dst}, EVENT_ID{op.event.value.data});")
-
-
-def _bytes(t: pto.TileType) -> int:
-    return pymath.prod(t.dims) * ELEMENT_BYTES[pto.type_name(t.element_type)]
 
 
 def _same_layout(a: pto.TileType, b: pto.TileType) -> bool:

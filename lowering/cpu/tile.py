@@ -112,7 +112,6 @@ _INT_BINARY = {
     "add": "arith.addi",
     "sub": "arith.subi",
     "mul": "arith.muli",
-    "div": "arith.divsi",
     "max": "arith.maxsi",
     "min": "arith.minsi",
 }
@@ -126,8 +125,30 @@ def _is_float(t: str) -> bool:
 
 def _binary(kind: str, a: str, b: str, t: str) -> tuple[list[str], str]:
     """The body lines of ``a kind b`` on type ``t``, and the value computed."""
+    if kind == "div" and not _is_float(t):
+        return _int_div(a, b, t)
     op = (_FLOAT_BINARY if _is_float(t) else _INT_BINARY)[kind]
     return [f"%r = {op} {a}, {b} : {t}"], "%r"
+
+
+def _int_div(a: str, b: str, t: str) -> tuple[list[str], str]:
+    """``a / b`` truncating, and total as numpy's integer division is: ``x / 0`` is 0 and
+    ``MIN / -1`` wraps to MIN (a bare ``divsi`` traps on both, killing the process)."""
+    least = -(2 ** (_width(t) - 1))
+    return [
+        f"%dv0 = arith.constant 0 : {t}",
+        f"%dv1 = arith.constant 1 : {t}",
+        f"%dvm = arith.constant {least} : {t}",
+        f"%dvn = arith.constant -1 : {t}",
+        f"%dvz = arith.cmpi eq, {b}, %dv0 : {t}",
+        f"%dva = arith.cmpi eq, {a}, %dvm : {t}",
+        f"%dvb = arith.cmpi eq, {b}, %dvn : {t}",
+        "%dvo = arith.andi %dva, %dvb : i1",
+        "%dvx = arith.ori %dvz, %dvo : i1",
+        f"%dvd = arith.select %dvx, %dv1, {b} : {t}",
+        f"%dvq = arith.divsi {a}, %dvd : {t}",
+        f"%r = arith.select %dvz, %dv0, %dvq : {t}",
+    ], "%r"
 
 
 def _unary(kind: str, a: str, t: str) -> tuple[list[str], str]:

@@ -69,7 +69,7 @@ wsp.workload @w(%Q: memref<?x8xf32>) {
 
 // An operand defined inside the op's own region is not in scope for it.
 wsp.workload @w(%n: index) {
-  // CHECK: bad_input.mlir:[[# @LINE + 1]]:12: error: use of undeclared SSA value %t: a value defined inside the op's own region is out of scope for its operands
+  // CHECK: bad_input.mlir:[[# @LINE + 1]]:12: error: use of undeclared SSA value %t
   wsp.cond %t {
     %t = arith.constant true
   }

@@ -193,6 +193,18 @@ template <typename V>
 inline V vmax(V a, V b) { return a > b ? a : b; }
 template <typename V>
 inline V vmin(V a, V b) { return a < b ? a : b; }
+// Integer division as numpy's (and the simulator's): x / 0 is 0 and MIN / -1 wraps to MIN,
+// where C++ leaves both undefined and x86 traps.
+template <typename V>
+inline V vdiv(V a, V b) {
+  if constexpr (std::is_integral<V>::value) {
+    if (b == 0) return 0;
+    if (std::is_signed<V>::value && b == static_cast<V>(-1)) {
+      return static_cast<V>(0 - static_cast<typename std::make_unsigned<V>::type>(a));
+    }
+  }
+  return a / b;
+}
 
 // The offset of a tile's origin in a view, and the view's row and column strides: a tile
 // addresses the view's last two dimensions (a 1 x C tile its last one).
@@ -288,7 +300,7 @@ inline void TFILLPAD(D& dst, const A& src, V s) {
 PTO_WSP_TILE_BINARY(TADD, a + b)
 PTO_WSP_TILE_BINARY(TSUB, a - b)
 PTO_WSP_TILE_BINARY(TMUL, a * b)
-PTO_WSP_TILE_BINARY(TDIV, a / b)
+PTO_WSP_TILE_BINARY(TDIV, detail::vdiv(a, b))
 PTO_WSP_TILE_BINARY(TMAX, detail::vmax(a, b))
 PTO_WSP_TILE_BINARY(TMIN, detail::vmin(a, b))
 #undef PTO_WSP_TILE_BINARY
@@ -420,7 +432,7 @@ inline void TCOLEXPAND(D& dst, const A& vec) {
 PTO_WSP_TILE_EXPAND(ADD, a + b)
 PTO_WSP_TILE_EXPAND(SUB, a - b)
 PTO_WSP_TILE_EXPAND(MUL, a * b)
-PTO_WSP_TILE_EXPAND(DIV, a / b)
+PTO_WSP_TILE_EXPAND(DIV, detail::vdiv(a, b))
 PTO_WSP_TILE_EXPAND(MAX, detail::vmax(a, b))
 PTO_WSP_TILE_EXPAND(MIN, detail::vmin(a, b))
 PTO_WSP_TILE_EXPAND(EXPSUB, expf(a - b))
