@@ -100,3 +100,42 @@ def test_without_a_linker_the_program_still_compiles(cache, monkeypatch):
     native._ENGINES.pop(text, None)
     native._engine(text).lookup("g")(None)
     assert not list(cache.glob("*.so"))
+
+
+# A tile kernel no other test compiles (its shape), run through its native numerics.
+TILE = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    from pto_wsp import In, Out, f32, kernel, module, parallel_for, task, Dense, Tensor
+    from pto_wsp import tile as pl
+    from pto_wsp.dialects import wsp
+    from pto_wsp.lowering.cpu.tile import compile_tile
+
+    @kernel
+    def shift(x: In[f32[3, 40]], y: Out[f32[3, 40]]):
+        pl.store(pl.exp(pl.load(x)), y)
+
+    X, Y = Tensor("X", [2, 3, 40], f32), Tensor("Y", [2, 3, 40], f32)
+    m = module(parallel_for(Dense(2), lambda b: task(shift, [], [X[b], Y[b]])).named("w"))
+    (k,) = [op for op in m.ops if isinstance(op, wsp.KernelOp)]
+    f = compile_tile(k.tile_function())
+    x = np.linspace(-1, 1, 120, dtype=np.float32).reshape(3, 40)
+    y = np.zeros_like(x)
+    f(x, y)
+    print(json.dumps({"ok": bool(np.allclose(y, np.exp(x), rtol=1e-6)),
+                      "engine": type(f._engine).__name__, "mlir": "mlir" in sys.modules}))
+    """
+)
+
+
+def test_a_fresh_process_loads_the_tile_kernel_compiled_before(cache):
+    def fresh() -> dict:
+        run = subprocess.run([sys.executable, "-c", TILE], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        return json.loads(run.stdout)
+
+    first = fresh()
+    assert first == {"ok": True, "engine": "ExecutionEngine", "mlir": True}
+    again = fresh()
+    assert again == {"ok": True, "engine": "Library", "mlir": False}

@@ -37,8 +37,12 @@ class Library:
 
     def lookup(self, name: str) -> Any:
         """The packed entry point of ``name`` (its C interface taking an array of pointers)."""
-        function = getattr(self._lib, "_mlir__mlir_ciface_" + name)
-        return ctypes.CFUNCTYPE(None, ctypes.c_void_p)(ctypes.cast(function, ctypes.c_void_p).value)
+        return ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self.raw_lookup("_mlir_ciface_" + name))
+
+    def raw_lookup(self, name: str) -> int:
+        """The address of ``name``'s packed wrapper, as ``ExecutionEngine.raw_lookup``."""
+        function = getattr(self._lib, "_mlir_" + name)
+        return ctypes.cast(function, ctypes.c_void_p).value
 
 
 def _dir() -> Path:

@@ -35,6 +35,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from pto_wsp.dialects import pto
 from pto_wsp.errors import CompileError
+from pto_wsp.lowering.cpu import objcache
 
 #: Upstream MLIR's lowering of the linalg form to the LLVM dialect. f16 and bf16 arithmetic
 #: is done in f32 (arith-emulate-unsupported-floats): the CPU has no half-precision ALU.
@@ -684,11 +685,28 @@ _LLVM_SCALARS = {
 
 
 def _engine(text: str, name: str, glue: str) -> tuple[Any, int]:
-    """The ExecutionEngine of ``text`` with its ``glue`` (compiled once per process) and the
-    address of ``@name__numpy``, read once through its accessor: calls go straight to it."""
+    """The compiled ``text`` with its ``glue`` (once per process; from the disk cache of
+    compiled programs when a process compiled it before) and the address of ``@name__numpy``,
+    read once through its accessor: calls go straight to it."""
     cached = _ENGINES.get(text)
     if cached is not None:
         return cached
+    key = objcache.key(text + glue, f"tile {PIPELINE} O2")
+    engine = objcache.load(key)
+    if engine is None:
+        engine = _jit(text, name, glue)
+        objcache.store(key, engine)
+    address = ctypes.c_void_p()
+    packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(f"{name}__address"))
+    packed((ctypes.c_void_p * 1)(ctypes.addressof(address)))
+    if len(_ENGINES) >= _KEEP:  # the oldest go: a TileFunction keeps its own engine alive
+        del _ENGINES[next(iter(_ENGINES))]
+    _ENGINES[text] = (engine, int(address.value or 0))
+    return _ENGINES[text]
+
+
+def _jit(text: str, name: str, glue: str) -> Any:
+    """``text`` and its ``glue`` compiled by upstream MLIR (an ExecutionEngine)."""
     from mlir import ir
     from mlir.execution_engine import ExecutionEngine
     from mlir.passmanager import PassManager
@@ -710,14 +728,7 @@ def _engine(text: str, name: str, glue: str) -> tuple[Any, int]:
             op.detach_from_parent()
             module.body.append(op)
         del scratch
-        engine = ExecutionEngine(module, opt_level=2)
-    address = ctypes.c_void_p()
-    packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(f"{name}__address"))
-    packed((ctypes.c_void_p * 1)(ctypes.addressof(address)))
-    if len(_ENGINES) >= _KEEP:  # the oldest go: a TileFunction keeps its own engine alive
-        del _ENGINES[next(iter(_ENGINES))]
-    _ENGINES[text] = (engine, int(address.value or 0))
-    return _ENGINES[text]
+        return ExecutionEngine(module, opt_level=2)
 
 
 class TileFunction:
