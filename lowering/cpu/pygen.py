@@ -535,7 +535,7 @@ def compile_program_plain(program: tg.ProgramOp, module: ModuleOp | None = None)
     namespace.update(gen.constants)
     callees: dict[str, CompiledProgram] = {}
     for callee in sorted(gen.calls):
-        target = _find_program(module, callee, program)
+        target = find_program(module, callee, program)
         compiled = compile_program_plain(target, module)
         callees[callee] = compiled
         namespace[f"_call_{callee}"] = compiled.function
@@ -564,9 +564,11 @@ def check_no_recursion(program: tg.ProgramOp, module: ModuleOp | None) -> None:
         )
 
 
-def _find_program(module: ModuleOp | None, name: str, at: Operation) -> tg.ProgramOp:
+def find_program(module: ModuleOp | None, name: str, at: Operation) -> tg.ProgramOp:
+    """The ``tg.program`` a ``tg.call`` at ``at`` names (a located CodegenError if none)."""
     if module is not None:
         for op in module.ops:
             if isinstance(op, tg.ProgramOp) and op.sym_name.data == name:
                 return op
-    raise CodegenError(f"{location_of(at)}: tg.call of unknown program @{name}")
+    where = location_of(at)
+    raise CodegenError(f"{where + ': ' if where else ''}tg.call of unknown program @{name}")

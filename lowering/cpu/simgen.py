@@ -46,11 +46,13 @@ from pto_wsp.lowering.cpu.pygen import (
     check_no_recursion,
     empty_loop,
     exec_generated,
+    find_program,
 )
 from pto_wsp.passes.diagnostics import location_of
 from pto_wsp.runtime.kernels import ViewRegion
 
 __all__ = ["ProcessCode", "SimProgram", "compile_sim_program", "stream_keyed"]
+
 
 def _view_cached(value: Any) -> View:
     """pygen's ``_view``, keeping each tensor's root view (made once per run, not per use)."""
@@ -433,7 +435,7 @@ def _compile_function(
     namespace.update(gen.constants)
     callees: dict[str, CompiledProgram] = {}
     for callee in sorted(gen.calls):
-        target = _find_program(module, callee, program)
+        target = find_program(module, callee, program)
         callees[callee] = _compile_function(target, module, seen, True)
         namespace[f"_call_{callee}"] = callees[callee].function
     exec_generated(source, f"<tg.program @{name}>", namespace)
@@ -447,15 +449,6 @@ def _compile_function(
     )
     seen[name] = compiled
     return compiled
-
-
-def _find_program(module: ModuleOp | None, name: str, at: Operation) -> tg.ProgramOp:
-    if module is not None:
-        for op in module.ops:
-            if isinstance(op, tg.ProgramOp) and op.sym_name.data == name:
-                return op
-    where = location_of(at)
-    raise CodegenError(f"{where + ': ' if where else ''}tg.call of unknown program @{name}")
 
 
 def stream_keyed(program: tg.ProgramOp) -> bool:
@@ -495,7 +488,7 @@ def compile_sim_program(program: tg.ProgramOp, module: ModuleOp | None = None) -
         source = "\n".join([header, *gen.lines, "    yield ('wait',)"]) + "\n"
         sources.append(source)
         for callee in sorted(gen.calls):
-            target = _find_program(module, callee, program)
+            target = find_program(module, callee, program)
             namespace[f"_call_{callee}"] = _compile_function(
                 target, module, seen, callee=True
             ).function
