@@ -111,7 +111,7 @@ def _wsp_to_tg() -> type[ModulePass]:
 
 
 def _tg_materialize() -> type[ModulePass]:
-    from pto_wsp.passes.tg_materialize import TgMaterializePass
+    from pto_wsp.runtime.materialize import TgMaterializePass
 
     return TgMaterializePass
 

@@ -40,7 +40,7 @@ from pto_wsp import (
 )
 from pto_wsp.dialects import tg
 from pto_wsp.lowering.ascend.build import have_compiler
-from pto_wsp.passes.tg_materialize import materialize
+from pto_wsp.runtime.materialize import materialize
 from pto_wsp.passes.wsp_to_tg import WspToTgPass
 from pto_wsp.tools.pto_run import main as pto_run
 

@@ -383,7 +383,7 @@ def test_ascend_builds_and_runs_instances_with_typed_scalars(tmp_path):
     # The graph the host runtime built equals tg-materialize's: the same scalars, typed.
     from pto_wsp.dialects import tg
     from pto_wsp.lowering.ascend import lower_to_tg
-    from pto_wsp.passes.tg_materialize import materialize
+    from pto_wsp.runtime.materialize import materialize
 
     lowered = lower_to_tg(_scale_workload().module())
     op = next(o for o in lowered.ops if isinstance(o, tg.ProgramOp))

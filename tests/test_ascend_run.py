@@ -26,7 +26,7 @@ from pto_wsp.lowering.ascend import (
     lower_to_tg,
 )
 from pto_wsp.lowering.ascend.build import have_compiler
-from pto_wsp.passes.tg_materialize import materialize
+from pto_wsp.runtime.materialize import materialize
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"

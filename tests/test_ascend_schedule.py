@@ -27,7 +27,7 @@ from pto_wsp.lowering.ascend import (
     lower_to_tg,
 )
 from pto_wsp.lowering.ascend.build import have_compiler
-from pto_wsp.passes.tg_materialize import materialize
+from pto_wsp.runtime.materialize import materialize
 from pto_wsp.passes.wsp_to_tg import WspToTgPass
 from pto_wsp.tools.diagnostics import parse_located as parse
 

@@ -48,11 +48,6 @@ ALLOWED = {
     # The CPU backend's product is the simulator's Program: lowering/cpu is the runtime's own
     # front end (DESIGN.md: "lowering/cpu (tg -> executable plan)").
     ("pto_wsp.lowering.cpu", "pto_wsp.runtime"): "the CPU backend builds runtime Programs",
-    # TODO(issue 22): tg-materialize runs the task-generation program with the Python code
-    # generator and the runtime's GraphBuilder; once the native core builds graphs, the pass
-    # should take a graph-building callback (or move to lowering/cpu as a stage).
-    ("pto_wsp.passes.tg_materialize", "pto_wsp.lowering.cpu.pygen"): "TODO: see above",
-    ("pto_wsp.passes.tg_materialize", "pto_wsp.runtime"): "TODO: see above",
     # TODO(issue 22): the Ascend host runtime reports its run as the static graph (TaskGraph,
     # TensorRegion, EDGE_KINDS). The static form is shared data, not simulator logic: it should
     # move below lowering/ (with regions.py) when the one C++ core replaces runtime/graph.py's

@@ -22,7 +22,7 @@ from pto_wsp.dialects import tg
 from pto_wsp.interop.pto_parser import default_context
 from pto_wsp.lowering.cpu.native import _ENGINES, NativeError, compile_native
 from pto_wsp.lowering.cpu.simgen import compile_sim_program
-from pto_wsp.passes.tg_materialize import materialize
+from pto_wsp.runtime.materialize import materialize
 from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
 from pto_wsp.runtime import native_core
 from pto_wsp.runtime.graph import GraphBuilder, TaskGraph
