@@ -45,7 +45,11 @@ CXX = os.environ.get("CXX", "g++")
 HOST_CXXFLAGS = ["-std=c++17", "-O3", "-Wall", "-Werror", "-fPIC", "-pthread"]
 HOST_CPPFLAGS = ["-DPTO_WSP_HOST", "-I.", "-Iascend_host/include"]
 HOST_LIBRARY = "libpto_wsp_host.so"
-RUNTIME_SOURCES = ["ascend_host/src/runtime.cpp", "ascend_host/src/tensormap.cpp"]
+RUNTIME_SOURCES = [
+    "ascend_host/src/runtime.cpp",
+    "ascend_host/src/tensormap.cpp",
+    "ascend_host/src/pipeline.cpp",
+]
 
 
 class BuildError(PtoError):

@@ -488,6 +488,11 @@ class AscendProgram:
             raise ResourceError(f"@{self.name}: {message}")
         if code == 3:
             raise ValueError(f"@{self.name}: {message}")
+        if code == 4:  # a pipeline: one line per blocked process, "name\top\tchannel"
+            raise errors.Deadlock([tuple(line.split("\t")) for line in message.splitlines()])
+        if code == 5:  # "process\tchannel\tmessage"
+            process, channel, text = message.split("\t", 2)
+            raise errors.ChannelClosed(process, channel, text)
         if code != 0:
             raise ExecutionError(f"@{self.name}: {message}")
         return self

@@ -141,6 +141,8 @@ class Emitted:
     sites: list[Site] = field(default_factory=list)
     globals: dict[str, GlobalArray] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    #: The most coordinates a pipeline's task may get (its message's, its own, replica).
+    pipeline_coords: int = 0
 
 
 def program_cname(program: tg.ProgramOp) -> str:
@@ -240,33 +242,11 @@ class ProgramEmitter:
     def emit(self) -> None:
         program = self.program
         if program.processes() or any(isinstance(op, tg.QueueOp) for op in program.body.block.ops):
-            emission_error(
-                program,
-                f"tg.program @{program.sym_name.data} is a pipeline (tg.process / tg.queue): the "
-                "ascend target emits task-generation programs, not CSP processes; run the "
-                "pipeline on the CPU simulator",
-            )
-        params = []
-        views = []  # (index in params, cname) of the memref arguments
-        for arg, name, type_ in zip(
-            program.body.block.args, program.arg_names, program.function_type.inputs
-        ):
-            cname = self.names.fresh(name.data)
-            self.names.names[arg] = cname
-            if isinstance(type_, MemRefType):
-                self.check_memref(program, name.data, type_)
-                views.append((len(params), cname, bool(arg.uses)))
-                params.append(f"const pto::wsp::View& {cname}")
-                rank = len(type_.get_shape())
-                self.views[arg] = _ViewInfo(tuple(range(rank)), rank)
-            elif isinstance(type_, IntegerType) or str(type_) == "index":
-                params.append(f"{self.scalar_type(arg)} {cname}")
-            else:
-                emission_error(
-                    program,
-                    f"tg.program @{program.sym_name.data}: argument '{name.data}' has type "
-                    f"{type_}; the ascend target takes memrefs, index and integer arguments",
-                )
+            from .pipeline import emit_pipeline  # (pipeline.py builds on this class)
+
+            emit_pipeline(self)
+            return
+        params, views = self.parameters()
         # The function works on local copies of its argument views (the parameters are the
         # caller's memory, which any builder call might change as far as the compiler knows):
         # then a view that does not depend on a loop's variables is computed once, not per task.
@@ -287,14 +267,39 @@ class ProgramEmitter:
         if tg_events.uses_events(program, self.module):
             self.line("_b.use_events();")
         self.block(program.body.block)
-        self.out.functions.append(
-            f"// tg.program @{program.sym_name.data}\n"
-            + signature
-            + " {\n"
-            + "\n".join(self.lines)
-            + ("\n" if self.lines else "")
-            + "}\n"
-        )
+        self.function(f"// tg.program @{program.sym_name.data}\n" + signature)
+
+    def function(self, head: str) -> None:
+        """Add the function of ``head`` with the lines emitted so far as its body."""
+        body = "\n".join(self.lines) + ("\n" if self.lines else "")
+        self.out.functions.append(head + " {\n" + body + "}\n")
+
+    def parameters(self) -> tuple[list[str], list[tuple[int, str, bool]]]:
+        """The C++ parameters of the program's arguments (naming them), and per memref
+        argument its position, name and whether the program reads it."""
+        program = self.program
+        params: list[str] = []
+        views = []
+        for arg, name, type_ in zip(
+            program.body.block.args, program.arg_names, program.function_type.inputs
+        ):
+            cname = self.names.fresh(name.data)
+            self.names.names[arg] = cname
+            if isinstance(type_, MemRefType):
+                self.check_memref(program, name.data, type_)
+                views.append((len(params), cname, bool(arg.uses)))
+                params.append(f"const pto::wsp::View& {cname}")
+                rank = len(type_.get_shape())
+                self.views[arg] = _ViewInfo(tuple(range(rank)), rank)
+            elif isinstance(type_, IntegerType) or str(type_) == "index":
+                params.append(f"{self.scalar_type(arg)} {cname}")
+            else:
+                emission_error(
+                    program,
+                    f"tg.program @{program.sym_name.data}: argument '{name.data}' has type "
+                    f"{type_}; the ascend target takes memrefs, index and integer arguments",
+                )
+        return params, views
 
     def check_memref(self, op: Operation, name: str, type_: MemRefType) -> None:
         if element(type_.element_type) is None:
@@ -333,8 +338,8 @@ class ProgramEmitter:
             self.call(op)
         elif isinstance(op, memref.LoadOp):
             self.load(op)
-        elif isinstance(op, tg.ProcessOp | tg.QueueOp | tg.SendOp | tg.ConsumeOp):
-            self.fail(op, f"{op.name} (CSP pipelines run on the CPU simulator)")
+        elif isinstance(op, tg.ProcessOp | tg.QueueOp):
+            self.fail(op, f"a {op.name} outside the top level of a tg.program")
         elif isinstance(op, tg_events.EventRecordOp | tg_events.EventWaitOp):
             call = "event_record" if isinstance(op, tg_events.EventRecordOp) else "event_wait"
             stream = "pto::wsp::kAllStreams" if op.stream is None else str(op.stream.value.data)

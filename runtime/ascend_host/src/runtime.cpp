@@ -53,6 +53,7 @@
 
 #include "pto_wsp/aicore.h"
 #include "pto_wsp/orchestration.h"
+#include "hooks.h"
 #include "order.h"
 #include "schedule_rules.h"
 #include "task_abi.h"
@@ -70,12 +71,6 @@ thread_local bool on_worker = false;  // the calling thread is a worker
 }  // namespace host
 
 namespace host {
-
-// An error with a result code for the launcher: 1 execution, 2 resource (task window), 3 args.
-struct RunError : std::runtime_error {
-  int code;
-  RunError(const std::string& what, int c) : std::runtime_error(what), code(c) {}
-};
 
 // Node and edge kinds, and the rules of structural order: order.h, shared with the native core.
 using order::kBarrier;
@@ -415,6 +410,8 @@ struct Builder::Impl {
   Records rec;
   std::unordered_map<const TaskSite*, int32_t> site_ids;
   std::vector<const TaskSite*> sites;
+  // The pipeline process creating tasks now (pipeline.cpp), else nullptr.
+  host::IssueContext* issue_ctx = nullptr;
 
   Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t ring_capacity);
   ~Impl();
@@ -456,6 +453,11 @@ struct Builder::Impl {
   std::atomic<int64_t>* gate(const Slot& s);
   std::string describe(uint32_t id);
   void record_node(uint32_t id);
+  void pipeline_task(uint32_t id, Slot& s);
+  bool node_done(uint32_t n) const {
+    const uint32_t v = slot_done[n & mask].load(std::memory_order_acquire);
+    return v != 0xFFFFFFFFu && v >= n;
+  }
 };
 
 Builder::Impl::Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t ring_capacity)
@@ -1114,6 +1116,7 @@ void Builder::submit(TaskBuilder& t) {
   Impl& m = *impl_;
   const uint32_t id = t.pod_->id;
   Slot& s = m.slot(id);
+  if (m.issue_ctx != nullptr) m.pipeline_task(id, s);
   m.scopes.created(id);
   if (m.events.on) m.events.created(id, s.stream);
   m.raw.clear();
@@ -1184,6 +1187,79 @@ void Builder::event_wait(const char* event, int64_t stream) {
 bool Builder::event_query(const char* event) const { return impl_->events.query(event); }
 
 int64_t Builder::num_tasks() const { return impl_->ntasks; }
+
+namespace host {
+
+namespace {
+// Sites of tasks whose coordinates a pipeline merged (a message's, the task's, replica): made
+// once per list of names and kernel, kept for the library's lifetime (a run's records name
+// them after the run).
+struct MergedSite {
+  std::vector<const char*> names;
+  TaskSite site;
+};
+std::mutex g_sites_m;
+std::deque<MergedSite> g_sites;
+
+const TaskSite* merged_site(KernelId kernel, const std::vector<const char*>& names) {
+  std::lock_guard<std::mutex> g(g_sites_m);
+  for (const MergedSite& m : g_sites) {
+    if (m.site.kernel != kernel || m.names.size() != names.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < names.size() && same; ++i) same = strcmp(m.names[i], names[i]) == 0;
+    if (same) return &m.site;
+  }
+  g_sites.push_back(MergedSite{names, TaskSite{}});
+  MergedSite& m = g_sites.back();
+  m.site = TaskSite{kernel, static_cast<int32_t>(m.names.size()), m.names.data()};
+  return &m.site;
+}
+}  // namespace
+
+void set_issue_context(Builder& b, IssueContext* c) { b.impl()->issue_ctx = c; }
+void swap_scopes(Builder& b, order::Scopes& s) { std::swap(b.impl()->scopes, s); }
+void flush_issue(Builder& b) { b.impl()->flush(); }
+void start_workers(Builder& b) { b.impl()->wake_workers(); }
+void fail_run(Builder& b, const std::string& what, int code) { b.impl()->set_error(what, code); }
+void wait_nodes(Builder& b, const std::vector<uint32_t>& ids) {
+  Builder::Impl& m = *b.impl();
+  m.wait_until(
+      [&m, &ids] {
+        for (uint32_t n : ids)
+          if (!m.node_done(n)) return false;
+        return true;
+      },
+      false);
+}
+
+}  // namespace host
+
+// A task of a pipeline process: remembered for its waits, named by its merged coordinates.
+void Builder::Impl::pipeline_task(uint32_t id, Slot& s) {
+  host::IssueContext& c = *issue_ctx;
+  c.issued.push_back(id);
+  if (c.names.empty() && c.replica < 0) return;
+  const TaskSite* site = s.site;
+  const int own = site != nullptr ? site->num_coords : 0;
+  std::vector<const char*> names;
+  int64_t values[kMaxCoords + 1];
+  auto add = [&](const char* name, int64_t v) {
+    if (names.size() >= static_cast<size_t>(kMaxCoords))
+      fail("a pipeline task has more coordinates than the ABI holds (coordinates, limit)",
+           static_cast<int64_t>(names.size()) + 1, kMaxCoords);
+    values[names.size()] = v;
+    names.push_back(name);
+  };
+  for (size_t i = 0; i < c.names.size(); ++i) {
+    bool shadowed = false;
+    for (int j = 0; j < own && !shadowed; ++j) shadowed = strcmp(site->coord_names[j], c.names[i]) == 0;
+    if (!shadowed) add(c.names[i], c.values[i]);
+  }
+  for (int j = 0; j < own; ++j) add(site->coord_names[j], s.coords[j]);
+  if (c.replica >= 0) add("replica", c.replica);
+  for (size_t i = 0; i < names.size(); ++i) s.coords[i] = values[i];
+  s.site = host::merged_site(static_cast<KernelId>(s.pod.kernel), names);
+}
 
 [[noreturn]] void fail(const char* what, int64_t a, int64_t b) {
   char buf[320];

@@ -1,0 +1,161 @@
+"""CSP pipelines in aicpu_orchestrate.cpp: a function per ``tg.process``, run on threads.
+
+A pipeline program (``tg.queue``s and ``tg.process``es, from ``csp-to-tg``) becomes the
+program's function, which declares the queues (name, capacity, event) and the processes
+(name, replicas, the queues each sends on and receives from) to a ``pto::wsp::Pipeline``
+(pto_wsp/pipeline.h) and runs them, and one function per process over the builder API and a
+``pto::wsp::Process``: ``tg.send`` is ``_p.send(q, {coordinate names}, {values}, [=](Builder&
+_b) { the body's tasks })`` (the receiver runs the closure: it issues the tasks), ``tg.consume``
+a loop over ``_p.recv(q, message)`` ending each iteration with ``_p.wait()`` (its tasks
+completed), ``tg.coord`` ``message.coord(k)``, ``tg.record`` / ``tg.synchronize`` the
+process's calls of those names. The rules the runtime follows are docs/semantics.md's.
+"""
+
+from __future__ import annotations
+
+import json
+
+from xdsl.ir import Operation
+
+from pto_wsp.dialects import tg
+
+from .abi import identifier
+from .errors import emission_error
+from .orchestrate import ProgramEmitter, program_cname
+
+_MESSAGING = (tg.SendOp, tg.ConsumeOp, tg.RecordOp, tg.SynchronizeOp)
+
+
+class ProcessEmitter(ProgramEmitter):
+    """Emits the function of one process of a pipeline program."""
+
+    def __init__(self, parent: ProgramEmitter, process: tg.ProcessOp, queues: dict[str, int]):
+        super().__init__(parent.program, parent.module, parent.kernels, parent.out)
+        self.process = process
+        self.queues = queues
+        self.sends: set[int] = set()
+        self.receives: set[int] = set()
+
+    def cname(self) -> str:
+        return f"{identifier(self.program.sym_name.data)}__{identifier(self.process.sym_name.data)}"
+
+    def emit(self) -> None:
+        params, _ = self.parameters()
+        replica = self.names.define(self.process.replica) if self.process.replica.uses else ""
+        signature = (
+            f"static void {self.cname()}(pto::wsp::Builder& _b, pto::wsp::Process& _p"
+            + "".join(f", {p}" for p in params)
+            + f", int64_t {replica or '/*replica*/'})"
+        )
+        self.liveness()
+        self.block(self.process.body.block)
+        self.function(f"// tg.process @{self.process.sym_name.data}\n" + signature)
+
+    def pure(self, op: Operation) -> bool:
+        return isinstance(op, tg.CoordOp) or super().pure(op)
+
+    def queue(self, op: Operation) -> int:
+        return self.queues[op.queue.root_reference.data]  # type: ignore[attr-defined]
+
+    def op(self, op: Operation) -> None:
+        if isinstance(op, tg.SendOp):
+            self.send(op)
+        elif isinstance(op, tg.ConsumeOp):
+            self.consume(op)
+        elif isinstance(op, tg.RecordOp):
+            self.sends.add(self.queue(op))
+            self.line(f"_p.record({self.queue(op)});")
+        elif isinstance(op, tg.SynchronizeOp):
+            self.receives.add(self.queue(op))
+            self.line(f"_p.synchronize({self.queue(op)});")
+        elif isinstance(op, tg.CoordOp):
+            if self.used(op):
+                self.define(op.result, f"{self.names[op.message]}.coord({op.position.value.data})")
+        else:
+            super().op(op)
+
+    def send(self, op: tg.SendOp) -> None:
+        """The body's tasks as a closure the receiver runs (views and values by copy)."""
+        q = self.queue(op)
+        self.sends.add(q)
+        names = ", ".join(json.dumps(n.data) for n in op.coord_names)
+        values = ", ".join(self.names[c] for c in op.coords)
+        call = "(void)_p.try_send" if op.nonblocking is not None else "_p.send"
+        self.line(f"{call}({q}, {{{names}}}, {{{values}}}, [=](pto::wsp::Builder& _b) {{")
+        self.indent += 1
+        self.block(op.body.block)
+        self.indent -= 1
+        self.line("});")
+
+    def consume(self, op: tg.ConsumeOp) -> None:
+        q = self.queue(op)
+        self.receives.add(q)
+        message = self.names.define(op.message)
+        self.line(f"for (pto::wsp::Received {message}; _p.recv({q}, {message});) {{")
+        self.indent += 1
+        self.block(op.body.block)
+        self.line("_p.wait();")
+        self.indent -= 1
+        self.line("}")
+
+
+def _coords_bound(program: tg.ProgramOp) -> int:
+    """The most coordinates a task of the pipeline may carry: every name its tasks and
+    messages use, and ``replica``."""
+    names = {"replica"}
+    for op in program.walk():
+        if isinstance(op, tg.TaskOp | tg.SendOp):
+            names.update(n.data for n in op.coord_names)
+    return len(names)
+
+
+def emit_pipeline(main: ProgramEmitter) -> None:
+    """The functions of a pipeline program: one per process, and the program's, which runs
+    them (``main`` has named nothing yet)."""
+    program = main.program
+    queues: list[tg.QueueOp] = []
+    for op in program.body.block.ops:
+        if isinstance(op, tg.QueueOp):
+            queues.append(op)
+        elif not isinstance(op, tg.ProcessOp | tg.YieldOp):
+            emission_error(
+                op,
+                f"tg.program @{program.sym_name.data} is a pipeline: it may hold tg.queue and "
+                f"tg.process ops only, not {op.name}",
+            )
+    index = {q.sym_name.data: i for i, q in enumerate(queues)}
+    params, _ = main.parameters()
+    names = [main.names[a] for a in program.body.block.args]
+    rows = []
+    for process in program.processes():
+        emitter = ProcessEmitter(main, process, index)
+        emitter.emit()
+        sends = ", ".join(str(q) for q in sorted(emitter.sends))
+        receives = ", ".join(str(q) for q in sorted(emitter.receives))
+        args = "".join(f", {n}" for n in names)
+        rows += [
+            f"_pl.process({json.dumps(process.sym_name.data)}, {process.replicas.value.data}, "
+            f"{{{sends}}}, {{{receives}}},",
+            "            [&](pto::wsp::Builder& _pb, pto::wsp::Process& _p, int64_t _r) "
+            f"{{ {emitter.cname()}(_pb, _p{args}, _r); }});",
+        ]
+    main.out.pipeline_coords = max(main.out.pipeline_coords, _coords_bound(program))
+    signature = (
+        f"void {program_cname(program)}(pto::wsp::Builder& _b"
+        + "".join(f", {p}" for p in params)
+        + ")"
+    )
+    main.out.prototypes.append(signature + ";")
+    table = ", ".join(
+        f"{{{json.dumps(q.sym_name.data)}, {q.capacity.value.data}, "
+        f"{'true' if q.is_event else 'false'}}}"
+        for q in queues
+    )
+    main.lines = [
+        f"  static const pto::wsp::QueueInfo kQueues[] = {{{table}}};" if queues else "",
+        f"  pto::wsp::Pipeline _pl(_b, {'kQueues' if queues else 'nullptr'}, {len(queues)});",
+        *("  " + r for r in rows),
+        "  _pl.run();",
+    ]
+    main.lines = [line for line in main.lines if line]
+    main.function(f"// tg.program @{program.sym_name.data}: a pipeline\n" + signature)

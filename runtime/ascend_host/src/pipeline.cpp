@@ -1,0 +1,322 @@
+// pto-wsp host runtime: CSP pipelines (pto_wsp/pipeline.h) on AICPU-like threads.
+//
+// Every process replica is a thread. They share one lock, held whenever a process runs its
+// own code, and released only while it is blocked: on a channel (its condition variable, woken
+// by the process that unblocks it) or waiting for the tasks it issued. So the Builder has one
+// user at a time, as for a main program, and the channel state machine (channel.h) runs
+// under the lock. The tasks go to the one scheduler (the workers run them meanwhile); a
+// process switch swaps the builder's ordered scopes and issue context for the process's own.
+//
+// Deadlock: tasks never wait for a process, so a process waiting for its tasks always goes
+// on; the run is deadlocked exactly when every live process is blocked on a channel. That is
+// checked under the lock whenever a process blocks on a channel or finishes, by the process
+// doing it: the last one to block reports the Deadlock (every blocked process, its operation
+// and channel) and wakes the others, which end. So no wait can hang.
+#include "pto_wsp/pipeline.h"
+
+#include <string.h>
+
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "channel.h"
+#include "hooks.h"
+
+namespace pto {
+namespace wsp {
+
+int64_t Received::coord(int64_t k) const {
+  if (k < 0 || k >= static_cast<int64_t>(values.size()))
+    fail("tg.coord: the message has no such coordinate (position, coordinates)", k,
+         static_cast<int64_t>(values.size()));
+  return values[static_cast<size_t>(k)];
+}
+
+namespace {
+
+// A message: the sender's coordinates and the tasks of its send body.
+struct Msg {
+  std::vector<const char*> names;
+  std::vector<int64_t> values;
+  MessageTasks tasks;
+};
+
+// Thrown through a process's function when the run has failed: it just ends.
+struct Stop {};
+
+}  // namespace
+
+struct Process::State {
+  Pipeline::Impl* pl = nullptr;
+  csp::Proc<Msg> proc;
+  ProcessFn fn;
+  int64_t replica = 0;
+  order::Scopes scopes;
+  host::IssueContext ctx;
+  std::condition_variable cv;
+  bool resumed = false;
+  std::unique_lock<std::mutex>* lk = nullptr;  // the pipeline's lock, held while it runs
+  std::thread thread;
+
+  // Send (false: a nonblocking send dropped it); wait for the tasks issued so far.
+  bool put(int queue, Msg msg, bool nonblocking);
+  void wait_tasks();
+};
+
+struct Pipeline::Impl {
+  Builder& b;
+  std::mutex m;
+  std::condition_variable all_done;
+  csp::Channels<Msg> channels;
+  std::vector<std::unique_ptr<Process::State>> procs;
+  int live = 0, blocked = 0;
+  bool failed = false;
+
+  explicit Impl(Builder& builder) : b(builder) {
+    channels.resume = [this](csp::Proc<Msg>* p) {
+      for (auto& s : procs)
+        if (&s->proc == p) {
+          --blocked;
+          s->resumed = true;
+          s->cv.notify_one();
+        }
+    };
+  }
+
+  // The process takes the builder (it holds the lock), or gives it back.
+  void enter(Process::State& s) {
+    host::swap_scopes(b, s.scopes);
+    host::set_issue_context(b, &s.ctx);
+  }
+  void leave(Process::State& s) {
+    host::set_issue_context(b, nullptr);
+    host::swap_scopes(b, s.scopes);
+  }
+
+  void fail(const std::string& what, int code) {
+    if (!failed) host::fail_run(b, what, code);
+    failed = true;
+    for (auto& s : procs) s->cv.notify_one();
+    all_done.notify_all();
+  }
+
+  // `s` is blocked on a channel: wait to be resumed (or for the run to fail).
+  void block(Process::State& s) {
+    ++blocked;
+    s.resumed = false;
+    if (blocked == live) deadlock();
+    leave(s);
+    s.cv.wait(*s.lk, [&s, this] { return s.resumed || failed; });
+    enter(s);
+    if (failed) throw Stop{};
+  }
+
+  void deadlock() {
+    std::string text;
+    for (auto& s : procs) {
+      if (s->proc.done) continue;
+      const csp::Waiting& w = s->proc.waiting;
+      text += s->proc.name + "\t" + w.op + "\t" +
+              (w.queue >= 0 ? channels.queues[static_cast<size_t>(w.queue)].name : "") + "\n";
+    }
+    fail(text, 4);
+  }
+
+  void closed(const csp::ChannelClosed& c) {
+    fail(c.process + "\t" + c.channel + "\t" + c.message, 5);
+    throw Stop{};
+  }
+
+  void main(Process::State& s) {
+    std::unique_lock<std::mutex> lk(m);
+    s.lk = &lk;
+    enter(s);
+    Process p(&s);
+    try {
+      if (failed) throw Stop{};
+      s.fn(b, p, s.replica);
+      try {
+        channels.finish(&s.proc);
+      } catch (const csp::ChannelClosed& c) {
+        closed(c);
+      }
+    } catch (const Stop&) {
+    } catch (const host::RunError& e) {
+      fail(e.what(), e.code);
+    } catch (const std::exception& e) {
+      fail(s.proc.name + ": " + e.what(), 1);
+    }
+    s.proc.done = true;
+    --live;
+    if (!failed && live > 0 && blocked == live) deadlock();
+    leave(s);
+    if (live == 0) all_done.notify_all();
+  }
+};
+
+// ------------------------------------------------------------------------ Process
+
+namespace {
+
+// A message's coordinates: those of the message being handled first (a stage forwards the
+// index it received), then the send's own; a name in both keeps the send's value.
+Msg make_message(const host::IssueContext& c, std::initializer_list<const char*> names,
+                 std::initializer_list<int64_t> values, MessageTasks tasks) {
+  Msg msg;
+  for (size_t i = 0; i < c.names.size(); ++i) {
+    bool shadowed = false;
+    for (const char* n : names) shadowed = shadowed || strcmp(n, c.names[i]) == 0;
+    if (!shadowed) {
+      msg.names.push_back(c.names[i]);
+      msg.values.push_back(c.values[i]);
+    }
+  }
+  msg.names.insert(msg.names.end(), names.begin(), names.end());
+  msg.values.insert(msg.values.end(), values.begin(), values.end());
+  msg.tasks = std::move(tasks);
+  return msg;
+}
+
+}  // namespace
+
+bool Process::State::put(int queue, Msg msg, bool nonblocking) {
+  try {
+    if (nonblocking) return pl->channels.try_send(&proc, queue, std::move(msg));
+    if (!pl->channels.send(&proc, queue, std::move(msg))) pl->block(*this);
+  } catch (const csp::ChannelClosed& c) {
+    pl->closed(c);
+  }
+  return true;
+}
+
+void Process::State::wait_tasks() {
+  if (ctx.issued.empty()) return;
+  host::flush_issue(pl->b);
+  std::vector<uint32_t> ids;
+  ids.swap(ctx.issued);
+  pl->leave(*this);
+  lk->unlock();
+  host::wait_nodes(pl->b, ids);
+  lk->lock();
+  pl->enter(*this);
+  if (pl->failed) throw Stop{};
+}
+
+void Process::send(int queue, std::initializer_list<const char*> names,
+                   std::initializer_list<int64_t> values, MessageTasks tasks) {
+  s_->put(queue, make_message(s_->ctx, names, values, std::move(tasks)), false);
+}
+
+bool Process::try_send(int queue, std::initializer_list<const char*> names,
+                       std::initializer_list<int64_t> values, MessageTasks tasks) {
+  return s_->put(queue, make_message(s_->ctx, names, values, std::move(tasks)), true);
+}
+
+bool Process::recv(int queue, Received& message) {
+  Pipeline::Impl& pl = *s_->pl;
+  host::IssueContext& c = s_->ctx;
+  c.names.clear();  // the previous message is handled
+  c.values.clear();
+  Msg msg;
+  int got = 0;
+  try {
+    got = pl.channels.recv(&s_->proc, queue, msg);
+  } catch (const csp::ChannelClosed& e) {
+    pl.closed(e);
+  }
+  if (got < 0) {
+    pl.block(*s_);
+    if (!s_->proc.has_value) return false;
+    msg = std::move(s_->proc.value);
+    s_->proc.value = Msg{};
+  } else if (got == 0) {
+    return false;
+  }
+  // The receiver issues the message's tasks, with its replica coordinate.
+  c.names = msg.names;
+  c.values = msg.values;
+  if (msg.tasks) {
+    c.replica = s_->replica;
+    try {
+      msg.tasks(pl.b);
+    } catch (...) {
+      c.replica = -1;
+      throw;
+    }
+    c.replica = -1;
+  }
+  message.names = std::move(msg.names);
+  message.values = std::move(msg.values);
+  return true;
+}
+
+void Process::wait() { s_->wait_tasks(); }
+
+void Process::record(int queue) {
+  s_->wait_tasks();
+  s_->put(queue, Msg{}, false);
+}
+
+void Process::synchronize(int queue) {
+  Pipeline::Impl& pl = *s_->pl;
+  Msg msg;
+  try {
+    // A closed event throws here, or in the finish of its last recorder (not a resume).
+    if (pl.channels.recv(&s_->proc, queue, msg) < 0) pl.block(*s_);
+  } catch (const csp::ChannelClosed& e) {
+    pl.closed(e);
+  }
+}
+
+// ------------------------------------------------------------------------ Pipeline
+
+Pipeline::Pipeline(Builder& b, const QueueInfo* queues, int num_queues) : impl_(new Impl(b)) {
+  for (int i = 0; i < num_queues; ++i) {
+    csp::Queue<Msg> q;
+    q.name = queues[i].name;
+    q.capacity = queues[i].capacity;
+    q.is_event = queues[i].is_event;
+    impl_->channels.queues.push_back(std::move(q));
+  }
+}
+
+Pipeline::~Pipeline() = default;
+
+void Pipeline::process(const char* name, int64_t replicas, std::initializer_list<int> sends,
+                       std::initializer_list<int> receives, ProcessFn fn) {
+  for (int64_t r = 0; r < replicas; ++r) {
+    std::unique_ptr<Process::State> s(new Process::State());
+    s->pl = impl_.get();
+    s->proc.name = replicas == 1 ? std::string(name)
+                                 : std::string(name) + "[" + std::to_string(r) + "]";
+    s->proc.sends.assign(sends.begin(), sends.end());
+    s->proc.receives.assign(receives.begin(), receives.end());
+    s->fn = fn;
+    s->replica = r;
+    impl_->channels.add_process(&s->proc);
+    impl_->procs.push_back(std::move(s));
+  }
+}
+
+void Pipeline::run() {
+  Impl& pl = *impl_;
+  host::start_workers(pl.b);
+  {
+    std::unique_lock<std::mutex> lk(pl.m);
+    pl.live = static_cast<int>(pl.procs.size());
+    for (auto& s : pl.procs) {
+      Process::State* st = s.get();
+      s->thread = std::thread([&pl, st] { pl.main(*st); });
+    }
+    pl.all_done.wait(lk, [&pl] { return pl.live == 0; });
+  }
+  for (auto& s : pl.procs) s->thread.join();
+}
+
+}  // namespace wsp
+}  // namespace pto
