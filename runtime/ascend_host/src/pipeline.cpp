@@ -60,6 +60,7 @@ struct Process::State {
   host::IssueContext ctx;
   std::condition_variable cv;
   bool resumed = false;
+  bool receiving = false;  // blocked in recv (not synchronize): a message is issued at resume
   std::unique_lock<std::mutex>* lk = nullptr;  // the pipeline's lock, held while it runs
   std::thread thread;
 
@@ -76,6 +77,7 @@ struct Pipeline::Impl {
   std::vector<std::unique_ptr<Process::State>> procs;
   int live = 0, blocked = 0;
   bool failed = false;
+  Process::State* current = nullptr;  // the process using the builder
 
   explicit Impl(Builder& builder) : b(builder) {
     channels.resume = [this](csp::Proc<Msg>* p) {
@@ -83,6 +85,7 @@ struct Pipeline::Impl {
         if (&s->proc == p) {
           --blocked;
           s->resumed = true;
+          if (s->receiving && p->has_value) issue(*s, p->value);
           s->cv.notify_one();
         }
     };
@@ -92,10 +95,43 @@ struct Pipeline::Impl {
   void enter(Process::State& s) {
     host::swap_scopes(b, s.scopes);
     host::set_issue_context(b, &s.ctx);
+    current = &s;
   }
   void leave(Process::State& s) {
+    current = nullptr;
     host::set_issue_context(b, nullptr);
     host::swap_scopes(b, s.scopes);
+  }
+
+  // Process `r` received `msg`: it issues the message's tasks, with its replica coordinate,
+  // and handles the message (its tasks inherit the coordinates). A message handed over to a
+  // blocked receiver is issued by the process handing it over, in the receiver's name, so
+  // tasks are issued in the order their messages leave the channel.
+  void issue(Process::State& r, Msg& msg) {
+    struct Switch {
+      Impl& pl;
+      Process::State* was;
+      Process::State& r;
+      Switch(Impl& p, Process::State& to) : pl(p), was(p.current), r(to) {
+        if (was != &r) {
+          pl.leave(*was);
+          pl.enter(r);
+        }
+      }
+      ~Switch() {
+        r.ctx.replica = -1;
+        if (was != &r) {
+          pl.leave(r);
+          pl.enter(*was);
+        }
+      }
+    } to(*this, r);
+    r.ctx.names = msg.names;
+    r.ctx.values = msg.values;
+    if (msg.tasks) {
+      r.ctx.replica = r.replica;
+      msg.tasks(b);
+    }
   }
 
   void fail(const std::string& what, int code) {
@@ -219,9 +255,8 @@ bool Process::try_send(int queue, std::initializer_list<const char*> names,
 
 bool Process::recv(int queue, Received& message) {
   Pipeline::Impl& pl = *s_->pl;
-  host::IssueContext& c = s_->ctx;
-  c.names.clear();  // the previous message is handled
-  c.values.clear();
+  s_->ctx.names.clear();  // the previous message is handled
+  s_->ctx.values.clear();
   Msg msg;
   int got = 0;
   try {
@@ -229,26 +264,21 @@ bool Process::recv(int queue, Received& message) {
   } catch (const csp::ChannelClosed& e) {
     pl.closed(e);
   }
-  if (got < 0) {
-    pl.block(*s_);
+  if (got == 0) return false;
+  if (got > 0) {
+    pl.issue(*s_, msg);
+  } else {
+    s_->receiving = true;
+    try {
+      pl.block(*s_);  // (issued by the process that handed it over)
+    } catch (...) {
+      s_->receiving = false;
+      throw;
+    }
+    s_->receiving = false;
     if (!s_->proc.has_value) return false;
     msg = std::move(s_->proc.value);
     s_->proc.value = Msg{};
-  } else if (got == 0) {
-    return false;
-  }
-  // The receiver issues the message's tasks, with its replica coordinate.
-  c.names = msg.names;
-  c.values = msg.values;
-  if (msg.tasks) {
-    c.replica = s_->replica;
-    try {
-      msg.tasks(pl.b);
-    } catch (...) {
-      c.replica = -1;
-      throw;
-    }
-    c.replica = -1;
   }
   message.names = std::move(msg.names);
   message.values = std::move(msg.values);
