@@ -275,12 +275,6 @@ def emit_error(text: str, **options) -> AscendEmitError:
     return info.value
 
 
-def test_pipeline_is_a_diagnostic():
-    module = lower_to_tg(parse((EXAMPLES / "work_steal.mlir").read_text()))
-    with pytest.raises(AscendEmitError, match="is a pipeline .* run the pipeline on the CPU"):
-        emit_tree(module, stub_kernels=True)
-
-
 def test_missing_body_is_a_located_diagnostic():
     error = emit_error(
         "wsp.kernel @k() unit(vector)\nwsp.workload @w() {\n  wsp.task @k() resources()\n}\n"

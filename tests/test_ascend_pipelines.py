@@ -22,7 +22,6 @@ from pto_wsp import (
     Dense,
     DenseDyn,
     Event,
-    In,
     Out,
     Tensor,
     connect,
@@ -197,8 +196,9 @@ def test_megakernel_equals_numpy_and_the_simulator(built, workers):
     kernels = sorted(
         (graph.kernel_name(t), dict(graph.coords[t])["i"]) for t in graph.task_ids().tolist()
     )
-    assert kernels == sorted((k, i) for k in BODIES if k.endswith("_kernel")
-                             and k != "attn_kernel" for i in range(9))
+    assert kernels == sorted(
+        (k, i) for k in BODIES if k.endswith("_kernel") and k != "attn_kernel" for i in range(9)
+    )
 
 
 def _sim(mod: ModuleOp, name: str):
@@ -261,7 +261,9 @@ def test_synchronize_on_an_event_nobody_records_is_channel_closed(built):
 def test_a_kernel_fault_is_the_tasks_execution_error(built):
     prog = built.for_program("faulty")
     x = np.zeros((6, 4), np.float32)
-    with pytest.raises(ExecutionError, match=r"kernel pf_step, at i = 2, replica = 0\): fault at 2"):
+    with pytest.raises(
+        ExecutionError, match=r"kernel pf_step, at i = 2, replica = 0\): fault at 2"
+    ):
         prog.execute(n=6, X=x)
     # The run after a failed one is whole again.
     x[...] = 0

@@ -104,6 +104,7 @@ def task_order(graph: TaskGraph) -> dict[str, list[str]]:
             out[found[1]].append(", ".join(coords))
     return dict(out)
 
+
 def edges_by_kind(graph: TaskGraph) -> dict[str, list[tuple[int, int]]]:
     src, dst = graph.edges()
     kinds = np.asarray(graph.edge_kind)

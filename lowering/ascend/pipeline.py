@@ -20,7 +20,6 @@ from xdsl.ir import Operation
 from pto_wsp.dialects import tg
 
 from .abi import identifier
-from .errors import emission_error
 from .orchestrate import ProgramEmitter, program_cname
 
 _MESSAGING = (tg.SendOp, tg.ConsumeOp, tg.RecordOp, tg.SynchronizeOp)
@@ -113,16 +112,8 @@ def emit_pipeline(main: ProgramEmitter) -> None:
     """The functions of a pipeline program: one per process, and the program's, which runs
     them (``main`` has named nothing yet)."""
     program = main.program
-    queues: list[tg.QueueOp] = []
-    for op in program.body.block.ops:
-        if isinstance(op, tg.QueueOp):
-            queues.append(op)
-        elif not isinstance(op, tg.ProcessOp | tg.YieldOp):
-            emission_error(
-                op,
-                f"tg.program @{program.sym_name.data} is a pipeline: it may hold tg.queue and "
-                f"tg.process ops only, not {op.name}",
-            )
+    # (The verifier keeps a pipeline program to queues and processes.)
+    queues = [op for op in program.body.block.ops if isinstance(op, tg.QueueOp)]
     index = {q.sym_name.data: i for i, q in enumerate(queues)}
     params, _ = main.parameters()
     names = [main.names[a] for a in program.body.block.args]
