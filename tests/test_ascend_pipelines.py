@@ -223,6 +223,12 @@ def test_work_queue_of_four_replicas(built):
     coords = [dict(graph.coords[t]) for t in tasks]
     assert sorted((c["b"], c["h"]) for c in coords) == [(b, h) for b in range(2) for h in range(8)]
     assert {c["replica"] for c in coords} <= {0, 1, 2, 3}
+    # dispatch_by(replica), computed when a replica issues what it took: the replica is the
+    # target, so each replica's tasks run on one worker (of the cube pool: attn is cube's).
+    assert all(graph.target[t] == c["replica"] for t, c in zip(tasks, coords))
+    workers = {row["id"]: row["worker"] for row in prog.schedule_of()}
+    for r in {c["replica"] for c in coords}:
+        assert len({workers[t] for t, c in zip(tasks, coords) if c["replica"] == r}) == 1
 
 
 def test_events_rendezvous(built):

@@ -24,6 +24,7 @@ from .build import BuildError, build_host, cache_dir
 from .emit import EmittedTree, emit_tree, report_warnings
 from .errors import AscendEmitError
 from .host import AscendProgram
+from .pipeline import receipt_keys
 
 _OPTION = ErrorCode.INVALID_OPTION
 
@@ -85,7 +86,13 @@ def compile_module(
     if not any(isinstance(op, tg.ProgramOp) for op in lowered.ops):
         raise AscendEmitError("the module has no workload or tg.program to emit")
     # Every program of the module goes into the tree (one build serves each entry).
-    tree = emit_tree(lowered, soc=soc, stub_kernels=stub_kernels, kernel_dirs=kernel_dirs)
+    tree = emit_tree(
+        lowered,
+        soc=soc,
+        stub_kernels=stub_kernels,
+        kernel_dirs=kernel_dirs,
+        receipt_keys=receipt_keys(module, schedule),
+    )
     _check_size(tree, max_code_size)
     report_warnings(tree)
     if out_dir is not None:

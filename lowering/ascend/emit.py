@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xdsl.dialects.builtin import IntegerType, MemRefType, ModuleOp
+from xdsl.ir import Operation
 
 from pto_wsp.dialects import tg, wsp
 
@@ -244,21 +245,22 @@ def emit_tree(
     stub_kernels: bool = False,
     kernel_dirs: list[str | os.PathLike] | None = None,
     include_runtime: bool = True,
+    receipt_keys: dict[str, Operation] | None = None,
 ) -> EmittedTree:
     """Emit the Ascend tree of ``module``'s tg programs (all, or ``program`` and its callees).
 
     ``soc`` is 910b, 910c or 950 (device build flags); ``stub_kernels`` gives kernels without
     an ``impls.ascend`` body an empty body (with a warning) instead of an error;
     ``kernel_dirs`` are searched for body files. Raises ``AscendEmitError`` (located at the
-    op) for what the target cannot emit.
+    op) for what the target cannot emit. ``receipt_keys`` are the pipelines' schedules
+    (pipeline.receipt_keys of the module before its lowering to tg).
     """
     if soc not in SOCS:
         emission_error(module, f"unknown soc '{soc}' (socs: {', '.join(SOCS)})")
     programs = _programs(module, program)
     dirs = [Path(d) for d in (kernel_dirs or [])]
     kernels, warnings = _kernels(module, programs, dirs, stub_kernels, soc)
-    emitted = Emitted()
-    emitted.warnings = warnings
+    emitted = Emitted(warnings=warnings, receipt_keys=receipt_keys or {})
     for p in programs:
         ProgramEmitter(p, module, kernels, emitted).emit()
     klist = list(kernels.values())

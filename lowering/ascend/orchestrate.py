@@ -143,6 +143,8 @@ class Emitted:
     warnings: list[str] = field(default_factory=list)
     #: The most coordinates a pipeline's task may get (its message's, its own, replica).
     pipeline_coords: int = 0
+    #: Per pipeline, the schedule whose keys its receivers compute (pipeline.receipt_keys).
+    receipt_keys: dict[str, Operation] = field(default_factory=dict)
 
 
 def program_cname(program: tg.ProgramOp) -> str:

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import json
 
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 
-from pto_wsp.dialects import tg
+from pto_wsp.dialects import csp, sched, tg
 
 from .abi import identifier
-from .orchestrate import ProgramEmitter, program_cname
+from .orchestrate import _POOLS, ProgramEmitter, program_cname
 
 _MESSAGING = (tg.SendOp, tg.ConsumeOp, tg.RecordOp, tg.SynchronizeOp)
 
@@ -98,6 +99,95 @@ class ProcessEmitter(ProgramEmitter):
         self.line("}")
 
 
+def receipt_keys(module: ModuleOp, schedule: str = "") -> dict[str, Operation]:
+    """Per pipeline of ``module`` (before the lowering to tg): the schedule whose keys its
+    receivers compute, ``schedule`` where it has several. csp-to-tg leaves a message task's
+    keys over ``replica`` out (the sender cannot know the receiver's), so they come from
+    here, as the CPU simulator's PlacementKeys take them."""
+    pipelines = {op.sym_name.data for op in module.ops if isinstance(op, csp.PipelineOp)}
+    bound: dict[str, list[Operation]] = {}
+    for op in module.ops:
+        if op.name == "sched.schedule":
+            target = op.properties["workload"].root_reference.data
+            if target in pipelines:
+                bound.setdefault(target, []).append(op)
+    chosen = {}
+    for name, schedules in bound.items():
+        named = [s for s in schedules if s.properties["sym_name"].data == schedule]
+        if named or len(schedules) == 1:
+            chosen[name] = (named or schedules)[0].clone()
+    return chosen
+
+
+def _key_function(main: ProgramEmitter, op: Operation, cname: str) -> str:
+    """A key region as ``bool cname(const Coords&, int64_t&)``: false when the task lacks a
+    coordinate it reads."""
+    names = [n.data for n in op.properties["key_names"].data]
+    block = op.regions[0].block
+    emitter = ProgramEmitter(main.program, main.module, main.kernels, main.out)
+    emitter.names.taken |= {"_c", "_v"}
+    ops = list(block.ops)
+    emitter.live = {r for o in ops for r in o.results}
+    for arg, name in zip(block.args, names):
+        local = emitter.names.define(arg)
+        emitter.line(f"int64_t {local};")
+        emitter.line(f"if (!_c.get({json.dumps(name)}, {local})) return false;")
+    for o in ops[:-1]:
+        emitter.value_op(o)
+    emitter.line(f"_v = {emitter.names[ops[-1].operands[0]]};")
+    emitter.line("return true;")
+    head = f"static bool {cname}(const pto::wsp::Coords& _c, int64_t& _v)"
+    return head + " {\n" + "\n".join(emitter.lines) + "\n}\n"
+
+
+def _receipt_keys(main: ProgramEmitter, schedule: Operation) -> str | None:
+    """The ReceiptKeys of a pipeline's schedule (its key functions first), or None."""
+    base = identifier(main.program.sym_name.data)
+    dispatch, axis, functions = "None", "nullptr", []
+    keys = {"dispatch": "nullptr", "stream": "nullptr", "priority": "nullptr"}
+    threshold = ("nullptr", 0, "Any", "Any")
+
+    def key(op: Operation, what: str) -> str:
+        cname = f"{base}_{what}_key"
+        functions.append(_key_function(main, op, cname))
+        return cname
+
+    for op in schedule.regions[0].block.ops:
+        policy = op.properties.get("policy")
+        policy = policy.data if isinstance(policy, StringAttr) else ""
+        if op.name == "sched.dispatch" and policy == "affinity":
+            dispatch, axis = "Affinity", json.dumps(op.properties["axis"].data)
+        elif op.name == "sched.dispatch" and policy in ("hash", "dispatch_by"):
+            dispatch = "Hash" if policy == "hash" else "DispatchBy"
+            keys["dispatch"] = key(op, "dispatch")
+        elif op.name == "sched.stream_by":
+            keys["stream"] = key(op, "stream")
+        elif op.name == "sched.issue" and policy == "priority":
+            keys["priority"] = key(op, "priority")
+        elif isinstance(op, sched.DispatchThresholdOp):
+            pools = (_POOLS[op.below.data], _POOLS[op.above.data])
+            threshold = (key(op, "threshold"), op.threshold.value.data, *pools)
+    if dispatch == "None" and not functions:
+        return None
+    fields = [
+        f"pto::wsp::ReceiptDispatch::{dispatch}",
+        axis,
+        keys["dispatch"],
+        keys["stream"],
+        keys["priority"],
+        threshold[0],
+        str(threshold[1]),
+        f"pto::wsp::ExecPool::{threshold[2]}",
+        f"pto::wsp::ExecPool::{threshold[3]}",
+    ]
+    main.out.functions += functions
+    main.out.functions.append(
+        "// The schedule's keys of the messages' tasks, computed by the process receiving them.\n"
+        f"static const pto::wsp::ReceiptKeys {base}_keys = {{{', '.join(fields)}}};\n"
+    )
+    return f"&{base}_keys"
+
+
 def _coords_bound(program: tg.ProgramOp) -> int:
     """The most coordinates a task of the pipeline may carry: every name its tasks and
     messages use, and ``replica``."""
@@ -131,6 +221,8 @@ def emit_pipeline(main: ProgramEmitter) -> None:
             f"{{ {emitter.cname()}(_pb, _p{args}, _r); }});",
         ]
     main.out.pipeline_coords = max(main.out.pipeline_coords, _coords_bound(program))
+    schedule = main.out.receipt_keys.get(program.sym_name.data)
+    keys = _receipt_keys(main, schedule) if schedule is not None else None
     signature = (
         f"void {program_cname(program)}(pto::wsp::Builder& _b"
         + "".join(f", {p}" for p in params)
@@ -144,7 +236,8 @@ def emit_pipeline(main: ProgramEmitter) -> None:
     )
     main.lines = [
         f"  static const pto::wsp::QueueInfo kQueues[] = {{{table}}};" if queues else "",
-        f"  pto::wsp::Pipeline _pl(_b, {'kQueues' if queues else 'nullptr'}, {len(queues)});",
+        f"  pto::wsp::Pipeline _pl(_b, {'kQueues' if queues else 'nullptr'}, {len(queues)}"
+        + (f", {keys});" if keys else ");"),
         *("  " + r for r in rows),
         "  _pl.run();",
     ]

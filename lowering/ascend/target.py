@@ -21,6 +21,7 @@ from xdsl.utils.target import Target
 from .backend import lower_to_tg
 from .emit import emit_tree, report_warnings
 from .errors import AscendEmitError
+from .pipeline import receipt_keys
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class AscendTarget(Target):
             )
         tree = emit_tree(
             lower_to_tg(module),
+            receipt_keys=receipt_keys(module),
             soc=str(self.soc),
             program=self.program or None,
             stub_kernels=self.stub_kernels,

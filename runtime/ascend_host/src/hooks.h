@@ -11,6 +11,7 @@
 
 #include "order.h"
 #include "pto_wsp/orchestration.h"
+#include "pto_wsp/pipeline.h"
 
 namespace pto {
 namespace wsp {
@@ -30,6 +31,7 @@ struct IssueContext {
   std::vector<const char*> names;
   std::vector<int64_t> values;
   int64_t replica = -1;            // >= 0: issuing a received message's tasks
+  const ReceiptKeys* keys = nullptr;  // the schedule's keys of those tasks
   std::vector<uint32_t> issued;    // tasks created and not waited for yet
 };
 

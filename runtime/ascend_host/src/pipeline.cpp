@@ -37,6 +37,15 @@ int64_t Received::coord(int64_t k) const {
   return values[static_cast<size_t>(k)];
 }
 
+bool Coords::get(const char* name, int64_t& value) const {
+  for (int i = 0; i < n; ++i)
+    if (strcmp(names[i], name) == 0) {
+      value = values[i];
+      return true;
+    }
+  return false;
+}
+
 namespace {
 
 // A message: the sender's coordinates and the tasks of its send body.
@@ -78,6 +87,7 @@ struct Pipeline::Impl {
   int live = 0, blocked = 0;
   bool failed = false;
   Process::State* current = nullptr;  // the process using the builder
+  const ReceiptKeys* keys = nullptr;
 
   explicit Impl(Builder& builder) : b(builder) {
     channels.resume = [this](csp::Proc<Msg>* p) {
@@ -305,7 +315,9 @@ void Process::synchronize(int queue) {
 
 // ------------------------------------------------------------------------ Pipeline
 
-Pipeline::Pipeline(Builder& b, const QueueInfo* queues, int num_queues) : impl_(new Impl(b)) {
+Pipeline::Pipeline(Builder& b, const QueueInfo* queues, int num_queues, const ReceiptKeys* keys)
+    : impl_(new Impl(b)) {
+  impl_->keys = keys;
   for (int i = 0; i < num_queues; ++i) {
     csp::Queue<Msg> q;
     q.name = queues[i].name;
@@ -328,6 +340,7 @@ void Pipeline::process(const char* name, int64_t replicas, std::initializer_list
     s->proc.receives.assign(receives.begin(), receives.end());
     s->fn = fn;
     s->replica = r;
+    s->ctx.keys = impl_->keys;
     impl_->channels.add_process(&s->proc);
     impl_->procs.push_back(std::move(s));
   }

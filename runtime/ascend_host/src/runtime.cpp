@@ -454,6 +454,7 @@ struct Builder::Impl {
   std::string describe(uint32_t id);
   void record_node(uint32_t id);
   void pipeline_task(uint32_t id, Slot& s);
+  void place(Slot& s, const ReceiptKeys& k, const Coords& c);
   bool node_done(uint32_t n) const {
     const uint32_t v = slot_done[n & mask].load(std::memory_order_acquire);
     return v != 0xFFFFFFFFu && v >= n;
@@ -1259,6 +1260,46 @@ void Builder::Impl::pipeline_task(uint32_t id, Slot& s) {
   if (c.replica >= 0) add("replica", c.replica);
   for (size_t i = 0; i < names.size(); ++i) s.coords[i] = values[i];
   s.site = host::merged_site(static_cast<KernelId>(s.pod.kernel), names);
+  if (c.replica >= 0 && c.keys != nullptr)
+    place(s, *c.keys, Coords{names.data(), values, static_cast<int>(names.size())});
+}
+
+// A message's task, placed by the schedule's keys at receipt (runtime/csp.py's rules: as
+// lowering/cpu's PlacementKeys), where the sender left the values unset.
+void Builder::Impl::place(Slot& s, const ReceiptKeys& k, const Coords& c) {
+  TaskNodePod& p = s.pod;
+  int64_t v = 0;
+  ExecPool pool = p.pool;
+  if (k.threshold_key != nullptr && k.threshold_key(c, v))
+    pool = static_cast<uint64_t>(v) < static_cast<uint64_t>(k.threshold) ? k.below : k.above;
+  int64_t target = s.target;
+  if (target < 0 && k.dispatch == ReceiptDispatch::Affinity) {
+    if (!c.get(k.affinity_axis, target)) target = -1;
+  } else if (target < 0 && k.dispatch_key != nullptr && k.dispatch_key(c, v)) {
+    target = k.dispatch == ReceiptDispatch::Hash
+                 ? static_cast<int64_t>(static_cast<uint64_t>(v) * 2654435761ull % (1ull << 32))
+                 : v;
+  }
+  if (s.stream == 0 && k.stream_key != nullptr && k.stream_key(c, v)) {
+    s.stream = v;
+    p.stream = static_cast<StreamId>(v);
+    streams.insert(v);
+  }
+  if (p.priority == 0 && k.priority_key != nullptr && k.priority_key(c, v)) p.priority = v;
+  --pool_tasks[rules::pool_index(static_cast<uint8_t>(p.pool))];
+  p.pool = pool;
+  const int pi = rules::pool_index(static_cast<uint8_t>(pool));
+  ++pool_tasks[pi];
+  s.target = target;
+  if (target >= 0) {
+    const std::vector<int>& ws = pool_workers[pi];
+    const int w = rules::target_worker(target, ws.empty() ? pool_workers[2] : ws);
+    s.queue = w;
+    p.affinity = static_cast<TargetId>(w);
+  } else {
+    s.queue = nworkers + pi;
+    p.affinity = kAnyTarget;
+  }
 }
 
 [[noreturn]] void fail(const char* what, int64_t a, int64_t b) {

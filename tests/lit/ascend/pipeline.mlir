@@ -37,6 +37,15 @@ csp.pipeline @p(%x: memref<?x4xf32>, %n: index) {
   }
 }
 
+// The schedule's keys over replica are computed by the receiver: a function per key.
+sched.schedule @s for @p {
+  sched.dispatch dispatch_by key(%r = "replica") {
+    %c2 = arith.constant 2 : index
+    %t = arith.addi %r, %c2 : index
+    sched.yield %t : index
+  }
+}
+
 // CHECK:      #include "pto_wsp/pipeline.h"
 // CHECK:      // tg.process @producer
 // CHECK-NEXT: static void p__producer(pto::wsp::Builder& _b, pto::wsp::Process& _p, const pto::wsp::View& x, int64_t n, int64_t /*replica*/) {
@@ -61,10 +70,19 @@ csp.pipeline @p(%x: memref<?x4xf32>, %n: index) {
 // CHECK-NEXT:     _p.wait();
 // CHECK-NEXT:   }
 // CHECK-NEXT:   _p.synchronize(2);
+// CHECK:      static bool p_dispatch_key(const pto::wsp::Coords& _c, int64_t& _v) {
+// CHECK-NEXT:   int64_t r;
+// CHECK-NEXT:   if (!_c.get("replica", r)) return false;
+// CHECK-NEXT:   const int64_t c2 = 2;
+// CHECK-NEXT:   const int64_t t = (r + c2);
+// CHECK-NEXT:   _v = t;
+// CHECK-NEXT:   return true;
+// CHECK-NEXT: }
+// CHECK:      static const pto::wsp::ReceiptKeys p_keys = {pto::wsp::ReceiptDispatch::DispatchBy, nullptr, p_dispatch_key, nullptr, nullptr, nullptr, 0, pto::wsp::ExecPool::Any, pto::wsp::ExecPool::Any};
 // CHECK:      // tg.program @p: a pipeline
 // CHECK-NEXT: void p_orchestrate(pto::wsp::Builder& _b, const pto::wsp::View& x, int64_t n) {
 // CHECK-NEXT:   static const pto::wsp::QueueInfo kQueues[] = {{\{\{"q", 2, false\}, \{"r", 0, false\}, \{"ev", 0, true\}\};}}
-// CHECK-NEXT:   pto::wsp::Pipeline _pl(_b, kQueues, 3);
+// CHECK-NEXT:   pto::wsp::Pipeline _pl(_b, kQueues, 3, &p_keys);
 // CHECK-NEXT:   _pl.process("producer", 1, {0, 2}, {},
 // CHECK-NEXT:               [&](pto::wsp::Builder& _pb, pto::wsp::Process& _p, int64_t _r) { p__producer(_pb, _p, x, n, _r); });
 // CHECK-NEXT:   _pl.process("middle", 1, {1}, {0},

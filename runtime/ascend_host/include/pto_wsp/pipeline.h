@@ -37,6 +37,30 @@ struct Received {
   int64_t coord(int64_t k) const;
 };
 
+// A received task's coordinates, for the keys below: get(name) finds one by name.
+struct Coords {
+  const char* const* names;
+  const int64_t* values;
+  int n;
+  bool get(const char* name, int64_t& value) const;
+};
+
+// A schedule key the receiving process computes: false when a coordinate it reads is missing.
+using KeyFn = bool (*)(const Coords&, int64_t&);
+
+enum class ReceiptDispatch : uint8_t { None, Affinity, Hash, DispatchBy };
+
+// The schedule's keys of a message's tasks, computed when a process issues them (they may
+// read its replica, which the sender cannot know): each applies only where the sender left
+// the value unset (target -1, stream 0, priority 0); dispatch_threshold's key picks the pool.
+struct ReceiptKeys {
+  ReceiptDispatch dispatch;
+  const char* affinity_axis;  // ReceiptDispatch::Affinity: the coordinate that is the target
+  KeyFn dispatch_key, stream_key, priority_key, threshold_key;
+  int64_t threshold;  // metric (unsigned) below it: pool `below`, else `above`
+  ExecPool below, above;
+};
+
 class Pipeline;
 
 // One running replica of a process: the calls its function makes besides the Builder's.
@@ -67,7 +91,8 @@ using ProcessFn = std::function<void(Builder&, Process&, int64_t replica)>;
 class Pipeline {
  public:
   struct Impl;
-  Pipeline(Builder& b, const QueueInfo* queues, int num_queues);
+  Pipeline(Builder& b, const QueueInfo* queues, int num_queues,
+           const ReceiptKeys* keys = nullptr);
   ~Pipeline();
   // Replicas > 1 are named name[0], name[1], ...
   void process(const char* name, int64_t replicas, std::initializer_list<int> sends,
