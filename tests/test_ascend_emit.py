@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr
 from pto_wsp.dialects import wsp
 from pto_wsp.lowering.ascend import AscendEmitError, compile_module, emit_tree, lower_to_tg
 from pto_wsp.lowering.ascend.emit import EmittedTree
+from pto_wsp.lowering.ascend.pipeline import receipt_keys
 from pto_wsp.tools.diagnostics import parse_located as parse
 
 REPO = Path(__file__).resolve().parents[1]
@@ -273,6 +274,17 @@ def emit_error(text: str, **options) -> AscendEmitError:
     with pytest.raises(AscendEmitError) as info:
         emit_tree(lower_to_tg(module), **options)
     return info.value
+
+
+def test_pipeline_keys_need_the_pipelines_schedule():
+    """A pipeline lowered to tg before the target lost the keys its receivers compute: said."""
+    source = parse((EXAMPLES / "work_steal.mlir").read_text())
+    tree = emit_tree(lower_to_tg(source), stub_kernels=True)
+    assert any("keys over replica are not computed at receipt" in w for w in tree.warnings)
+    keys = receipt_keys(source)
+    tree = emit_tree(lower_to_tg(source), stub_kernels=True, receipt_keys=keys)
+    assert not any("receipt" in w for w in tree.warnings)
+    assert "&work_steal_keys);" in tree.files["aicpu_orchestrate.cpp"]
 
 
 def test_missing_body_is_a_located_diagnostic():

@@ -223,6 +223,14 @@ def emit_pipeline(main: ProgramEmitter) -> None:
     main.out.pipeline_coords = max(main.out.pipeline_coords, _coords_bound(program))
     schedule = main.out.receipt_keys.get(program.sym_name.data)
     keys = _receipt_keys(main, schedule) if schedule is not None else None
+    config = program.config.data if program.config is not None else {}
+    dispatch = getattr(config.get("dispatch"), "data", "")
+    if schedule is None and dispatch in ("affinity", "hash", "dispatch_by"):
+        main.out.warnings.append(
+            f"tg.program @{program.sym_name.data}: the pipeline's schedule is not given (the "
+            "module was lowered to tg first), so its keys over replica are not computed at "
+            "receipt: give the target the csp module"
+        )
     signature = (
         f"void {program_cname(program)}(pto::wsp::Builder& _b"
         + "".join(f", {p}" for p in params)

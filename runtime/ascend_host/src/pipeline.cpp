@@ -196,6 +196,8 @@ struct Pipeline::Impl {
       fail(e.what(), e.code);
     } catch (const std::exception& e) {
       fail(s.proc.name + ": " + e.what(), 1);
+    } catch (...) {
+      fail(s.proc.name + ": the process threw", 1);
     }
     s.proc.done = true;
     --live;
