@@ -144,8 +144,9 @@ struct Pipeline::Impl {
     }
   }
 
+  // The run fails (`what` empty: it has already, a builder call said so by throwing).
   void fail(const std::string& what, int code) {
-    if (!failed) host::fail_run(b, what, code);
+    if (!failed && !what.empty()) host::fail_run(b, what, code);
     failed = true;
     for (auto& s : procs) s->cv.notify_one();
     all_done.notify_all();
