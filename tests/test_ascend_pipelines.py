@@ -22,6 +22,7 @@ from pto_wsp import (
     Dense,
     DenseDyn,
     Event,
+    IssuePolicy,
     Out,
     Tensor,
     connect,
@@ -81,6 +82,12 @@ __aicore__ void attn_kernel(int64_t b, int64_t h, pto::wsp::GmTensor<const float
     for (int64_t c = 0; c < Q.size(1); ++c) O(r, c) = Q(r, c) + 1.0f;
 }
 """,
+    "ky_step": """\
+__aicore__ void ky_step(int64_t i, pto::wsp::GmTensor<float, 1> x) {
+  (void)i;
+  for (int64_t k = 0; k < x.size(0); ++k) x(k) += 1.0f;
+}
+""",
     "pf_step": """\
 #include <stdexcept>
 
@@ -94,6 +101,11 @@ __aicore__ void pf_step(int64_t i, pto::wsp::GmTensor<float, 1> x) {
 
 @kernel(cost=10)
 def pf_step(i, x: Out[f32[4]]):
+    x[...] = x + 1
+
+
+@kernel(cost=10)
+def ky_step(i, x: Out[f32[4]]):
     x[...] = x + 1
 
 
@@ -147,13 +159,29 @@ def _starved():
     return connect([gen, replicate(waiter, 2)], [full, empty]).named("starved")
 
 
+def _keyed():
+    """Two replicas of a work queue; pool, stream and priority keyed on the replica."""
+    queue = Channel("ky_q", capacity=2)
+    gen = process("ky_gen").produces(queue)
+    gen = gen.body(for_each(DenseDyn(n), lambda i: send(queue, task(ky_step, [i], [X[i]]))))
+    worker = process("ky_worker").consumes(queue).body(consume(queue))
+    keyed = connect([gen, replicate(worker, 2)], [queue]).named("keyed")
+    return (
+        keyed.schedule()
+        .dispatch_threshold(1, lambda replica: replica, below="vector", above="cube")
+        .streams(3)
+        .stream_by(lambda replica: replica + 1)
+        .issue(IssuePolicy.priority(lambda replica: 5 - replica))
+    )
+
+
 def _pipelines_module() -> ModuleOp:
     """Every pipeline of these tests in one module, kernels with their Ascend bodies."""
     ops = []
     for m in (
         megakernel_example.functional(),
         work_steal_example.functional(),
-        module(_faulty(), _crossed(), _signals(), _closed(), _starved()),
+        module(_faulty(), _crossed(), _signals(), _closed(), _starved(), _keyed()),
     ):
         ops += [op.clone() for op in m.ops]
     for op in ops:
@@ -229,6 +257,20 @@ def test_work_queue_of_four_replicas(built):
     workers = {row["id"]: row["worker"] for row in prog.schedule_of()}
     for r in {c["replica"] for c in coords}:
         assert len({workers[t] for t, c in zip(tasks, coords) if c["replica"] == r}) == 1
+
+
+def test_keys_over_the_receiving_replica(built):
+    """dispatch_threshold, stream_by and priority over replica: computed at receipt."""
+    prog = built.for_program("keyed")
+    x = np.zeros((8, 4), np.float32)
+    prog.execute(n=8, X=x)
+    np.testing.assert_array_equal(x, np.ones((8, 4)))
+    graph = prog.graph()
+    for t in graph.task_ids().tolist():
+        replica = dict(graph.coords[t])["replica"]
+        assert graph.pool[t] == (0 if replica == 0 else 1)  # below 1: vector, else cube
+        assert graph.stream[t] == replica + 1
+        assert f"priority({5 - replica})" in graph.node_text(t)
 
 
 def test_events_rendezvous(built):
