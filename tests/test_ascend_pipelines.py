@@ -271,6 +271,8 @@ def test_keys_over_the_receiving_replica(built):
         assert graph.pool[t] == (0 if replica == 0 else 1)  # below 1: vector, else cube
         assert graph.stream[t] == replica + 1
         assert f"priority({5 - replica})" in graph.node_text(t)
+    # Its tasks may land in either pool: the device build makes the kernel for both.
+    assert "X(KERNEL_KY_STEP, ky_step, Both," in built.tree.files["kernel_ids.h"]
 
 
 def test_events_rendezvous(built):

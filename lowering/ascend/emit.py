@@ -157,15 +157,35 @@ def _programs(module: ModuleOp, only: str | None) -> list[tg.ProgramOp]:
     return [p for p in programs if p.sym_name.data in chosen]
 
 
+def _in_send(op: Operation) -> bool:
+    """Whether ``op`` is in the body of a tg.send (a message's task)."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, tg.SendOp | tg.ProgramOp):
+        parent = parent.parent_op()
+    return isinstance(parent, tg.SendOp)
+
+
 def _kernels(
-    module: ModuleOp, programs: list[tg.ProgramOp], kernel_dirs: list[Path], stub: bool, soc: str
+    module: ModuleOp,
+    programs: list[tg.ProgramOp],
+    kernel_dirs: list[Path],
+    stub: bool,
+    soc: str,
+    receipt_keys: dict[str, Operation],
 ) -> tuple[dict[str, Kernel], list[str]]:
     """The kernels the programs' tasks use, in declaration order, with their bodies."""
     used: dict[str, set[str]] = {}
     for program in programs:
+        # A pipeline's dispatch_threshold picks the pool of a message's tasks at receipt.
+        keys = receipt_keys.get(program.sym_name.data)
+        threshold = keys is not None and any(
+            op.name == "sched.dispatch_threshold" for op in keys.regions[0].block.ops
+        )
         for op in program.walk():
             if isinstance(op, tg.TaskOp):
                 pool = "dynamic" if op.dynamic_pool is not None else op.pool.data  # type: ignore[union-attr]
+                if threshold and _in_send(op):
+                    pool = "dynamic"
                 used.setdefault(op.kernel.root_reference.data, set()).add(pool)
     kernels: dict[str, Kernel] = {}
     warnings: list[str] = []
@@ -259,8 +279,9 @@ def emit_tree(
         emission_error(module, f"unknown soc '{soc}' (socs: {', '.join(SOCS)})")
     programs = _programs(module, program)
     dirs = [Path(d) for d in (kernel_dirs or [])]
-    kernels, warnings = _kernels(module, programs, dirs, stub_kernels, soc)
-    emitted = Emitted(warnings=warnings, receipt_keys=receipt_keys or {})
+    receipt_keys = receipt_keys or {}
+    kernels, warnings = _kernels(module, programs, dirs, stub_kernels, soc, receipt_keys)
+    emitted = Emitted(warnings=warnings, receipt_keys=receipt_keys)
     for p in programs:
         ProgramEmitter(p, module, kernels, emitted).emit()
     klist = list(kernels.values())
