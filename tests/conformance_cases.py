@@ -55,17 +55,41 @@ from pto_wsp import (
 IMPLEMENTATIONS = ("program", "native", "ascend")
 
 
-@kernel(cost=lambda i: 10 + 7 * (i % 3))
+#: Ascend bodies of the pipelines' kernels: the host runtime's outputs are compared too.
+PRODUCE = """
+__aicore__ void cf_produce(int64_t i, pto::wsp::GmTensor<const float, 1> x,
+                           pto::wsp::GmTensor<float, 1> h) {
+  (void)i;
+  for (int j = 0; j < 4; ++j) h(j) = x(j) * 2.0f;
+}
+"""
+CONSUME = """
+__aicore__ void cf_consume(int64_t i, pto::wsp::GmTensor<const float, 1> h,
+                           pto::wsp::GmTensor<float, 1> y) {
+  (void)i;
+  for (int j = 0; j < 4; ++j) y(j) = h(j) + 1.0f;
+}
+"""
+ACCUMULATE = """
+__aicore__ void cf_accumulate(int64_t i, pto::wsp::GmTensor<const float, 1> y,
+                              pto::wsp::GmTensor<float, 1> a) {
+  (void)i;
+  for (int j = 0; j < 4; ++j) a(j) = a(j) + y(j);
+}
+"""
+
+
+@kernel(cost=lambda i: 10 + 7 * (i % 3), impls={"ascend": PRODUCE})
 def cf_produce(i, x: In[f32[4]], h: Out[f32[4]]):
     h[...] = x * 2
 
 
-@kernel(cost=lambda i: 20 + 5 * (i % 4))
+@kernel(cost=lambda i: 20 + 5 * (i % 4), impls={"ascend": CONSUME})
 def cf_consume(i, h: In[f32[4]], y: Out[f32[4]]):
     y[...] = h + 1
 
 
-@kernel(cost=15, exec_unit="cube")
+@kernel(cost=15, exec_unit="cube", impls={"ascend": ACCUMULATE})
 def cf_accumulate(i, y: In[f32[4]], a: InOut[f32[4]]):
     a += y
 
@@ -693,6 +717,7 @@ CASES = [
         _pipeline("pipeline"),
         n=4,
         options={"workers": 2},
+        bodies=True,
     ),
     Case(
         "pipeline_try_send",
@@ -704,12 +729,14 @@ CASES = [
         "pipeline_forwarding",
         _forwarding("pipeline_forwarding"),
         options={**POOLED, "mode": "cycles"},
+        bodies=True,
     ),
     Case(
         "pipeline_replicas",
         _replicas("pipeline_replicas"),
         n=9,
         options={"workers": 4, "mode": "cycles"},
+        bodies=True,
     ),
     Case(
         "pipeline_keys",
@@ -721,6 +748,7 @@ CASES = [
             "ascend.tasks": "each task's target is the replica that took its message: which "
             "one is timing on threads"
         },
+        bodies=True,
     ),
-    Case("pipeline_events", _signals("pipeline_events"), options=CYCLES),
+    Case("pipeline_events", _signals("pipeline_events"), options=CYCLES, bodies=True),
 ]

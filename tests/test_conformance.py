@@ -16,7 +16,8 @@ a case must give the reference's outcome, field by field, for the fields it can 
   order, issue order per stream, the worker of each targeted task, the error's type. Of a
   pipeline, whose processes are threads: the task set (every node's text but its id and
   edges, the replica that took a message masked), the order of each kernel's tasks (the
-  order messages left their channels and a process created its tasks) and the error.
+  order messages left their channels and a process created its tasks), the error and the
+  outputs (against the reference run in functional mode).
 
 A case an implementation does not run is skipped with the reason from the case's ``gaps``
 (``"impl"``: the whole case; ``"impl.field"``: one field). Another implementation joins
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -79,7 +81,7 @@ FIELDS = {
 #: The Ascend host runtime's fields of a pipeline. Not compared: node ids, hence edges, issue
 #: and start orders — the processes are threads, so how their task creations interleave is
 #: timing; so is which replica takes a message of a shared queue.
-ASCEND_PIPELINE_FIELDS = ("error", "tasks", "order")
+ASCEND_PIPELINE_FIELDS = ("error", "tasks", "order", "results")
 
 _NODE_ID = re.compile(r"^tg\.node \d+ ")
 _EDGES = re.compile(r" fanin\([^)]*\) fanout\([^)]*\)$")
@@ -194,6 +196,18 @@ def reference(case: Case) -> dict[str, Any]:
     return _REFERENCE[case.name]
 
 
+def reference_results(case: Case) -> Any:
+    """The reference's outputs of ``case``; of a cycles-mode case, those of its run in
+    functional mode (the mode changes timing only, never results)."""
+    if case.options.get("mode", "functional") == "functional":
+        return reference(case)["results"]
+    key = case.name + ":functional"
+    if key not in _REFERENCE:
+        functional = replace(case, options={**case.options, "mode": "functional"})
+        _REFERENCE[key] = run_sim(functional, fast=False)
+    return _REFERENCE[key]["results"]
+
+
 def run_native(case: Case) -> dict[str, Any]:
     from pto_wsp.lowering.cpu.native import compile_native
     from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
@@ -304,6 +318,8 @@ def _compare(impl: str, got: dict[str, Any], want: dict[str, Any], case: Case) -
         expected = want.get(name)
         if name == "placed":  # the targeted tasks' workers
             expected = {t: want["worker_of"][t] for t in got["placed"]}
+        if name == "results" and impl == "ascend":
+            expected = reference_results(case)
         if impl == "ascend" and name == "error" and expected:
             expected = expected.split(":")[0]
         assert got[name] == expected, f"{impl} differs from the reference in {name}"
