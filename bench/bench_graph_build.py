@@ -58,8 +58,8 @@ from pto_wsp import (
     sym,
     task,
 )
+from pto_wsp.lowering.regions import TensorRegion
 from pto_wsp.runtime.graph import GraphBuilder, gc_paused
-from pto_wsp.runtime.regions import TensorRegion
 
 ANCHOR_TASKS_PER_MS = 5000.0
 ANCHOR = "5,000 tasks/ms (pto-isa-lh, a C runtime of this design)"

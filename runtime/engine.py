@@ -38,8 +38,9 @@ from typing import Any
 import numpy as np
 
 from pto_wsp.errors import ExecutionError, ResourceError
+from pto_wsp.lowering.taskgraph import KIND_BARRIER, POOL_ANY, POOL_CUBE, POOL_VECTOR
 from pto_wsp.runtime.csp import PipelineMixin, _merge_coords, _Process, _Queue
-from pto_wsp.runtime.graph import KIND_BARRIER, POOL_ANY, POOL_CUBE, POOL_VECTOR, GraphBuilder
+from pto_wsp.runtime.graph import GraphBuilder
 from pto_wsp.runtime.kernels import (
     BODY_ERRORS,
     KernelSpec,

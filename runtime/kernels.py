@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from pto_wsp.errors import ExecutionError
-from pto_wsp.runtime.regions import TensorRegion
+from pto_wsp.lowering.regions import TensorRegion
 
 __all__ = [
     "BODY_ERRORS",
@@ -158,7 +158,9 @@ class KernelSpec:
             cause = f"its cost function raised {type(error).__name__}: {error}"
             raise ExecutionError(tid, self.name, coords, cause) from error
         if not 0 <= cycles < MAX_CYCLES:
-            cause = f"its cost function returned {cycles}: a cost is a number of cycles in [0, 2^53)"
+            cause = (
+                f"its cost function returned {cycles}: a cost is a number of cycles in [0, 2^53)"
+            )
             raise ExecutionError(tid, self.name, coords, cause)
         return cycles
 

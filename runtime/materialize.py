@@ -24,8 +24,9 @@ from xdsl.utils.exceptions import PassFailedException
 from pto_wsp.dialects import tg
 from pto_wsp.dialects.wsp import KernelOp
 from pto_wsp.lowering.cpu.pygen import WHOLE, CodegenError, compile_program
+from pto_wsp.lowering.taskgraph import DOMAINS, KIND_BARRIER, POOLS, TaskGraph
 from pto_wsp.runtime import memory
-from pto_wsp.runtime.graph import DOMAINS, KIND_BARRIER, POOLS, GraphBuilder, TaskGraph
+from pto_wsp.runtime.graph import GraphBuilder
 from pto_wsp.runtime.program import integers_only
 
 _POOL_NAMES = {v: k for k, v in POOLS.items()}

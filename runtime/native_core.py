@@ -29,9 +29,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pto_wsp.errors import ErrorCode, PtoError
-from pto_wsp.runtime.graph import TaskGraph
+from pto_wsp.lowering.regions import TensorRegion
+from pto_wsp.lowering.taskgraph import TaskGraph
 from pto_wsp.runtime.kernels import ViewRegion
-from pto_wsp.runtime.regions import TensorRegion
 
 __all__ = [
     "MAX_RANK",

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from pto_wsp.runtime.graph import KIND_TASK, TaskGraph
+from pto_wsp.lowering.taskgraph import KIND_TASK, TaskGraph
 from pto_wsp.runtime.kernels import KernelSpec
 
 __all__ = ["check_schedule", "profile_totals", "timed_specs"]

@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 
 from pto_wsp.errors import ExecutionError, ResourceError, Timeout
+from pto_wsp.lowering.taskgraph import EDGE_KINDS, KIND_TASK, TaskGraph
 from pto_wsp.runtime.engine import STALL_CAUSES, SimConfig, Simulator
-from pto_wsp.runtime.graph import EDGE_KINDS, KIND_TASK, TaskGraph, gc_paused
+from pto_wsp.runtime.graph import gc_paused
 from pto_wsp.runtime.kernels import KernelSpec
 from pto_wsp.runtime.native_core import Channels, Scheduler
 from pto_wsp.runtime.profiling import check_schedule, profile_totals, timed_specs

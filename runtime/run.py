@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from pto_wsp.errors import ExecutionError
-from pto_wsp.runtime.graph import POOL_ANY, POOL_CUBE, POOL_VECTOR, TaskGraph
+from pto_wsp.lowering.taskgraph import POOL_ANY, POOL_CUBE, POOL_VECTOR, TaskGraph
 from pto_wsp.runtime.kernels import BODY_ERRORS, cached_spec, numpy_view, returned
 from pto_wsp.runtime.native_core import Schedule
 
@@ -228,9 +228,7 @@ class Run:
         tasks and runs after: a program run again makes no views."""
         order = self.order.tolist()
         kernel = self.task_graph.kernel
-        has_body = [
-            self._spec(k).body is not None for k in range(len(self.task_graph.kernels))
-        ]
+        has_body = [self._spec(k).body is not None for k in range(len(self.task_graph.kernels))]
         if views is not None:
             _check_views(views, self.arrays)
         bulk = self._bulk_calls(views if views is not None else {})

@@ -51,7 +51,7 @@ from collections.abc import Iterable, Mapping
 from itertools import product
 from operator import add, floordiv, mod, mul, sub
 
-from pto_wsp.runtime.regions import TensorRegion
+from pto_wsp.lowering.regions import TensorRegion
 
 __all__ = ["TensorMap"]
 

@@ -20,7 +20,7 @@ from collections import deque
 import numpy as np
 
 from pto_wsp.errors import ExecutionError
-from pto_wsp.runtime.graph import KIND_BARRIER
+from pto_wsp.lowering.taskgraph import KIND_BARRIER
 
 __all__ = ["run_bodies_threaded"]
 

@@ -21,7 +21,7 @@ import pytest
 from pto_wsp.lowering.ascend.abi import AbiLimits, task_abi_h
 from pto_wsp.lowering.ascend.build import CXX, cache_dir, have_compiler
 from pto_wsp.lowering.ascend.emit import RUNTIME_DIR
-from pto_wsp.runtime.regions import TensorRegion
+from pto_wsp.lowering.regions import TensorRegion
 from pto_wsp.runtime.tensormap import TensorMap
 
 pytestmark = pytest.mark.skipif(not have_compiler(), reason="the harness needs g++")

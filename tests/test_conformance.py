@@ -40,7 +40,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from pto_wsp import Pipeline, module
 from pto_wsp.lowering.cpu.backend import compile_cpu_sim
-from pto_wsp.runtime.graph import EDGE_KINDS, TaskGraph
+from pto_wsp.lowering.taskgraph import EDGE_KINDS, TaskGraph
 from pto_wsp.tools.diagnostics import parse_located
 
 BY_NAME = {case.name: case for case in CASES}

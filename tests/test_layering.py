@@ -48,12 +48,6 @@ ALLOWED = {
     # The CPU backend's product is the simulator's Program: lowering/cpu is the runtime's own
     # front end (DESIGN.md: "lowering/cpu (tg -> executable plan)").
     ("pto_wsp.lowering.cpu", "pto_wsp.runtime"): "the CPU backend builds runtime Programs",
-    # TODO(issue 22): the Ascend host runtime reports its run as the static graph (TaskGraph,
-    # TensorRegion, EDGE_KINDS). The static form is shared data, not simulator logic: it should
-    # move below lowering/ (with regions.py) when the one C++ core replaces runtime/graph.py's
-    # builder.
-    ("pto_wsp.lowering.ascend.host", "pto_wsp.runtime.graph"): "TODO: see above",
-    ("pto_wsp.lowering.ascend.host", "pto_wsp.runtime.regions"): "TODO: see above",
 }
 
 

@@ -15,9 +15,9 @@ from pto_wsp.dialects.csp import CSP
 from pto_wsp.dialects.sched import SCHED
 from pto_wsp.dialects.tg import TG, GraphOp, ProgramOp
 from pto_wsp.dialects.wsp import WSP
-from pto_wsp.runtime.materialize import TgMaterializePass, materialize, parse_bindings
+from pto_wsp.lowering.taskgraph import TaskGraph
 from pto_wsp.passes.wsp_to_tg import WspToTgPass
-from pto_wsp.runtime.graph import TaskGraph
+from pto_wsp.runtime.materialize import TgMaterializePass, materialize, parse_bindings
 
 KERNELS = """
 wsp.kernel @r(i: index, x: in memref<8xf32>) unit(vector)

@@ -22,10 +22,11 @@ from pto_wsp.dialects import tg
 from pto_wsp.interop.pto_parser import default_context
 from pto_wsp.lowering.cpu.native import _ENGINES, NativeError, compile_native
 from pto_wsp.lowering.cpu.simgen import compile_sim_program
-from pto_wsp.runtime.materialize import materialize
+from pto_wsp.lowering.taskgraph import TaskGraph
 from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
 from pto_wsp.runtime import native_core
-from pto_wsp.runtime.graph import GraphBuilder, TaskGraph
+from pto_wsp.runtime.graph import GraphBuilder
+from pto_wsp.runtime.materialize import materialize
 from pto_wsp.runtime.native_core import library
 
 ROOT = Path(__file__).parent.parent
@@ -213,7 +214,9 @@ def test_a_scalar_must_be_an_integer_of_64_bits():
 
 def test_data_the_program_reads_must_be_bound():
     _, program = program_of(ROW_LOOP)
-    with pytest.raises(NativeError, match=r"^@p reads lens, which is not bound \(bind\(lens=\[\.\.\.\]\)\)$"):
+    with pytest.raises(
+        NativeError, match=r"^@p reads lens, which is not bound \(bind\(lens=\[\.\.\.\]\)\)$"
+    ):
         program.build({"n": 1})
 
 

@@ -10,18 +10,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pto_wsp.runtime import tensormap
-from pto_wsp.runtime.graph import (
+from pto_wsp.lowering.regions import TensorRegion, progressions_intersect
+from pto_wsp.lowering.taskgraph import (
     EDGE_RAW,
     EDGE_STRUCTURAL,
     EDGE_WAR,
     EDGE_WAW,
     KIND_BARRIER,
     POOL_CUBE,
-    GraphBuilder,
     TaskGraph,
 )
-from pto_wsp.runtime.regions import TensorRegion, progressions_intersect
+from pto_wsp.runtime import tensormap
+from pto_wsp.runtime.graph import GraphBuilder
 from pto_wsp.runtime.tensormap import TensorMap
 
 # --------------------------------------------------------------------------- helpers

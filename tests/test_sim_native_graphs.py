@@ -23,8 +23,9 @@ from pto_wsp.dialects.tg import TG, ProgramOp
 from pto_wsp.dialects.wsp import WSP
 from pto_wsp.lowering.cpu.native import WHOLE, compile_native
 from pto_wsp.lowering.cpu.simgen import compile_sim_program
+from pto_wsp.lowering.taskgraph import TaskGraph
 from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
-from pto_wsp.runtime.graph import GraphBuilder, TaskGraph
+from pto_wsp.runtime.graph import GraphBuilder
 from pto_wsp.runtime.program import Program
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -31,7 +31,7 @@ from pto_wsp import (
     sym,
     task,
 )
-from pto_wsp.runtime.graph import KIND_BARRIER
+from pto_wsp.lowering.taskgraph import KIND_BARRIER
 
 
 @kernel(cost=lambda i: 10 + 7 * (i % 3))

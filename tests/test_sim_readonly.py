@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from pto_wsp.lowering.regions import TensorRegion
 from pto_wsp.runtime.graph import GraphBuilder
-from pto_wsp.runtime.regions import TensorRegion
 
 
 def _row(tensor: str, b: int, access: str) -> TensorRegion:

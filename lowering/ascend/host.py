@@ -25,8 +25,8 @@ import numpy as np
 
 from pto_wsp import errors
 from pto_wsp.errors import ResourceError
-from pto_wsp.runtime.graph import EDGE_KINDS, TaskGraph
-from pto_wsp.runtime.regions import TensorRegion
+from pto_wsp.lowering.regions import TensorRegion
+from pto_wsp.lowering.taskgraph import EDGE_KINDS, TaskGraph
 
 from .emit import EmittedTree, ProgramSig
 

@@ -54,11 +54,11 @@ from pto_wsp.lowering.cpu.simgen import (
 )
 from pto_wsp.lowering.cpu.tile import compile_tile
 from pto_wsp.lowering.targets import bodies_of, register_backend
+from pto_wsp.lowering.taskgraph import POOLS
 from pto_wsp.passes.diagnostics import python_spelling
 from pto_wsp.passes.pto_cost import function_cycles
 from pto_wsp.passes.wsp_to_tg import lower_to_tg
 from pto_wsp.runtime.engine import SimConfig
-from pto_wsp.runtime.graph import POOLS
 from pto_wsp.runtime.kernels import KernelSpec
 from pto_wsp.runtime.program import ArgSpec, Program
 

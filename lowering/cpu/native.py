@@ -42,8 +42,8 @@ from xdsl.utils.exceptions import PassFailedException
 from pto_wsp.dialects import tg
 from pto_wsp.errors import CompileError, ErrorCode, user_location
 from pto_wsp.lowering.cpu import objcache
+from pto_wsp.lowering.taskgraph import TaskGraph
 from pto_wsp.passes.tg_to_runtime import runtime_module
-from pto_wsp.runtime.graph import TaskGraph
 from pto_wsp.runtime.native_core import Core, library
 
 #: Upstream MLIR's lowering of the runtime-call form to the LLVM dialect.
@@ -203,9 +203,7 @@ class NativeProgram:
         against (-1: unknown). Only data the program reads is passed: a tensor used as task
         regions alone is its extents (a descriptor without data)."""
         if value is None and reads:
-            raise NativeError(
-                f"@{self.name} reads {name}, which is not bound (bind({name}=[...]))"
-            )
+            raise NativeError(f"@{self.name} reads {name}, which is not bound (bind({name}=[...]))")
         data = None if value is None else np.asarray(value)
         if data is not None and (
             data.ndim != len(static) or any(s >= 0 and s != d for s, d in zip(static, data.shape))

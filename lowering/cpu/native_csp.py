@@ -19,8 +19,8 @@ import numpy as np
 
 from pto_wsp.errors import ChannelClosed, Deadlock, ExecutionError, ResourceError
 from pto_wsp.lowering.cpu.simgen import MAX_PROCESSES
+from pto_wsp.lowering.taskgraph import POOL_ANY
 from pto_wsp.runtime.engine import STALL_CAUSES
-from pto_wsp.runtime.graph import POOL_ANY
 from pto_wsp.runtime.kernels import BODY_ERRORS, KernelSpec, returned
 from pto_wsp.runtime.native_core import (
     COST_FUNCTION,

@@ -34,9 +34,9 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from pto_wsp.dialects import tg, tg_events
 from pto_wsp.dialects.tg_calls import call_cycle
+from pto_wsp.lowering.regions import TensorRegion
 from pto_wsp.passes.diagnostics import location_of
 from pto_wsp.passes.globals import constant_array
-from pto_wsp.runtime.regions import TensorRegion
 
 
 def empty_loop(op: scf.ForOp) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pto_wsp.runtime.graph import TaskGraph
+    from pto_wsp.lowering.taskgraph import TaskGraph
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ def task_graph(w: Any, bindings: dict[str, Any], options: dict[str, Any]) -> Tas
 
 def tasks_of(graph: TaskGraph) -> list[TaskInfo]:
     """The graph's tasks, in creation order."""
-    from pto_wsp.runtime.graph import KIND_BARRIER
+    from pto_wsp.lowering.taskgraph import KIND_BARRIER
 
     kinds = graph.kind.tolist()
     return [
@@ -48,7 +48,7 @@ def tasks_of(graph: TaskGraph) -> list[TaskInfo]:
 
 def edges_by_kind(graph: TaskGraph) -> dict[str, list[tuple[int, int]]]:
     """The edges between tasks, per kind (structural, raw, waw, war), barriers folded."""
-    from pto_wsp.runtime.graph import EDGE_KINDS, KIND_BARRIER
+    from pto_wsp.lowering.taskgraph import EDGE_KINDS, KIND_BARRIER
 
     kinds = graph.kind.tolist()
     src, dst = graph.edges()
