@@ -18,10 +18,8 @@ says so); the cycles mode needs no body.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import importlib
-import io
 import math
 import sys
 import time
@@ -29,38 +27,20 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
-from xdsl.context import Context
-from xdsl.dialects.builtin import (
-    IndexType,
-    IntegerAttr,
-    IntegerType,
-    MemRefType,
-    ModuleOp,
-    Signedness,
-    StringAttr,
-)
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation
-from xdsl.utils.exceptions import PassFailedException
 
-from pto_wsp.dialects import csp, sched, tg, wsp
+from pto_wsp.dialects import csp, sched, wsp
 from pto_wsp.errors import CompileError, ErrorCode, SourceLoc, caller_location
-from pto_wsp.lowering.cpu.native import NativeError, NativeProgram, compile_native
-from pto_wsp.lowering.cpu.pygen import CodegenError, _divsi, _Generator, _remsi, exec_generated
-from pto_wsp.lowering.cpu.simgen import (
-    SimProgram,
-    check_replicas,
-    compile_sim_program,
-    stream_keyed,
-)
-from pto_wsp.lowering.cpu.tile import compile_tile
+from pto_wsp.lowering.cpu.lowered import Lowered, LoweringFailed, lowered
 from pto_wsp.lowering.targets import bodies_of, register_backend
 from pto_wsp.lowering.taskgraph import POOLS
-from pto_wsp.passes.diagnostics import python_spelling
-from pto_wsp.passes.pto_cost import function_cycles
-from pto_wsp.passes.wsp_to_tg import lower_to_tg
 from pto_wsp.runtime.engine import SimConfig
 from pto_wsp.runtime.kernels import KernelSpec
-from pto_wsp.runtime.program import ArgSpec, Program
+from pto_wsp.runtime.program import Program
+
+# The passes, the code generators and the tile kernels' compiler are imported where they
+# are used: a compile whose lowering is in the disk cache (lowered.py) needs none of them.
 
 __all__ = ["OPTIONS", "compile_cpu_sim", "entry_names"]
 
@@ -119,13 +99,14 @@ def _error(message: str, loc: SourceLoc, code: ErrorCode | None = None) -> Compi
 def entry_names(module: ModuleOp) -> tuple[list[str], list[str]]:
     """(all workloads and pipelines, those no other workload calls) of a module — and its
     task-generation programs already lowered (pto-opt -p wsp-to-tg), which run as they are."""
+    # (by op name: the tg dialect is not imported, lowered.py)
     names: list[str] = []
     called: set[str] = set()
     for op in module.ops:
-        if isinstance(op, wsp.WorkloadOp | csp.PipelineOp | tg.ProgramOp):
+        if op.name in ("wsp.workload", "csp.pipeline", "tg.program"):
             names.append(op.sym_name.data)
     for op in module.walk():
-        if isinstance(op, wsp.CallOp | tg.CallOp):
+        if op.name in ("wsp.call", "tg.call"):
             called.add(op.callee.root_reference.data)
     return names, [n for n in names if n not in called]
 
@@ -151,7 +132,7 @@ def _entry(module: ModuleOp, workload: str | None, schedule: str | None, loc: So
             if s.properties["sym_name"].data == schedule:
                 return s.properties["workload"].root_reference.data
     if not names:
-        graphs = [op.sym_name.data for op in module.ops if isinstance(op, tg.GraphOp)]
+        graphs = [op.sym_name.data for op in module.ops if op.name == "tg.graph"]
         if graphs:  # tg-materialize's output: the graph of one run, not a program
             raise _error(
                 f"the module has only materialized task graphs (tg.graph @{graphs[0]}: "
@@ -171,6 +152,8 @@ def _entry(module: ModuleOp, workload: str | None, schedule: str | None, loc: So
 
 def _compile_region(block: Block, arg_names: list[str], what: str) -> Callable[..., int]:
     """A key or cost region (arith, memref.dim; ends in a yield) as a Python function."""
+    from pto_wsp.lowering.cpu.pygen import CodegenError, _divsi, _Generator, _remsi, exec_generated
+
     gen = _Generator()
     params = [gen.name(a) for a in block.args]
     ops = list(block.ops)
@@ -314,11 +297,15 @@ def _kernel_specs(
         if op.cost is not None:
             cost: int | Callable[..., int] = int(op.cost.value.data)
         elif op.cost_region.blocks:
+            from pto_wsp.lowering.cpu.pygen import CodegenError
+
             try:
                 cost = _compile_region(op.cost_region.block, names, f"cost of @{name}")
             except CodegenError as error:
                 raise _error(str(error), loc) from None
         elif derived:
+            from pto_wsp.passes.pto_cost import function_cycles
+
             cost = function_cycles(tile)
         else:
             cost = default_cost
@@ -328,6 +315,8 @@ def _kernel_specs(
         body = getattr(body, "fn", body)
         impls = op.impls.data if op.impls is not None else {}
         if body is None and tile is not None and functional:
+            from pto_wsp.lowering.cpu.tile import compile_tile
+
             try:
                 body, origin = compile_tile(tile), "tile function"
             except CompileError as error:
@@ -359,52 +348,15 @@ def _kernel_specs(
     return specs
 
 
-# --------------------------------------------------------------------------- arguments
-
-_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64"}
-
-
-def _dtype(element: Any) -> str:
-    if isinstance(element, IndexType):
-        return "index"
-    if isinstance(element, IntegerType):
-        width = element.width.data
-        unsigned = element.signedness.data == Signedness.UNSIGNED
-        return f"{'u' if unsigned else ''}int{width}" if width in (8, 16, 32, 64) else ""
-    return _DTYPES.get(str(element), "")
-
-
-def _arg_specs(program: tg.ProgramOp) -> list[ArgSpec]:
-    specs = []
-    names = [n.data for n in program.arg_names]
-    for name, type_ in zip(names, program.function_type.inputs.data):
-        if isinstance(type_, MemRefType):
-            shape = tuple(s if s >= 0 else None for s in type_.get_shape())
-            specs.append(ArgSpec(name, "tensor", _dtype(type_.element_type), shape, str(type_)))
-        else:
-            specs.append(ArgSpec(name, "scalar", "", (), str(type_)))
-    return specs
-
-
 # --------------------------------------------------------------------------- config
 
 
-def _config(
-    program: tg.ProgramOp,
-    options: dict[str, Any],
-    loc: SourceLoc,
-) -> SimConfig:
-    raw = program.config.data if program.config is not None else {}
+def _config(program: Lowered, options: dict[str, Any], loc: SourceLoc) -> SimConfig:
+    raw = program.config
 
     def get(key: str, default: Any) -> Any:
         value = raw.get(key)
-        if value is None:
-            return default
-        if isinstance(value, IntegerAttr):
-            return int(value.value.data)
-        if isinstance(value, StringAttr):
-            return value.data
-        return default
+        return value if isinstance(value, int | str) and not isinstance(value, bool) else default
 
     vector, cube = options.get("vector_workers"), options.get("cube_workers")
     workers = options.get("workers")
@@ -427,7 +379,7 @@ def _config(
         worker_pools=pools,
         dispatch=get("dispatch", ""),
         streams=get("streams", 0),
-        stream_keyed=stream_keyed(program),
+        stream_keyed=program.stream_keyed,
         ready=get("ready", "fifo"),
         timing=get("timing", "immediate"),
         timing_n=get("timing_n", 0),
@@ -537,43 +489,30 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
     bodies.update(given)
     bodies.update({n: given[g] for n, g in generic.items() if g in given and n not in given})
     schedule = options.get("schedule")
-    m = module.clone()
     if schedule is not None:
-        names = [s.properties["sym_name"].data for s in _schedules(m)]
+        names = [s.properties["sym_name"].data for s in _schedules(module)]
         if schedule not in names:  # a typo would otherwise run another schedule, or none
             raise _error(
                 f"no schedule @{schedule} (the module's schedules: "
                 f"{', '.join('@' + n for n in names) or 'none'})",
                 loc,
             )
-    entry = _entry(m, options.get("workload"), schedule, loc)
-    keys = None
-    pipeline_schedules = [
-        s for s in _schedules(m) if s.properties["workload"].root_reference.data == entry
-    ]
-    if any(isinstance(op, csp.PipelineOp) and op.sym_name.data == entry for op in m.ops):
-        chosen = [s for s in pipeline_schedules if s.properties["sym_name"].data == schedule]
-        chosen = chosen or (pipeline_schedules if len(pipeline_schedules) == 1 else [])
-        try:
-            keys = PlacementKeys(chosen[0] if chosen else None)
-        except CodegenError as error:
-            raise _error(str(error), loc) from None
-        keys = keys if keys.any else None
+    entry = _entry(module, options.get("workload"), schedule, loc)
+    keys = _placement_keys(module, entry, schedule, loc)
     warnings: list[str] = unused
-    stderr = io.StringIO()
     try:
-        with contextlib.redirect_stderr(stderr):
-            ctx = Context()
-            lower_to_tg(ctx, m, schedule or "")
-    except PassFailedException as error:
-        raise _error(python_spelling(str(error)), loc) from None
-    warnings += [line for line in stderr.getvalue().splitlines() if line.strip()]
-    program = next(op for op in m.ops if isinstance(op, tg.ProgramOp) and op.sym_name.data == entry)
-    config = _config(program, options, loc)
-    if level < 2:
-        config = dataclasses.replace(config, fast=False)
-    native, code, source = _compile(program, m, config, warnings, loc)
-    size = len(source.encode())
+        program = lowered(module, entry, schedule or "")
+        warnings += program.warnings
+        config = _config(program, options, loc)
+        if level < 2:
+            config = dataclasses.replace(config, fast=False)
+        code = program.reference() if not config.fast else program.reference
+    except LoweringFailed as error:
+        for line in warnings + error.warnings:  # what the lowering said first
+            print(line, file=sys.stderr)
+        raise _error(error.message, loc) from None
+    native = program.native
+    size = len(native.text.encode())
     if max_code_size is not None and size > max_code_size:
         raise _error(
             f"the task-generation program is {size} bytes of runtime-call IR, over max_code_size="
@@ -581,25 +520,9 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
             loc,
             ErrorCode.CODE_SIZE_EXCEEDED,
         )
-    raw = program.config.data if program.config is not None else {}
-    for key, what in (("spatial_map", "spatial_map"), ("layouts", "layout")):
-        if key in raw:
-            warnings.append(
-                f"warning: sched.{what} places tasks on an AIE array; the CPU simulator runs "
-                "on its workers and ignores it"
-            )
-    if native.is_pipeline and config.gen_cost:
-        warnings.append(
-            f"warning: gen_cost={config.gen_cost} is the main program's generation cost; a "
-            'pipeline\'s processes cost no cycles (docs/simulator.md "Pipelines"), so it is '
-            "ignored"
-        )
-    extensions = raw.get("extensions")
-    if extensions is not None:
-        names = ", ".join(getattr(e, "data", str(e)) for e in extensions.data)
-        warnings.append(f"warning: the CPU simulator does not know the schedule op(s) {names}")
+    warnings += _ignored(program.config, native.is_pipeline, config)
     default_cost = _count("default_cost", options.get("default_cost", 1), 0, loc, MAX_COST)
-    kernels = _kernel_specs(m, bodies, default_cost, config.functional, loc, warnings)
+    kernels = _kernel_specs(module, bodies, default_cost, config.functional, loc, warnings)
     for line in warnings:
         print(line, file=sys.stderr)
     return Program(
@@ -607,7 +530,7 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
         code,
         kernels,
         config,
-        _arg_specs(program),
+        program.args,
         native=native,
         keys=keys,
         compile_time_ms=(time.perf_counter() - start) * 1e3,
@@ -617,30 +540,45 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
     )
 
 
-def _compile(
-    program: tg.ProgramOp, module: ModuleOp, config: SimConfig, warnings: list[str], loc: SourceLoc
-) -> tuple[NativeProgram | None, Any, str]:
-    """The native program (a main program's or a pipeline's), the reference engine's program
-    (or, when only the native one runs, a function making it when first needed) and the text
-    whose size ``max_code_size`` limits."""
+def _placement_keys(
+    module: ModuleOp, entry: str, schedule: str | None, loc: SourceLoc
+) -> PlacementKeys | None:
+    """A pipeline's schedule keys, computed at receipt (None for a main program)."""
+    if not any(isinstance(op, csp.PipelineOp) and op.sym_name.data == entry for op in module.ops):
+        return None
+    from pto_wsp.lowering.cpu.pygen import CodegenError
 
-    def reference() -> SimProgram:
-        return compile_sim_program(program, module)
-
-    def failed(message: str) -> CompileError:
-        for line in warnings:  # what the lowering said first (e.g. an op it did not know)
-            print(line, file=sys.stderr)
-        return _error(message, loc)
-
+    schedules = [
+        s for s in _schedules(module) if s.properties["workload"].root_reference.data == entry
+    ]
+    chosen = [s for s in schedules if s.properties["sym_name"].data == schedule]
+    chosen = chosen or (schedules if len(schedules) == 1 else [])
     try:
-        check_replicas(program)  # (before the run makes a coroutine per process)
-        native = compile_native(module, program)
-        code = reference() if not config.fast else reference
+        keys = PlacementKeys(chosen[0] if chosen else None)
     except CodegenError as error:
-        raise failed(str(error)) from None
-    except NativeError as error:
-        raise failed(error.message) from None
-    return native, code, native.text
+        raise _error(str(error), loc) from None
+    return keys if keys.any else None
+
+
+def _ignored(raw: Mapping[str, Any], is_pipeline: bool, config: SimConfig) -> list[str]:
+    """Warnings for what of the schedule and options the CPU simulator does not honour."""
+    warnings = [
+        f"warning: sched.{what} places tasks on an AIE array; the CPU simulator runs "
+        "on its workers and ignores it"
+        for key, what in (("spatial_map", "spatial_map"), ("layouts", "layout"))
+        if key in raw
+    ]
+    if is_pipeline and config.gen_cost:
+        warnings.append(
+            f"warning: gen_cost={config.gen_cost} is the main program's generation cost; a "
+            'pipeline\'s processes cost no cycles (docs/simulator.md "Pipelines"), so it is '
+            "ignored"
+        )
+    extensions = raw.get("extensions")
+    if extensions is not None:
+        names = ", ".join(map(str, extensions))
+        warnings.append(f"warning: the CPU simulator does not know the schedule op(s) {names}")
+    return warnings
 
 
 def _register() -> None:

@@ -18,14 +18,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
-    DictionaryAttr,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -37,14 +37,16 @@ from xdsl.dialects.builtin import (
     StringAttr,
 )
 from xdsl.ir import Attribute
+from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
 
-from pto_wsp.dialects import tg
 from pto_wsp.errors import CompileError, ErrorCode, user_location
 from pto_wsp.lowering.cpu import objcache
 from pto_wsp.lowering.taskgraph import TaskGraph
-from pto_wsp.passes.tg_to_runtime import runtime_module
 from pto_wsp.runtime.native_core import Core, library
+
+if TYPE_CHECKING:
+    from pto_wsp.dialects import tg
 
 #: Upstream MLIR's lowering of the runtime-call form to the LLVM dialect.
 PIPELINE = (
@@ -88,7 +90,6 @@ class NativeProgram:
     sites: list[list[str]]
     checks: list[str]
     reads: list[str]
-    config: dict[str, Any]
     text: str = field(repr=False)
     engine: Any = field(repr=False)
     #: Per task site: how its scalars read back, and per region the dimensions its view keeps.
@@ -320,6 +321,11 @@ def _jit(text: str) -> Any:
 
 def compile_native(module: ModuleOp, program: tg.ProgramOp | str) -> NativeProgram:
     """Compile one ``tg.program`` of ``module`` (the op or its name) to native code."""
+    # (here, not above: a compile that finds its program on disk (lowering/cpu/lowered.py)
+    # imports neither the tg dialect nor its passes)
+    from pto_wsp.dialects import tg
+    from pto_wsp.passes.tg_to_runtime import runtime_module
+
     if isinstance(program, str):
         found = [
             p for p in module.ops if isinstance(p, tg.ProgramOp) and p.sym_name.data == program
@@ -346,7 +352,6 @@ def compile_native(module: ModuleOp, program: tg.ProgramOp | str) -> NativeProgr
     assert isinstance(sites, ArrayAttr)
     kept = attrs["pto.kept"]
     assert isinstance(kept, ArrayAttr)
-    config = attrs.get("pto.config")
     queues, processes = _pipeline_tables(attrs)
     return NativeProgram(
         name=program.sym_name.data,
@@ -361,12 +366,32 @@ def compile_native(module: ModuleOp, program: tg.ProgramOp | str) -> NativeProgr
             [[d.value.data for d in dims.data] for dims in site.data]  # type: ignore[attr-defined]
             for site in kept.data
         ],
-        config=dict(config.data) if isinstance(config, DictionaryAttr) else {},
         text=text,
         engine=_engine(text),
         queues=queues,
         processes=processes,
     )
+
+
+#: The fields of a NativeProgram that ``table`` keeps as they are (plain lists and strings).
+_PLAIN = ("name", "arg_names", "kernels", "sites", "checks", "reads", "scalars", "kept", "text",
+          "queues", "processes")  # fmt: skip
+
+
+def table(program: NativeProgram) -> dict[str, Any]:
+    """``program`` as plain JSON data, its code left out: ``from_table`` makes it again."""
+    data = {name: getattr(program, name) for name in _PLAIN}
+    return {**data, "arg_types": [str(t) for t in program.arg_types]}
+
+
+def from_table(data: Mapping[str, Any]) -> NativeProgram:
+    """The NativeProgram ``table`` kept, its code from this process's programs or the disk
+    cache (upstream MLIR compiles its text again when neither has it)."""
+    fields = {name: data[name] for name in _PLAIN}
+    fields["queues"] = [(n, c, bool(e)) for n, c, e in fields["queues"]]
+    fields["processes"] = [tuple(p) for p in fields["processes"]]
+    types = [Parser(Context(), text).parse_type() for text in data["arg_types"]]
+    return NativeProgram(**fields, arg_types=types, engine=_engine(data["text"]))
 
 
 def _pipeline_tables(attrs: Mapping[str, Attribute]) -> tuple[list, list]:

@@ -8,12 +8,16 @@ again in a later process by the key of the program (its runtime-call IR text, th
 pipeline, the core's library, the installed MLIR and the CPU) and opens it with ctypes,
 without importing ``mlir``. Each library has a digest beside it: a library that is missing,
 half written or changed is not loaded (``load`` returns None and the caller compiles again).
+``store_table`` and ``load_table`` keep, the same way, what a compile needs besides the code
+(``KEY.json``, its digest inside): the cpu_sim backend's lowered program, keyed before
+xDSL's passes run (lowering/cpu/lowered.py).
 """
 
 from __future__ import annotations
 
 import ctypes
 import hashlib
+import json
 import os
 import platform
 import subprocess
@@ -22,6 +26,8 @@ from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
+
+import xdsl
 
 from pto_wsp.runtime.native_core import cache_root, library
 
@@ -81,6 +87,22 @@ def key(text: str, salt: str) -> str:
     return h.hexdigest()[:32]
 
 
+@cache
+def compiler() -> str:
+    """A digest of what turns a module into a compiled program besides upstream MLIR: the
+    source files of the dialects, the passes and the CPU lowering, and the installed xDSL
+    (as the MLIR libraries in ``_environment``: its files' place, size and date; asking its
+    version costs more than the rest together)."""
+    stat = Path(xdsl.__file__).stat()
+    h = hashlib.sha256(f"{xdsl.__file__}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    for package in ("pto_wsp.dialects", "pto_wsp.passes", "pto_wsp.lowering.cpu"):
+        spec = find_spec(package)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            for path in sorted(Path(folder).glob("*.py")):
+                h.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
 def load(key: str) -> Library | None:
     """The program cached under ``key``, or None when there is none or it is not whole."""
     lib, digest = _dir() / f"{key}.so", _dir() / f"{key}.sha256"
@@ -122,7 +144,34 @@ def store(key: str, engine: Any) -> bool:
             os.replace(digest, folder / f"{key}.sha256")
     except OSError:
         return False
-    _evict(folder)
+    _evict(folder, "*.so")
+    return True
+
+
+def load_table(key: str) -> Any:
+    """The JSON value stored under ``key`` by ``store_table``; None when there is none or
+    it is not whole (cut short, changed)."""
+    try:
+        digest, _, text = (_dir() / f"{key}.json").read_text().partition("\n")
+        if hashlib.sha256(text.encode()).hexdigest() != digest:
+            return None
+        return json.loads(text)
+    except (OSError, ValueError):  # (UnicodeDecodeError and JSONDecodeError among them)
+        return None
+
+
+def store_table(key: str, value: Any) -> bool:
+    """Keep ``value`` (plain JSON data) under ``key``; False when it could not."""
+    folder = _dir()
+    text = json.dumps(value, separators=(",", ":"))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".tmp", delete=False) as f:
+            f.write(hashlib.sha256(text.encode()).hexdigest() + "\n" + text)
+        os.replace(f.name, folder / f"{key}.json")
+    except OSError:
+        return False
+    _evict(folder, "*.json")
     return True
 
 
@@ -131,13 +180,13 @@ def linker() -> str:
     return os.environ.get("LD", "ld")
 
 
-def _evict(folder: Path) -> None:
-    """Keep the newest ``KEEP`` programs: a long session of generated programs (tests,
-    fuzzing) must not fill the disk."""
-    libs = sorted(folder.glob("*.so"), key=_mtime)
-    for lib in libs[: max(0, len(libs) - KEEP)]:
-        lib.with_suffix(".sha256").unlink(missing_ok=True)
-        lib.unlink(missing_ok=True)
+def _evict(folder: Path, pattern: str) -> None:
+    """Keep the newest ``KEEP`` files of ``pattern`` (programs, tables): a long session of
+    generated programs (tests, fuzzing) must not fill the disk."""
+    files = sorted(folder.glob(pattern), key=_mtime)
+    for path in files[: max(0, len(files) - KEEP)]:
+        path.with_suffix(".sha256").unlink(missing_ok=True)
+        path.unlink(missing_ok=True)
 
 
 def _mtime(path: Path) -> float:
