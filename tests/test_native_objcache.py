@@ -139,3 +139,127 @@ def test_a_fresh_process_loads_the_tile_kernel_compiled_before(cache):
     assert first == {"ok": True, "engine": "ExecutionEngine", "mlir": True}
     again = fresh()
     assert again == {"ok": True, "engine": "Library", "mlir": False}
+
+
+# --------------------------------------------------------------------------- lowered programs
+
+# A workload no other test compiles (its shape), with a data edge per task and two schedules.
+LOWERED = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    from pto_wsp import (
+        DenseDyn, In, Out, Tensor, compile, f32, kernel, module, parallel_for, sym, task
+    )
+
+    @kernel
+    def blur(b, x: In[f32[2, 52]], y: Out[f32[52]]):
+        y[...] = x.sum(axis=0)
+
+    X = Tensor("X", [None, 52], f32)
+    rows = parallel_for(
+        DenseDyn(sym("n")), lambda b: task(blur, [b], [X[b : b + 2], X[b + 2]])
+    ).named("rows")
+    m = module(rows.schedule("one").streams(3), rows.schedule("two").streams(2))
+    program = compile(m, mode="functional", schedule="two")
+    x = np.arange(9 * 52, dtype=np.float32).reshape(9, 52)
+    program.bind(n=7, X=x).execute()
+    stats = program.stats()
+    print(json.dumps({
+        "x": x.tolist(), "edges": stats.edges_by_kind, "makespan": stats.makespan_cycles,
+        "passes": "pto_wsp.passes.wsp_to_tg" in sys.modules,
+        "tg": "pto_wsp.dialects.tg" in sys.modules, "mlir": "mlir" in sys.modules,
+    }))
+    """
+)
+
+
+def run_lowered() -> dict:
+    run = subprocess.run([sys.executable, "-c", LOWERED], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_a_fresh_process_finds_the_lowered_program_and_runs_no_pass(cache):
+    first = run_lowered()
+    assert first["passes"] and first["tg"] and first["mlir"]
+    assert len(list(cache.glob("*.json"))) == 1
+    again = run_lowered()
+    assert not again["passes"] and not again["tg"] and not again["mlir"]
+    assert {k: again[k] for k in ("x", "edges", "makespan")} == {
+        k: first[k] for k in ("x", "edges", "makespan")
+    }
+    assert first["edges"]["raw"] and first["x"][2][0] == 0 + 52  # the bodies ran in order
+
+
+def lowered_parts():
+    from pto_wsp import DenseDyn, In, Out, Tensor, f32, kernel, module, parallel_for, sym, task
+
+    @kernel
+    def shade(b, x: In[f32[2, 44]], y: Out[f32[44]]): ...
+
+    X = Tensor("X", [None, 44], f32)
+
+    def rows(reach: int):
+        return parallel_for(
+            DenseDyn(sym("n")), lambda b: task(shade, [b], [X[b : b + 2], X[b + reach]])
+        ).named("rows")
+
+    return module, rows
+
+
+def test_the_key_changes_with_the_workload_the_options_and_the_compiler(monkeypatch):
+    from pto_wsp.lowering.cpu.lowered import key
+
+    module, rows = lowered_parts()
+    def both(reach: int):
+        w = rows(reach)
+        return module(w.schedule("one").streams(3), w.schedule("two"))
+
+    m = both(2)
+    base = key(m, "rows", "one")
+    assert key(both(2), "rows", "one") == base  # the same workload built again
+    assert key(both(1), "rows", "one") != base
+    assert key(m, "rows", "two") != base  # schedule=
+    monkeypatch.setattr(objcache, "compiler", lambda: "another compiler")
+    assert key(m, "rows", "one") != base
+
+
+def test_the_compiler_digest_covers_its_source_files(monkeypatch, tmp_path):
+    from types import SimpleNamespace
+
+    (tmp_path / "wsp_to_tg.py").write_text("RULE = 1\n")
+    spec = SimpleNamespace(submodule_search_locations=[str(tmp_path)])
+    monkeypatch.setattr(objcache, "find_spec", lambda name: spec)
+    objcache.compiler.cache_clear()
+    try:
+        before = objcache.compiler()
+        (tmp_path / "wsp_to_tg.py").write_text("RULE = 2\n")
+        objcache.compiler.cache_clear()
+        assert objcache.compiler() != before
+    finally:
+        objcache.compiler.cache_clear()
+
+
+@pytest.mark.parametrize("damage", ["cut", "foreign", "no code"])
+def test_a_damaged_or_stale_lowered_entry_is_lowered_again(cache, damage):
+    from pto_wsp.lowering.cpu import lowered
+
+    module, rows = lowered_parts()
+    m = module(rows(3))
+    first = lowered.lowered(m, "rows", "")
+    (table,) = cache.glob("*.json")
+    good = table.read_text()
+    if damage == "cut":
+        table.write_text(good[: len(good) // 2])
+    elif damage == "foreign":  # whole, but not a table this code wrote
+        text = json.dumps({"native": {}})
+        table.write_text(__import__("hashlib").sha256(text.encode()).hexdigest() + "\n" + text)
+    else:  # the table whole, its compiled program gone
+        for lib in cache.glob("*.so"):
+            lib.unlink()
+        native._ENGINES.clear()
+    again = lowered.lowered(m, "rows", "")
+    assert again.native.text == first.native.text and again.args == first.args
+    assert again.native.build({"n": 5}).edge_counts() == first.native.build({"n": 5}).edge_counts()
+    assert objcache.load_table(table.stem) is not None  # stored whole again
