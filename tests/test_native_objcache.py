@@ -212,6 +212,7 @@ def test_the_key_changes_with_the_workload_the_options_and_the_compiler(monkeypa
     from pto_wsp.lowering.cpu.lowered import key
 
     module, rows = lowered_parts()
+
     def both(reach: int):
         w = rows(reach)
         return module(w.schedule("one").streams(3), w.schedule("two"))
