@@ -76,7 +76,6 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from pto_wsp.dialects.parsing import parse_int64, parse_single_block_region
-from pto_wsp.dialects.pto import func_type
 from pto_wsp.dialects.traits import IsolatedScopes
 
 # --------------------------------------------------------------------------- types
@@ -866,6 +865,9 @@ class KernelOp(IRDLOperation):
 
     def _verify_tile(self) -> None:
         """The tile function exists, is InCore and takes the kernel's parameters."""
+        # (here: a module without tile functions does not load the pto dialect)
+        from pto_wsp.dialects.pto import func_type
+
         name = self.tile.string_value()
         module = self.parent_op()
         if module is None:

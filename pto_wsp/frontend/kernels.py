@@ -15,6 +15,7 @@ CPU-simulator implementation (``kernel.fn``).
 from __future__ import annotations
 
 import inspect
+import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,7 +38,6 @@ from pto_wsp.errors import CompileError, user_location
 
 from .expressions import ROOT, Arg, Const, Expr, as_expr, as_index, check_identifier, is_int
 from .tensors import DType, TensorSpec
-from .tile import is_tile_body
 
 #: Python annotations of scalar parameters and the type each gives (``int`` stays index).
 _PY_SCALARS: dict[Any, Attribute] = {int: IndexType(), float: Float64Type(), bool: i1}
@@ -386,3 +386,32 @@ def kernel(
         return Kernel(f, kernel_name, _params(f, construct), exec_unit, cost, impls)
 
     return declare if fn is None else declare(fn)
+
+
+#: The tile API's modules: its public name and its implementation (frontend/tile.py, imported
+#: only by a program that uses it: it loads the pto dialect).
+_TILE_MODULES = ("pto_wsp.tile", "pto_wsp.frontend.tile")
+
+
+def is_tile_body(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` is a tile kernel's body: a global name it (or a function nested in it)
+    uses is the tile API's module or one of its functions. The body is not called to decide."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    g = getattr(fn, "__globals__", {})
+    return any(_is_tile_api(g.get(n)) for n in _global_names(code))
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return names
+
+
+def _is_tile_api(value: Any) -> bool:
+    if inspect.ismodule(value):
+        return value.__name__ in _TILE_MODULES
+    return callable(value) and getattr(value, "__module__", None) == _TILE_MODULES[1]

@@ -46,7 +46,6 @@ from .expressions import Expr
 from .kernels import Kernel
 from .lowering import ArgTable, Lowerer
 from .schedules import Key, Schedule
-from .tile import trace as trace_tile
 from .workloads import Workload
 
 
@@ -98,6 +97,8 @@ class ModuleBuilder:
     def _kernel_op(self, k: Kernel, name: str, params: list[Any], cost: Any) -> Operation:
         op = self._declaration(k, name, params, cost)
         if k.is_tile:
+            from .tile import trace as trace_tile  # (the pto dialect: tile kernels only)
+
             function = trace_tile(k.fn, f"{name}_tile", params, f"@kernel {k.name}", k.loc)
             op.properties["tile"] = SymbolRefAttr(function.sym_name.data)
             self.tile_functions[name] = function

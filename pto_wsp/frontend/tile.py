@@ -15,9 +15,7 @@ space is a ``CompileError`` at the line of the body that wrote the op.
 
 from __future__ import annotations
 
-import inspect
 import threading
-import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -541,30 +539,6 @@ def matmul_bias(a: Tile, b: Tile, bias: Tile) -> Tile:
 
 
 # --------------------------------------------------------------------------- tracing
-
-
-def is_tile_body(fn: Callable[..., Any]) -> bool:
-    """Whether ``fn`` is a tile kernel's body: a global name it (or a function nested in it)
-    uses is this module or one of its functions. The body is not called to decide."""
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return False
-    g = getattr(fn, "__globals__", {})
-    return any(_is_tile_api(g.get(n)) for n in _global_names(code))
-
-
-def _global_names(code: types.CodeType) -> set[str]:
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _global_names(const)
-    return names
-
-
-def _is_tile_api(value: Any) -> bool:
-    if inspect.ismodule(value):
-        return value.__name__ in ("pto_wsp.tile", __name__)
-    return callable(value) and getattr(value, "__module__", None) == __name__
 
 
 def trace(
