@@ -12,7 +12,9 @@ its first and second execute, in two ways:
   program cached on disk), ``NativeProgram.build`` and the core's ``Scheduler`` (cycles).
 
 Each runs twice: with an empty cache of compiled programs (``$PTO_WSP_CACHE/programs``, cold:
-upstream MLIR compiles the program and the cache keeps it) and again (warm: loaded from disk).
+xDSL's passes lower the module, upstream MLIR compiles the program and the cache keeps both)
+and again (warm: the ``program`` path finds the lowered program on disk and runs no pass; the
+``native`` path runs wsp-to-tg and tg-to-runtime-calls itself and loads only the code).
 ``--fresh-machine`` measures instead one process with an empty ``$PTO_WSP_CACHE`` (no native
 core, no compiled program: the core's one-time g++ build included) from its start to the first
 cycles-mode result of the 200k layer; beside the README's install (``pip install -e .`` in a
@@ -44,6 +46,7 @@ ANCHORS = {"cycles": (1.0, 5000, 1000), "functional": (1.5, 2000, 1000)}
 
 def child(path: str, mode: str, size: str, structure: str) -> dict:
     """The figures of one fresh process."""
+    collector = _collector_time()
     t0 = time.perf_counter()
     import pto_wsp
 
@@ -68,8 +71,25 @@ def child(path: str, mode: str, size: str, structure: str) -> dict:
         tasks = run({"B": B, "NT": nt, **tensors})
         times.append(time.perf_counter() - t0)
     return {"path": path, "mode": mode, "size": size, "tasks": tasks, "import": imported,
-            "compile": compiled, "first": times[0], "again": times[1],
-            "mlir": "mlir" in sys.modules}  # fmt: skip
+            "compile": compiled, "first": times[0], "again": times[1], "gc": collector[0],
+            "mlir": "mlir" in sys.modules,
+            "passes": "pto_wsp.passes.wsp_to_tg" in sys.modules}  # fmt: skip
+
+
+def _collector_time() -> list[float]:
+    """[seconds] the cyclic garbage collector runs, summed from now on."""
+    import gc
+
+    total, started = [0.0], [0.0]
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            total[0] += time.perf_counter() - started[0]
+
+    gc.callbacks.append(count)
+    return total
 
 
 def _program(workload, mode: str):
@@ -171,7 +191,7 @@ def report(results: list[dict], structure: str) -> None:
           f"CPUs, Python {platform.python_version()}; cache: a temporary programs cache")  # fmt: skip
     print(f"{'path':>8} {'mode':>10} {'size':>5} {'cache':>5} {'tasks':>7} {'import s':>8} "
           f"{'compile s':>9} {'first ms':>9} {'tasks/ms':>8} {'again ms':>9} {'tasks/ms':>8} "
-          f"{'total s':>7} {'mlir':>4}  anchor")  # fmt: skip
+          f"{'total s':>7} {'gc ms':>5} {'mlir':>4} {'passes':>6}  anchor")  # fmt: skip
     for r in results:
         n, first, again = r["tasks"], r["first"] * 1e3, r["again"] * 1e3
         total = r["import"] + r["compile"] + r["first"]
@@ -181,10 +201,16 @@ def report(results: list[dict], structure: str) -> None:
             anchor += f", total <= {seconds} s"
         print(f"{r['path']:>8} {r['mode']:>10} {r['size']:>5} {r['cache']:>5} {n:>7} "
               f"{r['import']:>8.2f} {r['compile']:>9.2f} {first:>9.1f} {n / first:>8.0f} "
-              f"{again:>9.1f} {n / again:>8.0f} {total:>7.2f} {'yes' if r['mlir'] else 'no':>4}"
-              f"  {anchor}")  # fmt: skip
-    print("total: import + compile + first execute; mlir: whether the process imported "
-          f"upstream MLIR's bindings; load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+              f"{again:>9.1f} {n / again:>8.0f} {total:>7.2f} {r.get('gc', 0) * 1e3:>5.0f} "
+              f"{yes(r['mlir']):>4} {yes(r.get('passes', True)):>6}  {anchor}")  # fmt: skip
+    print("total: import + compile + first execute; gc: the garbage collector's time in the "
+          "process; mlir: whether the process imported upstream MLIR's bindings; passes: "
+          "whether it ran xDSL's passes (not when the lowered program was in the cache); "
+          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+
+
+def yes(flag: bool) -> str:
+    return "yes" if flag else "no"
 
 
 if __name__ == "__main__":
