@@ -8,9 +8,8 @@ callees before it, a schedule right after its workload.
 from __future__ import annotations
 
 import re
-from concurrent.futures import Future, ThreadPoolExecutor
 from io import StringIO
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xdsl.builder import Builder
 from xdsl.dialects import func, memref
@@ -47,6 +46,9 @@ from .kernels import Kernel
 from .lowering import ArgTable, Lowerer
 from .schedules import Key, Schedule
 from .workloads import Workload
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 
 class ModuleBuilder:
@@ -330,6 +332,8 @@ def compile_async(item: Any, target: str = "cpu_sim", **options: Any) -> Future:
     error, located at this call)."""
     global _compiler
     if _compiler is None:
+        from concurrent.futures import ThreadPoolExecutor  # (its import costs every process)
+
         _compiler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pto-wsp-compile")
     loc = user_location()
 
