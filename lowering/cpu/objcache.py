@@ -89,8 +89,9 @@ def key(text: str, salt: str) -> str:
 
 @cache
 def compiler() -> str:
-    """A digest of what turns a module into a compiled program besides upstream MLIR: the
-    source files of the dialects, the passes and the CPU lowering, and the installed xDSL
+    """A digest of what turns a module into a compiled program besides upstream MLIR.
+
+    The source files of the dialects, the passes and the CPU lowering, and the installed xDSL
     (as the MLIR libraries in ``_environment``: its files' place, size and date; asking its
     version costs more than the rest together)."""
     stat = Path(xdsl.__file__).stat()
@@ -98,7 +99,8 @@ def compiler() -> str:
     for package in ("pto_wsp.dialects", "pto_wsp.passes", "pto_wsp.lowering.cpu"):
         spec = find_spec(package)
         for folder in (spec.submodule_search_locations or []) if spec else []:
-            for path in sorted(Path(folder).glob("*.py")):
+            # (.pyc: an install without sources has its compiled modules in their place)
+            for path in sorted(p for p in Path(folder).iterdir() if p.suffix in (".py", ".pyc")):
                 h.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
