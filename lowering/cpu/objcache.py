@@ -168,9 +168,10 @@ def store_table(key: str, value: Any) -> bool:
     text = json.dumps(value, separators=(",", ":"))
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".tmp", delete=False) as f:
-            f.write(hashlib.sha256(text.encode()).hexdigest() + "\n" + text)
-        os.replace(f.name, folder / f"{key}.json")
+        with tempfile.TemporaryDirectory(dir=folder) as work:
+            table = Path(work, "table.json")
+            table.write_text(hashlib.sha256(text.encode()).hexdigest() + "\n" + text)
+            os.replace(table, folder / f"{key}.json")
     except OSError:
         return False
     _evict(folder, "*.json")
