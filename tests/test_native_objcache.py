@@ -242,7 +242,13 @@ def test_the_compiler_digest_covers_its_source_files(monkeypatch, tmp_path):
         objcache.compiler.cache_clear()
 
 
-@pytest.mark.parametrize("damage", ["cut", "foreign", "no code"])
+def signed(data: object) -> str:
+    """A table's file as objcache.store_table writes it."""
+    text = json.dumps(data)
+    return __import__("hashlib").sha256(text.encode()).hexdigest() + "\n" + text
+
+
+@pytest.mark.parametrize("damage", ["cut", "foreign", "bad type", "no code"])
 def test_a_damaged_or_stale_lowered_entry_is_lowered_again(cache, damage):
     from pto_wsp.lowering.cpu import lowered
 
@@ -254,8 +260,11 @@ def test_a_damaged_or_stale_lowered_entry_is_lowered_again(cache, damage):
     if damage == "cut":
         table.write_text(good[: len(good) // 2])
     elif damage == "foreign":  # whole, but not a table this code wrote
-        text = json.dumps({"native": {}})
-        table.write_text(__import__("hashlib").sha256(text.encode()).hexdigest() + "\n" + text)
+        table.write_text(signed({"native": {}}))
+    elif damage == "bad type":
+        data = json.loads(good.partition("\n")[2])
+        data["native"]["arg_types"] = ["memref<"]
+        table.write_text(signed(data))
     else:  # the table whole, its compiled program gone
         for lib in cache.glob("*.so"):
             lib.unlink()

@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import PassFailedException
+from xdsl.utils.exceptions import ParseError, PassFailedException
 
 from pto_wsp.lowering.cpu import native, objcache
 from pto_wsp.runtime.program import ArgSpec
@@ -83,8 +83,8 @@ def lowered(module: ModuleOp, entry: str, schedule: str) -> Lowered:
     if found is not None:
         try:
             return _from_table(found, lambda: _lower(module, entry, schedule).reference())
-        except (KeyError, TypeError, ValueError):  # (not a table this code wrote)
-            pass
+        except (KeyError, TypeError, ValueError, AttributeError, ParseError):
+            pass  # (not a table this code wrote)
     result = _lower(module, entry, schedule)
     objcache.store_table(name, _table(result))
     return result
