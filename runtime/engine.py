@@ -625,7 +625,7 @@ class Simulator(PipelineMixin):
     def _run_body(self, tid: int) -> None:
         graph = self.graph
         spec = self._spec(graph._kernel[tid])
-        body = spec.body
+        body = spec.runnable
         if body is None:
             return
         regions = graph._regions[tid]

@@ -12,6 +12,9 @@ int, or a function of the same parameters where tensors are ``Dims`` (``.shape``
 
 from __future__ import annotations
 
+import dis
+import inspect
+import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +30,7 @@ __all__ = [
     "KernelSpec",
     "ViewRegion",
     "cached_spec",
+    "does_nothing",
     "guard",
     "numpy_view",
     "returned",
@@ -125,9 +129,20 @@ class KernelSpec:
     #: The cost is the cost model's cycles for the kernel's tile function (no ``cost=``).
     derived_cost: bool = False
     _layout: list[bool] = field(default_factory=list, repr=False)
+    _runnable: tuple = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._layout = [bool(a) for a in self.access]
+
+    @property
+    def runnable(self) -> Callable[..., Any] | None:
+        """The body the functional mode calls: None when there is none or it does nothing."""
+        body = self.body
+        code = getattr(body, "__code__", None)
+        if self._runnable[:2] != (body, code):
+            empty = body is None or does_nothing(body, len(self.param_names))
+            self._runnable = (body, code, None if empty else body)
+        return self._runnable[2]
 
     @property
     def tensor_names(self) -> list[str]:
@@ -163,6 +178,33 @@ class KernelSpec:
             )
             raise ExecutionError(tid, self.name, coords, cause)
         return cycles
+
+
+def _empty() -> None:
+    pass
+
+
+def _instructions(code: types.CodeType) -> list[tuple[str, Any]]:
+    return [(i.opname, i.argval) for i in dis.get_instructions(code)]
+
+
+#: The bytecode of a function whose body is ``pass``, ``...``, a docstring or ``return None``:
+#: this Python compiles each of them to the same instructions.
+_EMPTY = _instructions(_empty.__code__)
+
+
+def does_nothing(body: Any, arity: int) -> bool:
+    """Whether calling ``body`` with ``arity`` positional arguments does nothing but return
+    None: a plain function (not a generator or coroutine, whose call makes an object) whose
+    bytecode is the empty function's and whose signature takes them. Decided from its code,
+    never by calling it."""
+    if not isinstance(body, types.FunctionType) or _instructions(body.__code__) != _EMPTY:
+        return False
+    try:
+        inspect.signature(body, follow_wrapped=False).bind(*[None] * arity)
+    except TypeError:  # a call would raise: that is something a body does
+        return False
+    return True
 
 
 def returned(

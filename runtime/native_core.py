@@ -52,6 +52,7 @@ _SOURCES = [
     _HERE / "core" / "core.cpp",
     _HERE / "core" / "schedule.cpp",
     _HERE / "core" / "csp.cpp",
+    _HERE / "core" / "bodies.cpp",
     _HERE / "ascend_host" / "src" / "tensormap.cpp",
 ]
 _HEADERS = [

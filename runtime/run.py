@@ -21,6 +21,7 @@ import numpy as np
 from pto_wsp.errors import ExecutionError
 from pto_wsp.lowering.taskgraph import POOL_ANY, POOL_CUBE, POOL_VECTOR, TaskGraph
 from pto_wsp.runtime.kernels import BODY_ERRORS, cached_spec, numpy_view, returned
+from pto_wsp.runtime.native_bodies import NativeBodies
 from pto_wsp.runtime.native_core import Schedule
 
 __all__ = ["Run", "forget_collected"]
@@ -188,7 +189,7 @@ class Run:
         this too); ``views`` keeps the views made, by region, for later tasks and runs."""
         tg = self.task_graph
         spec = self._spec(int(tg.kernel[tid]))
-        body = spec.body
+        body = spec.runnable
         if body is None:
             return
         arrays = self.arrays
@@ -225,24 +226,32 @@ class Run:
         """The functional mode: every started task's body in dispatch order, with the
         engine's views and errors; ``progress(created, ran)`` every 8192 bodies. ``views``
         (the Program's, emptied when a binding changes) keeps each region's view for the
-        tasks and runs after: a program run again makes no views."""
-        order = self.order.tolist()
-        kernel = self.task_graph.kernel
-        has_body = [self._spec(k).body is not None for k in range(len(self.task_graph.kernels))]
+        tasks and runs after: a program run again makes no views. Tile kernels' compiled
+        bodies are called by the core (runtime/native_bodies.py), the others from here."""
+        tg = self.task_graph
+        runnable = [self._spec(k).runnable for k in range(len(tg.kernels))]
         if views is not None:
             _check_views(views, self.arrays)
-        bulk = self._bulk_calls(views if views is not None else {})
-        run = self._run_body
-        for a in range(0, len(order), _CHUNK):
-            chunk = order[a : a + _CHUNK]
-            if bulk is not None:
-                bulk(chunk)
-            else:
-                for tid in chunk:
-                    if has_body[kernel[tid]]:
-                        run(tid, views)
+        bulk = self._bulk_calls(views if views is not None else {}) if any(runnable) else None
+        native = NativeBodies.plan(tg, runnable, self.arrays) if bulk is not None else None
+        order = np.ascontiguousarray(self.order, np.int64)
+        n = len(order)
+        for a in range(0, n, _CHUNK):
+            b = min(a + _CHUNK, n)
+            if native is not None:
+                i = native.run(order, a, b)
+                while i < b:  # a task the core leaves to Python
+                    bulk([int(order[i])])
+                    i = native.run(order, i + 1, b)
+            elif bulk is not None:
+                bulk(order[a:b].tolist())
+            elif any(runnable):  # the engine's graph
+                kernel = tg.kernel
+                for tid in order[a:b].tolist():
+                    if runnable[kernel[tid]] is not None:
+                        self._run_body(tid, views)
             if progress is not None:
-                progress(self.created, min(a + _CHUNK, len(order)))
+                progress(self.created, b)
 
     def _bulk_calls(self, views: dict) -> Any:
         """For a graph the native core built: a function running the bodies of a list of
@@ -261,7 +270,7 @@ class Run:
         fv = tg.args._values.view(np.float64).tolist() if floats else None
         site, kernel = site_of.tolist(), tg.kernel.tolist()
         specs = [self._spec(k) for k in range(len(tg.kernels))]
-        bodies = [sp.body for sp in specs]
+        bodies = [sp.runnable for sp in specs]
         simple = [sp._layout == sorted(sp._layout) for sp in specs]
         plain = [not ("f" in k or "b" in k) for k in kinds]
         arrays = self.arrays

@@ -241,7 +241,7 @@ def _body_function(tasks: _TaskData, specs: list[KernelSpec], arrays: Mapping, f
 
     def body(node, kernel, origin, *task) -> int:
         spec = specs[kernel]
-        if spec.body is None:
+        if spec.runnable is None:
             return 0
         named, scalars, regions = tasks(origin, *task)
         try:
@@ -252,7 +252,7 @@ def _body_function(tasks: _TaskData, specs: list[KernelSpec], arrays: Mapping, f
                     f"@{spec.name}'s body on it: bind({unbound[0]}=array))")))  # fmt: skip
                 return 1
             views = [view(arrays[r.tensor], r) for r in regions]
-            result = spec.body(*spec.arguments(scalars, views))
+            result = spec.runnable(*spec.arguments(scalars, views))
         except BODY_ERRORS as error:
             failed.append(ExecutionError(node, spec.name, named, error))
             failed[-1].__cause__ = error

@@ -625,15 +625,54 @@ _DATA, _DIMS, _STRIDES = 16, 32, 40
 
 
 def _glue(name: str, params: list[_Param]) -> str:
-    """LLVM-dialect text: ``@name__numpy`` takes numpy array objects and scalars and calls
-    ``@name`` with the memref arguments read from the arrays (no Python work per call), and
-    ``@name__address`` gives its address. ``@name`` is declared with its lowered signature."""
-    decl, args, body, call = [], [], ["  %zero = llvm.mlir.constant(0 : i64) : i64"], []
+    """LLVM-dialect text: the two entries of ``@name`` (``_numpy_entry``, ``_core_entry``) and
+    ``@name__addresses``, which writes their addresses. ``@name`` is declared with its lowered
+    signature: per tensor (pointer, pointer, offset, sizes, strides), per scalar its value."""
+    decl = []
+    for p in params:
+        decl += (
+            [_LLVM_SCALARS[p.ctype]]
+            if p.rank < 0
+            else ["!llvm.ptr"] * 2 + ["i64"] * (1 + 2 * p.rank)
+        )
+    return "\n".join(
+        [
+            f"llvm.func @{name}({', '.join(decl)})",
+            *_numpy_entry(name, params),
+            *_core_entry(name, params),
+            f"llvm.func @{name}__addresses(%out: !llvm.ptr) {{",
+            f"  %n = llvm.mlir.addressof @{name}__numpy : !llvm.ptr",
+            f"  %c = llvm.mlir.addressof @{name}__core : !llvm.ptr",
+            "  %out1 = llvm.getelementptr %out[1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr",
+            "  llvm.store %n, %out : !llvm.ptr, !llvm.ptr",
+            "  llvm.store %c, %out1 : !llvm.ptr, !llvm.ptr",
+            "  llvm.return",
+            "}",
+        ]
+    )
+
+
+def _call(name: str, entry: str, args: list[str], body: list[str], call: list[tuple[str, str]]):
+    values = ", ".join(v for v, _ in call)
+    types = ", ".join(t for _, t in call)
+    return [
+        f"llvm.func @{name}__{entry}({', '.join(args)}) {{",
+        "  %zero = llvm.mlir.constant(0 : i64) : i64",
+        *body,
+        f"  llvm.call @{name}({values}) : ({types}) -> ()",
+        "  llvm.return",
+        "}",
+    ]
+
+
+def _numpy_entry(name: str, params: list[_Param]) -> list[str]:
+    """``@name__numpy``: takes numpy array objects and scalars and calls ``@name`` with the
+    memref arguments read from the arrays (no Python work per call): TileFunction's entry."""
+    args, body, call = [], [], []
     for i, p in enumerate(params):
         if p.rank < 0:
             type_ = _LLVM_SCALARS[p.ctype]
             args.append(f"%a{i}: {type_}")
-            decl.append(type_)
             call.append((f"%a{i}", type_))
             continue
         args.append(f"%a{i}: !llvm.ptr")
@@ -655,23 +694,42 @@ def _glue(name: str, params: list[_Param]) -> str:
                     body.append(f"  {v}e = llvm.sdiv {v}, %size{i} : i64")
                     v += "e"
                 call.append((v, "i64"))
-        decl += ["!llvm.ptr", "!llvm.ptr"] + ["i64"] * (1 + 2 * p.rank)
-    values = ", ".join(v for v, _ in call)
-    types = ", ".join(t for _, t in call)
-    return "\n".join(
-        [
-            f"llvm.func @{name}({', '.join(decl)})",
-            f"llvm.func @{name}__numpy({', '.join(args)}) {{",
-            *body,
-            f"  llvm.call @{name}({values}) : ({types}) -> ()",
-            "  llvm.return",
-            "}",
-            f"llvm.func @{name}__address() -> !llvm.ptr {{",
-            f"  %p = llvm.mlir.addressof @{name}__numpy : !llvm.ptr",
-            "  llvm.return %p : !llvm.ptr",
-            "}",
-        ]
-    )
+    return _call(name, "numpy", args, body, call)
+
+
+def _core_entry(name: str, params: list[_Param]) -> list[str]:
+    """``@name__core(words)``: the runtime core's entry (runtime/core/bodies.cpp). ``words`` is
+    an array of 64-bit words, per parameter in order: a tensor's data address, sizes and
+    strides (in elements); a scalar's value, an integer or a double's bits by its type."""
+    body, call, at = [], [], 0
+
+    def word(type_: str) -> str:
+        nonlocal at
+        v = f"%w{at}"
+        body.append(f"  {v}p = llvm.getelementptr %w[{at}] : (!llvm.ptr) -> !llvm.ptr, i64")
+        body.append(f"  {v} = llvm.load {v}p : !llvm.ptr -> {type_}")
+        at += 1
+        return v
+
+    for p in params:
+        if p.rank >= 0:
+            data = word("!llvm.ptr")
+            call += [(data, "!llvm.ptr"), (data, "!llvm.ptr"), ("%zero", "i64")]
+            call += [(word("i64"), "i64") for _ in range(2 * p.rank)]
+            continue
+        type_ = _LLVM_SCALARS[p.ctype]
+        if type_ in ("f64", "f32"):
+            v = word("f64")
+            if type_ == "f32":
+                body.append(f"  {v}s = llvm.fptrunc {v} : f64 to f32")
+                v += "s"
+        else:
+            v = word("i64")
+            if type_ != "i64":
+                body.append(f"  {v}s = llvm.trunc {v} : i64 to {type_}")
+                v += "s"
+        call.append((v, type_))
+    return _call(name, "core", ["%w: !llvm.ptr"], body, call)
 
 
 _LLVM_SCALARS = {
@@ -684,10 +742,11 @@ _LLVM_SCALARS = {
 }
 
 
-def _engine(text: str, name: str, glue: str) -> tuple[Any, int]:
+def _engine(text: str, name: str, glue: str) -> tuple[Any, int, int]:
     """The compiled ``text`` with its ``glue`` (once per process; from the disk cache of
-    compiled programs when a process compiled it before) and the address of ``@name__numpy``,
-    read once through its accessor: calls go straight to it."""
+    compiled programs when a process compiled it before) and the addresses of its entries
+    ``@name__numpy`` and ``@name__core``, read once through their accessor: calls go straight
+    to them."""
     cached = _ENGINES.get(text)
     if cached is not None:
         return cached
@@ -696,12 +755,13 @@ def _engine(text: str, name: str, glue: str) -> tuple[Any, int]:
     if engine is None:
         engine = _jit(text, name, glue)
         objcache.store(key, engine)
-    address = ctypes.c_void_p()
-    packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(f"{name}__address"))
-    packed((ctypes.c_void_p * 1)(ctypes.addressof(address)))
+    addresses = (ctypes.c_void_p * 2)()
+    out = ctypes.c_void_p(ctypes.addressof(addresses))
+    packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(f"{name}__addresses"))
+    packed((ctypes.c_void_p * 1)(ctypes.addressof(out)))
     if len(_ENGINES) >= _KEEP:  # the oldest go: a TileFunction keeps its own engine alive
         del _ENGINES[next(iter(_ENGINES))]
-    _ENGINES[text] = (engine, int(address.value or 0))
+    _ENGINES[text] = (engine, int(addresses[0] or 0), int(addresses[1] or 0))
     return _ENGINES[text]
 
 
@@ -740,8 +800,10 @@ class TileFunction:
 
     def __init__(self, name: str, text: str, params: list[_Param]):
         self.name, self.text, self.params = name, text, params
-        engine, address = _engine(text, name, _glue(name, params))
+        engine, address, core = _engine(text, name, _glue(name, params))
         self._engine = engine  # keeps the code alive
+        #: The address of the runtime core's entry (``_core_entry``: one array of words).
+        self.core_entry = core
         argtypes = [ctypes.py_object if p.rank >= 0 else p.ctype for p in params]
         self._call = ctypes.CFUNCTYPE(None, *argtypes)(address)
         self._checks = [(i, p.dtype, p.shape, p) for i, p in enumerate(params) if p.rank >= 0]

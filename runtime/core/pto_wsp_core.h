@@ -278,6 +278,44 @@ typedef struct PtoPipeResult {
 } PtoPipeResult;
 PTO_CORE_API void pto_core_pipe_result(const PtoPipe* pipe, PtoPipeResult* out);
 
+// ------------------------------------------------------------------ kernel bodies (bodies.cpp)
+// The functional mode's native kernels: a tile kernel compiled by upstream MLIR has an entry
+// taking one array of 64-bit words, per parameter in order a tensor's data address, sizes and
+// strides in elements (kept dimensions only), or a scalar (an integer, or a double's bits).
+typedef void (*PtoKernelFn)(int64_t* words);
+
+typedef struct PtoBodies {
+  // The graph's arrays (PtoGraph's).
+  const int32_t *kernel, *site;
+  const int64_t *args_begin, *args, *regions_begin, *regions;
+  // Per site: its scalars' kinds ('i' int, 'b' bool, 'f' a double's bits; missing: 'i') at
+  // kinds[kinds_begin[s] ..], and per region the mask of the root dimensions its view keeps
+  // at kept[kept_begin[s] ..] (missing: every dimension).
+  int64_t num_sites;
+  const int64_t* kinds_begin;
+  const uint8_t* kinds;
+  const int64_t *kept_begin, *kept;
+  // Per kernel: mode (0 no body, 1 native, 2 the host's), entry, and the signature at
+  // sig[sig_begin[k] .. sig_begin[k + 1]): per parameter, a tensor 0, dtype, rank, extents
+  // (-1: any); a scalar 1 integer, 2 floating. max_words: the most words of a call.
+  int64_t num_kernels, max_words;
+  const uint8_t* mode;
+  const PtoKernelFn* entry;
+  const int64_t *sig_begin, *sig;
+  // Per tensor: data address (0: the host's), dtype, rank, item size, and per dimension
+  // (PTO_CORE_MAX_RANK each) extents and strides in elements.
+  int64_t num_tensors;
+  const intptr_t* data;
+  const int64_t *dtype, *rank, *itemsize, *shape, *stride;
+} PtoBodies;
+
+// Call the native body of tasks order[from .. to) in turn, skipping kernels without a body;
+// stop at the first task the host must run (its kernel's body is the host's, or a call the
+// entry does not take exactly: a region outside its array, another dtype, shape or scalar
+// kind, another number of arguments) and return its index (`to`: all ran).
+PTO_CORE_API int64_t pto_bodies_run(const PtoBodies* b, const int64_t* order, int64_t from,
+                                    int64_t to);
+
 #ifdef __cplusplus
 }
 #endif
