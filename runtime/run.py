@@ -230,10 +230,18 @@ class Run:
         bodies are called by the core (runtime/native_bodies.py), the others from here."""
         tg = self.task_graph
         runnable = [self._spec(k).runnable for k in range(len(tg.kernels))]
+        some = any(body is not None for body in runnable)
         if views is not None:
             _check_views(views, self.arrays)
-        bulk = self._bulk_calls(views if views is not None else {}) if any(runnable) else None
-        native = NativeBodies.plan(tg, runnable, self.arrays) if bulk is not None else None
+        core_graph = some and getattr(tg.regions, "info", None) is not None
+        native = NativeBodies.plan(tg, runnable, self.arrays) if core_graph else None
+        made: list = []
+
+        def bulk(tids: list) -> None:  # (decoding the graph in bulk: made when first needed)
+            if not made:
+                made.append(self._bulk_calls(views if views is not None else {}))
+            made[0](tids)
+
         order = np.ascontiguousarray(self.order, np.int64)
         n = len(order)
         for a in range(0, n, _CHUNK):
@@ -243,9 +251,9 @@ class Run:
                 while i < b:  # a task the core leaves to Python
                     bulk([int(order[i])])
                     i = native.run(order, i + 1, b)
-            elif bulk is not None:
+            elif core_graph:
                 bulk(order[a:b].tolist())
-            elif any(runnable):  # the engine's graph
+            elif some:  # the engine's graph
                 kernel = tg.kernel
                 for tid in order[a:b].tolist():
                     if runnable[kernel[tid]] is not None:
