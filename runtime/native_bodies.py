@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from pto_wsp.runtime import native_core
 from pto_wsp.lowering.taskgraph import TaskGraph
+from pto_wsp.runtime import native_core
 
 __all__ = ["NativeBodies"]
 
