@@ -12,7 +12,7 @@ from pto_wsp import In, InOut, Out, f16, f32, i8, i32, index, kernel
 from pto_wsp import tile as pl
 from pto_wsp.errors import CompileError
 from pto_wsp.frontend.tile import trace
-from pto_wsp.lowering.cpu.tile import compile_tile
+from pto_wsp.lowering.cpu.tile import compile_tile, upstream_text
 
 RNG = np.random.default_rng(23)
 DTYPES = {f32: np.float32, f16: np.float16, i32: np.int32}
@@ -336,3 +336,30 @@ def test_unsupported_element_type_is_a_compile_error():
 
     with pytest.raises(CompileError, match="tensors of bf16 are not supported by the CPU numerics"):
         native(k)
+
+
+def test_whole_tile_elementwise_ops_run_as_one_loop():
+    """Elementwise ops on whole dense tiles are one 1-d loop (LLVM vectorizes it along the
+    rows); on a valid part (a window of the tile) they stay 2-d."""
+
+    @kernel
+    def whole(x: In[f32[4, 8]], y: Out[f32[4, 8]]):
+        t = pl.load(x)
+        pl.store(pl.exp(t) + t, y)
+
+    @kernel
+    def part(x: In[f32[4, 8]], y: Out[f32[4, 8]], n: index):
+        t = pl.load(x, shape=(4, 8), valid=(n, 8))
+        pl.store(pl.exp(t) + t, y)
+
+    text, _ = upstream_text(trace(whole.fn, "whole_tile", whole.params, "whole", whole.loc))
+    assert text.count("into memref<32xf32>") == 5 and "(d0, d1)" not in text
+    text, _ = upstream_text(trace(part.fn, "part_tile", part.params, "part", part.loc))
+    assert "collapse_shape" not in text
+    x, y = data((4, 8), f32), np.zeros((4, 8), np.float32)
+    native(whole)(x, y)
+    np.testing.assert_allclose(y, np.exp(x) + x, **TOL[f32])
+    z = np.full((4, 8), 9.0, np.float32)
+    native(part)(x, z, 3)
+    np.testing.assert_allclose(z[:3], np.exp(x[:3]) + x[:3], **TOL[f32])
+    assert (z[3:] == 9).all()

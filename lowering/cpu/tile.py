@@ -305,6 +305,10 @@ class _Emitter:
         element: str,
     ) -> None:
         """A ``linalg.generic``: ``ins``/``out`` are (value, type, affine map results)."""
+        flat = self.flatten([*ins, out], dims, iterators)
+        if flat is not None:
+            *ins, out = flat
+            dims, iterators = 1, ["parallel"]
         d = ", ".join(f"d{i}" for i in range(dims))
         maps = ", ".join(f"affine_map<({d}) -> ({m})>" for _, _, m in [*ins, out])
         its = ", ".join(f'"{i}"' for i in iterators)
@@ -321,6 +325,39 @@ class _Emitter:
             self.emit("  " + line)
         self.emit(f"  linalg.yield {value} : {element}")
         self.emit("}")
+
+    def flatten(
+        self, operands: list[tuple[str, str, str]], dims: int, iterators: Sequence[str]
+    ) -> list[tuple[str, str, str]] | None:
+        """Whole dense tiles of one shape, elementwise: the same operands as 1-d memrefs
+        (``memref.collapse_shape``), or None. LLVM unrolls a short inner loop before it
+        vectorizes, then vectorizes the outer one with gathers: one loop runs ~7x faster."""
+        identity = _map(dims)
+        if dims < 2 or any(i != "parallel" for i in iterators):
+            return None
+        if any(m != identity for _, _, m in operands):
+            return None
+        types = {t for _, t, _ in operands}
+        if len(types) != 1:
+            return None
+        (type_,) = types
+        inner = type_.removeprefix("memref<").removesuffix(">")
+        *sizes, element = inner.split("x")
+        if "," in inner or not all(n.isdigit() for n in sizes):
+            return None  # not a dense static tile: a view with a layout, or dynamic sizes
+        count = 1
+        for n in sizes:
+            count *= int(n)
+        flat_type = f"memref<{count}x{element}>"
+        group = ", ".join(str(i) for i in range(dims))
+        out = []
+        for value, _, _ in operands:
+            name = self.fresh()
+            self.emit(
+                f"{name} = memref.collapse_shape {value} [[{group}]] : {type_} into {flat_type}"
+            )
+            out.append((name, flat_type, "d0"))
+        return out
 
     def fill(self, value: str, view: tuple[str, str], element: str) -> None:
         self.emit(f"linalg.fill ins({value} : {element}) outs({view[0]} : {view[1]})")
