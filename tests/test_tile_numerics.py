@@ -340,7 +340,8 @@ def test_unsupported_element_type_is_a_compile_error():
 
 def test_whole_tile_elementwise_ops_run_as_one_loop():
     """Elementwise ops on whole dense tiles are one 1-d loop (LLVM vectorizes it along the
-    rows); on a valid part (a window of the tile) they stay 2-d."""
+    rows); on a valid part (a window of the tile) they stay 2-d. Loads and stores branch on
+    the view's innermost stride."""
 
     @kernel
     def whole(x: In[f32[4, 8]], y: Out[f32[4, 8]]):
@@ -354,10 +355,16 @@ def test_whole_tile_elementwise_ops_run_as_one_loop():
 
     text, _ = upstream_text(trace(whole.fn, "whole_tile", whole.params, "whole", whole.loc))
     assert text.count("into memref<32xf32>") == 5 and "(d0, d1)" not in text
+    # loads and stores: a copy for a unit innermost stride, and one for any strides
+    assert text.count("scf.if") == 2 and text.count("linalg.copy") == 4
+    assert text.count("to memref<4x8xf32, strided<[?, 1], offset: ?>>") == 2
     text, _ = upstream_text(trace(part.fn, "part_tile", part.params, "part", part.loc))
     assert "collapse_shape" not in text
     x, y = data((4, 8), f32), np.zeros((4, 8), np.float32)
     native(whole)(x, y)
+    np.testing.assert_allclose(y, np.exp(x) + x, **TOL[f32])
+    y = strided(np.zeros((4, 8), np.float32))
+    native(whole)(strided(x), y)
     np.testing.assert_allclose(y, np.exp(x) + x, **TOL[f32])
     z = np.full((4, 8), 9.0, np.float32)
     native(part)(x, z, 3)

@@ -458,10 +458,32 @@ def _transfer(e: _Emitter, op: pto.LoadOp | pto.StoreOp) -> None:
         f"{window} = memref.subview {source}[{', '.join(offsets)}] [{', '.join(sizes)}] "
         f"[{', '.join('1' * rank)}] : {e.arg_types[memref_value]} to {window_type}"
     )
-    if isinstance(op, pto.LoadOp):
-        _copy(e, (window, window_type), e.view(tile))
-    else:
-        _copy(e, e.view(tile), (window, window_type))
+    _window_copy(e, window, len(tile.shape), tile, isinstance(op, pto.LoadOp))
+
+
+def _window_copy(e: _Emitter, window: str, rank: int, tile: _Tile, load: bool) -> None:
+    """Copy between a window of a parameter (any strides) and ``tile``, with a branch for
+    the usual unit stride of the innermost dimension, which LLVM then vectorizes (~2x)."""
+    dims = "x".join("?" if isinstance(v, str) else str(v) for v in tile.valid)
+    general = f"memref<{dims}x{tile.element}, {_dynamic_layout(rank)}>"
+    strides = ", ".join(["?"] * (rank - 1) + ["1"])
+    unit = f"memref<{dims}x{tile.element}, strided<[{strides}], offset: ?>>"
+    one, meta, inner, cast = e.fresh(), e.fresh(), e.fresh(), e.fresh()
+    e.emit(f"{one} = arith.constant 1 : index")
+    results = ", ".join(["index"] * (1 + 2 * rank))
+    e.emit(
+        f"{meta}:{2 + 2 * rank} = memref.extract_strided_metadata {window} : {general} "
+        f"-> memref<{tile.element}>, {results}"
+    )
+    e.emit(f"{inner} = arith.cmpi eq, {meta}#{1 + 2 * rank}, {one} : index")
+    e.emit(f"scf.if {inner} {{")
+    e.emit(f"  {cast} = memref.cast {window} : {general} to {unit}")
+    ends = [(cast, unit), e.view(tile)]
+    _copy(e, *(ends if load else ends[::-1]))
+    e.emit("} else {")
+    ends = [(window, general), e.view(tile)]
+    _copy(e, *(ends if load else ends[::-1]))
+    e.emit("}")
 
 
 def _elementwise(e: _Emitter, op: Operation) -> None:
