@@ -3,7 +3,7 @@
 A tile kernel's body is a ``TileFunction`` (lowering/cpu/tile.py): code compiled by upstream
 MLIR with an entry for the core, ``core_entry``, taking one array of 64-bit words (per
 parameter a tensor's data address, sizes and strides, or a scalar). ``NativeBodies`` hands
-the core (``pto_bodies_run``, runtime/core/bodies.cpp) the graph's arrays, per kernel that
+the core (``pto_core_run_bodies``, runtime/core/bodies.cpp) the graph's arrays, per kernel that
 entry and its parameters, and per bound tensor its address, element type and strides; the
 core then walks the dispatch order and calls each native body itself. It stops at a task whose
 body is Python's — or whose call it cannot make as the Python path would, which then runs it
@@ -54,8 +54,8 @@ class _Bodies(ctypes.Structure):
 @cache
 def _api() -> ctypes.CDLL:
     lib = native_core._api()
-    lib.pto_bodies_run.restype = ctypes.c_int64
-    lib.pto_bodies_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
+    lib.pto_core_run_bodies.restype = ctypes.c_int64
+    lib.pto_core_run_bodies.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
     return lib
 
 
@@ -70,7 +70,7 @@ class NativeBodies:
     def __init__(self, bodies: _Bodies, keep: list[Any]) -> None:
         self._bodies = bodies
         self._keep = keep  # the arrays the structure points into
-        self._run = _api().pto_bodies_run
+        self._run = _api().pto_core_run_bodies
         self._address = ctypes.addressof(bodies)
 
     @classmethod

@@ -2,7 +2,7 @@
 //
 // A tile kernel compiled by upstream MLIR (lowering/cpu/tile.py) has an entry taking one array
 // of 64-bit words: per parameter a tensor's data address, sizes and strides (a memref
-// descriptor's fields, offset folded into the address) or a scalar's value. pto_bodies_run
+// descriptor's fields, offset folded into the address) or a scalar's value. pto_core_run_bodies
 // walks the dispatch order, builds each task's words from its regions over the bound arrays
 // and its scalars, and calls the entry: no Python per task. A call it cannot make exactly as
 // the Python path would (a region outside its array, another element type or shape, a scalar
@@ -118,7 +118,7 @@ bool words(const PtoBodies& b, int64_t t, int64_t k, int64_t* word) {
 
 }  // namespace
 
-int64_t pto_bodies_run(const PtoBodies* b, const int64_t* order, int64_t from, int64_t to) {
+int64_t pto_core_run_bodies(const PtoBodies* b, const int64_t* order, int64_t from, int64_t to) {
   std::vector<int64_t> word(static_cast<size_t>(b->max_words) + 1);
   for (int64_t i = from; i < to; ++i) {
     const int64_t t = order[i];

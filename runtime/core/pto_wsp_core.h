@@ -313,7 +313,7 @@ typedef struct PtoBodies {
 // stop at the first task the host must run (its kernel's body is the host's, or a call the
 // entry does not take exactly: a region outside its array, another dtype, shape or scalar
 // kind, another number of arguments) and return its index (`to`: all ran).
-PTO_CORE_API int64_t pto_bodies_run(const PtoBodies* b, const int64_t* order, int64_t from,
+PTO_CORE_API int64_t pto_core_run_bodies(const PtoBodies* b, const int64_t* order, int64_t from,
                                     int64_t to);
 
 #ifdef __cplusplus
