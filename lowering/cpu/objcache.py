@@ -56,10 +56,11 @@ def _dir() -> Path:
 
 
 @cache
-def _environment() -> bytes:
+def _environment(core: bool = True) -> bytes:
     """What besides the IR decides the code: the core's library (its name holds the core's
-    key), the installed MLIR's libraries and the CPU the JIT compiled for."""
-    parts = [str(library()), platform.machine()]
+    key) when the code calls it, the installed MLIR's libraries and the CPU the JIT compiled
+    for."""
+    parts = [str(library()) if core else "", platform.machine()]
     spec = find_spec("mlir")  # finds the package without importing it
     folders = (spec.submodule_search_locations or []) if spec else []
     for folder in folders:
@@ -80,9 +81,10 @@ def _cpu_flags() -> str:
         return ""
 
 
-def key(text: str, salt: str) -> str:
-    """The cache key of the runtime-call form ``text`` compiled as ``salt`` says."""
-    h = hashlib.sha256(_environment())
+def key(text: str, salt: str, core: bool = True) -> str:
+    """The cache key of the runtime-call form ``text`` compiled as ``salt`` says (``core``:
+    whether the code calls the native core, as programs do and tile kernels do not)."""
+    h = hashlib.sha256(_environment(core))
     h.update(b"\0" + salt.encode() + b"\0" + text.encode())
     return h.hexdigest()[:32]
 
@@ -121,9 +123,10 @@ def load(key: str) -> Library | None:
         return None
 
 
-def store(key: str, engine: Any) -> bool:
-    """Write the program ``engine`` (an ExecutionEngine) compiled under ``key``; False when
-    it could not (no linker, a read-only cache): the cache is an optimisation only."""
+def store(key: str, engine: Any, core: bool = True) -> bool:
+    """Write the program ``engine`` (an ExecutionEngine) compiled under ``key``, linked
+    against the native core when ``core``; False when it could not (no linker, a read-only
+    cache): the cache is an optimisation only."""
     folder = _dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -134,9 +137,10 @@ def store(key: str, engine: Any) -> bool:
             except RuntimeError:  # an engine made without its object code
                 return False
             # The linker alone (the compiler driver costs ten times more): the code needs
-            # the core and, at most, the C library, which every process has loaded.
+            # the core (if any) and, at most, the C library, which every process has loaded.
             # JIT code has absolute relocations: the library gets text relocations.
-            cmd = [linker(), "-shared", str(obj), str(library()), "-o", str(lib)]
+            core_lib = [str(library())] if core else []
+            cmd = [linker(), "-shared", str(obj), *core_lib, "-o", str(lib)]
             if subprocess.run(cmd, capture_output=True, check=False).returncode != 0:
                 return False
             digest = Path(work, "program.sha256")
