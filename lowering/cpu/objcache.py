@@ -51,7 +51,8 @@ class Library:
         return ctypes.cast(function, ctypes.c_void_p).value
 
 
-def _dir() -> Path:
+def programs_dir() -> Path:
+    """Where compiled programs are kept: ``$PTO_WSP_CACHE/programs``."""
     return cache_root() / "programs"
 
 
@@ -109,7 +110,7 @@ def compiler() -> str:
 
 def load(key: str) -> Library | None:
     """The program cached under ``key``, or None when there is none or it is not whole."""
-    lib, digest = _dir() / f"{key}.so", _dir() / f"{key}.sha256"
+    lib, digest = programs_dir() / f"{key}.so", programs_dir() / f"{key}.sha256"
     try:
         expected = digest.read_text().strip()
         data = lib.read_bytes()
@@ -123,11 +124,11 @@ def load(key: str) -> Library | None:
         return None
 
 
-def store(key: str, engine: Any, core: bool = True) -> bool:
-    """Write the program ``engine`` (an ExecutionEngine) compiled under ``key``, linked
-    against the native core when ``core``; False when it could not (no linker, a read-only
-    cache): the cache is an optimisation only."""
-    folder = _dir()
+def store(key: str, engine: Any, core: bool = True, into: Path | None = None) -> bool:
+    """Write the program ``engine`` (an ExecutionEngine) compiled under ``key`` into ``into``
+    (default: ``programs_dir()``), linked against the native core when ``core``; False when
+    it could not (no linker, a read-only cache): the cache is an optimisation only."""
+    folder = into or programs_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=folder) as work:
@@ -158,7 +159,7 @@ def load_table(key: str) -> Any:
     """The JSON value stored under ``key`` by ``store_table``; None when there is none or
     it is not whole (cut short, changed)."""
     try:
-        digest, _, text = (_dir() / f"{key}.json").read_text().partition("\n")
+        digest, _, text = (programs_dir() / f"{key}.json").read_text().partition("\n")
         if hashlib.sha256(text.encode()).hexdigest() != digest:
             return None
         return json.loads(text)
@@ -168,7 +169,7 @@ def load_table(key: str) -> Any:
 
 def store_table(key: str, value: Any) -> bool:
     """Keep ``value`` (plain JSON data) under ``key``; False when it could not."""
-    folder = _dir()
+    folder = programs_dir()
     text = json.dumps(value, separators=(",", ":"))
     try:
         folder.mkdir(parents=True, exist_ok=True)

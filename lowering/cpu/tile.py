@@ -872,7 +872,8 @@ def _store(key: str, engine: Any) -> None:
         from concurrent.futures import ThreadPoolExecutor
 
         _WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pto-wsp-objcache")
-    _WRITER.submit(objcache.store, key, engine, core=False)
+    # The folder as it is now: a later $PTO_WSP_CACHE is not this kernel's.
+    _WRITER.submit(objcache.store, key, engine, core=False, into=objcache.programs_dir())
 
 
 def flush() -> None:
