@@ -268,11 +268,14 @@ class _Emitter:
         self.emit(f"{name} = arith.constant {value} : index")
         return name
 
-    def new_tile(self, t: pto.TileType, valid: list[int | str]) -> _Tile:
+    def new_tile(self, t: pto.TileType, valid: list[int | str], alloc: bool = True) -> _Tile:
+        """A tile freed at the end; allocated here unless ``alloc`` is False (a callee
+        allocates it)."""
         # Masks live in bytes: upstream MLIR stores no i1 memref elements.
         element = _name(t.element_type).replace("i1", "i8")
         tile = _Tile(self.fresh(), t.dims, element, valid)
-        self.emit(f"{tile.buffer} = memref.alloc() : {tile.type}")
+        if alloc:
+            self.emit(f"{tile.buffer} = memref.alloc() : {tile.type}")
         self.buffers.append(f"memref.dealloc {tile.buffer} : {tile.type}")
         return tile
 
@@ -598,17 +601,19 @@ def _matmul(e: _Emitter, op: Operation) -> None:
     """``c (+)= a x b``; a static one is a function of its own (see ``_OUTLINED``) returning
     a new buffer: its result aliases no operand, so its rows stay in registers."""
     a, b = e.tiles[op.lhs], e.tiles[op.rhs]
-    init = e.tiles[op.acc if isinstance(op, pto.MatmulAccOp) else op.bias] if not isinstance(
-        op, pto.MatmulOp
-    ) else None  # fmt: skip
+    init = None
+    if isinstance(op, pto.MatmulAccOp):
+        init = e.tiles[op.acc]
+    elif isinstance(op, pto.MatmulBiasOp):
+        init = e.tiles[op.bias]
     valid = [a.valid[0], b.valid[1]]
     if not all(isinstance(v, int) for v in [*a.valid, *b.valid]):
         _product(e, op, a, b, init, e.result_tile(op.result, valid))
         return
     inputs = [a, b] if init is None else [a, b, init]
     params = [_Tile(f"%m{i}", x.shape, x.element, x.valid) for i, x in enumerate(inputs)]
-    result = e.new_tile(pto.tile(op.result), valid)  # its alloc moves into the callee
-    caller, e.lines = e.lines[:-1], []
+    result = e.new_tile(pto.tile(op.result), valid, alloc=False)
+    caller, e.lines = e.lines, []
     local = _Tile("%mr", result.shape, result.element, valid)
     e.emit(f"%mr = memref.alloc() : {local.type}")
     _product(e, op, params[0], params[1], params[2] if init else None, local)
