@@ -903,20 +903,19 @@ def _jit(text: str, name: str, glue: str) -> Any:
         # The text is verified as parsed; verifying it again after each upstream pass is
         # upstream's own check, and costs half of the pipeline's time.
         _PASSES.enable_verifier(False)
+    # The glue calls @name as an llvm.func, which it is only once lowered: it is parsed with
+    # the kernel calling a declaration of another name, renamed to @name once lowered. (One
+    # parse; moving ops from Python instead would import the bindings' llvm dialect module,
+    # ~20 ms of a process's first compile.)
+    stand_in = f"{name}__lowered"
     with _LOCK, _CONTEXT:
         try:
-            module = ir.Module.parse(text)
+            module = ir.Module.parse(text + "\n" + glue.replace(f"@{name}(", f"@{stand_in}("))
             _PASSES.run(module.operation)
         except ir.MLIRError as error:  # a lowering bug: said in one line, not a traceback
             why = str(error).strip().splitlines()[0]
             raise TileLoweringError(f"tile function @{name}", f"upstream MLIR: {why}") from None
-        # The glue calls @name as an llvm.func, which it is only once lowered: parsed
-        # beside a declaration of it, then moved into the lowered module.
-        scratch = ir.Module.parse(glue)  # alive until its ops are moved out
-        for op in list(scratch.body.operations)[1:]:
-            op.detach_from_parent()
-            module.body.append(op)
-        del scratch
+        ir.SymbolTable.replace_all_symbol_uses(stand_in, name, module.operation)
         return ExecutionEngine(module, opt_level=2)
 
 
