@@ -51,15 +51,17 @@ class Library:
         return ctypes.cast(function, ctypes.c_void_p).value
 
 
-def _dir() -> Path:
+def programs_dir() -> Path:
+    """Where compiled programs are kept: ``$PTO_WSP_CACHE/programs``."""
     return cache_root() / "programs"
 
 
 @cache
-def _environment() -> bytes:
+def _environment(core: bool = True) -> bytes:
     """What besides the IR decides the code: the core's library (its name holds the core's
-    key), the installed MLIR's libraries and the CPU the JIT compiled for."""
-    parts = [str(library()), platform.machine()]
+    key) when the code calls it, the installed MLIR's libraries and the CPU the JIT compiled
+    for."""
+    parts = [str(library()) if core else "", platform.machine()]
     spec = find_spec("mlir")  # finds the package without importing it
     folders = (spec.submodule_search_locations or []) if spec else []
     for folder in folders:
@@ -80,9 +82,10 @@ def _cpu_flags() -> str:
         return ""
 
 
-def key(text: str, salt: str) -> str:
-    """The cache key of the runtime-call form ``text`` compiled as ``salt`` says."""
-    h = hashlib.sha256(_environment())
+def key(text: str, salt: str, core: bool = True) -> str:
+    """The cache key of the runtime-call form ``text`` compiled as ``salt`` says (``core``:
+    whether the code calls the native core, as programs do and tile kernels do not)."""
+    h = hashlib.sha256(_environment(core))
     h.update(b"\0" + salt.encode() + b"\0" + text.encode())
     return h.hexdigest()[:32]
 
@@ -107,7 +110,7 @@ def compiler() -> str:
 
 def load(key: str) -> Library | None:
     """The program cached under ``key``, or None when there is none or it is not whole."""
-    lib, digest = _dir() / f"{key}.so", _dir() / f"{key}.sha256"
+    lib, digest = programs_dir() / f"{key}.so", programs_dir() / f"{key}.sha256"
     try:
         expected = digest.read_text().strip()
         data = lib.read_bytes()
@@ -121,10 +124,11 @@ def load(key: str) -> Library | None:
         return None
 
 
-def store(key: str, engine: Any) -> bool:
-    """Write the program ``engine`` (an ExecutionEngine) compiled under ``key``; False when
+def store(key: str, engine: Any, core: bool = True, into: Path | None = None) -> bool:
+    """Write the program ``engine`` (an ExecutionEngine) compiled under ``key`` into ``into``
+    (default: ``programs_dir()``), linked against the native core when ``core``; False when
     it could not (no linker, a read-only cache): the cache is an optimisation only."""
-    folder = _dir()
+    folder = into or programs_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=folder) as work:
@@ -134,9 +138,10 @@ def store(key: str, engine: Any) -> bool:
             except RuntimeError:  # an engine made without its object code
                 return False
             # The linker alone (the compiler driver costs ten times more): the code needs
-            # the core and, at most, the C library, which every process has loaded.
+            # the core (if any) and, at most, the C library, which every process has loaded.
             # JIT code has absolute relocations: the library gets text relocations.
-            cmd = [linker(), "-shared", str(obj), str(library()), "-o", str(lib)]
+            core_lib = [str(library())] if core else []
+            cmd = [linker(), "-shared", str(obj), *core_lib, "-o", str(lib)]
             if subprocess.run(cmd, capture_output=True, check=False).returncode != 0:
                 return False
             digest = Path(work, "program.sha256")
@@ -154,7 +159,7 @@ def load_table(key: str) -> Any:
     """The JSON value stored under ``key`` by ``store_table``; None when there is none or
     it is not whole (cut short, changed)."""
     try:
-        digest, _, text = (_dir() / f"{key}.json").read_text().partition("\n")
+        digest, _, text = (programs_dir() / f"{key}.json").read_text().partition("\n")
         if hashlib.sha256(text.encode()).hexdigest() != digest:
             return None
         return json.loads(text)
@@ -164,7 +169,7 @@ def load_table(key: str) -> Any:
 
 def store_table(key: str, value: Any) -> bool:
     """Keep ``value`` (plain JSON data) under ``key``; False when it could not."""
-    folder = _dir()
+    folder = programs_dir()
     text = json.dumps(value, separators=(",", ":"))
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -46,6 +46,13 @@ PIPELINE = (
     "convert-scf-to-cf,finalize-memref-to-llvm,convert-func-to-llvm,convert-arith-to-llvm,"
     "convert-index-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)"
 )
+#: LLVM's opt level 2 spends most of a compile vectorizing, interleaving and unrolling every
+#: loop (with runtime alias and stride checks where sizes are dynamic): a kernel is compiled
+#: for size, which keeps it to cheap vectorization, and a static matmul, whose speed is
+#: vectorized inner loops, is a function of its own compiled at full speed (``noinline``:
+#: inlined, it would be compiled for size again).
+_KERNEL = 'attributes {passthrough = ["optsize"]}'
+_OUTLINED = 'attributes {passthrough = ["noinline"]}'
 #: numpy dtype of each element type a kernel's tensors may hold.
 DTYPES = {
     "f16": np.float16,
@@ -70,7 +77,9 @@ _CTYPES = {
 _ENGINES: dict[str, Any] = {}
 _KEEP = 256
 _CONTEXT: Any = None
+_PASSES: Any = None
 _LOCK = threading.Lock()
+_WRITER: Any = None
 
 
 class TileLoweringError(CompileError):
@@ -234,6 +243,8 @@ class _Emitter:
     buffers: list[str] = field(default_factory=list)
     #: The memref type text of each tensor parameter (any strides: views of bound tensors).
     arg_types: dict[SSAValue, str] = field(default_factory=dict)
+    #: Functions the kernel calls (its static matmuls), as text.
+    outlined: list[str] = field(default_factory=list)
     counter: int = 0
 
     def fresh(self) -> str:
@@ -257,11 +268,14 @@ class _Emitter:
         self.emit(f"{name} = arith.constant {value} : index")
         return name
 
-    def new_tile(self, t: pto.TileType, valid: list[int | str]) -> _Tile:
+    def new_tile(self, t: pto.TileType, valid: list[int | str], alloc: bool = True) -> _Tile:
+        """A tile freed at the end; allocated here unless ``alloc`` is False (a callee
+        allocates it)."""
         # Masks live in bytes: upstream MLIR stores no i1 memref elements.
         element = _name(t.element_type).replace("i1", "i8")
         tile = _Tile(self.fresh(), t.dims, element, valid)
-        self.emit(f"{tile.buffer} = memref.alloc() : {tile.type}")
+        if alloc:
+            self.emit(f"{tile.buffer} = memref.alloc() : {tile.type}")
         self.buffers.append(f"memref.dealloc {tile.buffer} : {tile.type}")
         return tile
 
@@ -584,17 +598,45 @@ def _expand(e: _Emitter, op: Operation) -> None:
 
 
 def _matmul(e: _Emitter, op: Operation) -> None:
-    """``c (+)= a x b`` as a generic over (i, k, j): the innermost loop walks rows of b and c."""
+    """``c (+)= a x b``; a static one is a function of its own (see ``_OUTLINED``) returning
+    a new buffer: its result aliases no operand, so its rows stay in registers."""
     a, b = e.tiles[op.lhs], e.tiles[op.rhs]
-    t = e.result_tile(op.result, [a.valid[0], b.valid[1]])
+    init = None
+    if isinstance(op, pto.MatmulAccOp):
+        init = e.tiles[op.acc]
+    elif isinstance(op, pto.MatmulBiasOp):
+        init = e.tiles[op.bias]
+    valid = [a.valid[0], b.valid[1]]
+    if not all(isinstance(v, int) for v in [*a.valid, *b.valid]):
+        _product(e, op, a, b, init, e.result_tile(op.result, valid))
+        return
+    inputs = [a, b] if init is None else [a, b, init]
+    params = [_Tile(f"%m{i}", x.shape, x.element, x.valid) for i, x in enumerate(inputs)]
+    result = e.new_tile(pto.tile(op.result), valid, alloc=False)
+    caller, e.lines = e.lines, []
+    local = _Tile("%mr", result.shape, result.element, valid)
+    e.emit(f"%mr = memref.alloc() : {local.type}")
+    _product(e, op, params[0], params[1], params[2] if init else None, local)
+    callee = f"@{e.function.sym_name.data}__matmul{len(e.outlined)}"
+    args = ", ".join(f"{x.buffer}: {x.type}" for x in params)
+    head = f"func.func private {callee}({args}) -> {local.type} {_OUTLINED} {{"
+    e.outlined.append("\n".join([head, *e.lines, f"  return %mr : {local.type}", "}"]))
+    e.lines = caller
+    types = ", ".join(x.type for x in inputs)
+    names = ", ".join(x.buffer for x in inputs)
+    e.emit(f"{result.buffer} = func.call {callee}({names}) : ({types}) -> {result.type}")
+    e.tiles[op.result] = result
+
+
+def _product(e: _Emitter, op: Operation, a: _Tile, b: _Tile, init: _Tile | None, t: _Tile) -> None:
+    """``t = a x b (+ init)`` as a generic over (i, k, j): the innermost loop walks rows of b
+    and t."""
     whole = (t.buffer, t.type)
     if isinstance(op, pto.MatmulAccOp):
-        acc = e.tiles[op.acc]
-        _copy(e, (acc.buffer, acc.type), whole)
+        _copy(e, (init.buffer, init.type), whole)
     elif isinstance(op, pto.MatmulBiasOp):
-        bias = e.tiles[op.bias]
         e.generic(
-            [(*e.view(bias, [1, t.shape[1]]), "0, d1")], (*whole, _map(2)), 2,
+            [(*e.view(init, [1, t.shape[1]]), "0, d1")], (*whole, _map(2)), 2,
             ["parallel"] * 2, lambda args: ([], args[0]), t.element,
         )  # fmt: skip
     else:
@@ -674,8 +716,8 @@ def upstream_text(function: func.FuncOp) -> tuple[str, list[_Param]]:
     for op in function.body.block.ops:
         _lower_op(e, op)
     body = [*prologue, *e.lines, *("  " + line for line in e.buffers), "  return"]
-    text = "\n".join([f"func.func @{name}({', '.join(header)}) {{", *body, "}"])
-    return text, params
+    head = f"func.func @{name}({', '.join(header)}) {_KERNEL} {{"
+    return "\n".join([head, *body, "}", *e.outlined]), params
 
 
 #: Byte offsets in numpy's array object (PyArrayObject_fields, numpy's C ABI, unchanged since
@@ -809,19 +851,40 @@ def _engine(text: str, name: str, glue: str) -> tuple[Any, int, int]:
     cached = _ENGINES.get(text)
     if cached is not None:
         return cached
-    key = objcache.key(text + glue, f"tile {PIPELINE} O2")
+    key = objcache.key(text + glue, f"tile {PIPELINE} O2", core=False)
     engine = objcache.load(key)
-    if engine is None:
+    fresh = engine is None
+    if fresh:
         engine = _jit(text, name, glue)
-        objcache.store(key, engine)
     addresses = (ctypes.c_void_p * 2)()
     out = ctypes.c_void_p(ctypes.addressof(addresses))
     packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(f"{name}__addresses"))
     packed((ctypes.c_void_p * 1)(ctypes.addressof(out)))
+    if fresh:  # after the lookup: the code is generated, the writer only copies it
+        _store(key, engine)
     if len(_ENGINES) >= _KEEP:  # the oldest go: a TileFunction keeps its own engine alive
         del _ENGINES[next(iter(_ENGINES))]
     _ENGINES[text] = (engine, int(addresses[0] or 0), int(addresses[1] or 0))
     return _ENGINES[text]
+
+
+def _store(key: str, engine: Any) -> None:
+    """Keep the compiled ``engine`` on disk for later processes, in a background thread: the
+    kernel is usable now, and linking it (a subprocess, ~10 ms) need not delay it. The
+    thread is joined at exit: a process that ends leaves its kernels cached."""
+    global _WRITER
+    if _WRITER is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pto-wsp-objcache")
+    # The folder as it is now: a later $PTO_WSP_CACHE is not this kernel's.
+    _WRITER.submit(objcache.store, key, engine, core=False, into=objcache.programs_dir())
+
+
+def flush() -> None:
+    """Wait until every tile kernel compiled so far is written to the disk cache."""
+    if _WRITER is not None:
+        _WRITER.submit(lambda: None).result()
 
 
 def _jit(text: str, name: str, glue: str) -> Any:
@@ -830,23 +893,29 @@ def _jit(text: str, name: str, glue: str) -> Any:
     from mlir.execution_engine import ExecutionEngine
     from mlir.passmanager import PassManager
 
-    global _CONTEXT
+    global _CONTEXT, _PASSES
     if _CONTEXT is None:
-        _CONTEXT = ir.Context()  # made once: a context costs ~15 ms of dialect registration
+        # Made once, its dialects loaded as parsing and passes need them (loading all that
+        # the bindings register costs ~6 ms).
+        _CONTEXT = ir.Context(load_on_create_dialects=[])
+        with _CONTEXT:
+            _PASSES = PassManager.parse(PIPELINE)
+        # The text is verified as parsed; verifying it again after each upstream pass is
+        # upstream's own check, and costs half of the pipeline's time.
+        _PASSES.enable_verifier(False)
+    # The glue calls @name as an llvm.func, which it is only once lowered: it is parsed with
+    # the kernel calling a declaration of another name, renamed to @name once lowered. (One
+    # parse; moving ops from Python instead would import the bindings' llvm dialect module,
+    # ~20 ms of a process's first compile.)
+    stand_in = f"{name}__lowered"
     with _LOCK, _CONTEXT:
         try:
-            module = ir.Module.parse(text)
-            PassManager.parse(PIPELINE).run(module.operation)
+            module = ir.Module.parse(text + "\n" + glue.replace(f"@{name}(", f"@{stand_in}("))
+            _PASSES.run(module.operation)
         except ir.MLIRError as error:  # a lowering bug: said in one line, not a traceback
             why = str(error).strip().splitlines()[0]
             raise TileLoweringError(f"tile function @{name}", f"upstream MLIR: {why}") from None
-        # The glue calls @name as an llvm.func, which it is only once lowered: parsed
-        # beside a declaration of it, then moved into the lowered module.
-        scratch = ir.Module.parse(glue)  # alive until its ops are moved out
-        for op in list(scratch.body.operations)[1:]:
-            op.detach_from_parent()
-            module.body.append(op)
-        del scratch
+        ir.SymbolTable.replace_all_symbol_uses(stand_in, name, module.operation)
         return ExecutionEngine(module, opt_level=2)
 
 
