@@ -79,9 +79,7 @@ void check(PtoPipe* p) {
 
 void order_point(PtoPipe* p) {
   check(p);
-  if (p->bd.empty()) return;
-  p->flush_batch();
-  p->dispatch_idle();
+  p->sch().order_point();
 }
 
 int64_t captured(const PtoPipe* p) {
@@ -153,30 +151,12 @@ PtoPipe* pto_core_pipe_new(PtoCore* core, int64_t workers, const uint8_t* worker
   PtoPipe* p = new PtoPipe();
   p->core = core;
   core->pipe = p;
-  const int64_t W = std::max<int64_t>(workers, 1);
-  p->W = W;
-  p->priority = ready_priority != 0;
-  p->steal = work_steal != 0;
+  p->pools.assign(worker_pool, worker_pool + std::max<int64_t>(workers, 0));
+  p->config.workers = workers;
+  p->config.ready_priority = ready_priority != 0;
+  p->config.work_steal = work_steal != 0;
   p->kernel_cost.assign(kernel_cost, kernel_cost + num_kernels);
-  // Who serves which pool (schedule.cpp's rule): a pool nobody serves goes to everyone.
-  p->serves.assign(static_cast<size_t>(W) * 3, 0);
-  for (int64_t w = 0; w < W; ++w) {
-    const int q = w < workers ? rules::pool_index(worker_pool[w]) : 2;
-    p->serves[w * 3 + 2] = 1;
-    if (q != 1) p->serves[w * 3 + 0] = 1;
-    if (q != 0) p->serves[w * 3 + 1] = 1;
-  }
-  for (int q = 0; q < 3; ++q) {
-    for (int64_t w = 0; w < W; ++w)
-      if (p->serves[w * 3 + q]) p->cand[q].push_back(static_cast<int>(w));
-    if (p->cand[q].empty())
-      for (int64_t w = 0; w < W; ++w) p->cand[q].push_back(static_cast<int>(w));
-  }
-  p->heaps.resize(W + 3);
-  p->idle.assign(W, 1);
-  p->nidle = W;
-  p->busy.assign(W, 0.0);
-  p->tasks_run.assign(W, 0);
+  p->restart();
   return p;
 }
 
@@ -214,16 +194,18 @@ void pto_core_pipe_process(PtoPipe* pipe, PtoProcessFn fn, void** args, int64_t 
 }
 
 void pto_core_pipe_schedule(PtoPipe* pipe, const PtoPipeSchedule* s) {
-  pipe->streams = s->streams;
-  pipe->keyed = s->stream_keyed != 0;
-  pipe->timing = s->timing;
-  pipe->timing_n = s->timing_n;
-  pipe->interval = s->interval;
-  pipe->depth = s->depth;
-  pipe->depth_scope = s->depth_scope;
-  pipe->batch_deps = s->batch_deps;
-  pipe->window = s->task_window;
-  pipe->window_abort = s->window_abort != 0;
+  PtoSchedConfig& c = pipe->config;
+  c.streams = s->streams;
+  c.stream_keyed = s->stream_keyed != 0;
+  c.timing = s->timing;
+  c.timing_n = s->timing_n;
+  c.interval = s->interval;
+  c.depth = s->depth;
+  c.depth_scope = s->depth_scope;
+  c.batch_deps = s->batch_deps;
+  c.task_window = s->task_window;
+  c.window_abort = s->window_abort != 0;
+  pipe->restart();
 }
 
 void pto_core_pipe_cost_function(PtoPipe* pipe, PtoCostFn fn) { pipe->cost_fn = fn; }
@@ -255,47 +237,56 @@ int32_t pto_core_pipe_run(PtoPipe* pipe) {
     pipe->site_names.insert(pipe->site_names.end(), names.begin(), names.end());
     pipe->site_begin.push_back(static_cast<int64_t>(pipe->site_names.size()));
   }
+  // the scheduler's stall causes, then the processes'; a span names its process, or
+  // (pipeline_depth) -1 - its task
+  const PtoScheduler& s = pipe->sched;
+  std::copy(s.stalls, s.stalls + sched::kStWindow, pipe->stalls);
+  pipe->span_proc = s.span_tid;
+  for (size_t i = 0; i < s.span_cause.size(); ++i)
+    if (s.span_cause[i] == sched::kStDepth) pipe->span_proc[i] = -1 - s.span_tid[i];
   return pipe->failure;
 }
 
 const char* pto_core_pipe_message(const PtoPipe* pipe) { return pipe->message.c_str(); }
 
 void pto_core_pipe_result(const PtoPipe* pipe, PtoPipeResult* out) {
+  using namespace sched;  // NOLINT(build/namespaces): the scheduler's row names
   const PtoPipe& p = *pipe;
+  const PtoScheduler& s = p.sched;
   out->num_nodes = static_cast<int64_t>(p.seen_nodes);
-  out->num_order = static_cast<int64_t>(p.order.size());
-  out->workers = p.W;
-  out->num_spans = static_cast<int64_t>(p.span_cause.size());
+  out->num_order = s.S[kOrdN];
+  out->workers = s.W;
+  out->num_spans = static_cast<int64_t>(p.span_proc.size());
   out->num_sites = static_cast<int64_t>(p.sites.size());
   out->num_blocked = static_cast<int64_t>(p.blocked_proc.size());
-  out->worker = p.worker.data();
-  out->issue = p.issue.data();
-  out->order = p.order.data();
-  out->tasks_run = p.tasks_run.data();
-  out->start = p.start.data();
-  out->end = p.end.data();
-  out->busy = p.busy.data();
+  out->worker = s.NI[kWorker];
+  out->issue = s.NI[kIseq];
+  out->order = s.order;
+  out->tasks_run = s.trun;
+  out->start = s.NF[kStart];
+  out->end = s.NF[kEnd];
+  out->busy = s.busy;
   out->stalls = p.stalls;
-  out->span_cause = p.span_cause.data();
+  out->span_cause = s.span_cause.data();
   out->span_process = p.span_proc.data();
-  out->span_from = p.span_from.data();
-  out->span_to = p.span_to.data();
+  out->span_from = s.span_t0.data();
+  out->span_to = s.span_t1.data();
   out->site_begin = p.site_begin.data();
   out->site_names = p.site_names.data();
   out->blocked_process = p.blocked_proc.data();
   out->blocked_op = p.blocked_op.data();
   out->blocked_queue = p.blocked_queue.data();
-  out->num_collections = static_cast<int64_t>(p.gc_at.size());
-  out->gc_at = p.gc_at.data();
-  out->gc_old = p.gc_old.data();
-  out->stream = p.stream_of.data();
+  out->num_collections = static_cast<int64_t>(s.gc_at.size());
+  out->gc_at = s.gc_at.data();
+  out->gc_old = s.gc_old.data();
+  out->stream = s.NI[kSof];
   out->site_origin = p.site_origin.data();
-  out->created = p.created_t.data();
-  out->issued = p.issued_t.data();
-  out->deps_met = p.deps_t.data();
+  out->created = s.NF[kCreatedT];
+  out->issued = s.NF[kIssuedT];
+  out->deps_met = s.NF[kDepsT];
   out->cost = p.cost.data();
-  out->steals = p.steals;
-  out->lane = p.lane.data();
+  out->steals = s.S[kSteals];
+  out->lane = s.NI[kLane];
 }
 
 }  // extern "C"

@@ -15,15 +15,13 @@
 #include <vector>
 
 #include "core_state.h"
-#include "schedule_rules.h"
-
-namespace rules = pto::wsp::rules;
+#include "scheduler.h"
 
 namespace csp_detail {
 
 enum Op : int64_t { kSend, kRecv, kRecord, kSync, kWait, kWindow, kNoOp };
-enum Cause { kStDeps, kStStream, kStDepth, kStIssue, kStWindow, kStFull, kStEmpty, kStEvent, kCauses };
-enum Timing { kImmediate, kRate, kBatched, kInterleaved };
+// Stall causes after the scheduler's (a process waiting on the task window is sched::kStWindow).
+enum Cause { kStFull = sched::kStWindow + 1, kStEmpty, kStEvent, kCauses };
 enum Failure { kOk, kDeadlock, kClosed, kBuild, kOther, kCost, kWindowFull };
 constexpr size_t kStack = 256 << 10;  // per process replica (and a guard page below it)
 constexpr int64_t kClosedQueue = -1, kSignal = -2;
@@ -66,36 +64,20 @@ struct Queue {
   bool closed = false;
 };
 
-struct Ready {
-  int64_t prio, seq, tid;
-  bool operator<(const Ready& o) const {
-    return prio < o.prio || (prio == o.prio && (seq < o.seq || (seq == o.seq && tid < o.tid)));
-  }
-};
-struct Later {
-  bool operator()(const Ready& a, const Ready& b) const { return b < a; }
-};
-struct Event {
-  double t;
-  int64_t seq, worker, tid;  // worker -1: the task's issue (rate_limit)
-};
-struct EventLater {
-  bool operator()(const Event& a, const Event& b) const {
-    return a.t > b.t || (a.t == b.t && a.seq > b.seq);
-  }
-};
-
 inline thread_local PtoPipe* g_running = nullptr;
 
 }  // namespace csp_detail
 
 using namespace csp_detail;  // NOLINT(build/namespaces): one includer, csp.cpp
 
-struct PtoPipe {
+// A pipeline run: its processes and queues; every task is scheduled by `sched`, which tells
+// the run when a task starts (the functional mode's body) and completes (its process may go on).
+struct PtoPipe final : PtoSchedHooks {
   PtoCore* core;
+  PtoScheduler sched;
   // Configuration.
-  int64_t W;
-  bool priority, steal;
+  PtoSchedConfig config{};
+  std::vector<uint8_t> pools;
   std::vector<int64_t> kernel_cost;  // -1: ask cost_fn
   PtoCostFn cost_fn = nullptr;
   PtoPlaceFn place_fn = nullptr;
@@ -105,8 +87,6 @@ struct PtoPipe {
   std::vector<Coord> scratch;
   std::vector<int32_t> scratch_names;
   std::vector<int64_t> scratch_values;
-  std::vector<std::vector<int>> cand{3};
-  std::vector<uint8_t> serves;  // [W][3]
   // Sites: coordinate names per site and the program's site it was made from (whose task
   // it describes: its scalars and views), and the site of each (origin, names...).
   std::vector<std::vector<int32_t>> sites;
@@ -120,40 +100,16 @@ struct PtoPipe {
   std::vector<Message> messages;
   std::deque<std::pair<int64_t, int64_t>> runnable;  // (process, value)
   int64_t current = -1;
-  bool sending = false;
+  bool sending = false, replaying = false;
   Message capture;
   ucontext_t main_uc;
-  // Nodes (indexed by node id) and the scheduler's state.
+  // Nodes the scheduler has (its arrays' own), per node its cost and creating process.
   uint32_t seen_nodes = 0;
   size_t seen_edges = 0;
-  std::vector<int64_t> blockers, deps_left, cost, worker, issue, owner;
-  std::vector<std::vector<uint32_t>> fanout;
-  std::vector<uint8_t> done;
-  std::vector<double> start, end, created_t, issued_t, deps_t;
-  std::vector<std::vector<Ready>> heaps;  // per worker, then per pool (vector, cube, any)
-  std::vector<uint8_t> idle;
-  std::vector<Event> events;
-  std::vector<int64_t> order, tasks_run, work;
-  std::vector<double> busy;
-  double now = 0, stalls[kCauses] = {};
-  int64_t steals = 0, issued = 0, rr = 0, last_completer = -1, eseq = 0, queued = 0, nidle = 0;
-  // The schedule's directives (pto_core_pipe_schedule) and their state.
-  int64_t streams = 0, timing = kImmediate, timing_n = 0, depth = 0, depth_scope = 0,
-          batch_deps = 0, window = 0;
-  bool keyed = false, window_abort = false, replaying = false;
-  double interval = 0, next_issue = 0;
-  std::vector<int64_t> stream_of, lane, bd, tb, window_waiters, gc_at, gc_old;
-  std::vector<double> gated_since;
-  std::map<int64_t, std::deque<int64_t>> lanes;
-  std::map<int64_t, int64_t> inflight;
-  std::map<int64_t, std::vector<int64_t>> gated;
-  std::vector<uint32_t> tkeys;
-  std::vector<int64_t> tgrouped;
-  std::vector<size_t> tcount;
-  int64_t live = 0, created = 0, since_gc = 0, oldest = 0;
+  std::vector<int64_t> cost, owner, window_waiters;
+  double stalls[kCauses] = {};  // the processes' own causes (window, channels, events)
   // Results.
-  std::vector<int64_t> span_cause, span_proc, site_begin;
-  std::vector<double> span_from, span_to;
+  std::vector<int64_t> span_proc, site_begin;
   std::vector<int32_t> site_names;
   std::vector<int64_t> blocked_proc, blocked_op, blocked_queue;
   std::string message;
@@ -208,21 +164,21 @@ struct PtoPipe {
     Process& p = procs[current];
     p.op = op;
     p.queue = q;
-    p.since = now;
+    p.since = sched.now();
     swapcontext(&p.uc, &main_uc);
     if (failure != kOk) abandon();  // (never resumed after a failure; kept for safety)
   }
   void resume(int64_t pid, int64_t value) {
     Process& p = procs[pid];
-    const double waited = now - p.since;
+    const double now = sched.now(), waited = now - p.since;
     int cause = -1;
     if (p.op == kSend) cause = kStFull;
     if (p.op == kRecv) cause = kStEmpty;
     if (p.op == kRecord || p.op == kSync) cause = kStEvent;
-    if (p.op == kWindow) cause = kStWindow;
+    if (p.op == kWindow) cause = sched::kStWindow;
     if (waited > 0 && cause >= 0) {
       stalls[cause] += waited;
-      span(cause, pid, p.since, now);
+      sched.span(cause, pid, p.since, now);
     }
     p.op = kNoOp;
     p.queue = -1;
@@ -396,26 +352,25 @@ struct PtoPipe {
   }
 
   // ---------------------------------------------------------------- the task side
-  // Room for n nodes (doubling: registering a node must not cost a reallocation each).
-  void grow(size_t n) {
-    if (n <= blockers.size()) return;
-    n = std::max(n, 2 * blockers.size());
-    for (auto* v : {&blockers, &deps_left, &cost, &worker, &issue, &owner, &stream_of, &lane})
-      v->resize(n);
-    for (auto* v : {&start, &end, &created_t, &issued_t, &deps_t, &gated_since}) v->resize(n);
-    fanout.resize(n);
-    done.resize(n);
+  // The scheduler, looking at the node arrays where they are now (the builder's grow, and move,
+  // while processes run).
+  PtoScheduler& sch() {
+    PtoSchedGraph& g = sched.g;
+    g.kind = core->kind.data();
+    g.pool = core->pool.data();
+    g.cost = cost.data();
+    g.priority = core->priority.data();
+    g.target = core->target.data();
+    g.stream = core->stream.data();
+    return sched;
   }
-  void init(uint32_t id) {
-    blockers[id] = deps_left[id] = cost[id] = 0;
-    worker[id] = issue[id] = owner[id] = -1;
-    stream_of[id] = lane[id] = 0;
-    start[id] = end[id] = issued_t[id] = -1.0;
-    created_t[id] = deps_t[id] = now;
-    fanout[id].clear();
-    done[id] = 0;
+  // The schedule as configured so far (pto_core_pipe_new, then pto_core_pipe_schedule).
+  void restart() {
+    config.worker_pool = pools.data();
+    config.order_after = nullptr;
+    config.stop_at = -1;
+    sched.start(config, this);
   }
-  int pool_index(uint32_t id) const { return rules::pool_index(core->pool[id]); }
   // A task's cycles: its kernel's, or what the host's function says (-1: it failed, and the
   // process stops here).
   int64_t cost_of(uint32_t id) {
@@ -441,284 +396,58 @@ struct PtoPipe {
               static_cast<int64_t>(names.size()), c.args.data() + a, c.args_begin[id + 1] - a,
               c.coords.data() + o, c.regions.data() + r, c.regions_begin[id + 1] - r);
   }
-  // The nodes the builder made since the last call join the schedule (engine._register).
+  // The nodes the builder made since the last call join the schedule now, each task with the
+  // barriers made just before it (engine._register).
   void register_new() {
     const uint32_t n0 = seen_nodes, n1 = core->num_nodes();
     const size_t e1 = core->edge_src.size();
-    grow(n1);
-    for (uint32_t id = n0; id < n1; ++id) init(id);
-    for (size_t e = seen_edges; e < e1; ++e) {
-      const uint32_t s = core->edge_src[e], d = core->edge_dst[e];
-      if (!done[s]) {
-        ++deps_left[d];
-        fanout[s].push_back(d);
-      }
+    if (cost.size() < n1) {
+      cost.resize(std::max<size_t>(n1, 2 * cost.size()));
+      owner.resize(cost.size());
     }
+    for (uint32_t id = n0; id < n1; ++id) cost[id] = 0, owner[id] = -1;
+    PtoScheduler& s = sch();
+    s.add_nodes(s.g, n0, n1);
+    for (size_t e = seen_edges; e < e1; ++e) s.add_edge(core->edge_src[e], core->edge_dst[e]);
     seen_nodes = n1;
     seen_edges = e1;
-    std::vector<uint32_t> barriers;
     for (uint32_t id = n0; id < n1; ++id) {
-      if (core->kind[id] == order::kBarrier) {
-        blockers[id] = deps_left[id];
-        if (deps_left[id] == 0) barriers.push_back(id);
-        continue;
-      }
+      if (core->kind[id] == order::kBarrier) continue;
       cost[id] = cost_of(id);
-      blockers[id] = deps_left[id] + 1;  // + not issued yet
       owner[id] = current;
-      ++live;
-      ++created;
       if (current >= 0) ++procs[current].outstanding;
     }
-    for (uint32_t b : barriers) complete_node(b);
-    for (uint32_t id = n0; id < n1; ++id)
-      if (core->kind[id] != order::kBarrier) release(id);
-    dispatch_idle();
-    if (window && (since_gc += n1 - n0) >= std::max<int64_t>(window, 1024)) {
-      // the engine's TensorMap forgets the accesses of the nodes before the oldest live one:
-      // later nodes get no data edge from them (the host drops those edges from the graph)
-      since_gc = 0;
-      while (oldest < static_cast<int64_t>(n1) && done[oldest]) ++oldest;
-      gc_at.push_back(n1);
-      gc_old.push_back(oldest);
+    int64_t first = n0;
+    for (uint32_t id = n0; id < n1; ++id) {
+      if (core->kind[id] == order::kBarrier) continue;
+      s.create(first, id, s.now());
+      first = id + 1;
     }
+    if (first < n1) s.register_nodes(first, n1 - 1, s.now());
   }
-  // ---- issue: batch_deps, then timing (engine._release, _time_release, _flush_*)
-  void release(int64_t tid) {
-    if (!batch_deps) return time_release(tid);
-    bd.push_back(tid);
-    if (static_cast<int64_t>(bd.size()) >= batch_deps) flush_batch();
+  // PtoSchedHooks: the functional mode runs a task's body as it starts (engine._start); a
+  // completed task may let its process go on, and processes waiting on the task window.
+  bool started(int64_t tid) override {
+    if (body_fn == nullptr || ask(body_fn, tid) == 0) return true;
+    fail(kCost, "", -1, kNoOp, -1);
+    return false;
   }
-  void flush_batch() {
-    std::vector<int64_t> buf;
-    buf.swap(bd);
-    for (int64_t tid : buf) time_release(tid);
-  }
-  void time_release(int64_t tid) {
-    if (timing == kImmediate || timing_n == 0) return do_issue(tid);
-    if (timing == kRate) {
-      const double t = std::max(now, next_issue);
-      next_issue = t + interval;
-      if (t <= now) return do_issue(tid);
-      events.push_back(Event{t, ++eseq, -1, tid});
-      std::push_heap(events.begin(), events.end(), EventLater());
-      return;
-    }
-    tb.push_back(tid);
-    if (static_cast<int64_t>(tb.size()) >= timing_n) flush_timing();
-  }
-  void flush_timing() {
-    std::vector<int64_t> buf;
-    buf.swap(tb);
-    if (timing == kInterleaved && buf.size() > 1) {
-      tkeys.resize(buf.size());
-      for (size_t i = 0; i < buf.size(); ++i) tkeys[i] = static_cast<uint32_t>(stream_key(buf[i]));
-      rules::interleave(buf, tkeys, static_cast<size_t>(std::max<int64_t>(streams, 1)), tgrouped,
-                        tcount);
-    }
-    for (int64_t tid : buf) do_issue(tid);
-  }
-  void flush_all() {
-    if (!bd.empty()) flush_batch();
-    if (!tb.empty()) flush_timing();
-    dispatch_idle();
-  }
-  int64_t stream_key(int64_t tid) const {
-    return rules::stream_key(keyed, core->stream[tid], static_cast<uint64_t>(issued),
-                             std::max<int64_t>(streams, 1));
-  }
-  int64_t placed_worker(int64_t tid) const {
-    const int64_t target = core->target[tid];
-    return target < 0 ? -1 : rules::target_worker(target, cand[pool_index(static_cast<uint32_t>(tid))]);
-  }
-  int64_t scope_of(int64_t tid) const {
-    return rules::depth_key(static_cast<int>(depth_scope), streams != 0, lane[tid], stream_of[tid],
-                            pool_index(static_cast<uint32_t>(tid)));
-  }
-  void do_issue(int64_t tid) {
-    issue[tid] = issued;
-    issued_t[tid] = now;
-    if (now > created_t[tid]) stalls[kStIssue] += now - created_t[tid];
-    if (streams) {  // a task starts after the earlier-issued tasks of its lane have started
-      const int64_t key = stream_key(tid);
-      stream_of[tid] = key;
-      lane[tid] = rules::lane_of(key, streams, placed_worker(tid));
-      std::deque<int64_t>& q = lanes[lane[tid]];
-      if (!q.empty()) ++blockers[tid];
-      q.push_back(tid);
-    } else {
-      stream_of[tid] = core->stream[tid];
-    }
-    ++issued;
-    dec(tid);
-  }
-  void dec(int64_t tid) {
-    if (--blockers[tid] != 0) return;
-    const double base = std::max(deps_t[tid], issued_t[tid]);
-    if (deps_t[tid] > issued_t[tid]) stalls[kStDeps] += deps_t[tid] - issued_t[tid];
-    if (now > base) stalls[kStStream] += now - base;
-    enqueue(tid);
-  }
-  void push(std::vector<Ready>& h, const Ready& r) {
-    h.push_back(r);
-    std::push_heap(h.begin(), h.end(), Later());
-  }
-  Ready pop(std::vector<Ready>& h) {
-    std::pop_heap(h.begin(), h.end(), Later());
-    Ready r = h.back();
-    h.pop_back();
-    return r;
-  }
-  void enqueue(int64_t tid) {
-    const int p = pool_index(static_cast<uint32_t>(tid));
-    const int64_t target = core->target[tid];
-    const Ready r{priority ? core->priority[tid] : 0, issue[tid], tid};
-    ++queued;
-    if (target >= 0) return push(heaps[rules::target_worker(target, cand[p])], r);
-    if (!steal) return push(heaps[W + p], r);
-    int64_t w = last_completer;
-    if (w < 0 || std::find(cand[p].begin(), cand[p].end(), w) == cand[p].end())
-      w = cand[p][static_cast<size_t>(rr++ % static_cast<int64_t>(cand[p].size()))];
-    push(heaps[w], r);
-  }
-  int64_t pick(int64_t w) {
-    int64_t best = heaps[w].empty() ? -1 : w;
-    for (int p = 0; p < 3; ++p) {
-      const int64_t h = W + p;
-      if (serves[w * 3 + p] && !heaps[h].empty() &&
-          (best < 0 || heaps[h].front() < heaps[best].front()))
-        best = h;
-    }
-    if (best < 0 && steal) {
-      size_t size = 0;
-      for (int64_t v = 0; v < W; ++v)
-        if (v != w && heaps[v].size() > size &&
-            serves[w * 3 + pool_index(static_cast<uint32_t>(heaps[v].front().tid))]) {
-          best = v;
-          size = heaps[v].size();
-        }
-    }
-    if (best < 0) return -1;
-    if (best < W && best != w) ++steals;
-    --queued;
-    return pop(heaps[best]).tid;
-  }
-  // Worker w (idle) starts the best task it may (engine._dispatch): false if none.
-  bool dispatch(int64_t w) {
-    for (;;) {
-      if (failure != kOk) return false;  // (a body failed: nothing more starts)
-      const int64_t tid = pick(w);
-      if (tid < 0) return false;
-      if (depth) {
-        const int64_t sc = scope_of(tid);
-        if (inflight[sc] >= depth) {  // gated until a task of its scope completes
-          gated[sc].push_back(tid);
-          gated_since[tid] = now;
-          continue;
-        }
-        ++inflight[sc];
-      }
-      idle[w] = 0;
-      --nidle;
-      worker[tid] = w;
-      start[tid] = now;
-      if (streams) {  // the next task of its lane may start too
-        std::deque<int64_t>& q = lanes[lane[tid]];
-        q.pop_front();
-        if (!q.empty()) dec(q.front());
-      }
-      order.push_back(tid);
-      // the functional mode: the body runs as the task starts (engine._start)
-      if (body_fn != nullptr && ask(body_fn, tid) != 0) fail(kCost, "", -1, kNoOp, -1);
-      busy[w] += static_cast<double>(cost[tid]);
-      ++tasks_run[w];
-      events.push_back(Event{now + static_cast<double>(cost[tid]), ++eseq, w, tid});
-      std::push_heap(events.begin(), events.end(), EventLater());
-      return true;
-    }
-  }
-  void dispatch_idle() {
-    bool progress = true;
-    while (progress && nidle > 0 && queued > 0) {
-      progress = false;
-      for (int64_t w = 0; w < W; ++w)
-        if (idle[w] && dispatch(w)) progress = true;
-    }
-  }
-  void complete_node(int64_t nid) {
-    work.assign(1, nid);
-    while (!work.empty()) {
-      const int64_t v = work.back();
-      work.pop_back();
-      done[v] = 1;
-      if (end[v] < 0) end[v] = now;
-      std::vector<uint32_t> succs;
-      succs.swap(fanout[v]);
-      for (uint32_t s : succs) {
-        if (--deps_left[s] == 0) deps_t[s] = now;
-        if (core->kind[s] == order::kBarrier) {
-          if (--blockers[s] == 0) work.push_back(s);
-        } else {
-          dec(s);
-        }
-      }
-    }
-  }
-  void complete_task(int64_t w, int64_t tid) {
-    end[tid] = now;
-    idle[w] = 1;
-    ++nidle;
-    --live;
-    if (depth) {  // the gated tasks of its scope queue again, in the order they came
-      const int64_t sc = scope_of(tid);
-      --inflight[sc];
-      auto it = gated.find(sc);
-      if (it != gated.end() && !it->second.empty()) {
-        std::vector<int64_t> g;
-        g.swap(it->second);
-        for (int64_t q : g) {
-          stalls[kStDepth] += now - gated_since[q];
-          span(kStDepth, -1 - q, gated_since[q], now);
-        }
-        for (int64_t q : g) enqueue(q);
-      }
-    }
-    last_completer = w;
-    complete_node(tid);
-    last_completer = -1;
+  void completed(int64_t tid) override {
     const int64_t o = owner[tid];
     if (o >= 0 && --procs[o].outstanding == 0 && procs[o].op == kWait) resume(o, 0);
-    if (!window_waiters.empty() && live < window) {
+    if (!window_waiters.empty() && sched.S[sched::kLive] < config.task_window) {
       std::vector<int64_t> waiters;
       waiters.swap(window_waiters);
       for (int64_t p : waiters) resume(p, 0);
     }
   }
-  void step() {
-    const double t = events.front().t;
-    now = t;
-    while (!events.empty() && events.front().t == t) {
-      std::pop_heap(events.begin(), events.end(), EventLater());
-      const Event e = events.back();
-      events.pop_back();
-      if (e.worker < 0)
-        do_issue(e.tid);
-      else
-        complete_task(e.worker, e.tid);
-    }
-    dispatch_idle();
-  }
-  void span(int64_t cause, int64_t who, double from, double to) {
-    span_cause.push_back(cause);
-    span_proc.push_back(who);
-    span_from.push_back(from);
-    span_to.push_back(to);
-  }
   // Before a process creates a task or issues a message: wait while the task window is full
   // (overflow=abort: the run fails there, as the engine's ResourceError).
   void wait_window() {
-    while (window && live >= window) {
-      if (window_abort) {
+    const int64_t window = config.task_window;
+    while (window && sched.S[sched::kLive] >= window) {
+      const int64_t live = sched.S[sched::kLive], created = sched.S[sched::kCreated];
+      if (config.window_abort) {
         fail(kWindowFull,
              "task window full: " + std::to_string(live) + " tasks in flight (task_window(" +
                  std::to_string(window) + ", overflow=abort)) when creating task #" +
@@ -767,12 +496,9 @@ struct PtoPipe {
       }
       if (failure != kOk) return;
       if (!core->error.empty()) return fail(kBuild, core->error, -1, kNoOp, -1);
-      if (!events.empty()) {
-        step();
-        continue;
-      }
-      flush_all();
-      if (!runnable.empty() || !events.empty()) continue;
+      if (sch().advance()) continue;
+      sch().flush();
+      if (!runnable.empty() || !sched.events.empty()) continue;
       blocked_proc.clear();
       blocked_op.clear();
       blocked_queue.clear();
@@ -787,7 +513,8 @@ struct PtoPipe {
       message = "deadlock";
       return;
     }
-    while (!events.empty()) step();
+    while (sch().advance()) {
+    }
   }
 };
 
