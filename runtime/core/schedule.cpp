@@ -78,6 +78,7 @@ void PtoScheduler::configure(const PtoSchedConfig& config) {
   ghead.assign(nscopes, -1);
   gtail.assign(nscopes, -1);
   idle.assign(W, 1);
+  queued = 0;
   events.clear();
   bd.clear();
   tb.clear();

@@ -164,6 +164,7 @@ struct PtoScheduler {
   std::vector<int64_t> tgrouped;
   std::vector<size_t> tcount;
   std::vector<uint8_t> idle;
+  int64_t queued = 0;  // ready tasks in all queues (none: idle workers have nothing to pick)
   std::vector<sched::Event> events;
   std::vector<int64_t> span_cause, span_tid, gc_at, gc_old;
   std::vector<double> span_t0, span_t1;
@@ -384,6 +385,7 @@ struct PtoScheduler {
     } else {
       h = W + p;
     }
+    ++queued;
     queues[h].push(r);
   }
   int64_t pick(int64_t w) {
@@ -395,7 +397,10 @@ struct PtoScheduler {
           (best < 0 || queues[h].top() < queues[best].top()))
         best = h;
     }
-    if (best >= 0) return queues[best].pop().tid;
+    if (best >= 0) {
+      --queued;
+      return queues[best].pop().tid;
+    }
     if (!c.work_steal) return -1;
     int64_t victim = -1;
     size_t size = 0;
@@ -407,6 +412,7 @@ struct PtoScheduler {
     }
     if (victim < 0) return -1;
     ++S[sched::kSteals];
+    --queued;
     return queues[victim].pop().tid;
   }
   int64_t scope_of(int64_t tid) const {
@@ -462,7 +468,7 @@ struct PtoScheduler {
   }
   void dispatch_idle() {
     bool progress = true;
-    while (progress && S[sched::kNIdle] > 0) {
+    while (progress && S[sched::kNIdle] > 0 && queued > 0) {
       progress = false;
       for (int64_t w = 0; w < W; ++w)
         if (idle[w] && dispatch(w)) progress = true;
