@@ -175,7 +175,7 @@ void pto_core_pipe_sites(PtoPipe* pipe, int64_t num_sites, const int64_t* site_b
 }
 
 void pto_core_pipe_queue(PtoPipe* pipe, int64_t capacity, int32_t is_event) {
-  Queue q;
+  Channel q;
   q.capacity = capacity;
   q.event = is_event != 0;
   pipe->queues.push_back(q);
@@ -220,7 +220,7 @@ void pto_core_pipe_close(PtoPipe* pipe, int64_t queue) {
 }
 
 void pto_core_pipe_channel(const PtoPipe* pipe, int64_t queue, int64_t* open, int64_t* size) {
-  const Queue& q = pipe->queues[static_cast<size_t>(queue)];
+  const Channel& q = pipe->queues[static_cast<size_t>(queue)];
   *open = q.closed ? 0 : 1;
   *size = static_cast<int64_t>(q.buffer.size());
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core_state.h"
+#include "csp_channel.h"
 #include "scheduler.h"
 
 namespace csp_detail {
@@ -55,14 +56,6 @@ struct Process {
   bool started = false, exited = false, done = false;
 };
 
-struct Queue {
-  int64_t capacity;
-  bool event;
-  std::deque<int64_t> buffer, receivers;
-  std::deque<std::pair<int64_t, int64_t>> senders;  // (process, message)
-  int64_t live_senders = 0, live_receivers = 0;
-  bool closed = false;
-};
 
 inline thread_local PtoPipe* g_running = nullptr;
 
@@ -96,7 +89,7 @@ struct PtoPipe final : PtoSchedHooks {
   std::vector<int64_t> replica_site;  // per site: the site of its names and `replica`
   // Processes and queues.
   std::vector<Process> procs;
-  std::vector<Queue> queues;
+  std::vector<Channel> queues;
   std::vector<Message> messages;
   std::deque<std::pair<int64_t, int64_t>> runnable;  // (process, value)
   int64_t current = -1;
@@ -219,74 +212,58 @@ struct PtoPipe final : PtoSchedHooks {
     Process& p = procs[pid];
     p.done = true;
     for (int64_t qi : p.sends) {
-      Queue& q = queues[qi];
-      if (--q.live_senders != 0) continue;
-      q.closed = true;
-      while (!q.receivers.empty()) {
-        const int64_t r = q.receivers.front();
-        q.receivers.pop_front();
+      Channel& q = queues[qi];
+      if (!q.sender_done()) continue;
+      for (int64_t r; (r = q.ended_receiver()) >= 0;) {
         if (q.event)
           return closed(r, qi, "synchronize after every process that records it finished");
         resume(r, kClosedQueue);
       }
     }
-    for (int64_t qi : p.receives) {
-      Queue& q = queues[qi];
-      if (--q.live_receivers == 0 && !q.senders.empty())
-        return closed(q.senders.front().first, qi,
+    for (int64_t qi : p.receives)
+      if (queues[qi].receiver_done())
+        return closed(queues[qi].senders.front().first, qi,
                       "send after every process that receives it has finished");
-    }
   }
 
-  // The process's calls (each in its coroutine).
+  // The process's calls (each in its coroutine; nothing with a destructor lives across an
+  // abandon).
   void send(int64_t qi, int64_t msg, bool nonblocking) {
-    Queue& q = queues[qi];
-    const bool room = !q.receivers.empty() || static_cast<int64_t>(q.buffer.size()) < q.capacity;
-    if (nonblocking && !q.closed && q.live_receivers != 0 && !room) return;  // dropped
+    Channel& q = queues[qi];
     const char* op = q.event ? "record" : "send";
-    if (q.closed) {
-      closed(current, qi, (std::string(op) + " after Channel.close()").c_str());
-      abandon();
+    int64_t woken = -1;
+    switch (q.send(current, msg, nonblocking, &woken)) {
+      case Channel::kTaken:
+        return resume(woken, msg);
+      case Channel::kWaits:
+        return block(q.event ? kRecord : kSend, qi);
+      case Channel::kSentAfterClose:
+        closed(current, qi, (std::string(op) + " after Channel.close()").c_str());
+        abandon();
+      case Channel::kNoReceiver:
+        closed(current, qi,
+               (std::string(op) + " after every process that receives it has finished").c_str());
+        abandon();
+      default:  // buffered, or dropped by try_send
+        return;
     }
-    if (q.live_receivers == 0) {
-      closed(current, qi, (std::string(op) + " after every process that receives it has finished").c_str());
-      abandon();
-    }
-    if (!q.receivers.empty()) {
-      const int64_t r = q.receivers.front();
-      q.receivers.pop_front();
-      return resume(r, msg);
-    }
-    if (static_cast<int64_t>(q.buffer.size()) < q.capacity) return q.buffer.push_back(msg);
-    q.senders.emplace_back(current, msg);
-    block(q.event ? kRecord : kSend, qi);
   }
   int64_t recv(int64_t qi) {
-    Queue& q = queues[qi];
+    Channel& q = queues[qi];
     if (!q.event) procs[current].coords.clear();  // the previous message is handled
-    if (!q.buffer.empty()) {
-      const int64_t msg = q.buffer.front();
-      q.buffer.pop_front();
-      if (!q.senders.empty()) {
-        auto [s, pending] = q.senders.front();
-        q.senders.pop_front();
-        q.buffer.push_back(pending);
-        resume(s, 0);
-      }
-      return msg;
+    int64_t msg = 0, woken = -1;
+    switch (q.recv(current, &msg, &woken)) {
+      case Channel::kGot:
+        if (woken >= 0) resume(woken, 0);
+        return msg;
+      case Channel::kEnded:
+        return kClosedQueue;
+      case Channel::kEventClosed:
+        closed(current, qi, "synchronize after every process that records it finished");
+        abandon();
+      case Channel::kEmpty:
+        break;
     }
-    if (!q.senders.empty()) {
-      auto [s, msg] = q.senders.front();
-      q.senders.pop_front();
-      resume(s, 0);
-      return msg;
-    }
-    if (q.closed) {
-      if (!q.event) return kClosedQueue;
-      closed(current, qi, "synchronize after every process that records it finished");
-      abandon();
-    }
-    q.receivers.push_back(current);
     block(q.event ? kSync : kRecv, qi);
     return procs[current].value;
   }
@@ -470,14 +447,12 @@ struct PtoPipe final : PtoSchedHooks {
       asked.swap(closing);
     }
     for (int64_t qi : asked) {
-      Queue& q = queues[static_cast<size_t>(qi)];
+      Channel& q = queues[static_cast<size_t>(qi)];
       q.closed = true;
       if (!q.senders.empty())
         return closed(q.senders.front().first, qi,
                       q.event ? "record after Channel.close()" : "send after Channel.close()");
-      while (!q.receivers.empty() && q.buffer.empty()) {
-        const int64_t r = q.receivers.front();
-        q.receivers.pop_front();
+      for (int64_t r; (r = q.ended_receiver()) >= 0;) {
         if (q.event) return closed(r, qi, "synchronize after Channel.close()");
         resume(r, kClosedQueue);
       }
