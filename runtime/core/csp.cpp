@@ -3,14 +3,13 @@
 // Each process replica runs its compiled function as a coroutine: a ucontext with a stack of
 // its own, entered and left with swapcontext by the scheduler on the calling thread, so the
 // run is deterministic and a process blocks in the middle of native code (a send on a full
-// queue, a receive on an empty one, a wait for the tasks it issued). The scheduler is
-// runtime/engine.py's (with runtime/csp.py's process rules) for what pipelines use: processes
-// run until they block, in the order they became runnable; tasks are created at the current
-// virtual time, issued at once, wait in their target worker's, their pool's or (work_steal) a
-// worker's queue in (priority, issue number) order, and complete `cost` cycles after they
-// start; completions at one instant are handled together, then idle workers pick, lowest
-// first. Tasks a process receives are created by it (its replica coordinate, the message's
-// coordinates first) and the tasks it creates while handling a message inherit them.
+// queue, a receive on an empty one, a wait for the tasks it issued). The process rules are
+// runtime/csp.py's: processes run until they block, in the order they became runnable; then
+// the core's scheduler (scheduler.h, the one main programs use) advances one instant, and the
+// processes its completions woke run. A task joins that scheduler at the current virtual time
+// as its process creates it. Tasks a process receives are created by it (its replica
+// coordinate, the message's coordinates first) and the tasks it creates while handling a
+// message inherit them.
 #include "csp_pipe.h"
 #include "csp.h"
 

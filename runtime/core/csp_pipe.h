@@ -1,5 +1,6 @@
-// pto-wsp native runtime core: a pipeline run's state and its virtual-time scheduler
-// (csp.cpp's PtoPipe; the rules are described there and in docs/native.md "Pipelines").
+// pto-wsp native runtime core: a pipeline run's state (csp.cpp's PtoPipe; docs/native.md
+// "Pipelines"): its processes as coroutines, its queues (csp_channel.h), and the core's one
+// scheduler (scheduler.h) for the tasks the processes create.
 #pragma once
 
 #include <string.h>
