@@ -385,7 +385,7 @@ struct PtoPipe final : PtoSchedHooks {
     }
     for (uint32_t id = n0; id < n1; ++id) cost[id] = 0, owner[id] = -1;
     PtoScheduler& s = sch();
-    s.add_nodes(s.g, n0, n1);
+    s.add_nodes(n0, n1);
     for (size_t e = seen_edges; e < e1; ++e) s.add_edge(core->edge_src[e], core->edge_dst[e]);
     seen_nodes = n1;
     seen_edges = e1;

@@ -181,9 +181,8 @@ struct PtoScheduler {
   bool wait_window(double& gt);
 
   // ---------------------------------------------------------------- a growing graph
-  // Nodes [first, n) exist, created now (the node arrays of `view`, which must hold them).
-  void add_nodes(const PtoSchedGraph& view, int64_t first, int64_t n) {
-    g = view;
+  // Nodes [first, n) exist, created now (g's node arrays, set by the caller, hold them).
+  void add_nodes(int64_t first, int64_t n) {
     if (n > cap) grow(n);
     init_rows(first, n - 1, T[sched::kNow]);
     for (int64_t d = first; d < n; ++d) NI[sched::kDeps][d] = 0, ehead[d] = etail[d] = -1;
