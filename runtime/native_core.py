@@ -166,6 +166,7 @@ class _Graph(ctypes.Structure):
             (n, ctypes.POINTER(ctypes.c_int64))
             for n in ("args_begin", "args", "coords_begin", "coords", "regions_begin", "regions")
         ],
+        ("regions32", ctypes.POINTER(ctypes.c_int32)),
     ]
 
 
@@ -329,7 +330,10 @@ class Core:
             kernels=list(kernels),
             args=per_node(g.args_begin, g.args, _args(site, scalars), (site, scalars)),
             regions=per_node(
-                g.regions_begin, g.regions, _regions(tensors, site, kept), (site, kept, tensors)
+                g.regions_begin,
+                g.regions if g.regions else g.regions32,  # (int32 when every value fits)
+                _regions(tensors, site, kept),
+                (site, kept, tensors),
             ),
             coords=per_node(g.coords_begin, g.coords, _coords(site, sites)),
         )

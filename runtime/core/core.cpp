@@ -47,12 +47,7 @@ void PtoCore::submit() {
                       "stride < 1)",
                   id);
     }
-    regions.push_back(t.region.tensor);
-    regions.push_back(t.access);
-    regions.push_back(t.region.rank);
-    for (int d = 0; d < t.region.rank; ++d) regions.push_back(t.region.offsets[d]);
-    for (int d = 0; d < t.region.rank; ++d) regions.push_back(t.region.sizes[d]);
-    for (int d = 0; d < t.region.rank; ++d) regions.push_back(t.region.strides[d]);
+    put_region(t);
     if (infer_data_deps) tmap->access(t.region, t.access, id, raw, waw, war);
   }
   preds.clear();
@@ -65,6 +60,50 @@ void PtoCore::submit() {
   first_reason.filter(preds, id, edges_by_kind);
   edges(preds, id);
   seal(id);
+}
+
+static inline bool fits32(int64_t v) { return v == static_cast<int32_t>(v); }
+
+void PtoCore::put_region(const TaskIO& t) {
+  const pto::wsp::TensorRegion& r = t.region;
+  const int rank = r.rank;
+  if (!wide) {
+    if (pipe == nullptr) {
+      bool fits = true;
+      for (int d = 0; d < rank; ++d)
+        fits = fits && fits32(r.offsets[d]) && fits32(r.sizes[d]) && fits32(r.strides[d]);
+      if (fits) {
+        int32_t* v = regions32.extend(3 + 3 * static_cast<size_t>(rank));
+        v[0] = r.tensor;
+        v[1] = t.access;
+        v[2] = rank;
+        for (int d = 0; d < rank; ++d) {
+          v[3 + d] = static_cast<int32_t>(r.offsets[d]);
+          v[3 + rank + d] = static_cast<int32_t>(r.sizes[d]);
+          v[3 + 2 * rank + d] = static_cast<int32_t>(r.strides[d]);
+        }
+        return;
+      }
+    }
+    widen();
+  }
+  int64_t* v = regions.extend(3 + 3 * static_cast<size_t>(rank));
+  v[0] = r.tensor;
+  v[1] = t.access;
+  v[2] = rank;
+  for (int d = 0; d < rank; ++d) {
+    v[3 + d] = r.offsets[d];
+    v[3 + rank + d] = r.sizes[d];
+    v[3 + 2 * rank + d] = r.strides[d];
+  }
+}
+
+void PtoCore::widen() {
+  const size_t n = regions32.size();
+  int64_t* v = regions.extend(n);
+  for (size_t i = 0; i < n; ++i) v[i] = regions32[i];
+  regions32.clear();
+  wide = true;
 }
 
 void PtoCore::graph(PtoGraph* out) {
@@ -116,7 +155,8 @@ void PtoCore::fill(PtoGraph* out) const {
   out->coords_begin = coords_begin.data();
   out->coords = coords.data();
   out->regions_begin = regions_begin.data();
-  out->regions = regions.data();
+  out->regions = wide ? regions.data() : nullptr;
+  out->regions32 = wide ? nullptr : regions32.data();
 }
 
 extern "C" {

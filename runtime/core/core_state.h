@@ -45,6 +45,13 @@ class Grow {
     if (size_ == cap_) grow(size_ + 1);
     data_[size_++] = v;
   }
+  // Room for n more values at the end, returned to be written.
+  T* extend(size_t n) {
+    if (size_ + n > cap_) grow(size_ + n);
+    T* at = data_ + size_;
+    size_ += n;
+    return at;
+  }
   void resize(size_t n) {
     if (n > cap_) grow(n);
     size_ = n;
@@ -104,7 +111,13 @@ struct PtoCore {
   Grow<uint8_t> kind, pool, domain;
   Grow<int32_t> kernel, site;
   Grow<int64_t> target, stream, priority;
-  Grow<int64_t> args_begin{0}, args, coords_begin{0}, coords, regions_begin{0}, regions;
+  Grow<int64_t> args_begin{0}, args, coords_begin{0}, coords, regions_begin{0};
+  // Per node its regions (tensor, access, rank, then per dimension offset, size, stride): in
+  // int32 while every value fits (a large build's largest array, halved), else from the first
+  // that does not (and always in a pipeline run, whose processes read them) in int64.
+  Grow<int32_t> regions32;
+  Grow<int64_t> regions;
+  bool wide = false;
   Grow<uint32_t> edge_src, edge_dst;
   Grow<uint8_t> edge_kind;
   int64_t edges_by_kind[4] = {0, 0, 0, 0};
@@ -142,13 +155,14 @@ struct PtoCore {
     dims_left = 0;
     open = false;
     for (auto* v : {&kind, &pool, &domain, &edge_kind, &fanout_kind}) v->clear();
-    for (auto* v : {&kernel, &site, &fanin, &fanout_edges}) v->clear();
+    for (auto* v : {&kernel, &site, &fanin, &fanout_edges, &regions32}) v->clear();
     for (auto* v : {&target, &stream, &priority, &args, &coords, &regions, &fanout_begin})
       v->clear();
     for (auto* v : {&args_begin, &coords_begin, &regions_begin}) v->assign(1, 0);
     edge_src.clear();
     edge_dst.clear();
     for (int64_t& k : edges_by_kind) k = 0;
+    wide = false;
     ntasks = 0;
     error.clear();
     error_node = error_check = -1;
@@ -185,7 +199,7 @@ struct PtoCore {
     (void)id;
     args_begin.push_back(static_cast<int64_t>(args.size()));
     coords_begin.push_back(static_cast<int64_t>(coords.size()));
-    regions_begin.push_back(static_cast<int64_t>(regions.size()));
+    regions_begin.push_back(static_cast<int64_t>(wide ? regions.size() : regions32.size()));
   }
   void edges(const std::vector<uint64_t>& ps, uint32_t dst) {
     for (uint64_t p : ps) {
@@ -213,6 +227,8 @@ struct PtoCore {
     }
     return false;
   }
+  void put_region(const TaskIO& t);
+  void widen();
   void submit();
   void graph(PtoGraph* out);
   void csr();

@@ -110,7 +110,9 @@ PTO_CORE_API int64_t pto_core_error_check(const PtoCore* core);
 // Per node: kind (0 task, 1 barrier), kernel and site (-1 for a barrier), pool, domain,
 // target, stream, priority, fanin; fanout in CSR (fanout_begin has num_nodes + 1 entries,
 // each row ascending, edge_kind per edge: 0 structural, 1 raw, 2 waw, 3 war). Per node in
-// CSR too: args, coords, and regions as (tensor, access, rank, offsets, sizes, strides).
+// CSR too: args, coords, and regions as (tensor, access, rank, offsets, sizes, strides):
+// regions32 (int32) when every value of the build fits 32 bits, else regions (int64); the
+// other one is NULL.
 typedef struct PtoGraph {
   int64_t num_nodes, num_edges, num_tasks;
   const uint8_t *kind, *pool, *domain;
@@ -118,6 +120,7 @@ typedef struct PtoGraph {
   const int64_t *target, *stream, *priority, *fanout_begin;
   const uint8_t* edge_kind;
   const int64_t *args_begin, *args, *coords_begin, *coords, *regions_begin, *regions;
+  const int32_t* regions32;
 } PtoGraph;
 
 // Fill `out` (an error if the build failed or a scope is still open: nonzero).
