@@ -62,6 +62,42 @@ void PtoCore::submit() {
   seal(id);
 }
 
+void PtoCore::region(int64_t tensor, int64_t access, int64_t rank) {
+  if (!open) return;
+  const uint32_t id = num_nodes() - 1;
+  if (tensor < 0 || tensor >= static_cast<int64_t>(ranks.size()) || access < 0 || access > 2 ||
+      rank != ranks[static_cast<size_t>(tensor)] || dims_left != 0) {
+    open = false;
+    return fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
+                    std::to_string(access) + ", rank " + std::to_string(rank) + ")",
+                id);
+  }
+  if (nio == io.size()) io.resize(io.size() * 2 + 4);
+  TaskIO& t = io[nio++];
+  t.region.base = static_cast<uint64_t>(tensor) + 1;
+  t.region.tensor = static_cast<uint16_t>(tensor);
+  t.region.rank = static_cast<uint8_t>(rank);
+  t.region.elem_bytes = 1;
+  t.region.kept = 0;
+  // Beyond the rank: a unit dimension (the TensorMap copies every kMaxRank entry).
+  for (int d = static_cast<int>(rank); d < kMaxRank; ++d) {
+    t.region.offsets[d] = 0;
+    t.region.sizes[d] = 1;
+    t.region.strides[d] = 1;
+  }
+  t.access = static_cast<uint8_t>(access);
+  dims_left = rank;
+}
+
+void PtoCore::region_dim(int64_t offset, int64_t size, int64_t stride) {
+  if (!open || dims_left <= 0) return;
+  pto::wsp::TensorRegion& r = io[nio - 1].region;
+  const int d = r.rank - static_cast<int>(dims_left--);
+  r.offsets[d] = offset;
+  r.sizes[d] = size;
+  r.strides[d] = stride;
+}
+
 static inline bool fits32(int64_t v) { return v == static_cast<int32_t>(v); }
 
 void PtoCore::put_region(const TaskIO& t) {
@@ -159,6 +195,21 @@ void PtoCore::fill(PtoGraph* out) const {
   out->regions32 = wide ? nullptr : regions32.data();
 }
 
+// pto_tg_task_region<R>: pto_tg_task_region and its R pto_tg_task_region_dim in one call (d:
+// per dimension offset, size, stride).
+template <int64_t R>
+static void region_of_rank(intptr_t core, int64_t tensor, int64_t access, const int64_t* d) {
+  guarded(core, [&](PtoCore& c) {
+    if (c.pipe != nullptr && csp::capturing(c.pipe)) {
+      csp::capture_region(c.pipe, tensor, access, R);
+      for (int64_t i = 0; i < R; ++i) csp::capture_dim(c.pipe, d[3 * i], d[3 * i + 1], d[3 * i + 2]);
+      return;
+    }
+    c.region(tensor, access, R);
+    for (int64_t i = 0; i < R; ++i) c.region_dim(d[3 * i], d[3 * i + 1], d[3 * i + 2]);
+  });
+}
+
 extern "C" {
 
 void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool,
@@ -203,30 +254,7 @@ void pto_tg_task_region(intptr_t core, int64_t tensor, int64_t access, int64_t r
   guarded(core, [&](PtoCore& c) {
     if (c.pipe != nullptr && csp::capturing(c.pipe))
       return csp::capture_region(c.pipe, tensor, access, rank);
-    if (!c.open) return;
-    const uint32_t id = c.num_nodes() - 1;
-    if (tensor < 0 || tensor >= static_cast<int64_t>(c.ranks.size()) || access < 0 ||
-        access > 2 || rank != c.ranks[static_cast<size_t>(tensor)] || c.dims_left != 0) {
-      c.open = false;
-      return c.fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
-                        std::to_string(access) + ", rank " + std::to_string(rank) + ")",
-                    id);
-    }
-    if (c.nio == c.io.size()) c.io.resize(c.io.size() * 2 + 4);
-    TaskIO& t = c.io[c.nio++];
-    t.region.base = static_cast<uint64_t>(tensor) + 1;
-    t.region.tensor = static_cast<uint16_t>(tensor);
-    t.region.rank = static_cast<uint8_t>(rank);
-    t.region.elem_bytes = 1;
-    t.region.kept = 0;
-    // Beyond the rank: a unit dimension (the TensorMap copies every kMaxRank entry).
-    for (int d = static_cast<int>(rank); d < kMaxRank; ++d) {
-      t.region.offsets[d] = 0;
-      t.region.sizes[d] = 1;
-      t.region.strides[d] = 1;
-    }
-    t.access = static_cast<uint8_t>(access);
-    c.dims_left = rank;
+    c.region(tensor, access, rank);
   });
 }
 
@@ -234,14 +262,29 @@ void pto_tg_task_region_dim(intptr_t core, int64_t offset, int64_t size, int64_t
   guarded(core, [&](PtoCore& c) {
     if (c.pipe != nullptr && csp::capturing(c.pipe))
       return csp::capture_dim(c.pipe, offset, size, stride);
-    if (!c.open || c.dims_left <= 0) return;
-    pto::wsp::TensorRegion& r = c.io[c.nio - 1].region;
-    const int d = r.rank - static_cast<int>(c.dims_left--);
-    r.offsets[d] = offset;
-    r.sizes[d] = size;
-    r.strides[d] = stride;
+    c.region_dim(offset, size, stride);
   });
 }
+
+#define PTO_DIM_VALUES(i) o##i, n##i, s##i
+#define PTO_REGION_OF_RANK(R, ...)                                                   \
+  void pto_tg_task_region##R(intptr_t core, int64_t tensor, int64_t access PTO_DIMS##R) { \
+    const int64_t d[] = {0, ##__VA_ARGS__};                                              \
+    region_of_rank<R>(core, tensor, access, d + 1);                                      \
+  }
+PTO_REGION_OF_RANK(0)
+PTO_REGION_OF_RANK(1, PTO_DIM_VALUES(0))
+PTO_REGION_OF_RANK(2, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1))
+PTO_REGION_OF_RANK(3, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2))
+PTO_REGION_OF_RANK(4, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2), PTO_DIM_VALUES(3))
+PTO_REGION_OF_RANK(5, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2), PTO_DIM_VALUES(3),
+                   PTO_DIM_VALUES(4))
+PTO_REGION_OF_RANK(6, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2), PTO_DIM_VALUES(3),
+                   PTO_DIM_VALUES(4), PTO_DIM_VALUES(5))
+PTO_REGION_OF_RANK(7, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2), PTO_DIM_VALUES(3),
+                   PTO_DIM_VALUES(4), PTO_DIM_VALUES(5), PTO_DIM_VALUES(6))
+PTO_REGION_OF_RANK(8, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2), PTO_DIM_VALUES(3),
+                   PTO_DIM_VALUES(4), PTO_DIM_VALUES(5), PTO_DIM_VALUES(6), PTO_DIM_VALUES(7))
 
 void pto_tg_task_submit(intptr_t core) {
   guarded(core, [&](PtoCore& c) {

@@ -227,6 +227,9 @@ struct PtoCore {
     }
     return false;
   }
+  // pto_tg_task_region and pto_tg_task_region_dim on this builder.
+  void region(int64_t tensor, int64_t access, int64_t rank);
+  void region_dim(int64_t offset, int64_t size, int64_t stride);
   void put_region(const TaskIO& t);
   void widen();
   void submit();
