@@ -218,11 +218,16 @@ def _api() -> ctypes.CDLL:
 def _array(pointer, n: int, owner: Core) -> np.ndarray:
     """The core's array at ``pointer`` (n entries) as a numpy array, without a copy: the
     array keeps ``owner`` alive, whose memory it is."""
-    dtype = np.dtype(pointer._type_)
+    dtype = _dtype_of(pointer._type_)
     if n == 0:
         return np.zeros(0, dtype)
     address = ctypes.cast(pointer, ctypes.c_void_p).value
     return np.asarray(_View(address, n, dtype, owner))
+
+
+@cache
+def _dtype_of(ctype: type) -> np.dtype:
+    return np.dtype(ctype)  # (numpy's conversion of a ctypes type takes microseconds)
 
 
 class _View:
@@ -855,9 +860,9 @@ def _pipe_api() -> ctypes.CDLL:
 def _copied(pointer, n: int) -> np.ndarray:
     """A copy of the scheduler's array at ``pointer`` (n entries; reused by the next run)."""
     if n == 0:
-        return np.zeros(0, np.dtype(pointer._type_))
+        return np.zeros(0, _dtype_of(pointer._type_))
     address = ctypes.cast(pointer, ctypes.c_void_p).value
-    return np.asarray(_View(address, n, np.dtype(pointer._type_), None)).copy()
+    return np.asarray(_View(address, n, _dtype_of(pointer._type_), None)).copy()
 
 
 if __name__ == "__main__":

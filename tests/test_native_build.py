@@ -265,6 +265,14 @@ def test_regions_beyond_32_bits_are_kept_whole(far, width):
     assert_same_graph(native, materialize(module, module.ops.last, values))
 
 
+def test_a_tensor_bound_again_with_another_shape_has_its_new_extents():
+    _, program = program_of(ROW_LOOP)
+    values = {"n": 2, "lens": [0, 2], "X": np.zeros((3, 4), np.float32)}
+    assert program.build(values).num_tasks == program.build(values).num_tasks == 2
+    with pytest.raises(NativeError, match=r"^@p: task 1: its region of tensor 'X' lies outside"):
+        program.build({**values, "X": np.zeros((2, 4), np.float32)})
+
+
 def test_an_array_of_the_wrong_shape_is_refused():
     _, program = program_of(ROW_LOOP)
     with pytest.raises(NativeError, match=r"X is bound to an array of shape \(3, 5\)"):

@@ -161,7 +161,10 @@ void PtoCore::csr() {
   for (size_t i = 0; i < n; ++i) fanout_begin[i + 1] += fanout_begin[i];
   fanout_edges.resize(e);
   fanout_kind.resize(e);
-  std::vector<int64_t> at(fanout_begin.data(), fanout_begin.data() + n);
+  // (the next free slot per row: kept with the core, as every array of the build)
+  csr_at.resize(n);
+  int64_t* at = csr_at.data();
+  for (size_t i = 0; i < n; ++i) at[i] = fanout_begin[i];
   for (size_t i = 0; i < e; ++i) {
     const int64_t k = at[edge_src[i]]++;
     fanout_edges[static_cast<size_t>(k)] = static_cast<int32_t>(edge_dst[i]);
