@@ -143,7 +143,10 @@ void PtoCore::widen() {
 }
 
 void PtoCore::graph(PtoGraph* out) {
-  if (!graphed) csr();
+  if (!graphed) {
+    csr();
+    tmap.reset();
+  }
   graphed = true;
   fill(out);
 }
@@ -393,6 +396,7 @@ PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* 
     }
   }
   if (c == nullptr) c = new PtoCore();
+  c->tmap.reset(host::TensorMap::take());
   c->ranks.assign(ranks, ranks + num_tensors);
   c->shapes.assign(shapes, shapes + static_cast<size_t>(num_tensors) * kMaxRank);
   for (int32_t t = 0; t < num_tensors; ++t) {

@@ -97,7 +97,9 @@ struct PtoCore {
   // of failed calls would still spin).
   jmp_buf stop;
   bool running = false;
-  std::unique_ptr<host::TensorMap, void (*)(host::TensorMap*)> tmap{host::TensorMap::take(),
+  // The data edges' map, while building: given back (kept for the next build, reset) once the
+  // graph is made, so a graph the host still holds does not hold the map's memory too.
+  std::unique_ptr<host::TensorMap, void (*)(host::TensorMap*)> tmap{nullptr,
                                                                     host::TensorMap::give};
   std::vector<int32_t> ranks;
   std::vector<int64_t> shapes;  // per tensor kMaxRank extents, -1 unknown
@@ -148,7 +150,7 @@ struct PtoCore {
     infer_data_deps = true;
     max_nodes = 0xFFFFFFF0;
     running = false;
-    tmap->reset();
+    tmap.reset();
     ranks.clear();
     shapes.clear();
     nio = 0;

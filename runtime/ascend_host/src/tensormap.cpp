@@ -579,6 +579,7 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
         if (v.capacity() > gr.members.capacity()) gr.members.swap(v);
         gr.members.clear();
       }
+      gr.members.reserve(n);  // (grown by doubling it would copy itself, touching twice as much)
       gr.cells.assign(n, -1);
     }
   }
