@@ -79,12 +79,6 @@ void PtoCore::region(int64_t tensor, int64_t access, int64_t rank) {
   t.region.rank = static_cast<uint8_t>(rank);
   t.region.elem_bytes = 1;
   t.region.kept = 0;
-  // Beyond the rank: a unit dimension (the TensorMap copies every kMaxRank entry).
-  for (int d = static_cast<int>(rank); d < kMaxRank; ++d) {
-    t.region.offsets[d] = 0;
-    t.region.sizes[d] = 1;
-    t.region.strides[d] = 1;
-  }
   t.access = static_cast<uint8_t>(access);
   dims_left = rank;
 }
@@ -212,7 +206,14 @@ static void region_of_rank(intptr_t core, int64_t tensor, int64_t access, const 
       return;
     }
     c.region(tensor, access, R);
-    for (int64_t i = 0; i < R; ++i) c.region_dim(d[3 * i], d[3 * i + 1], d[3 * i + 2]);
+    if (!c.open || c.dims_left != R) return;
+    pto::wsp::TensorRegion& r = c.io[c.nio - 1].region;
+    for (int64_t i = 0; i < R; ++i) {
+      r.offsets[i] = d[3 * i];
+      r.sizes[i] = d[3 * i + 1];
+      r.strides[i] = d[3 * i + 2];
+    }
+    c.dims_left = 0;
   });
 }
 
