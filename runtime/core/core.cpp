@@ -148,25 +148,25 @@ void PtoCore::graph(PtoGraph* out) {
 void PtoCore::csr() {
   const size_t n = kind.size(), e = edge_src.size();
   // Edges come grouped by increasing destination: a counting sort by source keeps each
-  // fanout row ascending.
+  // fanout row ascending. Row r's count goes to begin[r + 2]: after the prefix sums,
+  // begin[r + 1] is where row r starts, and placing its edges moves it to where row r ends,
+  // leaving begin[0 .. n] the rows' starts (no cursor array).
   fanin.assign(n, 0);
-  fanout_begin.assign(n + 1, 0);
+  fanout_begin.assign(n + 2, 0);
+  int64_t* begin = fanout_begin.data();
   for (size_t i = 0; i < e; ++i) {
-    ++fanout_begin[edge_src[i] + 1];
+    ++begin[edge_src[i] + 2];
     ++fanin[edge_dst[i]];
   }
-  for (size_t i = 0; i < n; ++i) fanout_begin[i + 1] += fanout_begin[i];
+  for (size_t i = 2; i <= n + 1; ++i) begin[i] += begin[i - 1];
   fanout_edges.resize(e);
   fanout_kind.resize(e);
-  // (the next free slot per row: kept with the core, as every array of the build)
-  csr_at.resize(n);
-  int64_t* at = csr_at.data();
-  for (size_t i = 0; i < n; ++i) at[i] = fanout_begin[i];
   for (size_t i = 0; i < e; ++i) {
-    const int64_t k = at[edge_src[i]]++;
+    const int64_t k = begin[edge_src[i] + 1]++;
     fanout_edges[static_cast<size_t>(k)] = static_cast<int32_t>(edge_dst[i]);
     fanout_kind[static_cast<size_t>(k)] = edge_kind[i];
   }
+  fanout_begin.resize(n + 1);
 }
 
 void PtoCore::fill(PtoGraph* out) const {

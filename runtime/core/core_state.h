@@ -132,7 +132,7 @@ struct PtoCore {
   int64_t error_node = -1, error_check = -1;
   // The CSR made by pto_core_graph.
   Grow<int32_t> fanin, fanout_edges;
-  Grow<int64_t> fanout_begin, csr_at;
+  Grow<int64_t> fanout_begin;
   Grow<uint8_t> fanout_kind;
   bool graphed = false;  // the CSR is made (once: the host holds views of these arrays)
   // The pipeline run this builder belongs to (csp.cpp), else null: a main program's build.
