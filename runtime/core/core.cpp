@@ -92,32 +92,31 @@ void PtoCore::region_dim(int64_t offset, int64_t size, int64_t stride) {
   r.strides[d] = stride;
 }
 
-static inline bool fits32(int64_t v) { return v == static_cast<int32_t>(v); }
-
 void PtoCore::put_region(const TaskIO& t) {
   const pto::wsp::TensorRegion& r = t.region;
   const int rank = r.rank;
+  const size_t n = 3 + 3 * static_cast<size_t>(rank);
   if (!wide) {
     if (pipe == nullptr) {
-      bool fits = true;
-      for (int d = 0; d < rank; ++d)
-        fits = fits && fits32(r.offsets[d]) && fits32(r.sizes[d]) && fits32(r.strides[d]);
-      if (fits) {
-        int32_t* v = regions32.extend(3 + 3 * static_cast<size_t>(rank));
-        v[0] = r.tensor;
-        v[1] = t.access;
-        v[2] = rank;
-        for (int d = 0; d < rank; ++d) {
-          v[3 + d] = static_cast<int32_t>(r.offsets[d]);
-          v[3 + rank + d] = static_cast<int32_t>(r.sizes[d]);
-          v[3 + 2 * rank + d] = static_cast<int32_t>(r.strides[d]);
-        }
-        return;
+      // Written narrowed, then taken back if a value did not fit (no branch per value).
+      int32_t* v = regions32.extend(n);
+      v[0] = r.tensor;
+      v[1] = t.access;
+      v[2] = rank;
+      bool cut = false;
+      for (int d = 0; d < rank; ++d) {
+        v[3 + d] = static_cast<int32_t>(r.offsets[d]);
+        v[3 + rank + d] = static_cast<int32_t>(r.sizes[d]);
+        v[3 + 2 * rank + d] = static_cast<int32_t>(r.strides[d]);
+        cut |= (v[3 + d] != r.offsets[d]) | (v[3 + rank + d] != r.sizes[d]) |
+               (v[3 + 2 * rank + d] != r.strides[d]);
       }
+      if (!cut) return;
+      regions32.resize(regions32.size() - n);
     }
     widen();
   }
-  int64_t* v = regions.extend(3 + 3 * static_cast<size_t>(rank));
+  int64_t* v = regions.extend(n);
   v[0] = r.tensor;
   v[1] = t.access;
   v[2] = rank;

@@ -204,10 +204,14 @@ struct PtoCore {
     regions_begin.push_back(static_cast<int64_t>(wide ? regions.size() : regions32.size()));
   }
   void edges(const std::vector<uint64_t>& ps, uint32_t dst) {
-    for (uint64_t p : ps) {
-      edge_src.push_back(static_cast<uint32_t>(p));
-      edge_dst.push_back(dst);
-      edge_kind.push_back(static_cast<uint8_t>(p >> 32));
+    const size_t n = ps.size();
+    uint32_t* src = edge_src.extend(n);
+    uint32_t* to = edge_dst.extend(n);
+    uint8_t* kinds = edge_kind.extend(n);
+    for (size_t i = 0; i < n; ++i) {
+      src[i] = static_cast<uint32_t>(ps[i]);
+      to[i] = dst;
+      kinds[i] = static_cast<uint8_t>(ps[i] >> 32);
     }
   }
   uint32_t barrier(const std::vector<uint32_t>& nodes) {
