@@ -311,9 +311,10 @@ PTO_CORE_API void pto_core_pipe_result(const PtoPipe* pipe, PtoPipeResult* out);
 typedef void (*PtoKernelFn)(int64_t* words);
 
 typedef struct PtoBodies {
-  // The graph's arrays (PtoGraph's).
+  // The graph's arrays (PtoGraph's: regions or, NULL, regions32).
   const int32_t *kernel, *site;
   const int64_t *args_begin, *args, *regions_begin, *regions;
+  const int32_t* regions32;
   // Per site: its scalars' kinds ('i' int, 'b' bool, 'f' a double's bits; missing: 'i') at
   // kinds[kinds_begin[s] ..], and per region the mask of the root dimensions its view keeps
   // at kept[kept_begin[s] ..] (missing: every dimension).
