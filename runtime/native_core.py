@@ -31,7 +31,6 @@ import numpy as np
 from pto_wsp.errors import ErrorCode, PtoError
 from pto_wsp.lowering.regions import TensorRegion
 from pto_wsp.lowering.taskgraph import TaskGraph
-from pto_wsp.passes.tg_to_runtime import MAX_RANK  # (PTO_CORE_MAX_RANK of pto_wsp_core.h)
 from pto_wsp.runtime.kernels import ViewRegion
 
 __all__ = [
@@ -67,6 +66,9 @@ _HEADERS = [
 ]
 #: The task ABI's generator (its header is written for the build).
 _ABI = _HERE.parent / "lowering" / "ascend" / "abi.py"
+#: The highest region rank (PTO_CORE_MAX_RANK of pto_wsp_core.h; tg-to-runtime-calls' too,
+#: not imported from it: finding a compiled program imports no pass).
+MAX_RANK = 8
 _FLAGS = ["-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-pthread"]
 _ACCESS = ("in", "out", "inout")
 

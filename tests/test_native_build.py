@@ -253,6 +253,12 @@ def test_a_region_outside_its_bound_tensor_names_the_task():
         program.build({"n": 2, "lens": [0, 5], "X": np.zeros((3, 4), np.float32)})
 
 
+def test_the_pass_and_the_core_take_the_same_ranks():
+    from pto_wsp.passes import tg_to_runtime
+
+    assert tg_to_runtime.MAX_RANK == native_core.MAX_RANK
+
+
 @pytest.mark.parametrize("far, width", [((1 << 31) - 1, np.int32), (1 << 31, np.int64)])
 def test_regions_beyond_32_bits_are_kept_whole(far, width):
     """Regions are stored in int32 while every value fits; the first that does not widens the
