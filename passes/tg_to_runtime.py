@@ -7,7 +7,7 @@ calls of the core's C API (runtime/core/pto_wsp_core.h), declared as ``func.func
 
 | tg | calls |
 |---|---|
-| `tg.task` | `pto_tg_task_begin(ctx, kernel, site, pool, domain, target, stream, priority)`, then per parameter `pto_tg_task_scalar`, per coordinate `pto_tg_task_coord`, per resource `pto_tg_task_region(ctx, tensor, access, rank)` and per root dimension `pto_tg_task_region_dim(ctx, offset, size, stride)`, then `pto_tg_task_submit(ctx)` |
+| `tg.task` | `pto_tg_task_begin(ctx, kernel, site, pool, domain, target, stream, priority)`, then per parameter `pto_tg_task_scalar`, per coordinate `pto_tg_task_coord`, per resource of rank R `pto_tg_task_region<R>(ctx, tensor, access, offset, size, stride, ...)` (per root dimension its offset, size and stride), then `pto_tg_task_submit(ctx)` |
 | `tg.ordered` | `pto_tg_ordered_enter(ctx)`, its body, `pto_tg_ordered_exit(ctx)` |
 | `tg.order_point` | `pto_tg_order_point(ctx)` |
 | `tg.seq` | `pto_tg_seq(ctx) -> index` |
@@ -67,13 +67,16 @@ from pto_wsp.passes.diagnostics import location_of
 
 NAME = "tg-to-runtime-calls"
 
+#: The highest rank of a task's region (the core's PTO_CORE_MAX_RANK).
+MAX_RANK = 8
+
 #: The core's C API the lowered programs call: name -> number of index operands, results.
 RUNTIME_API: dict[str, tuple[int, int]] = {
     "pto_tg_task_begin": (8, 0),
     "pto_tg_task_scalar": (2, 0),
     "pto_tg_task_coord": (2, 0),
-    "pto_tg_task_region": (4, 0),
-    "pto_tg_task_region_dim": (4, 0),
+    # A region of rank R (up to MAX_RANK): tensor, access, then per root dimension offset, size, stride.
+    **{f"pto_tg_task_region{r}": (3 + 3 * r, 0) for r in range(MAX_RANK + 1)},
     "pto_tg_task_submit": (1, 0),
     "pto_tg_ordered_enter": (1, 0),
     "pto_tg_order_point": (1, 0),
@@ -410,13 +413,14 @@ class _Lowering:
             self.call("pto_tg_task_coord", [c], op)
         for view, access in zip(views, op.access):
             rank = len(view.offsets)
-            self.call("pto_tg_task_region", [view.tensor, ACCESS[access.data], rank], op)
-            for d in range(rank):
-                self.call(
-                    "pto_tg_task_region_dim",
-                    [view.offsets[d], view.sizes[d], view.strides[d]],
-                    op,
-                )
+            if rank > MAX_RANK:
+                _fail(op, f"a region of rank {rank}: the runtime core takes ranks up to {MAX_RANK}")
+            dims = zip(view.offsets, view.sizes, view.strides)
+            self.call(
+                f"pto_tg_task_region{rank}",
+                [view.tensor, ACCESS[access.data], *(v for dim in dims for v in dim)],
+                op,
+            )
         self.call("pto_tg_task_submit", [], op)
         Rewriter.erase_op(op)
 

@@ -34,6 +34,7 @@ class _Bodies(ctypes.Structure):
         ("kernel", ctypes.POINTER(ctypes.c_int32)),
         ("site", ctypes.POINTER(ctypes.c_int32)),
         *[(n, _I64) for n in ("args_begin", "args", "regions_begin", "regions")],
+        ("regions32", ctypes.POINTER(ctypes.c_int32)),
         ("num_sites", ctypes.c_int64),
         ("kinds_begin", _I64),
         ("kinds", ctypes.POINTER(ctypes.c_uint8)),
@@ -95,7 +96,11 @@ class NativeBodies:
         b.kernel, b.site = ptr(graph.kernel, np.int32), ptr(site_of, np.int32)
         b.args_begin, b.args = ptr(graph.args._begin, np.int64), ptr(graph.args._values, np.int64)
         b.regions_begin = ptr(graph.regions._begin, np.int64)
-        b.regions = ptr(graph.regions._values, np.int64)
+        values = graph.regions._values  # (int32 when every value of the build fits)
+        if values.dtype == np.int32:
+            b.regions32 = ptr(values, np.int32)
+        else:
+            b.regions = ptr(values, np.int64)
         b.num_sites = n = max(len(kinds), len(kept))
         site_kinds = [kinds[s] if s < len(kinds) else "" for s in range(n)]
         b.kinds_begin = ptr(_begin(map(len, site_kinds)), np.int64)

@@ -68,7 +68,8 @@ _HEADERS = [
 ]
 #: The task ABI's generator (its header is written for the build).
 _ABI = _HERE.parent / "lowering" / "ascend" / "abi.py"
-#: The highest region rank (PTO_CORE_MAX_RANK of pto_wsp_core.h).
+#: The highest region rank (PTO_CORE_MAX_RANK of pto_wsp_core.h; tg-to-runtime-calls' too,
+#: not imported from it: finding a compiled program imports no pass).
 MAX_RANK = 8
 _FLAGS = ["-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-pthread"]
 _ACCESS = ("in", "out", "inout")
@@ -168,6 +169,7 @@ class _Graph(ctypes.Structure):
             (n, ctypes.POINTER(ctypes.c_int64))
             for n in ("args_begin", "args", "coords_begin", "coords", "regions_begin", "regions")
         ],
+        ("regions32", ctypes.POINTER(ctypes.c_int32)),
     ]
 
 
@@ -220,11 +222,16 @@ def _api() -> ctypes.CDLL:
 def _array(pointer, n: int, owner: Core) -> np.ndarray:
     """The core's array at ``pointer`` (n entries) as a numpy array, without a copy: the
     array keeps ``owner`` alive, whose memory it is."""
-    dtype = np.dtype(pointer._type_)
+    dtype = _dtype_of(pointer._type_)
     if n == 0:
         return np.zeros(0, dtype)
     address = ctypes.cast(pointer, ctypes.c_void_p).value
     return np.asarray(_View(address, n, dtype, owner))
+
+
+@cache
+def _dtype_of(ctype: type) -> np.dtype:
+    return np.dtype(ctype)  # (numpy's conversion of a ctypes type takes microseconds)
 
 
 class _View:
@@ -331,7 +338,10 @@ class Core:
             kernels=list(kernels),
             args=per_node(g.args_begin, g.args, _args(site, scalars), (site, scalars)),
             regions=per_node(
-                g.regions_begin, g.regions, _regions(tensors, site, kept), (site, kept, tensors)
+                g.regions_begin,
+                g.regions if g.regions else g.regions32,  # (int32 when every value fits)
+                _regions(tensors, site, kept),
+                (site, kept, tensors),
             ),
             coords=per_node(g.coords_begin, g.coords, _coords(site, sites)),
         )
@@ -854,9 +864,9 @@ def _pipe_api() -> ctypes.CDLL:
 def _copied(pointer, n: int) -> np.ndarray:
     """A copy of the scheduler's array at ``pointer`` (n entries; reused by the next run)."""
     if n == 0:
-        return np.zeros(0, np.dtype(pointer._type_))
+        return np.zeros(0, _dtype_of(pointer._type_))
     address = ctypes.cast(pointer, ctypes.c_void_p).value
-    return np.asarray(_View(address, n, np.dtype(pointer._type_), None)).copy()
+    return np.asarray(_View(address, n, _dtype_of(pointer._type_), None)).copy()
 
 
 if __name__ == "__main__":

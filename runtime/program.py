@@ -288,7 +288,8 @@ class Program:
                 self._check_run()
             self._failed = None
         except BaseException as error:
-            # (stats() and the rest keep the last good run's results, if any)
+            # (an engine run's failure keeps the last good run's results; a native run lets
+            # them go first, see _run_native)
             self._failed = f"{type(error).__name__}: {str(error)[:200]}"
             raise
         finally:
@@ -438,6 +439,9 @@ class Program:
             for a in self.args
             if a.kind == "tensor" and isinstance(self._bindings.get(a.name), np.ndarray)
         }
+        # The last run's graph and schedule are the core's and the scheduler's memory: let go
+        # of them first, and this build reuses that memory instead of faulting in fresh pages.
+        self._sim = None
         with gc_paused():  # (the graph's per-node tuples are made lazily: few objects)
             start = time.perf_counter()
             graph, points = self.native.build_with_points(self._bindings, config.infer_data_deps)

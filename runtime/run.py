@@ -285,12 +285,14 @@ class Run:
         plain = [not ("f" in k or "b" in k) for k in kinds]
         bases = _Bases(self.arrays, tensors)
         sites = int(site_of.max()) + 1 if len(site_of) else 0
-        by_site = [views.setdefault((_SITE, s), {}) for s in range(sites)]
+        # (the regions' width in the key too: a build's values are int32 or int64)
+        by_site = [views.setdefault((_SITE, s, values.itemsize), {}) for s in range(sites)]
 
         def made(tid: int, s: int, key: bytes) -> list:
             """The views of a task's regions, each made once per region (``views``)."""
             out = []
-            raw = values[rb[tid] // 8 : rb[tid + 1] // 8].tolist()  # (rb: in bytes)
+            size = values.itemsize
+            raw = values[rb[tid] // size : rb[tid + 1] // size].tolist()  # (rb: in bytes)
             r = i = 0
             while r < len(raw):
                 end = r + 3 + 3 * raw[r + 2]
@@ -348,7 +350,8 @@ def _check_views(views: dict, arrays: Mapping[str, np.ndarray]) -> None:
 
 #: The key under which ``views`` remembers the arrays its views are of.
 _ARRAYS = "arrays"
-#: With a site's number, the key of its tasks' views by their regions' bytes.
+#: With a site's number and the regions' item size, the key of its tasks' views by their
+#: regions' bytes.
 _SITE = "site"
 
 

@@ -253,6 +253,32 @@ def test_a_region_outside_its_bound_tensor_names_the_task():
         program.build({"n": 2, "lens": [0, 5], "X": np.zeros((3, 4), np.float32)})
 
 
+def test_the_pass_and_the_core_take_the_same_ranks():
+    from pto_wsp.passes import tg_to_runtime
+
+    assert tg_to_runtime.MAX_RANK == native_core.MAX_RANK
+
+
+@pytest.mark.parametrize("far, width", [((1 << 31) - 1, np.int32), (1 << 31, np.int64)])
+def test_regions_beyond_32_bits_are_kept_whole(far, width):
+    """Regions are stored in int32 while every value fits; the first that does not widens the
+    build's regions to int64, those before it included."""
+    module, program = program_of(ROW_LOOP)
+    values = {"n": 3, "lens": [5, far, 7]}
+    native = program.build(values)
+    assert native.regions._values.dtype == width
+    assert [r.offsets for (r,) in native.regions] == [(5, 0), (far, 0), (7, 0)]
+    assert_same_graph(native, materialize(module, module.ops.last, values))
+
+
+def test_a_tensor_bound_again_with_another_shape_has_its_new_extents():
+    _, program = program_of(ROW_LOOP)
+    values = {"n": 2, "lens": [0, 2], "X": np.zeros((3, 4), np.float32)}
+    assert program.build(values).num_tasks == program.build(values).num_tasks == 2
+    with pytest.raises(NativeError, match=r"^@p: task 1: its region of tensor 'X' lies outside"):
+        program.build({**values, "X": np.zeros((2, 4), np.float32)})
+
+
 def test_an_array_of_the_wrong_shape_is_refused():
     _, program = program_of(ROW_LOOP)
     with pytest.raises(NativeError, match=r"X is bound to an array of shape \(3, 5\)"):

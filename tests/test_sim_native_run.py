@@ -592,3 +592,19 @@ def test_a_program_run_again_gives_the_engines_run(case, size):
     arrays_g = {k: v.copy() for k, v in initial.items()}
     pg.bind(n=size, **arrays_g).execute()
     assert_same(pf, pg, (log, log_g), (arrays, arrays_g))
+
+
+def test_a_program_run_again_builds_in_the_memory_of_its_last_run():
+    """A later execute lets go of the last run first, so its graph is built in the same core
+    memory (no fresh pages); a graph the caller still holds keeps its memory and its values."""
+    prog = WORKLOADS[0].compile(target="cpu_sim", mode="cycles").bind(n=64, **_arrays(64))
+    prog.execute()
+    address = prog.graph().fanout_edges.ctypes.data  # (the address only: the graph goes)
+    prog.execute()
+    assert prog.graph().fanout_edges.ctypes.data == address
+    held = prog.graph()
+    edges = held.fanout_edges.copy()
+    prog.execute()
+    assert prog.graph().fanout_edges.ctypes.data != address
+    assert np.array_equal(held.fanout_edges, edges)
+    assert np.array_equal(prog.graph().fanout_edges, edges)

@@ -116,6 +116,8 @@ class NativeProgram:
             for name, type_ in zip(self.arg_names, self.arg_types)
         ]  # fmt: skip
         self._tensors = [n if static is not None else "" for n, _, static, _, _ in self._plan]
+        #: (argument, shape) -> descriptor, its holder and extents of an unread tensor.
+        self._extents: dict[tuple, tuple] = {}
 
     @property
     def is_pipeline(self) -> bool:
@@ -179,11 +181,20 @@ class NativeProgram:
                 addresses.append(ctypes.addressof(scalar))
                 shapes.append(())
                 continue
-            descriptor, shape = self._memref(name, type_, static, kind, reads, value, keep)
-            holder = ctypes.c_void_p(ctypes.addressof(descriptor))
-            keep += [descriptor, holder]
-            addresses.append(ctypes.addressof(holder))
-            shapes.append(shape)
+            # A tensor the program does not read is its extents alone: its descriptor is
+            # made once per shape (the same bindings again cost no ctypes objects).
+            key = None
+            if not reads and (value is None or isinstance(value, np.ndarray)):
+                key = (name, None if value is None else value.shape)
+            made = self._extents.get(key) if key is not None else None
+            if made is None:
+                descriptor, shape = self._memref(name, type_, static, kind, reads, value, keep)
+                made = (descriptor, ctypes.c_void_p(ctypes.addressof(descriptor)), shape)
+                if key is not None:
+                    self._extents[key] = made
+            keep.append(made)
+            addresses.append(ctypes.addressof(made[1]))
+            shapes.append(made[2])
         return shapes, keep, addresses
 
     def _scalar(self, name: str, ctype: Any, value: Any) -> Any:

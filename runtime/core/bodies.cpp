@@ -20,7 +20,8 @@ constexpr int64_t kTensor = 0, kInteger = 1;
 constexpr uint8_t kSkip = 0, kNative = 1;
 
 struct Task {
-  const int64_t *arg, *arg_end, *region, *region_end;
+  const int64_t *arg, *arg_end;
+  int64_t region, region_end;  // positions in the graph's regions (int64, or int32)
   const uint8_t* kinds;
   int64_t num_kinds;
   const int64_t* kept;
@@ -29,7 +30,7 @@ struct Task {
 
 Task task_of(const PtoBodies& b, int64_t t) {
   Task task{b.args + b.args_begin[t], b.args + b.args_begin[t + 1],
-            b.regions + b.regions_begin[t], b.regions + b.regions_begin[t + 1],
+            b.regions_begin[t], b.regions_begin[t + 1],
             nullptr, 0, nullptr, 0};
   const int64_t s = b.site[t];
   if (s >= 0 && s < b.num_sites) {
@@ -94,7 +95,8 @@ bool words(const PtoBodies& b, int64_t t, int64_t k, int64_t* word) {
   const Task task = task_of(b, t);
   const int64_t *sig = b.sig + b.sig_begin[k], *end = b.sig + b.sig_begin[k + 1];
   const int64_t* arg = task.arg;
-  const int64_t* r = task.region;
+  int64_t at = task.region;
+  int64_t region[3 + 3 * PTO_CORE_MAX_RANK];  // (the region at `at`, as int64)
   int64_t j = 0, i = 0;
   while (sig < end) {
     if (*sig != kTensor) {
@@ -104,16 +106,19 @@ bool words(const PtoBodies& b, int64_t t, int64_t k, int64_t* word) {
       ++sig, ++j;
       continue;
     }
-    if (r == task.region_end) return false;
-    const int64_t rank = r[2], prank = sig[2];
+    if (at == task.region_end) return false;
+    const int64_t rank = b.regions ? b.regions[at + 2] : b.regions32[at + 2], prank = sig[2];
+    if (rank < 0 || rank > PTO_CORE_MAX_RANK) return false;
+    for (int64_t v = 0; v < 3 + 3 * rank; ++v)
+      region[v] = b.regions ? b.regions[at + v] : b.regions32[at + v];
     const int64_t mask = i < task.num_kept ? task.kept[i] : (int64_t{1} << rank) - 1;
-    if (!tensor(b, r, mask, sig + 1, word)) return false;
-    r += 3 + 3 * rank;
+    if (!tensor(b, region, mask, sig + 1, word)) return false;
+    at += 3 + 3 * rank;
     word += 1 + 2 * prank;
     sig += 3 + prank;
     ++i;
   }
-  return arg == task.arg_end && r == task.region_end;
+  return arg == task.arg_end && at == task.region_end;
 }
 
 }  // namespace

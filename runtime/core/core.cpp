@@ -47,12 +47,7 @@ void PtoCore::submit() {
                       "stride < 1)",
                   id);
     }
-    regions.push_back(t.region.tensor);
-    regions.push_back(t.access);
-    regions.push_back(t.region.rank);
-    for (int d = 0; d < t.region.rank; ++d) regions.push_back(t.region.offsets[d]);
-    for (int d = 0; d < t.region.rank; ++d) regions.push_back(t.region.sizes[d]);
-    for (int d = 0; d < t.region.rank; ++d) regions.push_back(t.region.strides[d]);
+    put_region(t);
     if (infer_data_deps) tmap->access(t.region, t.access, id, raw, waw, war);
   }
   preds.clear();
@@ -67,8 +62,84 @@ void PtoCore::submit() {
   seal(id);
 }
 
+void PtoCore::region(int64_t tensor, int64_t access, int64_t rank) {
+  if (!open) return;
+  const uint32_t id = num_nodes() - 1;
+  if (tensor < 0 || tensor >= static_cast<int64_t>(ranks.size()) || access < 0 || access > 2 ||
+      rank != ranks[static_cast<size_t>(tensor)] || dims_left != 0) {
+    open = false;
+    return fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
+                    std::to_string(access) + ", rank " + std::to_string(rank) + ")",
+                id);
+  }
+  if (nio == io.size()) io.resize(io.size() * 2 + 4);
+  TaskIO& t = io[nio++];
+  t.region.base = static_cast<uint64_t>(tensor) + 1;
+  t.region.tensor = static_cast<uint16_t>(tensor);
+  t.region.rank = static_cast<uint8_t>(rank);
+  t.region.elem_bytes = 1;
+  t.region.kept = 0;
+  t.access = static_cast<uint8_t>(access);
+  dims_left = rank;
+}
+
+void PtoCore::region_dim(int64_t offset, int64_t size, int64_t stride) {
+  if (!open || dims_left <= 0) return;
+  pto::wsp::TensorRegion& r = io[nio - 1].region;
+  const int d = r.rank - static_cast<int>(dims_left--);
+  r.offsets[d] = offset;
+  r.sizes[d] = size;
+  r.strides[d] = stride;
+}
+
+void PtoCore::put_region(const TaskIO& t) {
+  const pto::wsp::TensorRegion& r = t.region;
+  const int rank = r.rank;
+  const size_t n = 3 + 3 * static_cast<size_t>(rank);
+  if (!wide) {
+    if (pipe == nullptr) {
+      // Written narrowed, then taken back if a value did not fit (no branch per value).
+      int32_t* v = regions32.extend(n);
+      v[0] = r.tensor;
+      v[1] = t.access;
+      v[2] = rank;
+      bool cut = false;
+      for (int d = 0; d < rank; ++d) {
+        v[3 + d] = static_cast<int32_t>(r.offsets[d]);
+        v[3 + rank + d] = static_cast<int32_t>(r.sizes[d]);
+        v[3 + 2 * rank + d] = static_cast<int32_t>(r.strides[d]);
+        cut |= (v[3 + d] != r.offsets[d]) | (v[3 + rank + d] != r.sizes[d]) |
+               (v[3 + 2 * rank + d] != r.strides[d]);
+      }
+      if (!cut) return;
+      regions32.resize(regions32.size() - n);
+    }
+    widen();
+  }
+  int64_t* v = regions.extend(n);
+  v[0] = r.tensor;
+  v[1] = t.access;
+  v[2] = rank;
+  for (int d = 0; d < rank; ++d) {
+    v[3 + d] = r.offsets[d];
+    v[3 + rank + d] = r.sizes[d];
+    v[3 + 2 * rank + d] = r.strides[d];
+  }
+}
+
+void PtoCore::widen() {
+  const size_t n = regions32.size();
+  int64_t* v = regions.extend(n);
+  for (size_t i = 0; i < n; ++i) v[i] = regions32[i];
+  regions32.clear();
+  wide = true;
+}
+
 void PtoCore::graph(PtoGraph* out) {
-  if (!graphed) csr();
+  if (!graphed) {
+    csr();
+    tmap.reset();
+  }
   graphed = true;
   fill(out);
 }
@@ -76,22 +147,25 @@ void PtoCore::graph(PtoGraph* out) {
 void PtoCore::csr() {
   const size_t n = kind.size(), e = edge_src.size();
   // Edges come grouped by increasing destination: a counting sort by source keeps each
-  // fanout row ascending.
+  // fanout row ascending. Row r's count goes to begin[r + 2]: after the prefix sums,
+  // begin[r + 1] is where row r starts, and placing its edges moves it to where row r ends,
+  // leaving begin[0 .. n] the rows' starts (no cursor array).
   fanin.assign(n, 0);
-  fanout_begin.assign(n + 1, 0);
+  fanout_begin.assign(n + 2, 0);
+  int64_t* begin = fanout_begin.data();
   for (size_t i = 0; i < e; ++i) {
-    ++fanout_begin[edge_src[i] + 1];
+    ++begin[edge_src[i] + 2];
     ++fanin[edge_dst[i]];
   }
-  for (size_t i = 0; i < n; ++i) fanout_begin[i + 1] += fanout_begin[i];
+  for (size_t i = 2; i <= n + 1; ++i) begin[i] += begin[i - 1];
   fanout_edges.resize(e);
   fanout_kind.resize(e);
-  std::vector<int64_t> at(fanout_begin.data(), fanout_begin.data() + n);
   for (size_t i = 0; i < e; ++i) {
-    const int64_t k = at[edge_src[i]]++;
+    const int64_t k = begin[edge_src[i] + 1]++;
     fanout_edges[static_cast<size_t>(k)] = static_cast<int32_t>(edge_dst[i]);
     fanout_kind[static_cast<size_t>(k)] = edge_kind[i];
   }
+  fanout_begin.resize(n + 1);
 }
 
 void PtoCore::fill(PtoGraph* out) const {
@@ -116,7 +190,30 @@ void PtoCore::fill(PtoGraph* out) const {
   out->coords_begin = coords_begin.data();
   out->coords = coords.data();
   out->regions_begin = regions_begin.data();
-  out->regions = regions.data();
+  out->regions = wide ? regions.data() : nullptr;
+  out->regions32 = wide ? nullptr : regions32.data();
+}
+
+// pto_tg_task_region<R>: pto_tg_task_region and its R pto_tg_task_region_dim in one call (d:
+// per dimension offset, size, stride).
+template <int64_t R>
+static void region_of_rank(intptr_t core, int64_t tensor, int64_t access, const int64_t* d) {
+  guarded(core, [&](PtoCore& c) {
+    if (c.pipe != nullptr && csp::capturing(c.pipe)) {
+      csp::capture_region(c.pipe, tensor, access, R);
+      for (int64_t i = 0; i < R; ++i) csp::capture_dim(c.pipe, d[3 * i], d[3 * i + 1], d[3 * i + 2]);
+      return;
+    }
+    c.region(tensor, access, R);
+    if (!c.open || c.dims_left != R) return;
+    pto::wsp::TensorRegion& r = c.io[c.nio - 1].region;
+    for (int64_t i = 0; i < R; ++i) {
+      r.offsets[i] = d[3 * i];
+      r.sizes[i] = d[3 * i + 1];
+      r.strides[i] = d[3 * i + 2];
+    }
+    c.dims_left = 0;
+  });
 }
 
 extern "C" {
@@ -163,30 +260,7 @@ void pto_tg_task_region(intptr_t core, int64_t tensor, int64_t access, int64_t r
   guarded(core, [&](PtoCore& c) {
     if (c.pipe != nullptr && csp::capturing(c.pipe))
       return csp::capture_region(c.pipe, tensor, access, rank);
-    if (!c.open) return;
-    const uint32_t id = c.num_nodes() - 1;
-    if (tensor < 0 || tensor >= static_cast<int64_t>(c.ranks.size()) || access < 0 ||
-        access > 2 || rank != c.ranks[static_cast<size_t>(tensor)] || c.dims_left != 0) {
-      c.open = false;
-      return c.fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
-                        std::to_string(access) + ", rank " + std::to_string(rank) + ")",
-                    id);
-    }
-    if (c.nio == c.io.size()) c.io.resize(c.io.size() * 2 + 4);
-    TaskIO& t = c.io[c.nio++];
-    t.region.base = static_cast<uint64_t>(tensor) + 1;
-    t.region.tensor = static_cast<uint16_t>(tensor);
-    t.region.rank = static_cast<uint8_t>(rank);
-    t.region.elem_bytes = 1;
-    t.region.kept = 0;
-    // Beyond the rank: a unit dimension (the TensorMap copies every kMaxRank entry).
-    for (int d = static_cast<int>(rank); d < kMaxRank; ++d) {
-      t.region.offsets[d] = 0;
-      t.region.sizes[d] = 1;
-      t.region.strides[d] = 1;
-    }
-    t.access = static_cast<uint8_t>(access);
-    c.dims_left = rank;
+    c.region(tensor, access, rank);
   });
 }
 
@@ -194,14 +268,29 @@ void pto_tg_task_region_dim(intptr_t core, int64_t offset, int64_t size, int64_t
   guarded(core, [&](PtoCore& c) {
     if (c.pipe != nullptr && csp::capturing(c.pipe))
       return csp::capture_dim(c.pipe, offset, size, stride);
-    if (!c.open || c.dims_left <= 0) return;
-    pto::wsp::TensorRegion& r = c.io[c.nio - 1].region;
-    const int d = r.rank - static_cast<int>(c.dims_left--);
-    r.offsets[d] = offset;
-    r.sizes[d] = size;
-    r.strides[d] = stride;
+    c.region_dim(offset, size, stride);
   });
 }
+
+#define PTO_DIM_VALUES(i) o##i, n##i, s##i
+#define PTO_REGION_OF_RANK(R, ...)                                                   \
+  void pto_tg_task_region##R(intptr_t core, int64_t tensor, int64_t access PTO_DIMS##R) { \
+    const int64_t d[] = {0, ##__VA_ARGS__};                                              \
+    region_of_rank<R>(core, tensor, access, d + 1);                                      \
+  }
+PTO_REGION_OF_RANK(0)
+PTO_REGION_OF_RANK(1, PTO_DIM_VALUES(0))
+PTO_REGION_OF_RANK(2, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1))
+PTO_REGION_OF_RANK(3, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2))
+PTO_REGION_OF_RANK(4, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2), PTO_DIM_VALUES(3))
+PTO_REGION_OF_RANK(5, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2), PTO_DIM_VALUES(3),
+                   PTO_DIM_VALUES(4))
+PTO_REGION_OF_RANK(6, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2), PTO_DIM_VALUES(3),
+                   PTO_DIM_VALUES(4), PTO_DIM_VALUES(5))
+PTO_REGION_OF_RANK(7, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2), PTO_DIM_VALUES(3),
+                   PTO_DIM_VALUES(4), PTO_DIM_VALUES(5), PTO_DIM_VALUES(6))
+PTO_REGION_OF_RANK(8, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2), PTO_DIM_VALUES(3),
+                   PTO_DIM_VALUES(4), PTO_DIM_VALUES(5), PTO_DIM_VALUES(6), PTO_DIM_VALUES(7))
 
 void pto_tg_task_submit(intptr_t core) {
   guarded(core, [&](PtoCore& c) {
@@ -307,6 +396,7 @@ PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* 
     }
   }
   if (c == nullptr) c = new PtoCore();
+  c->tmap.reset(host::TensorMap::take());
   c->ranks.assign(ranks, ranks + num_tensors);
   c->shapes.assign(shapes, shapes + static_cast<size_t>(num_tensors) * kMaxRank);
   for (int32_t t = 0; t < num_tensors; ++t) {

@@ -45,6 +45,13 @@ class Grow {
     if (size_ == cap_) grow(size_ + 1);
     data_[size_++] = v;
   }
+  // Room for n more values at the end, returned to be written.
+  T* extend(size_t n) {
+    if (size_ + n > cap_) grow(size_ + n);
+    T* at = data_ + size_;
+    size_ += n;
+    return at;
+  }
   void resize(size_t n) {
     if (n > cap_) grow(n);
     size_ = n;
@@ -90,7 +97,9 @@ struct PtoCore {
   // of failed calls would still spin).
   jmp_buf stop;
   bool running = false;
-  std::unique_ptr<host::TensorMap, void (*)(host::TensorMap*)> tmap{host::TensorMap::take(),
+  // The data edges' map, while building: given back (kept for the next build, reset) once the
+  // graph is made, so a graph the host still holds does not hold the map's memory too.
+  std::unique_ptr<host::TensorMap, void (*)(host::TensorMap*)> tmap{nullptr,
                                                                     host::TensorMap::give};
   std::vector<int32_t> ranks;
   std::vector<int64_t> shapes;  // per tensor kMaxRank extents, -1 unknown
@@ -104,7 +113,13 @@ struct PtoCore {
   Grow<uint8_t> kind, pool, domain;
   Grow<int32_t> kernel, site;
   Grow<int64_t> target, stream, priority;
-  Grow<int64_t> args_begin{0}, args, coords_begin{0}, coords, regions_begin{0}, regions;
+  Grow<int64_t> args_begin{0}, args, coords_begin{0}, coords, regions_begin{0};
+  // Per node its regions (tensor, access, rank, then per dimension offset, size, stride): in
+  // int32 while every value fits (a large build's largest array, halved), else from the first
+  // that does not (and always in a pipeline run, whose processes read them) in int64.
+  Grow<int32_t> regions32;
+  Grow<int64_t> regions;
+  bool wide = false;
   Grow<uint32_t> edge_src, edge_dst;
   Grow<uint8_t> edge_kind;
   int64_t edges_by_kind[4] = {0, 0, 0, 0};
@@ -135,20 +150,21 @@ struct PtoCore {
     infer_data_deps = true;
     max_nodes = 0xFFFFFFF0;
     running = false;
-    tmap->reset();
+    tmap.reset();
     ranks.clear();
     shapes.clear();
     nio = 0;
     dims_left = 0;
     open = false;
     for (auto* v : {&kind, &pool, &domain, &edge_kind, &fanout_kind}) v->clear();
-    for (auto* v : {&kernel, &site, &fanin, &fanout_edges}) v->clear();
+    for (auto* v : {&kernel, &site, &fanin, &fanout_edges, &regions32}) v->clear();
     for (auto* v : {&target, &stream, &priority, &args, &coords, &regions, &fanout_begin})
       v->clear();
     for (auto* v : {&args_begin, &coords_begin, &regions_begin}) v->assign(1, 0);
     edge_src.clear();
     edge_dst.clear();
     for (int64_t& k : edges_by_kind) k = 0;
+    wide = false;
     ntasks = 0;
     error.clear();
     error_node = error_check = -1;
@@ -185,13 +201,17 @@ struct PtoCore {
     (void)id;
     args_begin.push_back(static_cast<int64_t>(args.size()));
     coords_begin.push_back(static_cast<int64_t>(coords.size()));
-    regions_begin.push_back(static_cast<int64_t>(regions.size()));
+    regions_begin.push_back(static_cast<int64_t>(wide ? regions.size() : regions32.size()));
   }
   void edges(const std::vector<uint64_t>& ps, uint32_t dst) {
-    for (uint64_t p : ps) {
-      edge_src.push_back(static_cast<uint32_t>(p));
-      edge_dst.push_back(dst);
-      edge_kind.push_back(static_cast<uint8_t>(p >> 32));
+    const size_t n = ps.size();
+    uint32_t* src = edge_src.extend(n);
+    uint32_t* to = edge_dst.extend(n);
+    uint8_t* kinds = edge_kind.extend(n);
+    for (size_t i = 0; i < n; ++i) {
+      src[i] = static_cast<uint32_t>(ps[i]);
+      to[i] = dst;
+      kinds[i] = static_cast<uint8_t>(ps[i] >> 32);
     }
   }
   uint32_t barrier(const std::vector<uint32_t>& nodes) {
@@ -213,6 +233,11 @@ struct PtoCore {
     }
     return false;
   }
+  // pto_tg_task_region and pto_tg_task_region_dim on this builder.
+  void region(int64_t tensor, int64_t access, int64_t rank);
+  void region_dim(int64_t offset, int64_t size, int64_t stride);
+  void put_region(const TaskIO& t);
+  void widen();
   void submit();
   void graph(PtoGraph* out);
   void csr();

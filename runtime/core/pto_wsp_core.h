@@ -39,6 +39,29 @@ PTO_CORE_API void pto_tg_task_coord(intptr_t core, int64_t value);
 // (per root dimension: offset, size, stride in the tensor's index space).
 PTO_CORE_API void pto_tg_task_region(intptr_t core, int64_t tensor, int64_t access, int64_t rank);
 PTO_CORE_API void pto_tg_task_region_dim(intptr_t core, int64_t offset, int64_t size, int64_t stride);
+// The same in one call: pto_tg_task_region<R>(core, tensor, access, then per root dimension
+// offset, size, stride) for a region of rank R (0 to PTO_CORE_MAX_RANK); what compiled programs
+// call (a call per region instead of 1 + R).
+#define PTO_DIMS0
+#define PTO_DIMS1 , int64_t o0, int64_t n0, int64_t s0
+#define PTO_DIMS2 PTO_DIMS1, int64_t o1, int64_t n1, int64_t s1
+#define PTO_DIMS3 PTO_DIMS2, int64_t o2, int64_t n2, int64_t s2
+#define PTO_DIMS4 PTO_DIMS3, int64_t o3, int64_t n3, int64_t s3
+#define PTO_DIMS5 PTO_DIMS4, int64_t o4, int64_t n4, int64_t s4
+#define PTO_DIMS6 PTO_DIMS5, int64_t o5, int64_t n5, int64_t s5
+#define PTO_DIMS7 PTO_DIMS6, int64_t o6, int64_t n6, int64_t s6
+#define PTO_DIMS8 PTO_DIMS7, int64_t o7, int64_t n7, int64_t s7
+#define PTO_REGION_CALL(R) \
+  PTO_CORE_API void pto_tg_task_region##R(intptr_t core, int64_t tensor, int64_t access PTO_DIMS##R);
+PTO_REGION_CALL(0)
+PTO_REGION_CALL(1)
+PTO_REGION_CALL(2)
+PTO_REGION_CALL(3)
+PTO_REGION_CALL(4)
+PTO_REGION_CALL(5)
+PTO_REGION_CALL(6)
+PTO_REGION_CALL(7)
+PTO_REGION_CALL(8)
 // Infer the task's dependencies and add it to the graph.
 PTO_CORE_API void pto_tg_task_submit(intptr_t core);
 // tg.ordered (enter ... exit) and tg.order_point.
@@ -110,7 +133,9 @@ PTO_CORE_API int64_t pto_core_error_check(const PtoCore* core);
 // Per node: kind (0 task, 1 barrier), kernel and site (-1 for a barrier), pool, domain,
 // target, stream, priority, fanin; fanout in CSR (fanout_begin has num_nodes + 1 entries,
 // each row ascending, edge_kind per edge: 0 structural, 1 raw, 2 waw, 3 war). Per node in
-// CSR too: args, coords, and regions as (tensor, access, rank, offsets, sizes, strides).
+// CSR too: args, coords, and regions as (tensor, access, rank, offsets, sizes, strides):
+// regions32 (int32) when every value of the build fits 32 bits, else regions (int64); the
+// other one is NULL.
 typedef struct PtoGraph {
   int64_t num_nodes, num_edges, num_tasks;
   const uint8_t *kind, *pool, *domain;
@@ -118,6 +143,7 @@ typedef struct PtoGraph {
   const int64_t *target, *stream, *priority, *fanout_begin;
   const uint8_t* edge_kind;
   const int64_t *args_begin, *args, *coords_begin, *coords, *regions_begin, *regions;
+  const int32_t* regions32;
 } PtoGraph;
 
 // Fill `out` (an error if the build failed or a scope is still open: nonzero).
@@ -285,9 +311,10 @@ PTO_CORE_API void pto_core_pipe_result(const PtoPipe* pipe, PtoPipeResult* out);
 typedef void (*PtoKernelFn)(int64_t* words);
 
 typedef struct PtoBodies {
-  // The graph's arrays (PtoGraph's).
+  // The graph's arrays (PtoGraph's: regions or, NULL, regions32).
   const int32_t *kernel, *site;
   const int64_t *args_begin, *args, *regions_begin, *regions;
+  const int32_t* regions32;
   // Per site: its scalars' kinds ('i' int, 'b' bool, 'f' a double's bits; missing: 'i') at
   // kinds[kinds_begin[s] ..], and per region the mask of the root dimensions its view keeps
   // at kept[kept_begin[s] ..] (missing: every dimension).

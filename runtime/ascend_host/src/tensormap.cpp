@@ -228,8 +228,8 @@ void block_give(void* p, size_t bytes, size_t keep) {
 }
 
 namespace {
-constexpr size_t kChunkBytes = sizeof(Entry) << 14;
-constexpr size_t kKeepChunks = 32;  // 42 MB of entries at rank 4 (a 200k-task run needs ~22)
+constexpr size_t kChunkBytes = sizeof(Entry) << 15;
+constexpr size_t kKeepChunks = 16;  // 25 MB of entries (a 200k-task run needs ~11)
 }  // namespace
 
 TensorMap::TensorMap() = default;
@@ -331,6 +331,8 @@ void TensorMap::reset() {
   }
   others_geom_.clear();
   free_geoms_.clear();
+  grid_offs_.clear();
+  free_offs_.clear();
   cands_.clear();
 }
 
@@ -370,13 +372,25 @@ TensorState& TensorMap::state(uint64_t base) {
   return *last_state_;
 }
 
-int32_t TensorMap::new_entry(const Geom& g, bool unit) { return new_entry_at(g.off, unit); }
+void TensorMap::offsets_of(const TensorState& st, const Entry& en, int64_t* off) const {
+  if (en.grid < 0) {
+    const Geom& g = others_geom_[static_cast<size_t>(en.geom)];
+    for (int d = 0; d < g.rank; ++d) off[d] = g.off[d];
+    return;
+  }
+  const Grid& gr = st.grids[static_cast<size_t>(en.grid)];
+  if (!gr.dense) {
+    const int64_t* kept = &grid_offs_[static_cast<size_t>(en.geom) * kMaxRank];
+    for (int d = 0; d < gr.rank; ++d) off[d] = kept[d];
+    return;
+  }
+  for (int d = 0; d < gr.rank; ++d) off[d] = gr.start[d] + (en.lin / gr.mult[d]) % gr.n[d] * gr.width[d];
+}
 
 void TensorMap::add_chunk() {
-  static_assert((size_t(1) << 14) == (size_t(1) << kChunkBits), "kChunkBytes");
+  static_assert((size_t(1) << 15) == (size_t(1) << kChunkBits), "kChunkBytes");
   // The first chunk in 4 kB pages, touched as a small run fills it; the next ones, which a
-  // large run fills, in huge pages (a chunk is 1.8 MB at rank 8: below block_take's own
-  // threshold).
+  // large run fills, in huge pages (a chunk is 1.5 MB: below block_take's own threshold).
   chunks_.push_back(static_cast<Entry*>(block_take(kChunkBytes, !chunks_.empty())));
 }
 
@@ -418,8 +432,10 @@ bool TensorMap::entry_overlaps(const TensorState& st, const Entry& en, const Geo
     size = og.size;
     stride = og.stride;
   }
+  int64_t off[kMaxRank];
+  offsets_of(st, en, off);
   for (int d = 0; d < g.rank; ++d) {
-    const int64_t o1 = en.off[d], n1 = size[d], s1 = stride[d];
+    const int64_t o1 = off[d], n1 = size[d], s1 = stride[d];
     const int64_t o2 = g.off[d], n2 = g.size[d], s2 = g.stride[d];
     if (s1 == 1 && s2 == 1) {
       if (o1 + n1 <= o2 || o2 + n2 <= o1) return false;
@@ -442,9 +458,11 @@ bool TensorMap::contained_in(const TensorState& st, const Entry& en, const Geom&
     stride = og.stride;
   }
   // contains(g, entry): entries are never empty, nor is g (access returns early for it).
+  int64_t off[kMaxRank];
+  offsets_of(st, en, off);
   for (int d = 0; d < g.rank; ++d) {
     const int64_t o1 = g.off[d], n1 = g.size[d], s1 = g.stride[d];
-    const int64_t o2 = en.off[d], n2 = size[d], s2 = stride[d];
+    const int64_t o2 = off[d], n2 = size[d], s2 = stride[d];
     const int64_t last2 = o2 + (n2 - 1) * s2;
     if (o2 < o1 || last2 > o1 + (n1 - 1) * s1 || (o2 - o1) % s1 != 0) return false;
     if (n2 > 1 && s2 % s1 != 0) return false;
@@ -487,9 +505,9 @@ int32_t TensorMap::cell_get(const Grid& grid, const Cell& c) const {
   }
   const int rank = grid.rank;
   return grid.hashed.find(cell_hash(c, rank), [&](int32_t e) {
-    const Entry& en = E(e);
+    const int64_t* off = &grid_offs_[static_cast<size_t>(E(e).geom) * kMaxRank];
     for (int d = 0; d < rank; ++d)
-      if (en.off[d] != c.k[d] * grid.width[d] + grid.residue[d]) return false;
+      if (off[d] != c.k[d] * grid.width[d] + grid.residue[d]) return false;
     return true;
   });
 }
@@ -579,6 +597,7 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
         if (v.capacity() > gr.members.capacity()) gr.members.swap(v);
         gr.members.clear();
       }
+      gr.members.reserve(n);  // (grown by doubling it would copy itself, touching twice as much)
       gr.cells.assign(n, -1);
     }
   }
@@ -618,6 +637,14 @@ void TensorMap::insert(TensorState& st, int32_t e, const Geom& g, int32_t grid,
     } else {
       en.lin = static_cast<int64_t>(cell_hash(cell, gr.rank));
       gr.hashed.insert(static_cast<uint64_t>(en.lin), e);
+      if (!free_offs_.empty()) {
+        en.geom = free_offs_.back();
+        free_offs_.pop_back();
+      } else {
+        en.geom = static_cast<int32_t>(grid_offs_.size() / kMaxRank);
+        grid_offs_.resize(grid_offs_.size() + kMaxRank);
+      }
+      std::copy(g.off, g.off + kMaxRank, &grid_offs_[static_cast<size_t>(en.geom) * kMaxRank]);
       placed = true;
     }
     if (placed) return;
@@ -650,10 +677,13 @@ void TensorMap::remove(TensorState& st, int32_t e) {
   std::vector<int32_t>* members;
   if (en.grid >= 0) {
     Grid& gr = st.grids[en.grid];
-    if (gr.dense)
+    if (gr.dense) {
       gr.cells[static_cast<size_t>(en.lin)] = -1;
-    else
+    } else {
       gr.hashed.erase(static_cast<uint64_t>(en.lin), e);
+      free_offs_.push_back(en.geom);
+      en.geom = -1;
+    }
     members = &gr.members;
   } else {
     st.others_exact.erase(static_cast<uint64_t>(en.lin), e);
@@ -819,7 +849,7 @@ bool TensorMap::read_new_tile(TensorState& st, const TensorRegion& r, uint32_t t
   }
   const int32_t c = inside && st.count > 0 ? og.cells[static_cast<size_t>(olin)] : -1;
   if (c >= 0 && E(c).writer != kNoTask) raw.push_back(E(c).writer);
-  const int32_t e = new_in_cell(st, own, lin, r.offsets, true);
+  const int32_t e = new_in_cell(st, own, lin, true);
   if (c >= 0) {
     E(e).alone = false;
     E(c).alone = false;
@@ -893,9 +923,9 @@ void TensorMap::access_general(const TensorRegion& r, bool reads, bool writes, u
     }
     if (entry < 0) {
       if (known >= 0 && !removed) {
-        entry = new_in_cell(st, known, lin, g.off, unit);
+        entry = new_in_cell(st, known, lin, unit);
       } else {
-        entry = new_entry(g, unit);
+        entry = new_entry(unit);
         // The grid may have died with the entries just removed: classify again.
         insert(st, entry, g, removed ? classify(st, g, width, residue) : grid, width, residue);
       }
@@ -909,9 +939,9 @@ void TensorMap::access_general(const TensorRegion& r, bool reads, bool writes, u
       if (E(c).writer != kNoTask) raw.push_back(E(c).writer);
     if (entry < 0) {
       if (known >= 0) {
-        entry = new_in_cell(st, known, lin, g.off, unit);
+        entry = new_in_cell(st, known, lin, unit);
       } else {
-        entry = new_entry(g, unit);
+        entry = new_entry(unit);
         insert(st, entry, g, grid, width, residue);
       }
       if (!cands.empty()) {

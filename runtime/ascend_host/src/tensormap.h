@@ -125,17 +125,18 @@ void* block_take(size_t bytes);  // huge pages from 2 MB on
 void* block_take(size_t bytes, bool huge);
 void block_give(void* p, size_t bytes, size_t keep);
 
-// One region geometry of a tensor. In a grid, its sizes and strides are the grid's; in the
-// scanned list, its whole geometry is others_geom_[geom].
+// One region geometry of a tensor. In a grid, its sizes and strides are the grid's, and its
+// offsets its cell's start (a dense grid: from lin; a hashed one: kept at grid_offs_[geom]);
+// in the scanned list, its whole geometry is others_geom_[geom]. (No offsets in the entry: a
+// large build's entries were a fifth of its memory.)
 struct Entry {
-  int64_t off[kMaxRank];
   int64_t lin;      // its dense cell; else its cell hash (hashed grid) or geometry hash (list)
   uint32_t writer;  // kNoTask: none
   uint32_t nreaders;
   uint32_t inl[kInlineReaders];  // the readers, while spill < 0
   int32_t spill;                 // else spills_[spill] holds them (in order)
   int32_t member;                // its position in the grid's (or the list's) members
-  int32_t geom;                  // the list: its geometry
+  int32_t geom;                  // the list: its geometry; a hashed grid: its offsets
   int16_t grid;                  // its tiling grid, or -1: the scanned list
   bool alone;
   bool unit;
@@ -203,7 +204,7 @@ class TensorMap {
   size_t size() const;
 
  private:
-  static constexpr int kChunkBits = 14;
+  static constexpr int kChunkBits = 15;  // (a chunk: 1.5 MB, in one huge page)
   Entry& E(int32_t e) {
     return chunks_[static_cast<size_t>(e) >> kChunkBits][e & ((1 << kChunkBits) - 1)];
   }
@@ -239,9 +240,10 @@ class TensorMap {
                     std::vector<int32_t>& found);
   void overlapping(TensorState& st, const Geom& g, bool unit, int32_t own,
                    std::vector<int32_t>& found);
-  int32_t new_entry(const Geom& g, bool unit);
-  int32_t new_entry_at(const int64_t* off, bool unit);
-  int32_t new_in_cell(TensorState& st, int32_t grid, int64_t lin, const int64_t* off, bool unit);
+  int32_t new_entry(bool unit);
+  int32_t new_in_cell(TensorState& st, int32_t grid, int64_t lin, bool unit);
+  // Entry en's offsets (of `st`), dimensions 0 .. rank - 1.
+  void offsets_of(const TensorState& st, const Entry& en, int64_t* off) const;
   // Whether entry e (of `st`) overlaps g / is contained in g.
   bool entry_overlaps(const TensorState& st, const Entry& en, const Geom& g) const;
   bool contained_in(const TensorState& st, const Entry& en, const Geom& g) const;
@@ -284,6 +286,8 @@ class TensorMap {
   std::vector<int32_t> free_spills_;
   std::vector<Geom> others_geom_;
   std::vector<int32_t> free_geoms_;
+  std::vector<int64_t> grid_offs_;  // kMaxRank per hashed-grid entry
+  std::vector<int32_t> free_offs_;
   std::vector<int32_t> cands_;
   // Kept by reset() for the next run: tensor states, grids' cells and members arrays.
   std::vector<std::unique_ptr<TensorState>> spare_states_;
@@ -299,7 +303,7 @@ inline __attribute__((always_inline)) TensorState& TensorMap::state_of(const Ten
   return state_slow(r);
 }
 
-inline int32_t TensorMap::new_entry_at(const int64_t* off, bool unit) {
+inline int32_t TensorMap::new_entry(bool unit) {
   int32_t e;
   if (!free_.empty()) {
     e = free_.back();
@@ -309,7 +313,6 @@ inline int32_t TensorMap::new_entry_at(const int64_t* off, bool unit) {
     if ((static_cast<size_t>(e) >> kChunkBits) >= chunks_.size()) add_chunk();
   }
   Entry& en = E(e);
-  for (int d = 0; d < kMaxRank; ++d) en.off[d] = off[d];
   en.lin = -1;
   en.writer = kNoTask;
   en.nreaders = 0;
@@ -322,11 +325,10 @@ inline int32_t TensorMap::new_entry_at(const int64_t* off, bool unit) {
   return e;
 }
 
-// A new entry in cell `lin` of dense grid `grid` (empty), at `off`.
-inline int32_t TensorMap::new_in_cell(TensorState& st, int32_t grid, int64_t lin,
-                                      const int64_t* off, bool unit) {
+// A new entry in cell `lin` of dense grid `grid` (empty).
+inline int32_t TensorMap::new_in_cell(TensorState& st, int32_t grid, int64_t lin, bool unit) {
   Grid& gr = st.grids[static_cast<size_t>(grid)];
-  const int32_t e = new_entry_at(off, unit);
+  const int32_t e = new_entry(unit);
   Entry& en = E(e);
   en.grid = static_cast<int16_t>(grid);
   en.lin = lin;
@@ -403,7 +405,7 @@ inline __attribute__((always_inline)) void TensorMap::access(const TensorRegion&
     if (e < 0 && st.alive_grids == 1 && st.others.empty()) {
       // A new tile of the tensor's only tiling: nothing overlaps it (what the general path
       // would find, without looking).
-      e = new_in_cell(st, st.last_grid, lin, r.offsets, gr.unit);
+      e = new_in_cell(st, st.last_grid, lin, gr.unit);
       Entry& en = E(e);
       if (writes)
         en.writer = task;

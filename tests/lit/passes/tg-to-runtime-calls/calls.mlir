@@ -32,8 +32,7 @@ tg.program @outer(%A: memref<16xf32>) {
 // CHECK:        %o = scf.if
 // CHECK:        %[[OFF:.*]] = arith.addi %o, %{{.*}} : index
 // CHECK-NEXT:   func.call @pto_tg_task_begin(%ctx, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
-// CHECK-NEXT:   func.call @pto_tg_task_region(%ctx,
-// CHECK-NEXT:   func.call @pto_tg_task_region_dim(%ctx, %[[OFF]],
+// CHECK-NEXT:   func.call @pto_tg_task_region1(%ctx, %{{.*}}, %{{.*}}, %[[OFF]],
 // CHECK-NEXT:   func.call @pto_tg_task_submit(%ctx)
 
 // ONE-NOT:  func.func @inner

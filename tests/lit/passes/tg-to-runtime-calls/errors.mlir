@@ -45,6 +45,15 @@ tg.program @pipe(%T: memref<4xf32>) {
 
 // -----
 
+wsp.kernel @k(t: in memref<1x1x1x1x1x1x1x1x1xf32>) unit(vector)
+tg.program @deep(%T: memref<1x1x1x1x1x1x1x1x1xf32>) {
+  tg.task @k() resources(%T : memref<1x1x1x1x1x1x1x1x1xf32>) access(in) pool(vector)
+}
+
+// CHECK: errors.mlir:[[# @LINE - 3]]:3: error: 'tg.task' op tg-to-runtime-calls: a region of rank 9: the runtime core takes ranks up to 8
+
+// -----
+
 wsp.workload @w() {
 }
 
