@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import subprocess
 import sys
 import time
 
@@ -101,6 +102,22 @@ def simpy_seconds(graph, costs, workers: int) -> tuple[float, float] | None:
     return timed(model), out["makespan"]
 
 
+_TOUCH = """
+import time, numpy as np
+for _ in range(2):
+    t = time.perf_counter(); a = np.ones(100 << 17); print(time.perf_counter() - t); del a
+"""
+
+
+def first_touch_ms() -> tuple[float, float]:
+    """Milliseconds a fresh process takes to fill 100 MB the first time, and again: how
+    much of a first execute is the machine giving the process memory (an execute builds
+    ~0.7 KB per task of graph, regions and TensorMap)."""
+    out = subprocess.run([sys.executable, "-c", _TOUCH], capture_output=True, text=True)
+    first, again = (float(x) * 1e3 for x in out.stdout.split())
+    return first, again
+
+
 def row(workload, mode: str, size: str, repeat: int, workers: int, compare: bool) -> str:
     B, nt = SIZES[size]
     prog = workload.compile(target="cpu_sim", mode=mode, workers=workers)
@@ -149,6 +166,9 @@ def main() -> None:
     for mode in ("cycles", "functional"):
         for size in args.sizes.split(","):
             print(row(workload, mode, size, args.repeat, args.workers, size in compare), flush=True)
+    first, again = first_touch_ms()
+    print(f"this machine fills 100 MB of new memory in {first:.0f} ms the first time in a "
+          f"process, {again:.0f} ms again (a first execute's graph is new memory)")  # fmt: skip
     print(f"load average {os.getloadavg()[0]:.1f}; x: a later execute's speed over the "
           "comparison's (the anchor after the slash)")
 
