@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    StridedLayoutAttr,
     StringAttr,
     i32,
 )
@@ -62,6 +63,15 @@ class Fifo:
     type: MemRefType
 
 
+def _strided(t: MemRefType) -> MemRefType:
+    """``t`` (row-major) as a view at any offset: ``strided<[..., 1], offset: ?>``."""
+    shape = list(t.get_shape())
+    strides = [1] * len(shape)
+    for k in range(len(shape) - 2, -1, -1):
+        strides[k] = strides[k + 1] * shape[k + 1]
+    return MemRefType(t.element_type, shape, StridedLayoutAttr(strides, None))
+
+
 def _bytes(t: MemRefType) -> int:
     n = 1
     for d in t.get_shape():
@@ -95,6 +105,8 @@ class Design:
         self.symbols: set[str] = set()
         self.transfers: list[tuple[str, str, Pattern, bool]] = []  # tensor, fifo, pattern, out
         self.bds: dict[int, int] = {}
+        #: kernel -> positions of the parameters given views into joined elements (strided).
+        self.offset_params: dict[str, set[int]] = {}
 
     # --- tiles ------------------------------------------------------------------------------
 
@@ -240,8 +252,12 @@ class Design:
         if name in self.kernels:
             return self.kernels[name]
         inputs: list[Attribute] = []
-        for arg, type_ in zip(kernel.arg_names.data, kernel.function_type.inputs.data):
+        for k, (arg, type_) in enumerate(
+            zip(kernel.arg_names.data, kernel.function_type.inputs.data)
+        ):
             inputs.append(kernel_arg_type(name, arg.data, type_, use))
+            if k in self.offset_params.get(name, ()):
+                inputs[-1] = _strided(inputs[-1])
         where = kernel.impls.data.get("aie") if kernel.impls is not None else None
         tile_fn = kernel.tile_function()
         if tile_fn is not None and not isinstance(where, StringAttr):
