@@ -11,10 +11,21 @@
 - the MoE expert GEMM: each block of 16 tokens goes to the experts its CSR row names, one
   ``tokens x W[e]`` matmul each.
 
+On AIE (``aie_design`` and ``run_aie``; docs/targets/aie.md, "The examples") a design is
+static: RMSNorm maps one core per block of 16 rows (its kernel reads three tensors and a
+compute tile has two input channels, so X and R arrive joined in one objectfifo); the MoE
+GEMM runs a fixed capacity of token blocks per expert (one core per slot), the routing
+applied by the host around the design (``moe_dispatch``, ``moe_combine``); attention's
+runtime lengths do not map yet (a located error). There is no NPU here: the design is
+checked against mlir-aie's rules and run by ``pto_wsp.lowering.aie.emulate``, which streams
+the data through its fifos and links and runs its kernels, compiled by upstream MLIR, on
+the CPU.
+
 ``python examples/tile_kernels.py`` runs each and checks it against numpy.
 """
 
 import numpy as np
+from xdsl.utils.exceptions import PassFailedException
 
 import pto_wsp as pw
 from pto_wsp import (
@@ -22,6 +33,8 @@ from pto_wsp import (
     DenseDyn,
     In,
     Out,
+    Replicate,
+    Shard,
     Sparse,
     Tensor,
     f32,
@@ -33,6 +46,8 @@ from pto_wsp import (
     sym,
 )
 from pto_wsp import tile as pl
+from pto_wsp.lowering.aie import compile_module
+from pto_wsp.lowering.aie.emulate import emulate
 
 # --------------------------------------------------------------------------- RMSNorm
 
@@ -56,8 +71,8 @@ def rmsnorm(blocks: int = 8):
     ).named("norm")
 
 
-def rmsnorm_data(rng) -> dict:
-    x, r = rng.standard_normal((2, 8, 16, 64), dtype=np.float32)
+def rmsnorm_data(rng, blocks: int = 8) -> dict:
+    x, r = rng.standard_normal((2, blocks, 16, 64), dtype=np.float32)
     g = rng.standard_normal((1, 64), dtype=np.float32)
     return dict(X=x, R=r, G=g, H=np.zeros_like(x), Y=np.zeros_like(x))
 
@@ -172,6 +187,100 @@ def moe_check(d: dict) -> None:
     np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)
 
 
+# --------------------------------------------------------------------------- on AIE
+
+AIE_BLOCKS = 4  # RMSNorm on AIE: one core per block; 4 cores share a memtile's channels
+
+
+def rmsnorm_aie(blocks: int = AIE_BLOCKS):
+    """RMSNorm on a grid of cores, one block each; G goes to every core."""
+    rows = (Shard(0), Replicate(), Replicate())
+    s = rmsnorm(blocks).schedule().spatial_map((blocks,))
+    for t in "XRHY":
+        s = s.layout(t, *rows)
+    return s.layout("G", Replicate(), Replicate())
+
+
+def capacity(routes=ROUTES, experts: int = 4) -> int:
+    """The token blocks per expert the AIE design has room for: the most any expert gets."""
+    return max(sum(e in r for r in routes) for e in range(experts))
+
+
+def moe_aie(experts: int = 4, slots: int = capacity()):
+    """The expert GEMM over a fixed number of slots per expert: core (c, e) multiplies slot
+    c of expert e by W[e]. Column e of the array serves expert e (its weights broadcast up
+    the column)."""
+    xs = Tensor("slots", [experts, slots, 16, 32], f32)
+    weights = Tensor("weights", [experts, 32, 32], f32)
+    ys = Tensor("results", [experts, slots, 16, 32], f32)
+    w = parallel_for(
+        Dense[experts],
+        lambda e: parallel_for(Dense[slots], lambda c: expert_gemm(xs[e, c], weights[e], ys[e, c])),
+    ).named("moe_slots")
+    blocks = (Shard(1), Shard(0), Replicate(), Replicate())
+    return (
+        w.schedule()
+        .spatial_map((slots, experts))
+        .layout(xs, *blocks)
+        .layout(ys, *blocks)
+        .layout(weights, Shard(1), Replicate(), Replicate())
+    )
+
+
+def moe_dispatch(d: dict, routes=ROUTES) -> tuple[dict, list]:
+    """The host's half of the routing: each routed block of tokens copied into its expert's
+    next free slot (unused slots stay zero); the (slot, block) pairs for ``moe_combine``."""
+    experts, slots = d["weights"].shape[0], capacity(routes, d["weights"].shape[0])
+    xs = np.zeros((experts, slots, 16, 32), np.float32)
+    used = [0] * experts
+    placed = []
+    for b, experts_of_b in enumerate(routes):
+        for e in experts_of_b:
+            xs[e, used[e]] = d["tokens"][b]
+            placed.append(((e, used[e]), b))
+            used[e] += 1
+    return dict(slots=xs, weights=d["weights"], results=np.zeros_like(xs)), placed
+
+
+def moe_combine(d: dict, arrays: dict, placed: list) -> None:
+    """The other half: each slot's result back to out[block, expert]."""
+    for (e, c), b in placed:
+        d["out"][b, e] = arrays["results"][e, c]
+
+
+def aie_design(name: str, device: str = "npu1"):
+    """The AIE design (a ModuleOp, verified against mlir-aie's rules) of example ``name``."""
+    schedule = {"norm": rmsnorm_aie, "moe_gemm": moe_aie, "attention": attention_aie}[name]()
+    design = compile_module(schedule.module(), device=device)
+    design.verify()
+    return design
+
+
+def attention_aie():
+    """Attention on a grid of one core per head: refused (runtime lengths, dynamic batch)."""
+    s = attention().schedule().spatial_map((HEADS,))
+    for t in ("Q", "P", "O"):
+        s = s.layout(t, Replicate(), Shard(0), Replicate(), Replicate())
+    return s
+
+
+def run_aie(name: str, rng, design=None) -> dict:
+    """Example ``name``'s AIE design run by the emulator on fresh data, checked against numpy."""
+    design = design if design is not None else aie_design(name)
+    if name == "norm":
+        data = rmsnorm_data(rng, AIE_BLOCKS)
+        emulate(design, data)
+    elif name == "moe_gemm":
+        data = moe_data(rng)
+        arrays, placed = moe_dispatch(data)
+        emulate(design, arrays)
+        moe_combine(data, arrays, placed)
+    else:
+        raise ValueError(f"example {name} has no AIE design")
+    EXAMPLES[name][2](data)
+    return data
+
+
 # --------------------------------------------------------------------------- running
 
 #: Per example: its workload (the program's name on Ascend), its data, its numpy check.
@@ -203,3 +312,8 @@ if __name__ == "__main__":
         run(name, pw.compile(make(), target="cpu_sim"), np.random.default_rng(0))
         run(name, ascend.for_program(name), np.random.default_rng(0))
         print(f"{name}: matches numpy on the simulator and on the Ascend host build")
+        try:
+            run_aie(name, np.random.default_rng(0))
+            print(f"{name}: its AIE design follows mlir-aie's rules and, emulated, matches numpy")
+        except PassFailedException as error:
+            print(f"{name}: does not map onto AIE: {error}")
