@@ -1,8 +1,9 @@
 """examples/tile_kernels.py: RMSNorm with a residual, variable-length attention and the MoE
 expert GEMM, written with tile kernels, run on the three targets and checked against numpy:
 the CPU simulator; the Ascend target's host build (one g++ build for the three workloads),
-whose outputs also equal the simulator's; and on AIE, each kernel's emitted function JIT-run
-on the CPU through upstream MLIR, and the workloads' located mapping errors."""
+whose outputs also equal the simulator's; and on AIE: RMSNorm (inputs joined) and the MoE GEMM
+(a fixed capacity per expert) as designs that verify and, emulated, match numpy; each kernel's
+emitted function JIT-run on the CPU; what still does not map, a located error."""
 
 import importlib.util
 from pathlib import Path
@@ -12,7 +13,6 @@ import pytest
 from aie_tile_support import run as run_aie_kernel
 
 import pto_wsp as pw
-from pto_wsp import Replicate, Shard
 from pto_wsp.dialects import wsp
 from pto_wsp.errors import CompileError
 from pto_wsp.lowering.aie import MappingError
@@ -144,19 +144,36 @@ def test_aie_attention_kernels_are_a_located_error(example, name):
     assert info.value.op is not None and info.value.op.name == "pto.load"
 
 
-def test_aie_workloads_are_located_errors(example):
-    """None of the three maps: RMSNorm's kernel reads three streams (x, r, g), a compute tile
-    has two input DMA channels; attention has tensors as long as its batch (dynamic
-    shapes), MoE routes by CSR arrays read at run time (data-dependent loop bounds)."""
-    norm = example.rmsnorm(4).schedule().spatial_map((4,))
-    for t in "XRHY":
-        norm = norm.layout(t, Shard(0), Replicate(), Replicate())
-    norm = norm.layout("G", Replicate(), Replicate())
-    with pytest.raises(CompileError, match=r"receives 3 objectfifos .* 2 S2MM DMA channels"):
-        pw.compile(norm, target="xdna1")
-    attention = example.attention().schedule().spatial_map((2,))
+@pytest.fixture(scope="module")
+def aie_designs(example):
+    """The AIE designs of the examples that map, verified against mlir-aie's rules."""
+    return {name: example.aie_design(name) for name in ("norm", "moe_gemm")}
+
+
+def test_aie_rmsnorm_joins_x_and_r_and_matches_numpy(example, aie_designs):
+    """Three inputs, two channels: X and R arrive joined, G on its own; one core per block."""
+    text = str(aie_designs["norm"])
+    assert "aie.objectfifo.link [@X_R] -> [@X_R_0, @X_R_1, @X_R_2, @X_R_3]" in text
+    assert text.count("aie.core(") == example.AIE_BLOCKS
+    example.run_aie("norm", np.random.default_rng(4), aie_designs["norm"])
+
+
+def test_aie_moe_runs_a_fixed_capacity_per_expert_and_matches_numpy(example, aie_designs):
+    """Slots of 2 blocks per expert (the most ROUTES gives one): 8 cores, expert e in column
+    e; the host dispatches the routed blocks into slots and combines the results."""
+    assert example.capacity() == 2
+    text = str(aie_designs["moe_gemm"])
+    assert text.count("aie.core(") == 8
+    for e in range(4):
+        assert f"@weights_col{e}" in text
+    example.run_aie("moe_gemm", np.random.default_rng(5), aie_designs["moe_gemm"])
+
+
+def test_aie_what_does_not_map_is_a_located_error(example):
+    """Attention: its tensors are as long as the batch and its lengths runtime values; MoE
+    routed by CSR arrays read at run time (the workload itself, not the capacity form)."""
     with pytest.raises(CompileError, match=r"tensor Q has dynamic shape .*needs static tensors"):
-        pw.compile(attention, target="xdna1", bind={"batch": 3})
+        pw.compile(example.attention_aie(), target="xdna1", bind={"batch": 3})
     moe = example.moe().schedule().spatial_map((2,))
     with pytest.raises(CompileError, match=r"loop bound: a value loaded from memory \(data-dep"):
         pw.compile(moe, target="xdna1", bind={"blocks": 5})
