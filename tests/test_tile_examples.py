@@ -133,15 +133,23 @@ def test_aie_expert_gemm_kernel_matches_numpy(example):
             np.testing.assert_allclose(y, d["tokens"][b] @ d["weights"][e], rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["scores", "weighted"])
-def test_aie_attention_kernels_are_a_located_error(example, name):
-    """Their tiles' valid shapes are the sequence length, known at run time; an AIE kernel's
-    loops are static."""
-    with pytest.raises(
-        MappingError, match=r"dynamic valid shape \(\[.*\?.*\]\); an AIE kernel's loops are static"
-    ) as info:
-        aie_kernel(example.attention(), name)
-    assert info.value.op is not None and info.value.op.name == "pto.load"
+@pytest.mark.parametrize("n", [1, 5, 17, 40])
+def test_aie_attention_kernels_loop_to_the_valid_length_and_match_numpy(example, n):
+    """The tiles are padded to MAX_LEN; the loops run to n (an i32 argument): softmax over
+    the first n scores, P's tail left as it was (zero), O = P V over the first n keys."""
+    scores = aie_kernel(example.attention(), "scores")
+    weighted = aie_kernel(example.attention(), "weighted")
+    d = example.attention_data(np.random.default_rng(6))
+    q, kt, v = d["Q"][0, 0], d["KT"][0], d["V"][0]
+    p = np.zeros((example.ROWS, example.MAX_LEN), np.float32)
+    o = np.zeros((example.ROWS, example.DIM), np.float32)
+    run_aie_kernel(scores, [np.int32(n), q, kt, p])
+    run_aie_kernel(weighted, [np.int32(n), p, v, o])
+    s = q @ kt[:, :n] / np.sqrt(example.DIM)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(p[:, :n], e / e.sum(axis=-1, keepdims=True), rtol=1e-5)
+    assert not p[:, n:].any()
+    np.testing.assert_allclose(o, p[:, :n] @ v[:n], rtol=1e-5, atol=1e-6)
 
 
 @pytest.fixture(scope="module")
