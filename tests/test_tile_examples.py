@@ -15,7 +15,6 @@ from aie_tile_support import run as run_aie_kernel
 import pto_wsp as pw
 from pto_wsp.dialects import wsp
 from pto_wsp.errors import CompileError
-from pto_wsp.lowering.aie import MappingError
 from pto_wsp.lowering.aie.design import kernel_arg_type
 from pto_wsp.lowering.aie.kernels import kernel_function
 from pto_wsp.lowering.ascend.build import have_compiler
