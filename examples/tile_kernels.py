@@ -103,15 +103,23 @@ def weighted(n, p: In[f32[ROWS, MAX_LEN]], v: In[f32[MAX_LEN, DIM]], o: Out[f32[
     pl.store(pl.matmul(pl.load(p, valid=(ROWS, n)), pl.load(v, valid=(n, DIM))), o)
 
 
-def attention():
-    Q = Tensor("Q", [None, HEADS, ROWS, DIM], f32)
-    KT = Tensor("KT", [None, DIM, MAX_LEN], f32)
-    V = Tensor("V", [None, MAX_LEN, DIM], f32)
-    P = Tensor("P", [None, HEADS, ROWS, MAX_LEN], f32)
-    O = Tensor("O", [None, HEADS, ROWS, DIM], f32)  # noqa: E741
-    lens = Tensor("lens", [None], index)
+def attention_tensors(batch: int | None = None) -> dict:
+    """The attention tensors, as long as the batch (``None``: known at run time)."""
+    return dict(
+        Q=Tensor("Q", [batch, HEADS, ROWS, DIM], f32),
+        KT=Tensor("KT", [batch, DIM, MAX_LEN], f32),
+        V=Tensor("V", [batch, MAX_LEN, DIM], f32),
+        P=Tensor("P", [batch, HEADS, ROWS, MAX_LEN], f32),
+        O=Tensor("O", [batch, HEADS, ROWS, DIM], f32),
+        lens=Tensor("lens", [batch], index),
+    )
+
+
+def attention(batch: int | None = None):
+    t = attention_tensors(batch)
+    Q, KT, V, P, O, lens = (t[n] for n in ("Q", "KT", "V", "P", "O", "lens"))  # noqa: E741
     return parallel_for(
-        DenseDyn(sym("batch")),
+        DenseDyn(sym("batch")) if batch is None else Dense[batch],
         lambda b: parallel_for(
             Dense[HEADS],
             lambda h: sequential(
@@ -250,24 +258,63 @@ def moe_combine(d: dict, arrays: dict, placed: list) -> None:
 
 def aie_design(name: str, device: str = "npu1"):
     """The AIE design (a ModuleOp, verified against mlir-aie's rules) of example ``name``."""
-    schedule = {"norm": rmsnorm_aie, "moe_gemm": moe_aie, "attention": attention_aie}[name]()
+    schedule = {"norm": rmsnorm_aie, "moe_gemm": moe_aie}[name]()
     design = compile_module(schedule.module(), device=device)
     design.verify()
     return design
 
 
-def attention_aie():
-    """Attention on a grid of one core per head: refused (runtime lengths, dynamic batch)."""
-    s = attention().schedule().spatial_map((HEADS,))
-    for t in ("Q", "P", "O"):
-        s = s.layout(t, Replicate(), Shard(0), Replicate(), Replicate())
+def attention_designs(lens, device: str = "npu1") -> list:
+    """Attention's two AIE designs (scores, then weighted), verified; ``lens`` are written
+    into the cores' runtime parameters by each runtime sequence."""
+    designs = []
+    for part in ("scores", "weighted"):
+        design = compile_module(
+            attention_aie(part, len(lens)).module(), device=device, bind={"lens": list(lens)}
+        )
+        design.verify()
+        designs.append(design)
+    return designs
+
+
+AIE_BATCH = 3  # attention on AIE: one core per (batch, head), the batch known
+
+
+def attention_aie(part: str, batch: int = AIE_BATCH):
+    """One kernel of attention on a grid of one core per (batch, head): ``scores`` writes P
+    to memory, ``weighted`` reads it back (two designs, run in turn, as the other targets go
+    through memory). The lengths reach the cores as runtime parameters."""
+    t = attention_tensors(batch)
+    lens = t["lens"]
+    if part == "scores":
+        inputs, out, k = (t["Q"], t["KT"]), t["P"], scores
+    else:
+        inputs, out, k = (t["P"], t["V"]), t["O"], weighted
+    w = parallel_for(
+        Dense[batch],
+        lambda b: parallel_for(
+            Dense[HEADS],
+            lambda h: k[lens[b]](*(x[b, h] if x.name in "QP" else x[b] for x in inputs), out[b, h]),
+        ),
+    ).named(f"attention_{part}")
+    blocks = (Shard(0), Shard(1), Replicate(), Replicate())
+    s = w.schedule().spatial_map((batch, HEADS))
+    for x in (*inputs, out):
+        s = s.layout(x, *blocks) if x.name in "QPO" else s.layout(x, Shard(0), *blocks[2:])
     return s
 
 
-def run_aie(name: str, rng, design=None) -> dict:
-    """Example ``name``'s AIE design run by the emulator on fresh data, checked against numpy."""
-    design = design if design is not None else aie_design(name)
-    if name == "norm":
+def run_aie(name: str, rng, designs=None) -> dict:
+    """Example ``name``'s AIE design(s) run by the emulator on fresh data, checked against
+    numpy (``designs``: already built, else built here)."""
+    design = designs[0] if designs is not None else None
+    if name != "attention" and design is None:
+        design = aie_design(name)
+    if name == "attention":
+        data = attention_data(rng)
+        for design in designs if designs is not None else attention_designs(data["lens"]):
+            emulate(design, data)
+    elif name == "norm":
         data = rmsnorm_data(rng, AIE_BLOCKS)
         emulate(design, data)
     elif name == "moe_gemm":

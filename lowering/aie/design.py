@@ -21,9 +21,10 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StridedLayoutAttr,
     StringAttr,
+    SymbolRefAttr,
     i32,
 )
-from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from pto_wsp.dialects import aie, aie_rules, aiex, wsp
 
@@ -35,6 +36,8 @@ from .patterns import Pattern
 SHIM_BDS = 16
 #: Bytes a core keeps for its stack (mlir-aie's default stack_size).
 CORE_STACK = 1024
+#: A core's runtime-parameter buffer: 16 i32 slots, as mlir-aie's designs declare theirs.
+RTP_SLOTS = 16
 
 Tile = tuple[int, int]
 
@@ -107,6 +110,8 @@ class Design:
         self.bds: dict[int, int] = {}
         #: kernel -> positions of the parameters given views into joined elements (strided).
         self.offset_params: dict[str, set[int]] = {}
+        #: Per core: its runtime-parameter buffer, the keys of its slots and their values.
+        self.rtps: dict[Tile, tuple[aie.BufferOp, list[object], list[int]]] = {}
 
     # --- tiles ------------------------------------------------------------------------------
 
@@ -279,6 +284,29 @@ class Design:
         self.core_owner[tile] = owner
         return self.cores[tile]
 
+    def rtp(
+        self, tile: Tile, key: object, value: int, op: Operation | None = None
+    ) -> tuple[SSAValue, int]:
+        """The runtime-parameter buffer of the core on ``tile`` (``aie.buffer`` named
+        ``rtp_c<col>r<row>``, ``memref<16xi32>``) and the slot of ``key`` in it, which the
+        runtime sequence sets to ``value``."""
+        if tile not in self.rtps:
+            buffer = aie.BufferOp(
+                aie.TileOp(*tile), MemRefType(i32, [RTP_SLOTS]), f"rtp_c{tile[0]}r{tile[1]}"
+            )
+            buffer.buffer.name_hint = f"rtp_c{tile[0]}r{tile[1]}"
+            self.charge_memory(tile, 4 * RTP_SLOTS, f"@rtp_c{tile[0]}r{tile[1]}: 64 B")
+            self.rtps[tile] = (buffer, [], [])
+        buffer, keys, values = self.rtps[tile]
+        if key not in keys:
+            if len(keys) == RTP_SLOTS:
+                raise MappingError(
+                    f"compute tile {tile} reads more than {RTP_SLOTS} runtime parameters", op
+                )
+            keys.append(key)
+            values.append(value)
+        return buffer.buffer, keys.index(key)
+
     def transfer(self, tensor: str, fifo: str, pattern: Pattern, output: bool) -> None:
         """A host transfer of ``tensor`` through the shim end of ``fifo``."""
         f = self.fifos[fifo]
@@ -321,6 +349,9 @@ class Design:
                     f.name, tiles[f.producer], [tiles[t] for t in f.consumers], f.depth, f.type
                 )
             )
+        for tile, (buffer, _, _) in sorted(self.rtps.items()):
+            buffer.operands = [tiles[tile].result]
+            ops.append(buffer)
         ops.extend(self.kernels.values())
         for tile, block in sorted(self.cores.items()):
             core = aie.CoreOp(tiles[tile], Region(forever(block)))
@@ -352,6 +383,15 @@ class Design:
         args = dict(zip([n for n, _ in tensors], seq.body.block.args))
         for (name, _), arg in zip(tensors, seq.body.block.args):
             arg.name_hint = name
+        for buffer, _, values in (self.rtps[t] for t in sorted(self.rtps)):
+            name = buffer.attributes["sym_name"].data  # type: ignore[attr-defined]
+            for slot, value in enumerate(values):
+                v = arith.ConstantOp(IntegerAttr(value, i32))
+                seq.body.block.add_op(v)
+                seq.body.block.add_op(aiex.NpuRtpWriteOp.build(
+                    properties={"buffer": SymbolRefAttr(name), "index": IntegerAttr(slot, i32)},
+                    operands=[v.result],
+                ))
         ids: dict[int, int] = {}
         ordered = [t for t in self.transfers if t[3]] + [t for t in self.transfers if not t[3]]
         for tensor, fifo, pattern, output in ordered:

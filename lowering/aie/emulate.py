@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    StringAttr,
     UnitAttr,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -111,6 +112,9 @@ class Emulator:
         self.cores: list[aie.CoreOp] = []
         self.kernels: dict[str, Kernel] = {}
         self.sequence: aie.RuntimeSequenceOp | None = None
+        #: Buffers in tiles' memory (runtime parameters), by value and by name.
+        self.buffers: dict[SSAValue, np.ndarray] = {}
+        self.named: dict[str, np.ndarray] = {}
         for op in device.body.block.ops:
             if isinstance(op, aie.TileOp):
                 self.tiles[op.result] = (op.col.value.data, op.row.value.data)
@@ -124,6 +128,12 @@ class Emulator:
                 self.kernels[op.sym_name.data] = Kernel(op)
             elif isinstance(op, aie.RuntimeSequenceOp):
                 self.sequence = op
+            elif isinstance(op, aie.BufferOp):
+                t = op.buffer.type
+                self.buffers[op.buffer] = np.zeros(t.get_shape(), dtype(t.element_type))
+                name = op.attributes.get("sym_name")
+                if isinstance(name, StringAttr):
+                    self.named[name.data] = self.buffers[op.buffer]
         #: Elements waiting at each consumer of each fifo.
         self.queues: dict[tuple[str, tuple[int, int]], deque] = {}
 
@@ -169,7 +179,12 @@ class Emulator:
         names = {arg: arg.name_hint for arg in block.args}
         streams: dict[str, list[np.ndarray]] = {}
         outputs: dict[str, list] = {}
+        constants: dict[SSAValue, object] = {}
         for op in block.ops:
+            if isinstance(op, arith.ConstantOp):
+                constants[op.result] = _constant(op.value)
+            if isinstance(op, aiex.NpuRtpWriteOp):
+                self.named[op.buffer.root_reference.data][op.index.value.data] = constants[op.value]
             if not isinstance(op, aiex.NpuDmaMemcpyNdOp):
                 continue
             host = op.memref.type
@@ -234,7 +249,7 @@ class Core:
     def __init__(self, emulator: Emulator, tile: tuple[int, int]):
         self.em = emulator
         self.tile = tile
-        self.values: dict[SSAValue, object] = {}
+        self.values: dict[SSAValue, object] = dict(emulator.buffers)
         self.held: dict[str, list[np.ndarray]] = {}
 
     def run(self, core: aie.CoreOp) -> None:
@@ -278,6 +293,8 @@ class Core:
             self._view(op)
         elif isinstance(op, memref.CastOp):
             v[op.dest] = v[op.source]
+        elif isinstance(op, memref.LoadOp):
+            v[op.res] = v[op.memref][tuple(int(v[i]) for i in op.indices)]  # type: ignore[index,call-overload]
         elif isinstance(op, memref.CopyOp):
             v[op.destination][...] = v[op.source]  # type: ignore[index]
         elif isinstance(op, func.CallOp):

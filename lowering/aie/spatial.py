@@ -75,7 +75,12 @@ class SpatialMapper:
     """Maps one spatially mapped ``tg.program`` onto a ``Design``."""
 
     def __init__(
-        self, module_ops: dict[str, Operation], program: tg.ProgramOp, env: Env, design: Design
+        self,
+        module_ops: dict[str, Operation],
+        program: tg.ProgramOp,
+        env: Env,
+        design: Design,
+        data: dict[str, list[int]] | None = None,
     ):
         self.symbols = module_ops
         self.program = program
@@ -96,6 +101,8 @@ class SpatialMapper:
         self.updates: dict[Cell, list[str]] = {}
         #: Tensors joined into another's objectfifo: name -> offset in the joined element.
         self.joined: dict[str, int] = {}
+        #: The bound values of tensors the cores read as runtime parameters (flat).
+        self.data = data or {}
 
     # ------------------------------------------------------------------------------------
 
@@ -118,6 +125,7 @@ class SpatialMapper:
             [self._tensor(n, tasks, write=True) for n in writes],
         )
         self._strided_params(tasks)
+        self.placement = placement
         for cell in cells:
             self._emit(cell, placement[cell], tasks[cell], fifos_in, fifos_out)
         return [n for n in self.names if n in reads or n in writes]
@@ -431,6 +439,45 @@ class SpatialMapper:
         label = f"{name}_in" if updated else name
         return Tensor(name, self.shapes[name], whole, self.part_types[name], streams, label)
 
+    # --- runtime parameters -----------------------------------------------------------------
+
+    def _runtime_load(self, value: SSAValue, env: Env) -> tuple[str, int] | None:
+        """A scalar loaded from a program tensor at indices known for the task (a sequence
+        length, say): its tensor and flat position; else None."""
+        load = value.owner
+        if not isinstance(load, memref.LoadOp) or load.memref not in self.program.body.block.args:
+            return None
+        name = self.names[self.program.body.block.args.index(load.memref)]
+        type_ = load.memref.type
+        assert isinstance(type_, MemRefType)
+        shape = [max(d, 1) for d in type_.get_shape()]
+        flat = 0
+        for index, extent in zip(load.indices, shape):
+            flat = flat * extent + evaluate(index, env)
+        return name, flat
+
+    def _rtp(
+        self, b: CoreBuilder, cell: Cell, load: tuple[str, int], want: Attribute, op: Operation
+    ) -> SSAValue:
+        """The value from the core's runtime-parameter buffer, which the runtime sequence
+        writes (``aiex.npu.rtp_write``) before it moves the data: the core's code is the
+        same whatever the values, only the sequence changes."""
+        name, flat = load
+        if want != i32:
+            raise MappingError(
+                f"a runtime parameter ({name}) passes an index or i32 to a kernel, not {want}", op
+            )
+        values = self.data.get(name)
+        if values is None or flat >= len(values):
+            raise MappingError(
+                f"the cores read {name}[{flat}] at run time: an AIE core gets it as a runtime "
+                f"parameter, written by the runtime sequence; bind the values of {name} "
+                f'(bind="{name}=i:j:...")',
+                op,
+            )
+        buffer, slot = self.design.rtp(self.placement[cell], (name, flat), values[flat], op)
+        return b.add(memref.LoadOp.get(buffer, [b.index(slot)])).results[0]
+
     # --- joined inputs ----------------------------------------------------------------------
 
     def _join(self, reads: list[Tensor], cells: list[Cell]) -> list[Tensor]:
@@ -542,7 +589,10 @@ class SpatialMapper:
         wants = [
             w for a, w in zip(kernel.access.data, decl.function_type.inputs.data) if not a.data
         ]
-        keys = [_param_keys(inst) for inst in run]
+        keys = [
+            [self._runtime_load(p, inst.env) or k for p, k in zip(inst.task.params, _param_keys(inst))]
+            for inst in run
+        ]
 
         def deltas(x: list, y: list) -> list[int] | None:
             out = []
@@ -591,7 +641,10 @@ class SpatialMapper:
         for access, want in zip(kernel.access.data, decl.function_type.inputs.data):
             if not access.data:
                 k, param = next(params)
-                if loop is not None and loop[1][k]:
+                load = self._runtime_load(param, inst.env)
+                if load is not None:
+                    args.append(self._rtp(b, cell, load, want, param.owner))  # type: ignore[arg-type]
+                elif loop is not None and loop[1][k]:
                     args.append(_stepped(b, evaluate(param, inst.env), loop[1][k], loop[0]))
                 else:
                     args.append(scalar_arg(b, param, want, inst.env))
