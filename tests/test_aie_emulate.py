@@ -15,6 +15,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from pto_wsp.lowering.aie import MappingError, compile_module
 from pto_wsp.lowering.aie.emulate import emulate
+from pto_wsp.lowering.aie.lower import parse_bind
 
 ROOT = Path(__file__).resolve().parents[1]
 JOINED = ROOT / "tests" / "lit" / "aie-tile" / "Inputs" / "joined.mlir"
@@ -70,3 +71,12 @@ def test_emulate_refuses_kernels_that_link_object_files():
     arrays = {n: np.zeros((64, 64), np.float32) for n in "ABC"}
     with pytest.raises(MappingError, match=r"@zero links an object file; it cannot run here"):
         emulate(design, arrays)
+
+
+def test_bind_takes_a_tensors_runtime_parameters_as_a_list():
+    """``lens=5:40:17`` binds a tensor's values (``5:`` a list of one); malformed lists are
+    refused naming the form."""
+    assert parse_bind("n=4,lens=5:40:17,one=5:") == {"n": 4, "lens": [5, 40, 17], "one": [5]}
+    for bad in ("x=5::6", "x=:", "x=a"):
+        with pytest.raises(MappingError, match=r"expected name=integer or name=i:j:\.\.\."):
+            parse_bind(bad)

@@ -162,7 +162,7 @@ def test_aie_rmsnorm_joins_x_and_r_and_matches_numpy(example, aie_designs):
     text = str(aie_designs["norm"])
     assert "aie.objectfifo.link [@X_R] -> [@X_R_0, @X_R_1, @X_R_2, @X_R_3]" in text
     assert text.count("aie.core(") == example.AIE_BLOCKS
-    example.run_aie("norm", np.random.default_rng(4), aie_designs["norm"])
+    example.run_aie("norm", np.random.default_rng(4), [aie_designs["norm"]])
 
 
 def test_aie_moe_runs_a_fixed_capacity_per_expert_and_matches_numpy(example, aie_designs):
@@ -173,14 +173,37 @@ def test_aie_moe_runs_a_fixed_capacity_per_expert_and_matches_numpy(example, aie
     assert text.count("aie.core(") == 8
     for e in range(4):
         assert f"@weights_col{e}" in text
-    example.run_aie("moe_gemm", np.random.default_rng(5), aie_designs["moe_gemm"])
+    example.run_aie("moe_gemm", np.random.default_rng(5), [aie_designs["moe_gemm"]])
+
+
+def test_aie_attention_lengths_are_runtime_parameters_and_match_numpy(example):
+    """Two designs (scores, weighted) of 12 cores; each core reads its length from slot 0
+    of its rtp buffer, which the runtime sequence writes first; emulated, O equals numpy."""
+    lens = [5, 40, 17]
+    designs = example.attention_designs(lens)
+    for design in designs:
+        text = str(design)
+        assert text.count("aie.core(") == 12
+        assert 'aie.buffer(%tile_c0r2) {sym_name = "rtp_c0r2"} : memref<16xi32>' in text
+        assert "memref.load %rtp_c0r2[" in text
+        sequence = text[text.index("aie.runtime_sequence") :]
+        assert sequence.index("aiex.npu.rtp_write") < sequence.index("aiex.npu.dma_memcpy_nd")
+        assert sequence.count("aiex.npu.rtp_write") == 12
+    data = example.run_aie("attention", np.random.default_rng(6), designs)
+    assert not data["P"][0, :, :, lens[0] :].any()  # P's padding is never written
 
 
 def test_aie_what_does_not_map_is_a_located_error(example):
-    """Attention: its tensors are as long as the batch and its lengths runtime values; MoE
-    routed by CSR arrays read at run time (the workload itself, not the capacity form)."""
+    """Attention as written: its tensors are as long as the batch; its lengths unbound (the
+    runtime sequence has no values to write); MoE routed by CSR arrays read at run time (the
+    workload itself, not the capacity form)."""
+    grid = example.attention().schedule().spatial_map((2,))
     with pytest.raises(CompileError, match=r"tensor Q has dynamic shape .*needs static tensors"):
-        pw.compile(example.attention_aie(), target="xdna1", bind={"batch": 3})
+        pw.compile(grid, target="xdna1", bind={"batch": 3})
+    with pytest.raises(
+        CompileError, match=r"read lens\[0\] at run time: .*bind the values of lens"
+    ):
+        pw.compile(example.attention_aie("scores"), target="xdna1")
     moe = example.moe().schedule().spatial_map((2,))
     with pytest.raises(CompileError, match=r"loop bound: a value loaded from memory \(data-dep"):
         pw.compile(moe, target="xdna1", bind={"blocks": 5})

@@ -30,7 +30,8 @@ DEFAULT_DEVICE = "npu1_1col"
 
 def parse_bind(text: str) -> dict[str, int | list[int]]:
     """``"n=4,m=2,lens=5:40:17"`` -> {"n": 4, "m": 2, "lens": [5, 40, 17]}: the program's
-    scalar arguments, and the values of tensors the cores read as runtime parameters."""
+    scalar arguments, and the values of tensors the cores read as runtime parameters
+    (``lens=5:`` is a list of one)."""
     values: dict[str, int | list[int]] = {}
     for item in text.split(","):
         if not item.strip():
@@ -40,7 +41,10 @@ def parse_bind(text: str) -> dict[str, int | list[int]]:
         try:
             if not sep or not name.isidentifier():
                 raise ValueError
-            numbers = [int(v, 0) for v in value.split(":")]
+            parts = value.split(":")
+            numbers = [
+                int(v, 0) for v in (parts[:-1] if len(parts) > 1 and not parts[-1] else parts)
+            ]
         except ValueError:
             raise MappingError(
                 f"bad binding '{item.strip()}': expected name=integer or name=i:j:..."
@@ -223,7 +227,11 @@ def compile_module(
     ctx = ctx or _context()
     module = module.clone()
     _front_to_tg(ctx, module)
-    text = bind if isinstance(bind, str) else ",".join(f"{k}={_bound(v)}" for k, v in (bind or {}).items())
+    text = (
+        bind
+        if isinstance(bind, str)
+        else ",".join(f"{k}={_bound(v)}" for k, v in (bind or {}).items())
+    )
     TgToAiePass(device=device, bind=text, program=program, acquire=acquire).apply(ctx, module)
     return module
 
@@ -232,7 +240,8 @@ def _bound(value) -> str:
     """A bound value as the option text: an integer, or a tensor's values as ``i:j:...``."""
     if isinstance(value, int):
         return str(value)
-    return ":".join(str(int(v)) for v in list(value))
+    values = [str(int(v)) for v in list(value)]
+    return ":".join(values) + ":" * (len(values) == 1)  # "5:": a list of one
 
 
 def module_text(module: ModuleOp) -> str:
