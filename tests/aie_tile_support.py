@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-import ctypes
 from dataclasses import dataclass
 
-import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, UnitAttr
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
+from pto_wsp.lowering.aie.emulate import Kernel
 from pto_wsp.lowering.aie.lower import _context
-
-#: Upstream MLIR's lowering of an emitted kernel function (scf/arith/math/memref) to LLVM.
-PIPELINE = (
-    "builtin.module(convert-vector-to-scf,convert-scf-to-cf,convert-math-to-llvm,"
-    "convert-vector-to-llvm,expand-strided-metadata,"
-    "finalize-memref-to-llvm,convert-func-to-llvm,convert-arith-to-llvm,"
-    "convert-index-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)"
-)
 
 
 @dataclass
@@ -99,32 +90,7 @@ def kernel_functions(design: ModuleOp) -> dict[str, func.FuncOp]:
     return {op.sym_name.data: op for op in design.walk() if isinstance(op, func.FuncOp)}
 
 
-_CTYPES = {"f32": ctypes.c_float, "i32": ctypes.c_int32, "i64": ctypes.c_int64}
-
-
 def run(fn: func.FuncOp, args: list) -> None:
     """Run the emitted kernel function on the CPU through upstream MLIR, in place on the
     numpy arrays of ``args`` (scalars: numpy scalars of the parameter's type)."""
-    from mlir import ir
-    from mlir.execution_engine import ExecutionEngine
-    from mlir.passmanager import PassManager
-    from mlir.runtime import get_ranked_memref_descriptor
-
-    fn = fn.clone()
-    fn.attributes["llvm.emit_c_interface"] = UnitAttr()
-    text = str(ModuleOp([fn]))
-    with ir.Context():
-        module = ir.Module.parse(text)
-        PassManager.parse(PIPELINE).run(module.operation)
-        engine = ExecutionEngine(module, opt_level=2)
-        packed = []
-        for a in args:
-            if isinstance(a, np.ndarray):
-                packed.append(ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(a))))
-            else:
-                packed.append(
-                    ctypes.pointer(
-                        _CTYPES[str(a.dtype).replace("float", "f").replace("int", "i")](a)
-                    )
-                )
-        engine.invoke(fn.sym_name.data, *packed)
+    Kernel(fn)(args)

@@ -1,8 +1,9 @@
 """examples/tile_kernels.py: RMSNorm with a residual, variable-length attention and the MoE
 expert GEMM, written with tile kernels, run on the three targets and checked against numpy:
 the CPU simulator; the Ascend target's host build (one g++ build for the three workloads),
-whose outputs also equal the simulator's; and on AIE, each kernel's emitted function JIT-run
-on the CPU through upstream MLIR, and the workloads' located mapping errors."""
+whose outputs also equal the simulator's; and on AIE: RMSNorm (inputs joined) and the MoE GEMM
+(a fixed capacity per expert) as designs that verify and, emulated, match numpy; each kernel's
+emitted function JIT-run on the CPU; what still does not map, a located error."""
 
 import importlib.util
 from pathlib import Path
@@ -12,10 +13,8 @@ import pytest
 from aie_tile_support import run as run_aie_kernel
 
 import pto_wsp as pw
-from pto_wsp import Replicate, Shard
 from pto_wsp.dialects import wsp
 from pto_wsp.errors import CompileError
-from pto_wsp.lowering.aie import MappingError
 from pto_wsp.lowering.aie.design import kernel_arg_type
 from pto_wsp.lowering.aie.kernels import kernel_function
 from pto_wsp.lowering.ascend.build import have_compiler
@@ -133,30 +132,78 @@ def test_aie_expert_gemm_kernel_matches_numpy(example):
             np.testing.assert_allclose(y, d["tokens"][b] @ d["weights"][e], rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["scores", "weighted"])
-def test_aie_attention_kernels_are_a_located_error(example, name):
-    """Their tiles' valid shapes are the sequence length, known at run time; an AIE kernel's
-    loops are static."""
-    with pytest.raises(
-        MappingError, match=r"dynamic valid shape \(\[.*\?.*\]\); an AIE kernel's loops are static"
-    ) as info:
-        aie_kernel(example.attention(), name)
-    assert info.value.op is not None and info.value.op.name == "pto.load"
+@pytest.mark.parametrize("n", [1, 5, 17, 40])
+def test_aie_attention_kernels_loop_to_the_valid_length_and_match_numpy(example, n):
+    """The tiles are padded to MAX_LEN; the loops run to n (an i32 argument): softmax over
+    the first n scores, P's tail left as it was (zero), O = P V over the first n keys."""
+    scores = aie_kernel(example.attention(), "scores")
+    weighted = aie_kernel(example.attention(), "weighted")
+    d = example.attention_data(np.random.default_rng(6))
+    q, kt, v = d["Q"][0, 0], d["KT"][0], d["V"][0]
+    p = np.zeros((example.ROWS, example.MAX_LEN), np.float32)
+    o = np.zeros((example.ROWS, example.DIM), np.float32)
+    run_aie_kernel(scores, [np.int32(n), q, kt, p])
+    run_aie_kernel(weighted, [np.int32(n), p, v, o])
+    s = q @ kt[:, :n] / np.sqrt(example.DIM)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(p[:, :n], e / e.sum(axis=-1, keepdims=True), rtol=1e-5)
+    assert not p[:, n:].any()
+    np.testing.assert_allclose(o, p[:, :n] @ v[:n], rtol=1e-5, atol=1e-6)
 
 
-def test_aie_workloads_are_located_errors(example):
-    """None of the three maps: RMSNorm's kernel reads three streams (x, r, g), a compute tile
-    has two input DMA channels; attention has tensors as long as its batch (dynamic
-    shapes), MoE routes by CSR arrays read at run time (data-dependent loop bounds)."""
-    norm = example.rmsnorm(4).schedule().spatial_map((4,))
-    for t in "XRHY":
-        norm = norm.layout(t, Shard(0), Replicate(), Replicate())
-    norm = norm.layout("G", Replicate(), Replicate())
-    with pytest.raises(CompileError, match=r"receives 3 objectfifos .* 2 S2MM DMA channels"):
-        pw.compile(norm, target="xdna1")
-    attention = example.attention().schedule().spatial_map((2,))
+@pytest.fixture(scope="module")
+def aie_designs(example):
+    """The AIE designs of the examples that map, verified against mlir-aie's rules."""
+    return {name: example.aie_design(name) for name in ("norm", "moe_gemm")}
+
+
+def test_aie_rmsnorm_joins_x_and_r_and_matches_numpy(example, aie_designs):
+    """Three inputs, two channels: X and R arrive joined, G on its own; one core per block."""
+    text = str(aie_designs["norm"])
+    assert "aie.objectfifo.link [@X_R] -> [@X_R_0, @X_R_1, @X_R_2, @X_R_3]" in text
+    assert text.count("aie.core(") == example.AIE_BLOCKS
+    example.run_aie("norm", np.random.default_rng(4), [aie_designs["norm"]])
+
+
+def test_aie_moe_runs_a_fixed_capacity_per_expert_and_matches_numpy(example, aie_designs):
+    """Slots of 2 blocks per expert (the most ROUTES gives one): 8 cores, expert e in column
+    e; the host dispatches the routed blocks into slots and combines the results."""
+    assert example.capacity() == 2
+    text = str(aie_designs["moe_gemm"])
+    assert text.count("aie.core(") == 8
+    for e in range(4):
+        assert f"@weights_col{e}" in text
+    example.run_aie("moe_gemm", np.random.default_rng(5), [aie_designs["moe_gemm"]])
+
+
+def test_aie_attention_lengths_are_runtime_parameters_and_match_numpy(example):
+    """Two designs (scores, weighted) of 12 cores; each core reads its length from slot 0
+    of its rtp buffer, which the runtime sequence writes first; emulated, O equals numpy."""
+    lens = [5, 40, 17]
+    designs = example.attention_designs(lens)
+    for design in designs:
+        text = str(design)
+        assert text.count("aie.core(") == 12
+        assert 'aie.buffer(%tile_c0r2) {sym_name = "rtp_c0r2"} : memref<16xi32>' in text
+        assert "memref.load %rtp_c0r2[" in text
+        sequence = text[text.index("aie.runtime_sequence") :]
+        assert sequence.index("aiex.npu.rtp_write") < sequence.index("aiex.npu.dma_memcpy_nd")
+        assert sequence.count("aiex.npu.rtp_write") == 12
+    data = example.run_aie("attention", np.random.default_rng(6), designs)
+    assert not data["P"][0, :, :, lens[0] :].any()  # P's padding is never written
+
+
+def test_aie_what_does_not_map_is_a_located_error(example):
+    """Attention as written: its tensors are as long as the batch; its lengths unbound (the
+    runtime sequence has no values to write); MoE routed by CSR arrays read at run time (the
+    workload itself, not the capacity form)."""
+    grid = example.attention().schedule().spatial_map((2,))
     with pytest.raises(CompileError, match=r"tensor Q has dynamic shape .*needs static tensors"):
-        pw.compile(attention, target="xdna1", bind={"batch": 3})
+        pw.compile(grid, target="xdna1", bind={"batch": 3})
+    with pytest.raises(
+        CompileError, match=r"read lens\[0\] at run time: .*bind the values of lens"
+    ):
+        pw.compile(example.attention_aie("scores"), target="xdna1")
     moe = example.moe().schedule().spatial_map((2,))
     with pytest.raises(CompileError, match=r"loop bound: a value loaded from memory \(data-dep"):
         pw.compile(moe, target="xdna1", bind={"blocks": 5})

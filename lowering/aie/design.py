@@ -19,10 +19,12 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    StridedLayoutAttr,
     StringAttr,
+    SymbolRefAttr,
     i32,
 )
-from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from pto_wsp.dialects import aie, aie_rules, aiex, wsp
 
@@ -34,6 +36,8 @@ from .patterns import Pattern
 SHIM_BDS = 16
 #: Bytes a core keeps for its stack (mlir-aie's default stack_size).
 CORE_STACK = 1024
+#: A core's runtime-parameter buffer: 16 i32 slots, as mlir-aie's designs declare theirs.
+RTP_SLOTS = 16
 
 Tile = tuple[int, int]
 
@@ -60,6 +64,15 @@ class Fifo:
     consumers: list[Tile]
     depth: int
     type: MemRefType
+
+
+def _strided(t: MemRefType) -> MemRefType:
+    """``t`` (row-major) as a view at any offset: ``strided<[..., 1], offset: ?>``."""
+    shape = list(t.get_shape())
+    strides = [1] * len(shape)
+    for k in range(len(shape) - 2, -1, -1):
+        strides[k] = strides[k + 1] * shape[k + 1]
+    return MemRefType(t.element_type, shape, StridedLayoutAttr(strides, None))
 
 
 def _bytes(t: MemRefType) -> int:
@@ -95,6 +108,10 @@ class Design:
         self.symbols: set[str] = set()
         self.transfers: list[tuple[str, str, Pattern, bool]] = []  # tensor, fifo, pattern, out
         self.bds: dict[int, int] = {}
+        #: kernel -> positions of the parameters given views into joined elements (strided).
+        self.offset_params: dict[str, set[int]] = {}
+        #: Per core: its runtime-parameter buffer, the keys of its slots and their values.
+        self.rtps: dict[Tile, tuple[aie.BufferOp, list[object], list[int]]] = {}
 
     # --- tiles ------------------------------------------------------------------------------
 
@@ -240,8 +257,12 @@ class Design:
         if name in self.kernels:
             return self.kernels[name]
         inputs: list[Attribute] = []
-        for arg, type_ in zip(kernel.arg_names.data, kernel.function_type.inputs.data):
+        for k, (arg, type_) in enumerate(
+            zip(kernel.arg_names.data, kernel.function_type.inputs.data)
+        ):
             inputs.append(kernel_arg_type(name, arg.data, type_, use))
+            if k in self.offset_params.get(name, ()):
+                inputs[-1] = _strided(inputs[-1])
         where = kernel.impls.data.get("aie") if kernel.impls is not None else None
         tile_fn = kernel.tile_function()
         if tile_fn is not None and not isinstance(where, StringAttr):
@@ -262,6 +283,29 @@ class Design:
         self.cores[tile] = Block()
         self.core_owner[tile] = owner
         return self.cores[tile]
+
+    def rtp(
+        self, tile: Tile, key: object, value: int, op: Operation | None = None
+    ) -> tuple[SSAValue, int]:
+        """The runtime-parameter buffer of the core on ``tile`` (``aie.buffer`` named
+        ``rtp_c<col>r<row>``, ``memref<16xi32>``) and the slot of ``key`` in it, which the
+        runtime sequence sets to ``value``."""
+        if tile not in self.rtps:
+            buffer = aie.BufferOp(
+                aie.TileOp(*tile), MemRefType(i32, [RTP_SLOTS]), f"rtp_c{tile[0]}r{tile[1]}"
+            )
+            buffer.buffer.name_hint = f"rtp_c{tile[0]}r{tile[1]}"
+            self.charge_memory(tile, 4 * RTP_SLOTS, f"@rtp_c{tile[0]}r{tile[1]}: 64 B")
+            self.rtps[tile] = (buffer, [], [])
+        buffer, keys, values = self.rtps[tile]
+        if key not in keys:
+            if len(keys) == RTP_SLOTS:
+                raise MappingError(
+                    f"compute tile {tile} reads more than {RTP_SLOTS} runtime parameters", op
+                )
+            keys.append(key)
+            values.append(value)
+        return buffer.buffer, keys.index(key)
 
     def transfer(self, tensor: str, fifo: str, pattern: Pattern, output: bool) -> None:
         """A host transfer of ``tensor`` through the shim end of ``fifo``."""
@@ -305,6 +349,9 @@ class Design:
                     f.name, tiles[f.producer], [tiles[t] for t in f.consumers], f.depth, f.type
                 )
             )
+        for tile, (buffer, _, _) in sorted(self.rtps.items()):
+            buffer.operands = [tiles[tile].result]
+            ops.append(buffer)
         ops.extend(self.kernels.values())
         for tile, block in sorted(self.cores.items()):
             core = aie.CoreOp(tiles[tile], Region(forever(block)))
@@ -336,6 +383,15 @@ class Design:
         args = dict(zip([n for n, _ in tensors], seq.body.block.args))
         for (name, _), arg in zip(tensors, seq.body.block.args):
             arg.name_hint = name
+        for buffer, _, values in (self.rtps[t] for t in sorted(self.rtps)):
+            name = buffer.attributes["sym_name"].data  # type: ignore[attr-defined]
+            for slot, value in enumerate(values):
+                v = arith.ConstantOp(IntegerAttr(value, i32))
+                seq.body.block.add_op(v)
+                seq.body.block.add_op(aiex.NpuRtpWriteOp.build(
+                    properties={"buffer": SymbolRefAttr(name), "index": IntegerAttr(slot, i32)},
+                    operands=[v.result],
+                ))
         ids: dict[int, int] = {}
         ordered = [t for t in self.transfers if t[3]] + [t for t in self.transfers if not t[3]]
         for tensor, fifo, pattern, output in ordered:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, func, math, memref, scf, vector
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
     Float16Type,
     FloatAttr,
@@ -115,7 +116,7 @@ class Body:
 
     def loop(
         self,
-        upper: int,
+        upper: int | SSAValue,
         body: Callable[[SSAValue, Sequence[SSAValue]], Sequence[SSAValue]],
         inits: Sequence[SSAValue] = (),
         lower: int = 0,
@@ -132,11 +133,14 @@ class Body:
         self.add(scf.YieldOp(*yielded))
         self.caches.pop()
         self.block = outer
-        loop = scf.ForOp(self.index(lower), self.index(upper), self.index(step), inits, block)
+        top = upper if isinstance(upper, SSAValue) else self.index(upper)
+        loop = scf.ForOp(self.index(lower), top, self.index(step), inits, block)
         self.block.add_op(loop)
         return loop.results
 
-    def nest(self, dims: Sequence[int], body: Callable[[Index], None], step: int = 1) -> None:
+    def nest(
+        self, dims: Sequence[int | SSAValue], body: Callable[[Index], None], step: int = 1
+    ) -> None:
         """A loop nest over ``dims`` (outermost first, the innermost by ``step``) calling
         ``body`` with the indices."""
 
@@ -394,7 +398,7 @@ class _Lowering:
         b = self.b
         for r in op.results:
             if isinstance(r.type, pto.TileType):
-                _check_tile(b, r.type, op)
+                self.valid(r)
         if not isinstance(op, _MOVES_DATA):
             _check_arithmetic(b, op)
         if isinstance(op, pto.StoreOp):
@@ -422,6 +426,35 @@ class _Lowering:
             raise MappingError(f"{b.where()}: {op.name} does not map to an AIE kernel", op)
         else:
             b.add(op.clone(value_mapper=b.values))
+
+    def valid(self, value: SSAValue) -> tuple[int | SSAValue, ...]:
+        """The valid shape of a tile: static extents, and for each ``?`` the runtime size
+        that the op making it (or the tile it derives from) was given, mapped into the
+        kernel function. Loops over it run to that size; the rest of the tile is padding,
+        never read nor stored."""
+        t = pto.tile(value)
+        if not t.dynamic_valid_count:
+            return t.valid_dims
+        op = value.owner
+        if getattr(op, "valid_sizes", None):
+            sizes = iter(self.b.mapped(v) for v in op.valid_sizes)  # type: ignore[union-attr]
+            return tuple(next(sizes) if d == DYNAMIC_INDEX else d for d in t.valid_dims)
+        if isinstance(op, pto.MatmulOp | pto.MatmulAccOp | pto.MatmulBiasOp):
+            lhs, rhs = op.operands[-2:] if not isinstance(op, pto.MatmulBiasOp) else op.operands[:2]
+            return (self.valid(lhs)[0], self.valid(rhs)[1])
+        if isinstance(op, pto.BinaryOp | pto.ExpandBinaryOp | pto.MoveOp | pto.UnaryOp) or (
+            isinstance(op, pto.CastOp | pto.ScalarBinaryOp)
+        ):
+            source = self.valid(op.operands[0])
+            return tuple(s if d == DYNAMIC_INDEX else d for s, d in zip(source, t.valid_dims))
+        _check_tile(self.b, t, op)  # type: ignore[arg-type]
+        return t.valid_dims
+
+    @staticmethod
+    def lanes_for(t: pto.TileType, dims: Sequence[int | SSAValue]) -> int:
+        """Vector lanes along a static valid row that is a whole number of vectors."""
+        lanes = _lanes(t.element_type)
+        return lanes if lanes and isinstance(dims[-1], int) and dims[-1] % lanes == 0 else 0
 
     # --- control flow -----------------------------------------------------------------------
 
@@ -479,10 +512,8 @@ class _Lowering:
         b = self.b
         dest = b.mapped(op.dest)
         t = pto.tile(op.value)
-        dims = t.valid_dims
-        lanes = _lanes(t.element_type)
-        if not (lanes and dims[-1] % lanes == 0 and self.vectorizable(op.value)):
-            lanes = 0
+        dims = self.valid(op.value)
+        lanes = self.lanes_for(t, dims) if self.vectorizable(op.value) else 0
 
         def body(idx: Index) -> None:
             b.lanes = lanes
@@ -554,17 +585,16 @@ class _Lowering:
             value = b.add(memref.LoadOp.get(src, b.at(src, op.offsets, idx)))
             b.add(memref.StoreOp.get(value, buffer, idx))
 
-        b.nest(t.valid_dims, body)
+        b.nest(self.valid(op.result), body)
         b.buffers[op.result] = buffer
 
     def reduce(self, op: pto.ReduceOp) -> None:
         b = self.b
-        src = pto.tile(op.input)
         out = self.target(op.result)
         kind = _REDUCE[_op_name(op).split("_", 1)[1]]
         axis = op.AXIS
-        keep = src.valid_dims[1 - axis]
-        length = src.valid_dims[axis]
+        keep = self.valid(op.input)[1 - axis]
+        length = self.valid(op.input)[axis]
 
         def outer(i: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
             def at(k: SSAValue) -> Index:
@@ -586,7 +616,8 @@ class _Lowering:
         b = self.b
         c = pto.tile(op.results[0])
         lhs, rhs = op.operands[-2:] if not isinstance(op, pto.MatmulBiasOp) else op.operands[:2]
-        k_len = pto.tile(lhs).valid_dims[1]
+        k_len = self.valid(lhs)[1]
+        rows, cols = self.valid(op.results[0])
         out = self.target(op.results[0])
         acc_type = c.element_type
 
@@ -608,10 +639,10 @@ class _Lowering:
                 b.add(memref.StoreOp.get(total, out, (i, j)))
                 return ()
 
-            b.loop(c.valid_dims[1], col)
+            b.loop(cols, col)
             return ()
 
-        b.loop(c.valid_dims[0], row)
+        b.loop(rows, row)
         b.buffers[op.results[0]] = out
 
 
@@ -640,12 +671,12 @@ def _lanes(element: Attribute) -> int:
 
 
 def _check_tile(b: Body, t: pto.TileType, op: Operation) -> None:
-    if t.dynamic_valid_count:
-        raise MappingError(
-            f"{b.where()}: {op.name} makes a tile with a dynamic valid shape "
-            f"({pto.TileType._dims_text(t.valid_dims)}); an AIE kernel's loops are static",
-            op,
-        )
+    raise MappingError(
+        f"{b.where()}: {op.name} makes a tile with a dynamic valid shape "
+        f"({pto.TileType._dims_text(t.valid_dims)}) whose sizes the AIE kernel cannot trace "
+        "to the load or matmul that gives them",
+        op,
+    )
 
 
 def _check_arithmetic(b: Body, op: Operation) -> None:

@@ -28,9 +28,11 @@ from .spatial import SpatialMapper
 DEFAULT_DEVICE = "npu1_1col"
 
 
-def parse_bind(text: str) -> dict[str, int]:
-    """``"n=4,m=2"`` -> {"n": 4, "m": 2}: the program's scalar arguments."""
-    values: dict[str, int] = {}
+def parse_bind(text: str) -> dict[str, int | list[int]]:
+    """``"n=4,m=2,lens=5:40:17"`` -> {"n": 4, "m": 2, "lens": [5, 40, 17]}: the program's
+    scalar arguments, and the values of tensors the cores read as runtime parameters
+    (``lens=5:`` is a list of one)."""
+    values: dict[str, int | list[int]] = {}
     for item in text.split(","):
         if not item.strip():
             continue
@@ -39,11 +41,18 @@ def parse_bind(text: str) -> dict[str, int]:
         try:
             if not sep or not name.isidentifier():
                 raise ValueError
-            values[name] = int(value, 0)
+            parts = value.split(":")
+            numbers = [
+                int(v, 0) for v in (parts[:-1] if len(parts) > 1 and not parts[-1] else parts)
+            ]
         except ValueError:
-            raise MappingError(f"bad binding '{item.strip()}': expected name=integer") from None
-        if not -(1 << 63) <= values[name] < 1 << 63:  # as the simulator's bindings
-            raise MappingError(f"{name} is an index: {values[name]} does not fit in 64 bits")
+            raise MappingError(
+                f"bad binding '{item.strip()}': expected name=integer or name=i:j:..."
+            ) from None
+        for number in numbers:
+            if not -(1 << 63) <= number < 1 << 63:  # as the simulator's bindings
+                raise MappingError(f"{name} is an index: {number} does not fit in 64 bits")
+        values[name] = numbers if ":" in value else numbers[0]
     return values
 
 
@@ -51,7 +60,7 @@ def lower_program(
     module: ModuleOp,
     program: tg.ProgramOp,
     device: str = DEFAULT_DEVICE,
-    bind: dict[str, int] | None = None,
+    bind: dict[str, int | list[int]] | None = None,
     form: aie.AcquireForm = aie.AcquireForm.SUBVIEW,
 ) -> ModuleOp:
     """The mlir-aie module of one program (raises MappingError when it cannot map)."""
@@ -64,13 +73,23 @@ def lower_program(
             f"(arguments: {', '.join(names)})",
             program,
         )
-    for n in bind:
+    data: dict[str, list[int]] = {}
+    for n, v in list(bind.items()):
         type_ = program.function_type.inputs.data[names.index(n)]
-        if not isinstance(type_, IndexType | IntegerType):
+        if isinstance(v, list) or isinstance(type_, MemRefType):
+            if not isinstance(v, list) or not isinstance(type_, MemRefType):
+                raise MappingError(
+                    f"bind gives {n} {'values' if isinstance(v, list) else 'a value'}, but {n} "
+                    f"is a {type_}: a list (i:j:...) binds a tensor's runtime parameters, an "
+                    "integer a scalar argument"
+                )
+            data[n] = v
+            del bind[n]
+        elif not isinstance(type_, IndexType | IntegerType):
             raise MappingError(
                 f"bind gives {n} a value, but {n} is a {type_}, not a scalar (index) argument"
             )
-    env: dict[SSAValue, int] = {program.body.block.args[names.index(n)]: v for n, v in bind.items()}
+    env: dict[SSAValue, int] = {program.body.block.args[names.index(n)]: v for n, v in bind.items()}  # type: ignore[misc]
     symbols: dict[str, Operation] = {}
     for op in module.body.block.ops:
         sym = op.properties.get("sym_name")
@@ -83,7 +102,7 @@ def lower_program(
     if program.processes():
         mapper: PipelineMapper | SpatialMapper = PipelineMapper(symbols, program, env, design)
     elif "spatial_map" in config:
-        mapper = SpatialMapper(symbols, program, env, design)
+        mapper = SpatialMapper(symbols, program, env, design, data)
     else:
         raise MappingError(
             f"@{program.sym_name.data} is neither a pipeline (tg.process) nor spatially mapped "
@@ -195,7 +214,7 @@ def _front_to_tg(ctx: Context, module: ModuleOp) -> None:
 def compile_module(
     module: ModuleOp,
     device: str = DEFAULT_DEVICE,
-    bind: dict[str, int] | str | None = None,
+    bind: dict[str, int | list[int]] | str | None = None,
     program: str = "",
     acquire: str = "subview",
     ctx: Context | None = None,
@@ -208,9 +227,21 @@ def compile_module(
     ctx = ctx or _context()
     module = module.clone()
     _front_to_tg(ctx, module)
-    text = bind if isinstance(bind, str) else ",".join(f"{k}={v}" for k, v in (bind or {}).items())
+    text = (
+        bind
+        if isinstance(bind, str)
+        else ",".join(f"{k}={_bound(v)}" for k, v in (bind or {}).items())
+    )
     TgToAiePass(device=device, bind=text, program=program, acquire=acquire).apply(ctx, module)
     return module
+
+
+def _bound(value) -> str:
+    """A bound value as the option text: an integer, or a tensor's values as ``i:j:...``."""
+    if isinstance(value, int):
+        return str(value)
+    values = [str(int(v)) for v in list(value)]
+    return ":".join(values) + ":" * (len(values) == 1)  # "5:": a list of one
 
 
 def module_text(module: ModuleOp) -> str:

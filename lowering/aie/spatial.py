@@ -75,7 +75,12 @@ class SpatialMapper:
     """Maps one spatially mapped ``tg.program`` onto a ``Design``."""
 
     def __init__(
-        self, module_ops: dict[str, Operation], program: tg.ProgramOp, env: Env, design: Design
+        self,
+        module_ops: dict[str, Operation],
+        program: tg.ProgramOp,
+        env: Env,
+        design: Design,
+        data: dict[str, list[int]] | None = None,
     ):
         self.symbols = module_ops
         self.program = program
@@ -94,6 +99,10 @@ class SpatialMapper:
         self.part_types: dict[str, MemRefType] = {}
         #: Per cell, the tensors whose block it updates in place from the host's value.
         self.updates: dict[Cell, list[str]] = {}
+        #: Tensors joined into another's objectfifo: name -> offset in the joined element.
+        self.joined: dict[str, int] = {}
+        #: The bound values of tensors the cores read as runtime parameters (flat).
+        self.data = data or {}
 
     # ------------------------------------------------------------------------------------
 
@@ -112,9 +121,11 @@ class SpatialMapper:
             self._check_layout(name)
         staging = Staging(self.design, placement, self.depth, self.program)
         fifos_in, fifos_out = staging.stage(
-            [self._tensor(n, tasks, write=False) for n in reads],
+            self._join([self._tensor(n, tasks, write=False) for n in reads], cells),
             [self._tensor(n, tasks, write=True) for n in writes],
         )
+        self._strided_params(tasks)
+        self.placement = placement
         for cell in cells:
             self._emit(cell, placement[cell], tasks[cell], fifos_in, fifos_out)
         return [n for n in self.names if n in reads or n in writes]
@@ -428,6 +439,108 @@ class SpatialMapper:
         label = f"{name}_in" if updated else name
         return Tensor(name, self.shapes[name], whole, self.part_types[name], streams, label)
 
+    # --- runtime parameters -----------------------------------------------------------------
+
+    def _runtime_load(self, value: SSAValue, env: Env) -> tuple[str, int] | None:
+        """A scalar loaded from a program tensor at indices known for the task (a sequence
+        length, say): its tensor and flat position; else None."""
+        load = value.owner
+        if not isinstance(load, memref.LoadOp) or load.memref not in self.program.body.block.args:
+            return None
+        name = self.names[self.program.body.block.args.index(load.memref)]
+        type_ = load.memref.type
+        assert isinstance(type_, MemRefType)
+        shape = [max(d, 1) for d in type_.get_shape()]
+        flat = 0
+        for index, extent in zip(load.indices, shape):
+            flat = flat * extent + evaluate(index, env)
+        return name, flat
+
+    def _rtp(
+        self, b: CoreBuilder, cell: Cell, load: tuple[str, int], want: Attribute, op: Operation
+    ) -> SSAValue:
+        """The value from the core's runtime-parameter buffer, which the runtime sequence
+        writes (``aiex.npu.rtp_write``) before it moves the data: the core's code is the
+        same whatever the values, only the sequence changes."""
+        name, flat = load
+        if want != i32:
+            raise MappingError(
+                f"a runtime parameter ({name}) passes an index or i32 to a kernel, not {want}", op
+            )
+        values = self.data.get(name)
+        if values is None or flat >= len(values):
+            raise MappingError(
+                f"the cores read {name}[{flat}] at run time: an AIE core gets it as a runtime "
+                f"parameter, written by the runtime sequence; bind the values of {name} "
+                f'(bind="{name}=i:j:...")',
+                op,
+            )
+        buffer, slot = self.design.rtp(self.placement[cell], (name, flat), values[flat], op)
+        return b.add(memref.LoadOp.get(buffer, [b.index(slot)])).results[0]
+
+    # --- joined inputs ----------------------------------------------------------------------
+
+    def _join(self, reads: list[Tensor], cells: list[Cell]) -> list[Tensor]:
+        """When a core reads more tensors than a compute tile has input DMA channels, join
+        the first read tensors every core reads (one element type, as many regions per run)
+        into one objectfifo whose element holds a region of each, side by side; the core
+        calls its kernel on views at their offsets. Otherwise the reads stay as they are
+        (and the staging names the channel limit)."""
+        channels = self.design.model.dma_channels(self.design.model.first_core_row)
+        count = max(sum(any(c in s.cells for s in t.streams) for t in reads) for c in cells)
+        if count <= channels:
+            return reads
+        updated = {t for names in self.updates.values() for t in names}
+        candidates = [
+            t
+            for t in reads
+            if t.name not in updated
+            and t.part.element_type == reads[0].part.element_type
+            and all(any(c in s.cells for s in t.streams) for c in cells)
+            and {len(s.regions) for s in t.streams} == {len(reads[0].streams[0].regions)}
+        ]
+        parts = candidates[: count - channels + 1]
+        if len(parts) < count - channels + 1:
+            return reads
+        joined = self._joined(parts, cells)
+        first = reads.index(parts[0])
+        return [*reads[:first], joined, *(t for t in reads[first:] if t not in parts)]
+
+    def _joined(self, parts: list[Tensor], cells: list[Cell]) -> Tensor:
+        by_regions: dict[tuple[Region, ...], list[Cell]] = {}
+        keys: dict[tuple[Region, ...], tuple[int, ...]] = {}
+        for cell in cells:
+            mine = [next(s for s in t.streams if cell in s.cells) for t in parts]
+            regions = tuple(r for step in zip(*(s.regions for s in mine)) for r in step)
+            by_regions.setdefault(regions, []).append(cell)
+            keys.setdefault(regions, mine[0].key)
+        streams = [Stream(keys[r], tuple(c), r) for r, c in by_regions.items()]
+        offset = 0
+        for t in parts:
+            self.joined[t.name] = offset
+            offset += _elements(t.part)
+        element = parts[0].part.element_type
+        total = sum(_elements(t.whole) for t in parts)
+        return Tensor(
+            "_".join(t.name for t in parts),
+            [total],
+            MemRefType(element, [total]),
+            MemRefType(element, [offset]),
+            streams,
+            parts=parts,
+        )
+
+    def _strided_params(self, tasks: dict[Cell, list[Instance]]) -> None:
+        """Kernel parameters given a joined tensor take a view at an offset: their AIE type
+        is strided with a dynamic offset (others passing them cast to it)."""
+        for inst in (i for insts in tasks.values() for i in insts):
+            kernel = self.symbols[inst.task.kernel.root_reference.data]
+            assert isinstance(kernel, wsp.KernelOp)
+            resources = [k for k, a in enumerate(kernel.access.data) if a.data]
+            for k, region in zip(resources, inst.regions):
+                if region.tensor in self.joined:
+                    self.design.offset_params.setdefault(kernel.sym_name.data, set()).add(k)
+
     # --- cores ------------------------------------------------------------------------------
 
     def _emit(
@@ -476,7 +589,10 @@ class SpatialMapper:
         wants = [
             w for a, w in zip(kernel.access.data, decl.function_type.inputs.data) if not a.data
         ]
-        keys = [_param_keys(inst) for inst in run]
+        keys = [
+            [self._runtime_load(p, inst.env) or k for p, k in zip(inst.task.params, _param_keys(inst))]
+            for inst in run
+        ]
 
         def deltas(x: list, y: list) -> list[int] | None:
             out = []
@@ -521,10 +637,14 @@ class SpatialMapper:
         resources = iter(zip(inst.regions, task.access.data))
         args: list[SSAValue] = []
         releases: list[str] = []
+        held: dict[str, SSAValue] = {}
         for access, want in zip(kernel.access.data, decl.function_type.inputs.data):
             if not access.data:
                 k, param = next(params)
-                if loop is not None and loop[1][k]:
+                load = self._runtime_load(param, inst.env)
+                if load is not None:
+                    args.append(self._rtp(b, cell, load, want, param.owner))  # type: ignore[arg-type]
+                elif loop is not None and loop[1][k]:
                     args.append(_stepped(b, evaluate(param, inst.env), loop[1][k], loop[0]))
                 else:
                     args.append(scalar_arg(b, param, want, inst.env))
@@ -537,15 +657,23 @@ class SpatialMapper:
             else:
                 value = outs[region.tensor]
                 element = value.type
-            if element != want:
+            if region.tensor in self.joined:
+                element = self.part_types[region.tensor]
+            if _plain(element) != _plain(want):
                 raise MappingError(
                     f"@{kernel.sym_name.data} takes {want}, but core {cell} holds {element} of "
                     f"{region.tensor}",
                     task,
                 )
             if value is None:
-                value = b.acquire(fifo, "Consume", element)
-                releases.append(fifo)
+                if fifo not in held:
+                    held[fifo] = b.acquire(fifo, "Consume", self.design.fifos[fifo].type)
+                    releases.append(fifo)
+                value = held[fifo]
+                if region.tensor in self.joined:
+                    value = _view(b, value, self.joined[region.tensor], want)
+            if value.type != want:
+                value = b.add(memref.CastOp.get(value, want)).results[0]
             args.append(value)
         b.call(kernel.sym_name.data, args)
         for fifo in releases:
@@ -577,6 +705,22 @@ def _stepped(b: CoreBuilder, first: int, delta: int, step: SSAValue) -> SSAValue
     if first:
         value = b.add(arith.AddiOp(value, b.i32(first))).results[0]
     return value
+
+
+def _plain(t: Attribute) -> Attribute:
+    """A memref type without its layout (a strided parameter takes any view of its shape)."""
+    if isinstance(t, MemRefType):
+        return MemRefType(t.element_type, t.get_shape())
+    return t
+
+
+def _view(b: CoreBuilder, element: SSAValue, offset: int, want: Attribute) -> SSAValue:
+    """The part of a joined element at ``offset``, as the kernel parameter's strided type."""
+    assert isinstance(want, MemRefType)
+    shape = list(want.get_shape())
+    strides = [_elements(MemRefType(want.element_type, shape[k + 1 :])) for k in range(len(shape))]
+    op = memref.ReinterpretCastOp.from_dynamic(element, [b.index(offset)], shape, strides, want)
+    return b.add(op).results[0]
 
 
 def _within(region: Region, block: Region) -> bool:

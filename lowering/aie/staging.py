@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
@@ -43,7 +43,9 @@ class Stream:
 @dataclass
 class Tensor:
     """A tensor the grid reads or writes: its shape, the element type its objectfifos carry
-    next to the cores (``part``), its streams; ``label`` names its fifos (default: name)."""
+    next to the cores (``part``), its streams; ``label`` names its fifos (default: name).
+    A **joined** input has ``parts`` (the tensors it carries side by side in each element,
+    flat) and streams whose regions are, per step, one region of each part in order."""
 
     name: str
     shape: list[int]
@@ -51,6 +53,7 @@ class Tensor:
     part: MemRefType
     streams: list[Stream]
     label: str = ""
+    parts: list[Tensor] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.label = self.label or self.name
@@ -86,7 +89,10 @@ class Staging:
             ) from None
 
     def _stage(self, reads: list[Tensor], writes: list[Tensor], per_column: bool):
-        fifos_in = {t.name: self._distribute(t, per_column) for t in reads}
+        fifos_in = {}
+        for t in reads:
+            fifos = self._distribute(t, per_column)
+            fifos_in.update({p.name: fifos for p in t.parts} or {t.name: fifos})
         fifos_out = {t.name: self._join(t, per_column) for t in writes}
         return fifos_in, fifos_out
 
@@ -146,8 +152,25 @@ class Staging:
                 outs.append(fifo)
                 by_cell.update(dict.fromkeys(s.cells, fifo))
             d.link([fifo_in], outs, [], self._offsets(t, len(outs)))
-            d.transfer(t.name, fifo_in, self._pattern(t, streams), output=False)
+            if t.parts:
+                self._joined_transfers(t, fifo_in, streams)
+            else:
+                d.transfer(t.name, fifo_in, self._pattern(t, streams), output=False)
         return by_cell
+
+    def _joined_transfers(self, t: Tensor, fifo: str, streams: list[Stream]) -> None:
+        """A joined element is filled by one transfer per step, stream and part, in memtile
+        order, all queued on the one shim channel: the memtile's S2MM takes the words as
+        they come, so consecutive transfers from different host tensors fill one element."""
+        n = len(t.parts)
+        for k in range(len(streams[0].regions) // n):
+            for s in streams:
+                for j, p in enumerate(t.parts):
+                    box = [s.regions[k * n + j]]
+                    pattern = fit_pattern(
+                        f"the transfer of {p.name}", p.shape, element_bytes(p.whole), box, self.op
+                    )
+                    self.design.transfer(p.name, fifo, pattern, output=False)
 
     def _join(self, t: Tensor, per_column: bool) -> dict[Cell, str]:
         d = self.design

@@ -3,22 +3,25 @@
 //
 // RUN: not pto-opt %s --split-input-file -t 'aie{device=npu1}' 2>&1 | FileCheck %s
 
-// CHECK: errors.mlir:[[# @LINE + 4]]:8: error: 'pto.load' op tg-to-aie: kernel @k (tile function @k_tile): pto.load makes a tile with a dynamic valid shape ([?, 32]); an AIE kernel's loops are static
-wsp.kernel @k(x: in memref<16x32xf32>, y: out memref<16x32xf32>) unit(vector) attributes {tile = @k_tile}
-func.func @k_tile(%x: memref<16x32xf32>, %y: memref<16x32xf32>) attributes {pto.func_type = #pto.func_type<incore>} {
+// CHECK: errors.mlir:[[# @LINE + 5]]:8: error: 'pto.transpose' op tg-to-aie: kernel @k (tile function @k_tile): pto.transpose makes a tile with a dynamic valid shape ([32, ?]) whose sizes the AIE kernel cannot trace to the load or matmul that gives them
+wsp.kernel @k(x: in memref<16x32xf32>, y: out memref<32x16xf32>) unit(vector) attributes {tile = @k_tile}
+func.func @k_tile(%x: memref<16x32xf32>, %y: memref<32x16xf32>) attributes {pto.func_type = #pto.func_type<incore>} {
   %n = arith.constant 3 : index
   %t = pto.load %x valid(%n) : memref<16x32xf32> -> !pto.tile<16x32xf32, vec, valid = [?, 32]>
-  pto.store %t, %y : !pto.tile<16x32xf32, vec, valid = [?, 32]>, memref<16x32xf32>
+  %u = pto.transpose %t : !pto.tile<16x32xf32, vec, valid = [?, 32]> -> !pto.tile<32x16xf32, vec, valid = [32, ?]>
+  pto.store %u, %y : !pto.tile<32x16xf32, vec, valid = [32, ?]>, memref<32x16xf32>
   func.return
 }
-wsp.workload @w(%T_x: memref<32x32xf32>, %T_y: memref<32x32xf32>) {
+wsp.workload @w(%T_x: memref<32x32xf32>, %T_y: memref<64x16xf32>) {
   %I = wsp.dense 2
   wsp.parallel_for %i in %I named("i") : !wsp.dense<2> {
     %c16 = arith.constant 16 : index
     %o16 = arith.muli %i, %c16 : index
+    %c32 = arith.constant 32 : index
+    %o32 = arith.muli %i, %c32 : index
     %v_x = wsp.view %T_x[%o16:+16] : memref<32x32xf32> -> memref<16x32xf32>
-    %v_y = wsp.view %T_y[%o16:+16] : memref<32x32xf32> -> memref<16x32xf32>
-    wsp.task @k() resources(%v_x, %v_y : memref<16x32xf32>, memref<16x32xf32>)
+    %v_y = wsp.view %T_y[%o32:+32] : memref<64x16xf32> -> memref<32x16xf32>
+    wsp.task @k() resources(%v_x, %v_y : memref<16x32xf32>, memref<32x16xf32>)
   }
 }
 sched.schedule @s for @w {
