@@ -15,6 +15,8 @@ from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import PassFailedException
 
+from pto_wsp.errors import SourceLoc
+
 
 def location_of(op: Operation) -> str:
     """``file:line:col`` of ``op`` or of its nearest located ancestor; '' when none has one."""
@@ -32,6 +34,18 @@ def location_of(op: Operation) -> str:
 _PYTHON_SPELLING = [
     (re.compile(r"(?:wsp|csp)-to-tg\{schedule=NAME\}"), 'schedule="NAME"'),
 ]
+
+
+def source_of(op: Operation) -> SourceLoc | None:
+    """The place in Python source that wrote ``op`` (a traced tile op carries the line of its
+    ``pl.*`` call) or its nearest located ancestor; None when none has one."""
+    current: Operation | None = op
+    while current is not None:
+        loc = getattr(current, "location", None)
+        if isinstance(loc, FileLineColLoc) and loc.filename.data.endswith(".py"):
+            return SourceLoc(loc.filename.data, loc.line.data)
+        current = current.parent_op()
+    return None
 
 
 def python_spelling(message: str) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
@@ -33,6 +34,9 @@ from pto_wsp.dialects import pto
 #: Ops that read and write tiles where they are: transfers, moves and the cube's own ops.
 _PLACED = (pto.LoadOp, pto.StoreOp, pto.MoveOp, pto.AllocOp)
 _MATMULS = (pto.MatmulOp, pto.MatmulAccOp, pto.MatmulBiasOp)
+#: Ops passing tiles on as they are (loops, ifs and what their regions yield): a carried
+#: tile keeps the space it has, which its initial and yielded values agree on.
+_CONTROL = (scf.ForOp, scf.IfOp, scf.WhileOp, scf.YieldOp, scf.ConditionOp)
 
 
 class _Placer:
@@ -89,7 +93,7 @@ class _Placer:
     def place(self, op: Operation) -> None:
         if isinstance(op, _MATMULS):
             self.place_matmul(op)
-        elif not isinstance(op, _PLACED) and any(
+        elif not isinstance(op, _PLACED + _CONTROL) and any(
             isinstance(v.type, pto.TileType) for v in op.operands
         ):
             self.place_vector(op)

@@ -37,6 +37,7 @@ from pto_wsp.frontend.tile import (  # noqa: F401
     move,
     mul,
     neg,
+    range,
     recip,
     relu,
     row_expand,
@@ -56,4 +57,5 @@ from pto_wsp.frontend.tile import (  # noqa: F401
     store,
     sub,
     transpose,
+    yield_,
 )

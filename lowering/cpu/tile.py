@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith, func
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
@@ -36,6 +36,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from pto_wsp.dialects import pto
 from pto_wsp.errors import CompileError
 from pto_wsp.lowering.cpu import objcache
+from pto_wsp.passes.diagnostics import source_of
 
 #: Upstream MLIR's lowering of the linalg form to the LLVM dialect. f16 and bf16 arithmetic
 #: is done in f32 (arith-emulate-unsupported-floats): the CPU has no half-precision ALU.
@@ -238,6 +239,9 @@ class _Emitter:
 
     function: func.FuncOp
     lines: list[str] = field(default_factory=list)
+    #: The tiles' buffers, allocated once at the top: a tile made in a loop body reuses its
+    #: buffer at each iteration (its value dies there, or is copied out at the yield).
+    allocs: list[str] = field(default_factory=list)
     names: dict[SSAValue, str] = field(default_factory=dict)
     tiles: dict[SSAValue, _Tile] = field(default_factory=dict)
     buffers: list[str] = field(default_factory=list)
@@ -256,7 +260,9 @@ class _Emitter:
 
     def error(self, op: Operation, why: str) -> TileLoweringError:
         return TileLoweringError(
-            f"tile function @{self.function.sym_name.data}", f"{op.name}: {why}"
+            f"tile function @{self.function.sym_name.data}",
+            f"{op.name}: {why}",
+            loc=source_of(op),
         )
 
     # ------------------------------------------------------------------ values and views
@@ -275,7 +281,7 @@ class _Emitter:
         element = _name(t.element_type).replace("i1", "i8")
         tile = _Tile(self.fresh(), t.dims, element, valid)
         if alloc:
-            self.emit(f"{tile.buffer} = memref.alloc() : {tile.type}")
+            self.allocs.append(f"  {tile.buffer} = memref.alloc() : {tile.type}")
         self.buffers.append(f"memref.dealloc {tile.buffer} : {tile.type}")
         return tile
 
@@ -439,10 +445,80 @@ def _lower_op(e: _Emitter, op: Operation) -> None:
         pass  # pipes are the device's: on the CPU every op has finished when the next starts
     elif isinstance(op, func.ReturnOp):
         pass
+    elif isinstance(op, scf.ForOp):
+        _loop(e, op)
+    elif _is_scalar_binary(op):
+        name = e.fresh()
+        a, b = (e.names[v] for v in op.operands)
+        e.emit(f"{name} = {op.name} {a}, {b} : {_name(op.results[0].type)}")
+        e.names[op.results[0]] = name
     else:
         raise e.error(
-            op, "not supported by the CPU numerics (tile functions are straight-line code)"
-        )
+            op, "not supported by the CPU numerics (tile functions are straight-line code "
+            "and scf.for loops)",
+        )  # fmt: skip
+
+
+def _is_scalar_binary(op: Operation) -> bool:
+    """An ``arith`` op ``c = op a, b`` on one scalar type (index arithmetic of offsets)."""
+    values = [*op.operands, *op.results]
+    return (
+        op.name.startswith("arith.")
+        and len(op.operands) == 2
+        and len(op.results) == 1
+        and len({v.type for v in values}) == 1
+        and not isinstance(values[0].type, pto.TileType)
+    )
+
+
+def _loop(e: _Emitter, op: scf.ForOp) -> None:
+    """An ``scf.for``: a carried tile is one buffer the loop updates, holding the initial
+    value before it and the yielded value after each iteration; scalars are iter_args."""
+    body = op.body.block
+    scalars = []
+    for init, arg, result in zip(op.iter_args, body.args[1:], op.res):
+        if isinstance(init.type, pto.TileType):
+            src = e.tiles[init]
+            carry = e.new_tile(pto.tile(init), list(src.valid))
+            _copy(e, e.view(src), e.view(carry))
+            e.tiles[arg] = e.tiles[result] = carry
+        else:
+            scalars.append((init, arg, result))
+    iv = e.fresh()
+    e.names[body.args[0]] = iv
+    head = f"scf.for {iv} = {e.names[op.lb]} to {e.names[op.ub]} step {e.names[op.step]}"
+    if scalars:
+        names = [e.fresh() for _ in scalars]
+        inits = ", ".join(f"{n} = {e.names[i]}" for n, (i, _, _) in zip(names, scalars))
+        types = ", ".join(_name(i.type) for i, _, _ in scalars)
+        head += f" iter_args({inits}) -> ({types})"
+        for n, (_, arg, _) in zip(names, scalars):
+            e.names[arg] = n
+    results = e.fresh() if scalars else ""
+    e.emit(f"{results + ':' + str(len(scalars)) + ' = ' if scalars else ''}{head} {{")
+    for inner in body.ops:
+        if isinstance(inner, scf.YieldOp):
+            _carry(e, op, inner, scalars)
+        else:
+            _lower_op(e, inner)
+    e.emit("}")
+    for k, (_, _, result) in enumerate(scalars):
+        e.names[result] = f"{results}#{k}"
+
+
+def _carry(e: _Emitter, loop: scf.ForOp, end: scf.YieldOp, scalars: list) -> None:
+    """The end of a loop body: yielded tiles copied into the loop's buffers, scalars yielded."""
+    for value, arg in zip(end.arguments, loop.body.block.args[1:]):
+        if isinstance(value.type, pto.TileType):
+            src, carry = e.tiles[value], e.tiles[arg]
+            if src.buffer != carry.buffer:
+                _copy(e, e.view(src), e.view(carry))
+    if scalars:
+        kept = [e.names[v] for v in end.arguments if not isinstance(v.type, pto.TileType)]
+        types = ", ".join(_name(i.type) for i, _, _ in scalars)
+        e.emit(f"  scf.yield {', '.join(kept)} : {types}")
+    else:
+        e.emit("  scf.yield")
 
 
 def _copy(e: _Emitter, src: tuple[str, str], dst: tuple[str, str]) -> None:
@@ -607,7 +683,10 @@ def _matmul(e: _Emitter, op: Operation) -> None:
     elif isinstance(op, pto.MatmulBiasOp):
         init = e.tiles[op.bias]
     valid = [a.valid[0], b.valid[1]]
-    if not all(isinstance(v, int) for v in [*a.valid, *b.valid]):
+    # In a loop or a branch the result takes its buffer allocated at the top (it is written
+    # at each iteration), not a callee's new one.
+    nested = op.parent_op() is not e.function
+    if nested or not all(isinstance(v, int) for v in [*a.valid, *b.valid]):
         _product(e, op, a, b, init, e.result_tile(op.result, valid))
         return
     inputs = [a, b] if init is None else [a, b, init]
@@ -715,7 +794,7 @@ def upstream_text(function: func.FuncOp) -> tuple[str, list[_Param]]:
         e.names[arg] = value
     for op in function.body.block.ops:
         _lower_op(e, op)
-    body = [*prologue, *e.lines, *("  " + line for line in e.buffers), "  return"]
+    body = [*prologue, *e.allocs, *e.lines, *("  " + line for line in e.buffers), "  return"]
     head = f"func.func @{name}({', '.join(header)}) {_KERNEL} {{"
     return "\n".join([head, *body, "}", *e.outlined]), params
 

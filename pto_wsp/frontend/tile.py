@@ -6,7 +6,8 @@ kernel: its body is traced once per kernel instance into an InCore ``func.func``
 (``{tile = @..._tile}``). Inside the body, tensor parameters are ``TensorParam``s (only
 ``pl.load``/``pl.store`` use them), scalar parameters are ``ScalarParam``s (scalar operands of
 tile ops, valid sizes, offsets), and every ``pl.*`` op gives a ``Tile``. Python control flow
-over static values unrolls; there is no traced loop yet.
+over static values unrolls; ``pl.range`` traces a loop (``scf.for``) instead, its body once.
+Every traced op carries the Python line of its ``pl.*`` call as its location.
 
 After tracing, ``pto-infer-spaces`` places the tiles (matmul operands into mat/left/right, acc
 results read by vector ops into vec) and every op is verified: a wrong shape, element type or
@@ -16,21 +17,26 @@ space is a ``CompileError`` at the line of the body that wrote the op.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from xdsl.dialects import arith, func
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
+    FileLineColLoc,
     FloatAttr,
     IndexType,
+    IntAttr,
     IntegerAttr,
+    IntegerType,
     MemRefType,
+    StringAttr,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from pto_wsp.dialects import pto
 from pto_wsp.errors import CompileError, SourceLoc, user_location
+from pto_wsp.passes.diagnostics import source_of
 from pto_wsp.passes.pto_infer_spaces import SpaceError, infer_spaces
 
 from .tensors import DType
@@ -116,22 +122,100 @@ class TensorParam:
 
 
 class ScalarParam:
-    """A scalar parameter inside a tile kernel's body: a scalar operand, a valid size, an offset."""
+    """A scalar inside a tile kernel's body (a scalar parameter, a ``pl.range`` index, or
+    integer arithmetic on them): a scalar operand, a valid size, an offset."""
 
     def __init__(self, name: str, value: SSAValue):
         self.name, self.value = name, value
+
+    def _arith(self, kind: str, other: Any, reflected: bool = False) -> ScalarParam:
+        if not isinstance(self.value.type, IndexType | IntegerType):
+            raise CompileError(
+                f"pl.{kind}", f"arithmetic on scalars is on indices and integers; "
+                f"{self.name} is {self.value.type}",
+            )  # fmt: skip
+        if isinstance(other, ScalarParam):
+            if other.value.type != self.value.type:
+                raise CompileError(
+                    f"pl.{kind}", f"{self.name} is {self.value.type}, {other.name} is "
+                    f"{other.value.type}",
+                )  # fmt: skip
+            rhs, text = other.value, other.name
+        elif isinstance(other, int) and not isinstance(other, bool):
+            rhs, text = _integer(other, self.value.type, kind), str(other)
+        else:
+            return NotImplemented
+        a, b = (rhs, self.value) if reflected else (self.value, rhs)
+        cls = _SCALAR_OPS[kind]
+        name = (
+            f"({text} {_SYMBOLS[kind]} {self.name})"
+            if reflected
+            else (f"({self.name} {_SYMBOLS[kind]} {text})")
+        )
+        return ScalarParam(name, _emit(kind, lambda: cls(a, b)).results[0])
+
+    def __add__(self, other: Any) -> ScalarParam:
+        return self._arith("add", other)
+
+    def __radd__(self, other: Any) -> ScalarParam:
+        return self._arith("add", other, reflected=True)
+
+    def __sub__(self, other: Any) -> ScalarParam:
+        return self._arith("sub", other)
+
+    def __rsub__(self, other: Any) -> ScalarParam:
+        return self._arith("sub", other, reflected=True)
+
+    def __mul__(self, other: Any) -> ScalarParam:
+        return self._arith("mul", other)
+
+    def __rmul__(self, other: Any) -> ScalarParam:
+        return self._arith("mul", other, reflected=True)
+
+    def __floordiv__(self, other: Any) -> ScalarParam:
+        return self._arith("floordiv", other)
+
+    def __rfloordiv__(self, other: Any) -> ScalarParam:
+        return self._arith("floordiv", other, reflected=True)
 
     def __repr__(self) -> str:
         return f"ScalarParam({self.name}: {self.value.type})"
 
 
+_SCALAR_OPS = {
+    "add": arith.AddiOp,
+    "sub": arith.SubiOp,
+    "mul": arith.MuliOp,
+    "floordiv": arith.FloorDivSIOp,
+}
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//"}
+
+
+def _integer(x: int, type_: Attribute, what: str) -> SSAValue:
+    return _emit(what, lambda: arith.ConstantOp(IntegerAttr(x, type_))).results[0]
+
+
 class _Tracer:
-    """The body being traced: its block and where each op was written."""
+    """The body being traced: its block, the blocks of the ``pl.range`` loops being traced
+    (innermost last) and where each op was written."""
 
     def __init__(self, function: str, loc: SourceLoc):
         self.function, self.loc = function, loc
         self.block = Block()
-        self.written: dict[Operation, tuple[str, SourceLoc]] = {}
+        self.loops: list[_Loop] = []
+        self.written: dict[Operation, str] = {}
+        #: Where a ``pl.range`` loop was left early (break, return): no op may follow.
+        self.left: SourceLoc | None = None
+
+    def add(self, op: Operation) -> None:
+        """Add ``op`` at the end of the innermost open body (a loop's: before its
+        terminator, a placeholder until the body ends)."""
+        if self.loops:
+            block = self.loops[-1].block
+            assert block.last_op is not None
+            block.insert_op_before(op, block.last_op)
+        else:
+            self.block.add_op(op)
 
 
 def _tracer(what: str) -> _Tracer:
@@ -144,24 +228,47 @@ def _tracer(what: str) -> _Tracer:
     return tracer
 
 
-def _emit(what: str, make: Callable[[], Operation]) -> Operation:
+def _emit(what: str, make: Callable[[], Operation], verify: bool = True) -> Operation:
     """Build an op and add it to the body; a rule it breaks is an error at the user's line.
 
     Rules about spaces that ``pto-infer-spaces`` establishes (matmul operands in left/right,
     vector ops on acc tiles) are checked after it runs."""
     tracer = _tracer(what)
+    if tracer.left is not None:
+        raise CompileError(
+            "pl.range", "the loop was left early (break or return); a traced loop runs its "
+            "body to the end, once", loc=tracer.left,
+        )  # fmt: skip
+    if tracer.loops and tracer.loops[-1].yielded is not None:
+        raise CompileError(f"pl.{what}", "pl.yield_ ends the loop body: write ops before it")
     try:
         op = make()
     except (VerifyException, IndexError, ValueError) as error:
         raise CompileError(f"pl.{what}", _line(error)) from None
-    tracer.block.add_op(op)
-    tracer.written[op] = (what, user_location())
-    if not _placed_later(op):
+    _check_scope(tracer, op, what)
+    tracer.add(op)
+    tracer.written[op] = what
+    where = user_location()
+    op.location = FileLineColLoc(StringAttr(where.filename), IntAttr(where.lineno), IntAttr(0))
+    if verify and not _placed_later(op):
         try:
             op.verify()
         except VerifyException as error:
             raise CompileError(f"pl.{what}", _line(error)) from None
     return op
+
+
+def _check_scope(tracer: _Tracer, op: Operation, what: str) -> None:
+    """An operand made inside a ``pl.range`` body that has ended is an error: only the
+    values carried with ``init_values`` and given to ``pl.yield_`` leave a loop."""
+    open_blocks = {tracer.block, *(loop.block for loop in tracer.loops)}
+    for value in op.operands:
+        block = value.owner if isinstance(value.owner, Block) else value.owner.parent_block()
+        if block not in open_blocks:
+            raise CompileError(
+                f"pl.{what}", "an operand was made inside a pl.range loop that has ended: "
+                "carry it out with init_values=(...) and pl.yield_",
+            )  # fmt: skip
 
 
 def _placed_later(op: Operation) -> bool:
@@ -538,6 +645,85 @@ def matmul_bias(a: Tile, b: Tile, bias: Tile) -> Tile:
     return Tile(_emit("matmul_bias", lambda: pto.MatmulBiasOp(x, y, z)).results[0])
 
 
+# --------------------------------------------------------------------------- loops
+
+
+class _Loop:
+    """A ``pl.range`` loop being traced: its ``scf.for`` and what ``pl.yield_`` gave."""
+
+    def __init__(self, op: scf.ForOp):
+        self.op = op
+        self.block = op.body.block
+        self.yielded: list[SSAValue] | None = None
+        self.yield_loc: FileLineColLoc | None = None
+
+
+def range(*bounds: Any, init_values: Sequence[Tile] | None = None) -> Iterator[Any]:  # noqa: A001
+    """A traced loop: ``for i in pl.range(lo, hi, step)`` becomes one ``scf.for`` whose body
+    is traced once, ``i`` its index; with ``init_values=(t, ...)`` it carries those tiles:
+    ``for i, (t, ...) in pl.range(..., init_values=(t, ...))``, the body ending in
+    ``t, ... = pl.yield_(new_t, ...)``, which gives the loop's results to the names."""
+    if not 1 <= len(bounds) <= 3:
+        raise CompileError("pl.range", f"pl.range takes 1 to 3 bounds, got {len(bounds)}")
+    lo, hi, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+    values = [_index(b, "range") for b in (lo, hi, step)]
+    inits = [_tile(t, "range") for t in init_values or ()]
+    # The placeholder terminator keeps the body verifiable while it is traced.
+    body = Block([scf.YieldOp(*inits)], arg_types=[IndexType(), *(v.type for v in inits)])
+    op = _emit("range", lambda: scf.ForOp(*values, inits, body), verify=False)
+    loop = _Loop(op)
+    tracer = _tracer("range")
+    tracer.loops.append(loop)
+    index = ScalarParam("i", body.args[0])
+    finished = False
+    try:
+        yield index if init_values is None else (index, tuple(Tile(a) for a in body.args[1:]))
+        finished = True
+    finally:
+        tracer.loops.remove(loop)
+        if not finished and tracer.left is None:
+            tracer.left = source_of(op)
+    if inits and loop.yielded is None:
+        raise CompileError(
+            "pl.range", f"the loop carries {len(inits)} tile(s) (init_values): end its body "
+            "with pl.yield_(...) of their new values", loc=source_of(op),
+        )  # fmt: skip
+    end = scf.YieldOp(*(loop.yielded or ()))
+    end.location = loop.yield_loc or op.location
+    assert body.last_op is not None
+    body.insert_op_before(end, body.last_op)
+    body.erase_op(body.last_op)
+
+
+def yield_(*tiles: Tile) -> Any:
+    """The carried tiles' values for the next iteration of the enclosing ``pl.range`` loop;
+    returns the loop's results (one tile, or a tuple), which hold them after the loop."""
+    tracer = _tracer("yield_")
+    if not tracer.loops:
+        raise CompileError("pl.yield_", "pl.yield_ ends the body of a pl.range loop")
+    loop = tracer.loops[-1]
+    if loop.yielded is not None:
+        raise CompileError("pl.yield_", "pl.yield_ is written once per loop body")
+    carried = list(loop.op.res)
+    if len(tiles) != len(carried):
+        raise CompileError(
+            "pl.yield_", f"the loop carries {len(carried)} tile(s) (init_values), "
+            f"pl.yield_ got {len(tiles)}",
+        )  # fmt: skip
+    values = [_tile(t, "yield_") for t in tiles]
+    for k, (value, result) in enumerate(zip(values, carried)):
+        if value.type != result.type:
+            raise CompileError(
+                "pl.yield_", f"tile {k} is {value.type}, the loop carries {result.type} "
+                "(init_values): the same shape, type and space",
+            )  # fmt: skip
+    where = user_location()
+    loop.yield_loc = FileLineColLoc(StringAttr(where.filename), IntAttr(where.lineno), IntAttr(0))
+    loop.yielded = values
+    results = tuple(Tile(r) for r in carried)
+    return results[0] if len(results) == 1 else results
+
+
 # --------------------------------------------------------------------------- tracing
 
 
@@ -563,20 +749,28 @@ def trace(
         fn(*args)
     finally:
         _STATE.tracer = previous
+    if tracer.left is not None:
+        raise CompileError(
+            "pl.range", "the loop was left early (break or return); a traced loop runs its "
+            "body to the end, once", loc=tracer.left,
+        )  # fmt: skip
     block.add_op(func.ReturnOp())
     function = func.FuncOp(name, ([p.type for p in params], []), Region(block))
     function.attributes[pto.FUNC_TYPE_ATTR] = pto.FuncTypeAttr("incore")
     try:
         infer_spaces(function)
     except SpaceError as error:
-        what, where = tracer.written.get(error.op, ("", loc)) if error.op else ("", loc)
-        raise CompileError(f"pl.{what}" if what else construct, _line(error), loc=where) from None
-    for op in block.ops:
+        where = source_of(error.op) if error.op else None
+        what = tracer.written.get(error.op, "") if error.op else ""
+        raise CompileError(
+            f"pl.{what}" if what else construct, _line(error), loc=where or loc
+        ) from None
+    for op in function.body.walk():
         try:
-            op.verify()
+            op.verify(verify_nested_ops=False)
         except VerifyException as error:
-            what, where = tracer.written.get(op, ("", loc))
+            what = tracer.written.get(op, "")
             raise CompileError(
-                f"pl.{what}" if what else construct, _line(error), loc=where
+                f"pl.{what}" if what else construct, _line(error), loc=source_of(op) or loc
             ) from None
     return function

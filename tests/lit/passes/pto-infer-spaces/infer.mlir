@@ -72,3 +72,32 @@ func.func @chain(%a: memref<16x16xf32>, %bias: memref<1x16xf32>, %c: memref<16x1
 // CHECK-NEXT:    %[[B:.*]] = pto.move %[[BM]] : !pto.tile<1x16xf32, mat> -> !pto.tile<1x16xf32, bias>
 // CHECK-NEXT:    %{{.*}} = pto.matmul_bias %[[ZL]], %{{.*}}, %[[B]] : !pto.tile<16x16xf32, left>, !pto.tile<16x16xf32, right>, !pto.tile<1x16xf32, bias>
 // CHECK-NOT:     pto.load %bias
+
+// -----
+
+// A K loop carrying its accumulator: the loop and its yield pass the acc tile on as it is
+// (no move to vec); the operands loaded in the body go to mat and on to left/right there.
+func.func @kloop(%a: memref<16x64xf32>, %b: memref<64x16xf32>, %c: memref<16x16xf32>, %acc0: !pto.tile<16x16xf32, acc>) attributes {pto.func_type = #pto.func_type<incore>} {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %r = scf.for %k = %c0 to %c64 step %c16 iter_args(%acc = %acc0) -> (!pto.tile<16x16xf32, acc>) {
+    %x = pto.load %a[%c0, %k] : memref<16x64xf32> -> !pto.tile<16x16xf32, vec>
+    %y = pto.load %b[%k, %c0] : memref<64x16xf32> -> !pto.tile<16x16xf32, vec>
+    %n = pto.matmul_acc %acc, %x, %y : !pto.tile<16x16xf32, vec>, !pto.tile<16x16xf32, vec> -> !pto.tile<16x16xf32, acc>
+    scf.yield %n : !pto.tile<16x16xf32, acc>
+  }
+  pto.store %r, %c : !pto.tile<16x16xf32, acc>, memref<16x16xf32>
+  func.return
+}
+
+// CHECK-LABEL: func.func @kloop
+// CHECK:         %[[R:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %acc0) -> (!pto.tile<16x16xf32, acc>) {
+// CHECK-NEXT:      %{{.*}} = pto.load %a[%{{.*}}, %{{.*}}] : memref<16x64xf32> -> !pto.tile<16x16xf32, mat>
+// CHECK-NEXT:      %[[L:.*]] = pto.move %{{.*}} : !pto.tile<16x16xf32, mat> -> !pto.tile<16x16xf32, left>
+// CHECK-NEXT:      %{{.*}} = pto.load %b[%{{.*}}, %{{.*}}] : memref<64x16xf32> -> !pto.tile<16x16xf32, mat>
+// CHECK-NEXT:      %[[RR:.*]] = pto.move %{{.*}} : !pto.tile<16x16xf32, mat> -> !pto.tile<16x16xf32, right>
+// CHECK-NEXT:      %[[N:.*]] = pto.matmul_acc %[[ACC]], %[[L]], %[[RR]] : !pto.tile<16x16xf32, left>, !pto.tile<16x16xf32, right> -> !pto.tile<16x16xf32, acc>
+// CHECK-NEXT:      scf.yield %[[N]] : !pto.tile<16x16xf32, acc>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    pto.store %[[R]], %c : !pto.tile<16x16xf32, acc>, memref<16x16xf32>
