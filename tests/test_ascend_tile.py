@@ -8,6 +8,7 @@ that runs one task per batch entry ``b`` on the ``b``-th slice of each tensor.
 
 from __future__ import annotations
 
+import inspect
 import re
 
 import numpy as np
@@ -795,7 +796,8 @@ def test_a_plan_by_hand_that_misses_a_tile_is_an_error_at_it():
 
 def test_python_kernel_overflowing_the_ub_is_one_clear_compile_error():
     """compile(target="ascend") of a Python tile kernel whose tiles do not fit: a CompileError
-    at the compile call naming the kernel and the tile; the 950's larger UB takes it."""
+    at the kernel body's line making the tile, naming the kernel and the tile; the 950's
+    larger UB takes it."""
 
     @pw.kernel
     def big(x: In[f32[128, 144]], y: Out[f32[128, 144]]):
@@ -808,8 +810,10 @@ def test_python_kernel_overflowing_the_ub_is_one_clear_compile_error():
         pw.compile(w, target="ascend")
     message = str(info.value)
     assert "\n" not in message
+    lines, start = inspect.getsourcelines(big.fn)
+    assert info.value.loc.lineno == start + 3  # the pl.store line, where t + ... is made
     assert re.search(
-        r"test_ascend_tile.py:\d+: compile: ascend: error: kernel @big: pto-plan-memory: tile made by "
+        r"test_ascend_tile.py:\d+: compile: ascend: kernel @big: pto-plan-memory: tile made by "
         r"pto.add "
         r"\(!pto.tile<128x144xf32, vec>, 73728 B\) does not fit in vec: .* the 910B's UB holds 196608 B",
         message,

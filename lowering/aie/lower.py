@@ -161,13 +161,14 @@ def _form(text: str) -> aie.AcquireForm:
 def _fail(name: str, error: MappingError) -> None:
     """Report ``error`` at its op (file:line:col when the op has a location)."""
     message = f"{name}: {error}"
-    if error.op is not None and not isinstance(error.op, tg.ProgramOp):
-        error.op.emit_error(message, PassFailedException(message))
     failure = PassFailedException(message)
     if error.op is not None:
-        # A whole program is located at its workload or pipeline (wsp-to-tg carries the
-        # location), without the long "see current operation" note.
+        # Callers locate the error at the op (a traced tile op: the kernel body's line).
         failure.op = error.op  # type: ignore[attr-defined]
+    if error.op is not None and not isinstance(error.op, tg.ProgramOp):
+        error.op.emit_error(message, failure)
+    # A whole program is located at its workload or pipeline (wsp-to-tg carries the
+    # location), without the long "see current operation" note.
     raise failure from None
 
 
@@ -319,6 +320,7 @@ def compile_aie(module: ModuleOp, **options: object) -> str:
     ``acquire`` ('subview' or 'memref'); seed 001 §7.2's options are refused (``REFUSED``).
     """
     from pto_wsp.errors import CompileError, ErrorCode, caller_location
+    from pto_wsp.passes.diagnostics import source_of
 
     for key, why in REFUSED.items():
         if key in options:
@@ -341,5 +343,7 @@ def compile_aie(module: ModuleOp, **options: object) -> str:
     try:
         lowered = compile_module(module, **options)  # type: ignore[arg-type]
     except PassFailedException as error:
-        raise CompileError("compile", str(error).split("\n")[0], loc=caller_location()) from None
+        op = getattr(error, "op", None)
+        where = (source_of(op) if op is not None else None) or caller_location()
+        raise CompileError("compile", str(error).split("\n")[0], loc=where) from None
     return module_text(lowered)

@@ -211,7 +211,7 @@ def backend(module: ModuleOp, **options: Any) -> EmittedTree | AscendProgram:
         raise CompileError(
             "compile",
             f"ascend: {error.located_for_python()}",
-            loc=caller_location(),
+            loc=error.source or caller_location(),
             code=error.code,
         ) from None  # the chain would add the module's text, nothing more
     except BuildError as error:

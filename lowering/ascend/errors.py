@@ -9,7 +9,7 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException
 
 from pto_wsp.errors import ErrorCode
-from pto_wsp.passes.diagnostics import location_of, python_spelling
+from pto_wsp.passes.diagnostics import location_of, python_spelling, source_of
 
 
 class AscendEmitError(DiagnosticException):
@@ -23,6 +23,8 @@ class AscendEmitError(DiagnosticException):
         self.op = op
         self.code = code
         self.where = location_of(op) if op is not None else ""
+        #: The kernel body's line that wrote the op (a traced tile op), for a Python caller.
+        self.source = source_of(op) if op is not None else None
 
     def located(self) -> str:
         """``file:line:col: error: message`` (or ``error: message``)."""
@@ -30,8 +32,9 @@ class AscendEmitError(DiagnosticException):
 
     def located_for_python(self) -> str:
         """``located()`` with the options as ``compile(target="ascend", ...)`` takes them
-        (``stub_kernels=True``), not as pto-opt's target options spell them."""
-        text = python_spelling(self.located())
+        (``stub_kernels=True``), not as pto-opt's target options spell them; without the
+        location when it is a Python line (``source``: the error's own location)."""
+        text = python_spelling(self.message if self.source else self.located())
         for pattern, python in _PYTHON_SPELLING:
             text = pattern.sub(python, text)
         return text

@@ -320,7 +320,8 @@ def _kernel_specs(
             try:
                 body, origin = compile_tile(tile), "tile function"
             except CompileError as error:
-                raise _error(f"kernel @{name}: {error.message}", loc) from None
+                where = getattr(error, "source", None) or loc  # the body's line, if known
+                raise _error(f"kernel @{name}: {error.message}", where) from None
         if body is None and "cpu_sim" in impls:
             text = impls["cpu_sim"]
             text = text.data if isinstance(text, StringAttr) else str(text)

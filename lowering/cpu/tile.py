@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from pto_wsp.dialects import pto
-from pto_wsp.errors import CompileError
+from pto_wsp.errors import CompileError, SourceLoc
 from pto_wsp.lowering.cpu import objcache
 from pto_wsp.passes.diagnostics import source_of
 
@@ -84,7 +84,10 @@ _WRITER: Any = None
 
 
 class TileLoweringError(CompileError):
-    """A tile function the CPU numerics cannot compile: names the function and the op."""
+    """A tile function the CPU numerics cannot compile: names the function and the op;
+    ``source`` is the kernel body's line that wrote the op (a traced tile op), if known."""
+
+    source: SourceLoc | None = None
 
 
 def _name(t: Attribute) -> str:
@@ -259,11 +262,11 @@ class _Emitter:
         self.lines.append("  " + line)
 
     def error(self, op: Operation, why: str) -> TileLoweringError:
-        return TileLoweringError(
-            f"tile function @{self.function.sym_name.data}",
-            f"{op.name}: {why}",
-            loc=source_of(op),
+        error = TileLoweringError(
+            f"tile function @{self.function.sym_name.data}", f"{op.name}: {why}"
         )
+        error.source = source_of(op)
+        return error
 
     # ------------------------------------------------------------------ values and views
 
