@@ -12,10 +12,14 @@ from aie_tile_support import Param, kernel_functions, parse, run, workload
 from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.utils.exceptions import PassFailedException
 
-from pto_wsp.dialects import aie, wsp
-from pto_wsp.lowering.aie import MappingError, compile_module
+import pto_wsp as pw
+from pto_wsp import Dense, In, Out, Tensor, f32, kernel, parallel_for
+from pto_wsp import tile as pl
+from pto_wsp.dialects import aie, pto, wsp
+from pto_wsp.lowering.aie import compile_module
 from pto_wsp.lowering.aie.design import kernel_arg_type
 from pto_wsp.lowering.aie.kernels import kernel_function
+from pto_wsp.lowering.cpu.tile import compile_tile
 
 ROOT = Path(__file__).resolve().parents[1]
 RNG = np.random.default_rng(7)
@@ -357,22 +361,8 @@ def test_more_ops_compute_what_numpy_does():
             "pto.transpose makes a tile with a dynamic valid shape ([32, ?]) whose sizes the "
             "AIE kernel cannot trace",
         ),
-        (
-            f"""
-  %c0 = arith.constant 0 : index
-  %c2 = arith.constant 2 : index
-  %c1 = arith.constant 1 : index
-  %t = pto.load %x : {M} -> {V}
-  %s = scf.for %i = %c0 to %c2 step %c1 iter_args(%a = %t) -> ({V}) {{
-    %b = pto.add %a, %a : {V}
-    scf.yield %b : {V}
-  }}
-  pto.store %s, %y : {V}, {M}
-""",
-            "scf.for carries tiles between iterations or out of its region",
-        ),
     ],
-    ids=["dynamic valid shape", "tile iter_args"],
+    ids=["dynamic valid shape"],
 )
 def test_what_cannot_map_is_a_located_error(body, message):
     shape = (32, 16) if "transpose" in body else (16, 32)
@@ -380,18 +370,6 @@ def test_what_cannot_map_is_a_located_error(body, message):
     with pytest.raises(PassFailedException) as error:
         compile_module(parse(text), device="npu1")
     assert f"kernel @k (tile function @k_tile): {message}" in str(error.value)
-
-
-def test_f16_tiles_are_an_error_naming_the_op():
-    with pytest.raises(MappingError, match=r"pto.exp computes on f16, which the AIE core has no"):
-        _direct(
-            "x: in memref<16xf16>, y: out memref<16xf16>",
-            """
-  %t = pto.load %x : memref<16xf16> -> !pto.tile<16xf16, vec>
-  %e = pto.exp %t : !pto.tile<16xf16, vec>
-  pto.store %e, %y : !pto.tile<16xf16, vec>, memref<16xf16>
-""",
-        )
 
 
 def test_scratch_beyond_the_tile_memory_is_an_error_naming_the_kernel():
@@ -491,3 +469,178 @@ def test_conditions_on_scalars_choose_what_is_stored():
         y = np.zeros_like(x)
         run(fn, [x, y, np.int32(n)])
         np.testing.assert_allclose(y, want, rtol=1e-6)
+
+
+# --------------------------------------------------------------------------- carried tiles, f16,
+# integer division: each JIT-run against numpy and the CPU numerics (compile_tile)
+
+S = "!pto.tile<16x16xf32, vec>"
+SM = "memref<16x16xf32>"
+LOOP_HEAD = """
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+"""
+
+
+def _both(signature, body, args):
+    """Run the AIE kernel function and the CPU numerics' compile of the same tile function on
+    copies of ``args``; both results."""
+    fn = _direct(signature, body)
+    module = parse(
+        f"func.func @k_tile({', '.join(_fn_args(signature))}) attributes "
+        f"{{pto.func_type = #pto.func_type<incore>}} {{\n{body}\n  func.return\n}}"
+    )
+    aie_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    run(fn, aie_args)
+    cpu_args = [a.copy() if isinstance(a, np.ndarray) else a.item() for a in args]
+    compile_tile(next(iter(module.ops)))(*cpu_args)
+    return aie_args, cpu_args
+
+
+def _fn_args(signature):
+    return [
+        f"%{p.split(':')[0].strip()}: {p.split(':')[1].split()[-1]}" for p in signature.split(",")
+    ]
+
+
+@pytest.mark.parametrize(
+    "yielded, reference",
+    [
+        # Two carried tiles taking each other's values (all at once): (a, b) -> (a + b, a).
+        ("%n = pto.add %a, %b : {S}\n    scf.yield %n, %a : {S}, {S}", "fib"),
+        # A carried tile read at another index than it is written (transposed).
+        (
+            "%n = pto.transpose %a : {S} -> {S}\n    %m = pto.adds %n, %one : {S}, f32\n"
+            "    scf.yield %m, %b : {S}, {S}",
+            "transpose",
+        ),
+    ],  # fmt: skip
+    ids=["swap", "transpose"],
+)
+def test_tiles_carried_by_a_loop_are_buffers_updated_all_at_once(yielded, reference):
+    body = (
+        LOOP_HEAD
+        + f"""
+  %one = arith.constant 1.0 : f32
+  %t = pto.load %x : {SM} -> {S}
+  %u = pto.load %z : {SM} -> {S}
+  %r:2 = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %t, %b = %u) -> ({S}, {S}) {{
+    {yielded.format(S=S)}
+  }}
+  pto.store %r#0, %y : {S}, {SM}
+  pto.store %r#1, %w : {S}, {SM}
+"""
+    )
+    x, z = _data((16, 16)), _data((16, 16))
+    a, b = x.copy(), z.copy()
+    for _ in range(3):
+        a, b = (a + b, a) if reference == "fib" else (a.T + 1, b)
+    zeros = np.zeros((16, 16), np.float32)
+    (_, _, y, w), cpu = _both(
+        f"x: in {SM}, z: in {SM}, y: out {SM}, w: out {SM}", body, [x, z, zeros, zeros]
+    )
+    np.testing.assert_allclose(y, a, rtol=1e-6)
+    np.testing.assert_allclose(w, b, rtol=1e-6)
+    np.testing.assert_array_equal(y, cpu[2])
+
+
+def test_a_tile_chosen_by_an_if_is_a_buffer_each_branch_writes():
+    body = f"""
+  %t = pto.load %x : {SM} -> {S}
+  %c = arith.cmpf ogt, %s, %s : f32
+  %z = arith.constant 0.0 : f32
+  %p = arith.cmpf ogt, %s, %z : f32
+  %r = scf.if %p -> ({S}) {{
+    %e = pto.exp %t : {S}
+    scf.yield %e : {S}
+  }} else {{
+    %n = pto.transpose %t : {S} -> {S}
+    scf.yield %n : {S}
+  }}
+  pto.store %r, %y : {S}, {SM}
+"""
+    x = _data((16, 16))
+    for s, want in ((1.0, np.exp(x)), (-1.0, x.T)):
+        (_, y, _), _ = _both(
+            f"x: in {SM}, y: out {SM}, s: f32", body, [x, np.zeros_like(x), np.float32(s)]
+        )
+        np.testing.assert_allclose(y, want, rtol=1e-6)
+
+
+@kernel
+def k_matmul(a: In[f32[16, 64]], b: In[f32[64, 16]], c: Out[f32[16, 16]]):
+    acc = pl.matmul(pl.load(a, [0, 0], shape=(16, 16)), pl.load(b, [0, 0], shape=(16, 16)))
+    for k, (acc,) in pl.range(16, 64, 16, init_values=(acc,)):  # noqa: B020 (PyPTO's idiom)
+        acc = pl.yield_(
+            pl.matmul_acc(
+                acc, pl.load(a, [0, k], shape=(16, 16)), pl.load(b, [k, 0], shape=(16, 16))
+            )
+        )
+    pl.store(acc, c)
+
+
+def test_a_python_k_loop_matmul_runs_as_numpy_does():
+    A, B = Tensor("A", [2, 16, 64], f32), Tensor("B", [2, 64, 16], f32)
+    C = Tensor("C", [2, 16, 16], f32)
+    module = pw.module(parallel_for(Dense[2], lambda i: k_matmul(A[i], B[i], C[i])).named("w"))
+    kernel = next(op for op in module.walk() if isinstance(op, wsp.KernelOp))
+    inputs = [
+        kernel_arg_type("k_matmul", n.data, t, kernel)
+        for n, t in zip(kernel.arg_names.data, kernel.function_type.inputs)
+    ]
+    fn, _ = kernel_function(kernel, kernel.tile_function(), inputs)
+    fn.verify()
+    assert not any(isinstance(t, pto.TileType) for op in fn.walk() for t in op.result_types)
+    a, b, c = _data((16, 64)), _data((64, 16)), np.zeros((16, 16), np.float32)
+    run(fn, [a, b, c])
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+F16 = "!pto.tile<16x32xf16, vec>"
+F16M = "memref<16x32xf16>"
+
+
+def test_f16_computes_in_f32_rounding_each_result_as_the_cpu_does():
+    body = f"""
+  %s = arith.constant 2.0 : f16
+  %t = pto.load %x : {F16M} -> {F16}
+  %u = pto.load %z : {F16M} -> {F16}
+  %m = pto.mul %t, %u : {F16}
+  %e = pto.exp %m : {F16}
+  %d = pto.divs %e, %s : {F16}, f16
+  %r = pto.row_sum %d : {F16} -> !pto.tile<16x1xf16, vec>
+  %b = pto.row_expand_sub %d, %r : {F16}, !pto.tile<16x1xf16, vec>
+  pto.store %b, %y : {F16}, {F16M}
+"""
+    x, z = _data((16, 32), np.float16), _data((16, 32), np.float16)
+    fn = _direct(f"x: in {F16M}, z: in {F16M}, y: out {F16M}", body)
+    assert any(isinstance(op, arith.ExtFOp) for op in fn.walk())
+    (_, _, y), cpu = _both(
+        f"x: in {F16M}, z: in {F16M}, y: out {F16M}", body, [x, z, np.zeros_like(x)]
+    )
+    d = (np.exp(x * z) / np.float16(2)).astype(np.float16)
+    want = d - d.astype(np.float32).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(y, want, rtol=1e-2, atol=1e-2)
+    np.testing.assert_allclose(y, cpu[2], rtol=1e-3, atol=1e-3)
+
+
+def test_integer_division_by_zero_gives_zero_as_on_the_cpu():
+    t = "!pto.tile<4x16xi32, vec>"
+    mt = "memref<4x16xi32>"
+    body = f"""
+  %a = pto.load %x : {mt} -> {t}
+  %b = pto.load %z : {mt} -> {t}
+  %q = pto.div %a, %b : {t}
+  pto.store %q, %y : {t}, {mt}
+"""
+    x = RNG.integers(-100, 100, (4, 16)).astype(np.int32)
+    z = RNG.integers(-5, 5, (4, 16)).astype(np.int32)
+    x[0, :2], z[0, :2] = np.iinfo(np.int32).min, -1
+    z[1] = 0
+    (_, _, y), cpu = _both(f"x: in {mt}, z: in {mt}, y: out {mt}", body, [x, z, np.zeros_like(x)])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = np.where(z == 0, 0, np.trunc(x.astype(np.float64) / np.where(z == 0, 1, z)))
+    want[0, :2] = np.iinfo(np.int32).min
+    np.testing.assert_array_equal(y, want.astype(np.int32))
+    np.testing.assert_array_equal(y, cpu[2])

@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
     Float16Type,
+    Float32Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -40,8 +41,9 @@ from .analysis import MappingError
 
 Index = tuple[SSAValue, ...]
 
-#: Element types an AIE2 core computes with (f16 has no arithmetic there: AIE-ML has bf16).
-_NO_ARITH = (Float16Type,)
+#: AIE-ML computes bf16, not f16: f16 arithmetic is done in f32, each result rounded to f16
+#: (as mlir-aie's kernels compute bf16 through f32 accumulators, and as the CPU numerics do).
+_WIDE = Float32Type()
 
 _PREDICATES_F = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 _PREDICATES_I = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
@@ -67,6 +69,15 @@ def _scalar(t: Attribute) -> Attribute:
 
 def _is_float(t: Attribute) -> bool:
     return pto.is_float(_scalar(t))
+
+
+def _is_half(t: Attribute) -> bool:
+    return isinstance(_scalar(t), Float16Type)
+
+
+def _like(t: Attribute, element: Attribute) -> Attribute:
+    """``element``, or a vector of it with the lanes of ``t``."""
+    return VectorType(element, t.get_shape()) if isinstance(t, VectorType) else element
 
 
 def _op_name(op: Operation) -> str:
@@ -192,10 +203,11 @@ class Body:
             return self.read(self.buffers[value], idx)
         op = value.owner
         if not isinstance(op, Operation):
+            parent = op.parent_op() if op is not None else None
             raise MappingError(
-                f"{self.where()}: a tile carried by a loop or region argument (scf iter_args "
-                "of tile type) does not map to an AIE kernel yet; store it inside the loop",
-                self.fn,
+                f"{self.where()}: a tile argument of {parent.name if parent else 'a block'} "
+                "does not map to an AIE kernel (tiles are carried by scf.for and scf.if only)",
+                parent or self.fn,
             )
         t = pto.tile(value)
         if isinstance(op, pto.LoadOp):
@@ -278,11 +290,39 @@ class Body:
         return self.values[value]
 
     def binary(self, name: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        if _is_half(a.type):
+            return self.narrow(self.binary(name, self.widen(a), self.widen(b)))
+        if name == "div" and not _is_float(a.type):
+            return self.int_div(a, b)
         kinds = _ARITH[name]
         return self.add(kinds[0 if _is_float(a.type) else 1](a, b))
 
+    def int_div(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """``a / b`` truncating, total as numpy's (and the CPU's and Ascend host's) integer
+        division: ``x / 0`` is 0 and ``MIN / -1`` wraps to MIN, where ``divsi`` traps."""
+        t = a.type
+        least = -(2 ** (_scalar(t).width.data - 1))  # type: ignore[attr-defined]
+        zero, one = self.const(0, t), self.const(1, t)
+        by_zero = self.add(arith.CmpiOp(b, zero, "eq"))
+        overflow = self.add(
+            arith.AndIOp(
+                self.add(arith.CmpiOp(a, self.const(least, t), "eq")),
+                self.add(arith.CmpiOp(b, self.const(-1, t), "eq")),
+            )
+        )
+        divisor = self.add(arith.SelectOp(self.add(arith.OrIOp(by_zero, overflow)), one, b))
+        return self.add(arith.SelectOp(by_zero, zero, self.add(arith.DivSIOp(a, divisor))))
+
+    def widen(self, x: SSAValue) -> SSAValue:
+        return self.add(arith.ExtFOp(x, _like(x.type, _WIDE)))
+
+    def narrow(self, x: SSAValue) -> SSAValue:
+        return self.add(arith.TruncFOp(x, _like(x.type, Float16Type())))
+
     def unary(self, name: str, x: SSAValue, op: Operation) -> SSAValue:
         t = x.type
+        if _is_half(t):
+            return self.narrow(self.unary(name, self.widen(x), op))
         if name in _FLOAT_MATH:
             return self.add(_FLOAT_MATH[name](x))
         if name == "recip":
@@ -306,6 +346,8 @@ class Body:
         if _is_float(src) and _is_float(to):
             wider = _bytes(to) > _bytes(src)
             return self.add(arith.ExtFOp(x, to) if wider else arith.TruncFOp(x, to))
+        if _is_half(src):  # rounded in f32: no f16 arithmetic on the core
+            x, src = self.widen(x), _WIDE
         if _is_float(src):  # pto.cast rounds to nearest even
             return self.add(arith.FPToSIOp(self.add(math.RoundEvenOp(x)), to))
         if _is_float(to):
@@ -314,6 +356,8 @@ class Body:
         return self.add(arith.ExtSIOp(x, to) if wider else arith.TruncIOp(x, to))
 
     def compare(self, predicate: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        if _is_half(a.type):
+            a, b = self.widen(a), self.widen(b)
         if _is_float(a.type):
             return self.add(arith.CmpfOp(a, b, _PREDICATES_F[predicate]))
         return self.add(arith.CmpiOp(a, b, _PREDICATES_I[predicate]))
@@ -384,23 +428,17 @@ class _Lowering:
         self.store_count = {d: sum(1 for s in stores if s.dest == d) for d in self.written}
         self.read = {op.source for op in loads}
 
-    def block(self, block: Block) -> Sequence[SSAValue]:
-        """Lower the ops of ``block``; the mapped operands of its terminator."""
+    def block(self, block: Block) -> None:
+        """Lower the ops of ``block`` but its terminator (the caller's)."""
         for op in block.ops:
-            if isinstance(op, scf.YieldOp):
-                return [self.b.mapped(v) for v in op.operands]
-            if isinstance(op, func.ReturnOp):
-                return ()
-            self.op(op)
-        return ()
+            if not isinstance(op, scf.YieldOp | func.ReturnOp):
+                self.op(op)
 
     def op(self, op: Operation) -> None:
         b = self.b
         for r in op.results:
             if isinstance(r.type, pto.TileType):
                 self.valid(r)
-        if not isinstance(op, _MOVES_DATA):
-            _check_arithmetic(b, op)
         if isinstance(op, pto.StoreOp):
             if op not in b.skipped:
                 self.store(op)
@@ -458,68 +496,128 @@ class _Lowering:
 
     # --- control flow -----------------------------------------------------------------------
 
-    def _scalar_only(self, op: Operation) -> None:
-        if any(isinstance(v.type, pto.TileType) for v in (*op.operands, *op.results)):
-            raise MappingError(
-                f"{self.b.where()}: {op.name} carries tiles between iterations or out of its "
-                "region, which an AIE kernel does not map yet (store them inside it)",
-                op,
-            )
 
     def for_(self, op: scf.ForOp) -> None:
-        self._scalar_only(op)
+        """An ``scf.for``; a carried tile is a buffer the loop updates: the initial value is
+        written to it before the loop and each yielded value at the end of an iteration."""
         b = self.b
+        body = op.body.block
+        carried = [k for k, v in enumerate(op.iter_args) if isinstance(v.type, pto.TileType)]
+        kept = [k for k in range(len(op.iter_args)) if k not in carried]
+        buffers = [b.alloca(pto.tile(op.iter_args[k])) for k in carried]
+        self.write_all([op.iter_args[k] for k in carried], buffers)
+        for k, buffer in zip(carried, buffers):
+            b.buffers[body.args[k + 1]] = b.buffers[op.res[k]] = buffer
         bounds = [b.mapped(v) for v in (op.lb, op.ub, op.step)]
-        inits = [b.mapped(v) for v in op.iter_args]
-        block = Block(arg_types=[a.type for a in op.body.block.args])
-        for old, new in zip(op.body.block.args, block.args):
+        inits = [b.mapped(op.iter_args[k]) for k in kept]
+        block = Block(arg_types=[body.args[0].type, *(body.args[k + 1].type for k in kept)])
+        for old, new in zip([body.args[0], *(body.args[k + 1] for k in kept)], block.args):
             b.values[old] = new
-        outer, b.block = b.block, block
-        b.caches.append({})
-        b.add(scf.YieldOp(*self.block(op.body.block)))
-        b.caches.pop()
-        b.block = outer
+        yielded = self.region(body, block, buffers, carried)
         loop = scf.ForOp(*bounds, inits, block)
+        block.add_op(scf.YieldOp(*(yielded[k] for k in kept)))
         b.block.add_op(loop)
-        for old, new in zip(op.results, loop.results):
-            b.values[old] = new
+        for k, new in zip(kept, loop.results):
+            b.values[op.res[k]] = new
 
     def if_(self, op: scf.IfOp) -> None:
-        self._scalar_only(op)
+        """An ``scf.if``; a tile result is a buffer each branch writes its yielded value to."""
         b = self.b
+        carried = [k for k, r in enumerate(op.results) if isinstance(r.type, pto.TileType)]
+        kept = [k for k in range(len(op.results)) if k not in carried]
+        buffers = [b.alloca(pto.tile(op.results[k])) for k in carried]
         regions = []
         for region in (op.true_region, op.false_region):
             if not region.blocks:
                 regions.append(Region())
                 continue
             block = Block()
+            yielded = self.region(region.block, block, buffers, carried)
+            block.add_op(scf.YieldOp(*(yielded[k] for k in kept)))
             regions.append(Region(block))
-            outer, b.block = b.block, block
-            b.caches.append({})
-            b.add(scf.YieldOp(*self.block(region.block)))
-            b.caches.pop()
-            b.block = outer
-        new = scf.IfOp(b.mapped(op.cond), [r.type for r in op.results], *regions)
+        new = scf.IfOp(b.mapped(op.cond), [op.results[k].type for k in kept], *regions)
         b.block.add_op(new)
-        for old, res in zip(op.results, new.results):
-            b.values[old] = res
+        for k, buffer in zip(carried, buffers):
+            b.buffers[op.results[k]] = buffer
+        for k, res in zip(kept, new.results):
+            b.values[op.results[k]] = res
+
+    def region(
+        self, old: Block, new: Block, buffers: Sequence[SSAValue], carried: Sequence[int]
+    ) -> list[SSAValue]:
+        """Lower ``old`` into ``new``; its yielded tiles (positions ``carried``) written to
+        ``buffers``; the yielded values (mapped; tiles as they were)."""
+        b = self.b
+        outer, b.block = b.block, new
+        b.caches.append({})
+        end = old.last_op
+        self.block(old)
+        yielded = list(end.operands) if isinstance(end, scf.YieldOp) else []
+        self.write_all([yielded[k] for k in carried], buffers)
+        b.caches.pop()
+        b.block = outer
+        return [v if isinstance(v.type, pto.TileType) else b.mapped(v) for v in yielded]
+
+    def write_all(self, values: Sequence[SSAValue], buffers: Sequence[SSAValue]) -> None:
+        """Write each tile of ``values`` to its buffer (of its shape) unless it is there
+        already; a tile whose elements read the buffers being written (another one, or its
+        own at another index) is copied to scratch first, as all take their new values at
+        once."""
+        b = self.b
+        for k, value in enumerate(values):
+            others = [x for j, x in enumerate(buffers) if j != k]
+            held = b.buffers.get(value)
+            if held is not None:
+                clash = held in others
+            else:
+                clash = any(self.reads(value, o)[0] for o in others)
+                clash = clash or self.reads(value, buffers[k])[1]
+            if clash:
+                scratch = b.alloca(pto.tile(value))
+                self.write(value, scratch, ())
+                b.buffers[value] = scratch
+        for value, buffer in zip(values, buffers):
+            if b.buffers.get(value) is not buffer:
+                self.write(value, buffer, ())
+
+    def reads(self, value: SSAValue, buffer: SSAValue) -> tuple[bool, bool]:
+        """Whether an element of ``value`` reads ``buffer``, and whether at another index
+        (a transpose or a broadcast on the way)."""
+        todo, seen, found, shifted = [(value, False)], set(), False, False
+        while todo:
+            v, moved = todo.pop()
+            if self.b.buffers.get(v) is buffer:
+                found, shifted = True, shifted or moved
+                continue
+            op = v.owner
+            if v in self.b.buffers or not isinstance(op, Operation) or (v, moved) in seen:
+                continue
+            seen.add((v, moved))
+            for k, operand in enumerate(op.operands):
+                if isinstance(operand.type, pto.TileType):
+                    broadcast = isinstance(op, pto.ExpandBinaryOp) and k == 1
+                    again = isinstance(op, pto.TransposeOp | pto.ExpandOp) or broadcast
+                    todo.append((operand, moved or again))
+        return found, shifted
 
     # --- tiles ------------------------------------------------------------------------------
 
     def store(self, op: pto.StoreOp) -> None:
-        """A loop nest storing the tile's elements; by vectors along its rows when they fit
-        AIE's vector width."""
+        self.write(op.value, self.b.mapped(op.dest), op.offsets)
+
+    def write(self, tile: SSAValue, dest: SSAValue, offsets: Sequence[SSAValue]) -> None:
+        """A loop nest storing the tile's elements to ``dest`` (at ``offsets``); by vectors
+        along its rows when they fit AIE's vector width."""
         b = self.b
-        dest = b.mapped(op.dest)
-        t = pto.tile(op.value)
-        dims = self.valid(op.value)
-        lanes = self.lanes_for(t, dims) if self.vectorizable(op.value) else 0
+        t = pto.tile(tile)
+        dims = self.valid(tile)
+        lanes = self.lanes_for(t, dims) if self.vectorizable(tile) else 0
 
         def body(idx: Index) -> None:
             b.lanes = lanes
-            value = b.element(op.value, idx)
+            value = b.element(tile, idx)
             b.lanes = 0
-            at = b.at(dest, op.offsets, idx)
+            at = b.at(dest, offsets, idx)
             store = (
                 vector.StoreOp(value, dest, at) if lanes else memref.StoreOp.get(value, dest, at)
             )
@@ -530,7 +628,7 @@ class _Lowering:
     def vectorizable(self, value: SSAValue) -> bool:
         """Whether the element expression of ``value`` computes a row's lanes at once: loads
         and computed tiles along rows, elementwise ops, casts and broadcasts (compares,
-        selects, transposes and padding stay scalar)."""
+        selects, integer division, transposes and padding stay scalar)."""
         if value in self.b.buffers:
             return True
         op = value.owner
@@ -540,6 +638,10 @@ class _Lowering:
             return op.AXIS == 1 or self.vectorizable(op.input)
         if isinstance(op, pto.ExpandBinaryOp):
             return self.vectorizable(op.input) and (op.AXIS == 1 or self.vectorizable(op.vector))
+        if not isinstance(op, Operation):
+            return False
+        if _op_name(op) in ("div", "divs") and not _is_float(pto.tile(value).element_type):
+            return False  # guarded against zero element by element (``int_div``)
         if isinstance(op, pto.MoveOp | pto.UnaryOp | pto.CastOp | pto.ScalarBinaryOp):
             return self.vectorizable(op.operands[0])
         if isinstance(op, pto.BinaryOp):
@@ -646,19 +748,6 @@ class _Lowering:
         b.buffers[op.results[0]] = out
 
 
-#: Ops that only move or copy elements: any element type the core can hold.
-_MOVES_DATA = (
-    pto.LoadOp,
-    pto.StoreOp,
-    pto.MoveOp,
-    pto.TransposeOp,
-    pto.ExpandOp,
-    pto.AllocOp,
-    pto.FullOp,
-    pto.FillPadOp,
-)
-
-
 #: AIE-ML's vector registers are 512 bits: lanes per element type (others stay scalar).
 _VECTOR_BITS = 512
 _VECTOR_ELEMENTS = ("f32", "i32", "bf16", "i16", "i8")
@@ -678,13 +767,3 @@ def _check_tile(b: Body, t: pto.TileType, op: Operation) -> None:
         op,
     )
 
-
-def _check_arithmetic(b: Body, op: Operation) -> None:
-    for v in (*op.operands, *op.results):
-        t = v.type
-        if isinstance(t, pto.TileType) and isinstance(t.element_type, _NO_ARITH):
-            raise MappingError(
-                f"{b.where()}: {op.name} computes on {t.element_type}, which the AIE core has "
-                "no arithmetic for (AIE-ML computes bf16, f32, i8, i16, i32)",
-                op,
-            )

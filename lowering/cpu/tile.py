@@ -288,6 +288,13 @@ class _Emitter:
         self.buffers.append(f"memref.dealloc {tile.buffer} : {tile.type}")
         return tile
 
+    def new_tile_like(self, tile: _Tile) -> _Tile:
+        """A buffer of ``tile``'s shape and element type (its valid sizes)."""
+        copy = _Tile(self.fresh(), tile.shape, tile.element, list(tile.valid))
+        self.allocs.append(f"  {copy.buffer} = memref.alloc() : {copy.type}")
+        self.buffers.append(f"memref.dealloc {copy.buffer} : {copy.type}")
+        return copy
+
     def result_tile(self, value: SSAValue, valid: list[int | str]) -> _Tile:
         tile = self.new_tile(pto.tile(value), valid)
         self.tiles[value] = tile
@@ -450,6 +457,19 @@ def _lower_op(e: _Emitter, op: Operation) -> None:
         pass
     elif isinstance(op, scf.ForOp):
         _loop(e, op)
+    elif isinstance(op, scf.IfOp):
+        _branch(e, op)
+    elif isinstance(op, arith.CmpiOp | arith.CmpfOp):
+        name = e.fresh()
+        names = (
+            arith.CMPI_COMPARISON_OPERATIONS
+            if isinstance(op, arith.CmpiOp)
+            else (arith.CMPF_COMPARISON_OPERATIONS)
+        )
+        predicate = names[op.predicate.value.data]
+        a, b = (e.names[v] for v in op.operands)
+        e.emit(f"{name} = {op.name} {predicate}, {a}, {b} : {_name(op.lhs.type)}")
+        e.names[op.result] = name
     elif _is_scalar_binary(op):
         name = e.fresh()
         a, b = (e.names[v] for v in op.operands)
@@ -457,8 +477,8 @@ def _lower_op(e: _Emitter, op: Operation) -> None:
         e.names[op.results[0]] = name
     else:
         raise e.error(
-            op, "not supported by the CPU numerics (tile functions are straight-line code "
-            "and scf.for loops)",
+            op, "not supported by the CPU numerics (tile functions are straight-line code, "
+            "scf.for and scf.if)",
         )  # fmt: skip
 
 
@@ -509,13 +529,54 @@ def _loop(e: _Emitter, op: scf.ForOp) -> None:
         e.names[result] = f"{results}#{k}"
 
 
+def _branch(e: _Emitter, op: scf.IfOp) -> None:
+    """An ``scf.if``: a tile result is a buffer each branch copies its yielded tile to."""
+    tiles = [r for r in op.results if isinstance(r.type, pto.TileType)]
+    scalars = [r for r in op.results if not isinstance(r.type, pto.TileType)]
+    for r in tiles:
+        e.tiles[r] = e.new_tile(pto.tile(r), list(pto.tile(r).valid_dims))
+    results = e.fresh()
+    types = ", ".join(_name(r.type) for r in scalars)
+    head = f"{results}:{len(scalars)} = " if scalars else ""
+    e.emit(f"{head}scf.if {e.names[op.cond]}{f' -> ({types})' if scalars else ''} {{")
+    for k, region in enumerate((op.true_region, op.false_region)):
+        if k:
+            e.emit("} else {")
+        for inner in region.block.ops if region.blocks else ():
+            if not isinstance(inner, scf.YieldOp):
+                _lower_op(e, inner)
+                continue
+            for value, r in zip(inner.arguments, op.results):
+                if r in e.tiles:
+                    _copy(e, e.view(e.tiles[value]), e.view(e.tiles[r]))
+            kept = [e.names[v] for v in inner.arguments if not isinstance(v.type, pto.TileType)]
+            e.emit(f"  scf.yield {', '.join(kept)}{' : ' + types if kept else ''}")
+        if not region.blocks:
+            e.emit("  scf.yield")
+    e.emit("}")
+    for k, r in enumerate(scalars):
+        e.names[r] = f"{results}#{k}"
+
+
 def _carry(e: _Emitter, loop: scf.ForOp, end: scf.YieldOp, scalars: list) -> None:
-    """The end of a loop body: yielded tiles copied into the loop's buffers, scalars yielded."""
-    for value, arg in zip(end.arguments, loop.body.block.args[1:]):
-        if isinstance(value.type, pto.TileType):
-            src, carry = e.tiles[value], e.tiles[arg]
-            if src.buffer != carry.buffer:
-                _copy(e, e.view(src), e.view(carry))
+    """The end of a loop body: yielded tiles copied into the loop's buffers (all at once: a
+    tile in another carried tile's buffer is copied aside first), scalars yielded."""
+    pairs = [
+        (e.tiles[value], e.tiles[arg])
+        for value, arg in zip(end.arguments, loop.body.block.args[1:])
+        if isinstance(value.type, pto.TileType)
+    ]
+    carries = {carry.buffer for _, carry in pairs}
+    staged = []
+    for src, carry in pairs:
+        if src.buffer != carry.buffer and src.buffer in carries:
+            aside = e.new_tile_like(src)
+            _copy(e, e.view(src), e.view(aside))
+            src = aside
+        staged.append((src, carry))
+    for src, carry in staged:
+        if src.buffer != carry.buffer:
+            _copy(e, e.view(src), e.view(carry))
     if scalars:
         kept = [e.names[v] for v in end.arguments if not isinstance(v.type, pto.TileType)]
         types = ", ".join(_name(i.type) for i, _, _ in scalars)

@@ -32,66 +32,6 @@ sched.schedule @s for @w {
 
 // -----
 
-
-// CHECK: errors.mlir:[[# @LINE + 7]]:8: error: 'scf.for' op tg-to-aie: kernel @k (tile function @k_tile): scf.for carries tiles between iterations or out of its region, which an AIE kernel does not map yet (store them inside it)
-wsp.kernel @k(x: in memref<16x32xf32>, y: out memref<16x32xf32>) unit(vector) attributes {tile = @k_tile}
-func.func @k_tile(%x: memref<16x32xf32>, %y: memref<16x32xf32>) attributes {pto.func_type = #pto.func_type<incore>} {
-  %c0 = arith.constant 0 : index
-  %c2 = arith.constant 2 : index
-  %c1 = arith.constant 1 : index
-  %t = pto.load %x : memref<16x32xf32> -> !pto.tile<16x32xf32, vec>
-  %s = scf.for %i = %c0 to %c2 step %c1 iter_args(%a = %t) -> (!pto.tile<16x32xf32, vec>) {
-    %b = pto.add %a, %a : !pto.tile<16x32xf32, vec>
-    scf.yield %b : !pto.tile<16x32xf32, vec>
-  }
-  pto.store %s, %y : !pto.tile<16x32xf32, vec>, memref<16x32xf32>
-  func.return
-}
-wsp.workload @w(%T_x: memref<32x32xf32>, %T_y: memref<32x32xf32>) {
-  %I = wsp.dense 2
-  wsp.parallel_for %i in %I named("i") : !wsp.dense<2> {
-    %c16 = arith.constant 16 : index
-    %o16 = arith.muli %i, %c16 : index
-    %v_x = wsp.view %T_x[%o16:+16] : memref<32x32xf32> -> memref<16x32xf32>
-    %v_y = wsp.view %T_y[%o16:+16] : memref<32x32xf32> -> memref<16x32xf32>
-    wsp.task @k() resources(%v_x, %v_y : memref<16x32xf32>, memref<16x32xf32>)
-  }
-}
-sched.schedule @s for @w {
-  sched.spatial_map grid(2)
-  sched.layout "T_x" (shard(0), replicate)
-  sched.layout "T_y" (shard(0), replicate)
-}
-
-// -----
-
-
-// CHECK: errors.mlir:[[# @LINE + 4]]:8: error: 'pto.exp' op tg-to-aie: kernel @k (tile function @k_tile): pto.exp computes on f16, which the AIE core has no arithmetic for (AIE-ML computes bf16, f32, i8, i16, i32)
-wsp.kernel @k(x: in memref<16x32xf16>, y: out memref<16x32xf16>) unit(vector) attributes {tile = @k_tile}
-func.func @k_tile(%x: memref<16x32xf16>, %y: memref<16x32xf16>) attributes {pto.func_type = #pto.func_type<incore>} {
-  %t = pto.load %x : memref<16x32xf16> -> !pto.tile<16x32xf16, vec>
-  %e = pto.exp %t : !pto.tile<16x32xf16, vec>
-  pto.store %e, %y : !pto.tile<16x32xf16, vec>, memref<16x32xf16>
-  func.return
-}
-wsp.workload @w(%T_x: memref<32x32xf16>, %T_y: memref<32x32xf16>) {
-  %I = wsp.dense 2
-  wsp.parallel_for %i in %I named("i") : !wsp.dense<2> {
-    %c16 = arith.constant 16 : index
-    %o16 = arith.muli %i, %c16 : index
-    %v_x = wsp.view %T_x[%o16:+16] : memref<32x32xf16> -> memref<16x32xf16>
-    %v_y = wsp.view %T_y[%o16:+16] : memref<32x32xf16> -> memref<16x32xf16>
-    wsp.task @k() resources(%v_x, %v_y : memref<16x32xf16>, memref<16x32xf16>)
-  }
-}
-sched.schedule @s for @w {
-  sched.spatial_map grid(2)
-  sched.layout "T_x" (shard(0), replicate)
-  sched.layout "T_y" (shard(0), replicate)
-}
-
-// -----
-
 // CHECK: errors.mlir:[[# @LINE + 1]]:1: error: 'wsp.kernel' op tg-to-aie: compute tile (0, 2) needs 73728 bytes of buffers (@T_x_0: 2 x 2048 B, @T_y_0: 2 x 2048 B, stack of @k: 65536 B of scratch), but it has 64512 (64 KiB less the stack)
 wsp.kernel @k(x: in memref<16x32xf32>, y: out memref<16x32xf32>) unit(vector) attributes {tile = @k_tile}
 func.func @k_tile(%x: memref<16x32xf32>, %y: memref<16x32xf32>) attributes {pto.func_type = #pto.func_type<incore>} {
