@@ -6,8 +6,9 @@ the loop's end); a later tile may take it. A loop's initial value, its iteration
 the value it yields and its result are one buffer (the loop updates the tile in place), as
 are an ``scf.if``'s yielded values and result, and a ``pto.matmul_acc``'s result and the
 accumulator it reads when nothing else reads it; an op that cannot compute in place on such a
-shared buffer (a transpose of a loop's tile) writes a buffer of its own, copied into the
-shared one by an inserted ``pto.move``. Offsets are aligned per space and the peak
+shared buffer (a transpose of a loop's tile), or a loop's next ``vec`` tile while the
+current one is still read, writes a buffer of its own, copied into the shared one by an
+inserted ``pto.move``. Offsets are aligned per space and the peak
 per space is checked against the SoC's capacity (``SOCS``, sources in docs/kernels.md);
 each function gets ``pto.memory``, its peak bytes per space.
 """
@@ -195,37 +196,53 @@ def _buffers(func: FuncOp) -> list[_Buffer]:
 
 
 def _check_in_place(func: FuncOp) -> None:
-    """A loop's tile is updated in place: its iteration argument is dead once the value
-    yielded for the next iteration is made."""
-    for loop in (op for op in func.walk() if isinstance(op, scf.ForOp)):
+    """A loop's tile is updated in place: its initial value is dead once the loop starts, its
+    iteration argument once the value yielded for the next iteration is made. A ``vec`` tile
+    read past that point is copied (a ``pto.move`` into the shared buffer: before the loop,
+    or at the end of the body); any other is an error."""
+    for loop in [op for op in func.walk() if isinstance(op, scf.ForOp)]:
         block = loop.body.block
-        for init, arg in zip(loop.iter_args, block.args[1:]):
+        for k, (init, arg) in enumerate(zip(loop.iter_args, block.args[1:])):
             later = [
                 u.operation
                 for u in init.uses
                 if u.operation is not loop and not _before(u.operation, loop)
             ]
-            if isinstance(arg.type, pto.TileType) and later:
-                fail(
-                    later[0],
-                    f"pto-plan-memory: a loop updates {_name(init)} in place (its initial "
-                    f"value), but {_name(init)} is read after the loop starts: copy it first "
-                    "(pto.move)",
-                )
-        for arg, out in zip(block.args[1:], block.last_op.operands):
+            if not isinstance(arg.type, pto.TileType) or not later:
+                continue
+            if arg.type.space_name == "vec":
+                move = pto.MoveOp(init, "vec")
+                Rewriter.insert_op(move, InsertPoint.before(loop))
+                loop.operands[3 + k] = move.result
+                continue
+            fail(
+                later[0],
+                f"pto-plan-memory: a loop updates {_name(init)} in place (its initial value), "
+                f"but {_name(init)} is read after the loop starts, and a tile in "
+                f"{arg.type.space_name} has no copy within its space",
+            )
+        end = block.last_op
+        assert end is not None
+        for k, (arg, out) in enumerate(zip(block.args[1:], end.operands)):
             if not isinstance(arg.type, pto.TileType) or out is arg:
                 continue
             maker = out.owner if isinstance(out, OpResult) else None
             if maker is None or maker.parent_block() is not block:
                 continue
             later = [u.operation for u in arg.uses if _after(u.operation, maker, block)]
-            if later:
-                fail(
-                    later[0],
-                    f"pto-plan-memory: the loop updates its tile {_name(arg)} in place, but "
-                    f"{_name(arg)} is read after {_name(out)} replaces it: copy it first "
-                    "(pto.move)",
-                )
+            if not later:
+                continue
+            if arg.type.space_name == "vec":
+                move = pto.MoveOp(out, "vec")
+                Rewriter.insert_op(move, InsertPoint.before(end))
+                end.operands[k] = move.result
+                continue
+            fail(
+                later[0],
+                f"pto-plan-memory: the loop updates its carried tile {_name(arg)} in place, but "
+                f"{_name(arg)} is read after {_name(out)} replaces it, and a tile in "
+                f"{arg.type.space_name} has no copy within its space",
+            )
 
 
 def _before(user: Operation, loop: Operation) -> bool:

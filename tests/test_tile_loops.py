@@ -41,6 +41,31 @@ def row_blocks(x: In[f32[64, 32]], y: Out[f32[64, 32]], s: Out[f32[1, 32]], n: i
     pl.store(total, s)
 
 
+@kernel
+def online_softmax(x: In[f32[16, 128]], y: Out[f32[16, 32]]):
+    """Softmax over 4 blocks of 32 columns, summed block by block: three carried tiles, the
+    old running max read after the new one is made."""
+    t = pl.load(x, [0, 0], shape=(16, 32))
+    m = pl.row_max(t)
+    o = pl.row_expand_exp_sub(t, m)
+    total = pl.row_sum(o)
+    for j, (m, total, o) in pl.range(32, 128, 32, init_values=(m, total, o)):  # noqa: B020
+        t = pl.load(x, [0, j], shape=(16, 32))
+        m2 = pl.max(m, pl.row_max(t))
+        scale = pl.exp(m - m2)
+        e = pl.row_expand_exp_sub(t, m2)
+        m, total, o = pl.yield_(m2, total * scale + pl.row_sum(e), pl.row_expand_mul(o, scale) + e)
+    pl.store(pl.row_expand_div(o, total), y)
+
+
+def _online_workload():
+    X, Y = Tensor("X", [2, 16, 128], f32), Tensor("Y", [2, 16, 32], f32)
+    w = parallel_for(Dense[2], lambda i: online_softmax(X[i], Y[i])).named("online")
+    x = RNG.uniform(-3, 3, (2, 16, 128)).astype(np.float32)
+    blocks = np.exp(x - x.max(axis=2, keepdims=True)).reshape(2, 16, 4, 32)
+    return w, {"X": x}, "Y", blocks.sum(axis=2) / blocks.sum(axis=(2, 3))[..., None]
+
+
 def _matmul_workload():
     A, B = Tensor("A", [3, 16, 64], f32), Tensor("B", [3, 64, 16], f32)
     C = Tensor("C", [3, 16, 16], f32)
@@ -98,7 +123,7 @@ def _flags(block, kind):
     return [op for op in block.ops if isinstance(op, kind)]
 
 
-@pytest.mark.parametrize("make", [_matmul_workload, _rows_workload])
+@pytest.mark.parametrize("make", [_matmul_workload, _rows_workload, _online_workload])
 def test_cpu_sim_runs_traced_loops_as_numpy_does(make):
     w, inputs, outputs, expected = make()
     outputs, expected = _pairs(outputs, expected)
@@ -109,7 +134,7 @@ def test_cpu_sim_runs_traced_loops_as_numpy_does(make):
 
 
 @pytest.mark.skipif(not have_compiler(), reason="the host build needs g++")
-@pytest.mark.parametrize("make", [_matmul_workload, _rows_workload])
+@pytest.mark.parametrize("make", [_matmul_workload, _rows_workload, _online_workload])
 def test_ascend_host_runs_traced_loops_as_numpy_does(make):
     w, inputs, outputs, expected = make()
     outputs, expected = _pairs(outputs, expected)

@@ -53,35 +53,34 @@ func.func @l0c(%a: memref<256x16xf16>, %b: memref<16x128xf16>, %c: memref<256x12
 // -----
 
 // A loop updates its tile in place, so the iteration argument cannot be read once the next
-// value is made.
-func.func @in_place(%x: memref<16x64xf32>, %n: index) attributes {pto.func_type = #pto.func_type<incore>} {
+// value is made; a vec tile is copied (plan.mlir), an acc tile has no copy within L0C.
+func.func @in_place(%c: memref<16x16xf32>, %a: !pto.tile<16x16xf32, left>, %b: !pto.tile<16x16xf32, right>, %t: !pto.tile<16x16xf32, acc>, %n: index) attributes {pto.func_type = #pto.func_type<incore>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %t = pto.load %x : memref<16x64xf32> -> !pto.tile<16x64xf32, vec>
-  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %t) -> (!pto.tile<16x64xf32, vec>) {
-    %next = pto.exp %acc : !pto.tile<16x64xf32, vec>
-    pto.store %acc, %x : !pto.tile<16x64xf32, vec>, memref<16x64xf32>
-    scf.yield %next : !pto.tile<16x64xf32, vec>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %t) -> (!pto.tile<16x16xf32, acc>) {
+    %next = pto.matmul_acc %acc, %a, %b : !pto.tile<16x16xf32, left>, !pto.tile<16x16xf32, right> -> !pto.tile<16x16xf32, acc>
+    pto.store %acc, %c : !pto.tile<16x16xf32, acc>, memref<16x16xf32>
+    scf.yield %next : !pto.tile<16x16xf32, acc>
   }
   func.return
 }
-// CHECK: errors.mlir:[[# @LINE - 5]]:5: error: 'pto.store' op pto-plan-memory: the loop updates its tile %acc in place, but %acc is read after %next replaces it: copy it first (pto.move)
-// A950: errors.mlir:[[# @LINE - 6]]:5: error: 'pto.store' op pto-plan-memory: the loop updates its tile %acc in place
+// CHECK: errors.mlir:[[# @LINE - 5]]:5: error: 'pto.store' op pto-plan-memory: the loop updates its carried tile %acc in place, but %acc is read after %next replaces it, and a tile in acc has no copy within its space
+// A950: errors.mlir:[[# @LINE - 6]]:5: error: 'pto.store' op pto-plan-memory: the loop updates its carried tile %acc in place
 
 // -----
 
 // The loop updates its initial value's buffer in place, so the initial value cannot be
-// read once the loop starts.
-func.func @init_read_after(%x: memref<16x64xf32>, %n: index) attributes {pto.func_type = #pto.func_type<incore>} {
+// read once the loop starts; an acc tile has no copy within L0C.
+func.func @init_read_after(%c: memref<16x16xf32>, %a: !pto.tile<16x16xf32, left>, %b: !pto.tile<16x16xf32, right>, %n: index) attributes {pto.func_type = #pto.func_type<incore>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %t = pto.load %x : memref<16x64xf32> -> !pto.tile<16x64xf32, vec>
-  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %t) -> (!pto.tile<16x64xf32, vec>) {
-    %next = pto.exp %acc : !pto.tile<16x64xf32, vec>
-    scf.yield %next : !pto.tile<16x64xf32, vec>
+  %t = pto.matmul %a, %b : !pto.tile<16x16xf32, left>, !pto.tile<16x16xf32, right> -> !pto.tile<16x16xf32, acc>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %t) -> (!pto.tile<16x16xf32, acc>) {
+    %next = pto.matmul_acc %acc, %a, %b : !pto.tile<16x16xf32, left>, !pto.tile<16x16xf32, right> -> !pto.tile<16x16xf32, acc>
+    scf.yield %next : !pto.tile<16x16xf32, acc>
   }
-  pto.store %t, %x : !pto.tile<16x64xf32, vec>, memref<16x64xf32>
+  pto.store %t, %c : !pto.tile<16x16xf32, acc>, memref<16x16xf32>
   func.return
 }
-// CHECK: errors.mlir:[[# @LINE - 3]]:3: error: 'pto.store' op pto-plan-memory: a loop updates %t in place (its initial value), but %t is read after the loop starts: copy it first (pto.move)
+// CHECK: errors.mlir:[[# @LINE - 3]]:3: error: 'pto.store' op pto-plan-memory: a loop updates %t in place (its initial value), but %t is read after the loop starts, and a tile in acc has no copy within its space
 // A950: errors.mlir:[[# @LINE - 4]]:3: error: 'pto.store' op pto-plan-memory: a loop updates %t in place

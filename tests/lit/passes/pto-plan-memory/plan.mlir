@@ -190,3 +190,41 @@ func.func @transposed(%x: memref<8x8xf32>, %y: memref<8x8xf32>) {
 // CHECK-NEXT:     %[[COPY:.*]] = pto.move %b {pto.addr = 0 : i64} : !pto.tile<8x8xf32, vec> -> !pto.tile<8x8xf32, vec>
 // CHECK-NEXT:     scf.yield %[[COPY]]
 // CHECK:        pto.store %r, %y
+
+// -----
+
+// A vec tile read after the value replacing it is made (the old running max %m read by the
+// exp after %m2, as online softmax does): %m2 gets a buffer of its own and a pto.move at the
+// end of the body copies it into the loop's buffer (offset 0, with %init and %r); an initial
+// value read after the loop starts is copied into the loop's buffer before it (%c).
+func.func @read_after(%x: memref<16x64xf32>, %y: memref<16x1xf32>, %n: index) attributes {pto.func_type = #pto.func_type<incore>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %init = pto.load %y : memref<16x1xf32> -> !pto.tile<16x1xf32, vec>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%m = %init) -> (!pto.tile<16x1xf32, vec>) {
+    %m2 = pto.exp %m : !pto.tile<16x1xf32, vec>
+    %d = pto.sub %m, %m2 : !pto.tile<16x1xf32, vec>
+    pto.store %d, %y : !pto.tile<16x1xf32, vec>, memref<16x1xf32>
+    scf.yield %m2 : !pto.tile<16x1xf32, vec>
+  }
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%a = %r) -> (!pto.tile<16x1xf32, vec>) {
+    %a2 = pto.exp %a : !pto.tile<16x1xf32, vec>
+    scf.yield %a2 : !pto.tile<16x1xf32, vec>
+  }
+  pto.store %r, %y : !pto.tile<16x1xf32, vec>, memref<16x1xf32>
+  pto.store %s, %y : !pto.tile<16x1xf32, vec>, memref<16x1xf32>
+  func.return
+}
+
+// CHECK-LABEL: func.func @read_after
+// CHECK:         %init = pto.load %y {pto.addr = 0 : i64}
+// CHECK-NEXT:    %r = scf.for %i = %c0 to %n step %c1 iter_args(%m = %init) -> (!pto.tile<16x1xf32, vec>) {
+// CHECK-NEXT:      %m2 = pto.exp %m {pto.addr = [[OWN:[0-9]+]] : i64}
+// CHECK-NEXT:      %d = pto.sub %m, %m2 {pto.addr = {{[0-9]+}} : i64}
+// CHECK-NEXT:      pto.store %d, %y
+// CHECK-NEXT:      %[[COPY:.*]] = pto.move %m2 {pto.addr = 0 : i64} : !pto.tile<16x1xf32, vec> -> !pto.tile<16x1xf32, vec>
+// CHECK-NEXT:      scf.yield %[[COPY]] : !pto.tile<16x1xf32, vec>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[INIT:.*]] = pto.move %r {pto.addr = [[SECOND:[0-9]+]] : i64} : !pto.tile<16x1xf32, vec> -> !pto.tile<16x1xf32, vec>
+// CHECK-NEXT:    %s = scf.for %i_1 = %c0 to %n step %c1 iter_args(%a = %[[INIT]]) -> (!pto.tile<16x1xf32, vec>) {
+// CHECK-NEXT:      %a2 = pto.exp %a {pto.addr = [[SECOND]] : i64}
