@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from aie_tile_support import Param, kernel_functions, parse, run, workload
+from test_tile_loops import _online_workload
 from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.utils.exceptions import PassFailedException
 
@@ -580,21 +581,36 @@ def k_matmul(a: In[f32[16, 64]], b: In[f32[64, 16]], c: Out[f32[16, 16]]):
     pl.store(acc, c)
 
 
-def test_a_python_k_loop_matmul_runs_as_numpy_does():
-    A, B = Tensor("A", [2, 16, 64], f32), Tensor("B", [2, 64, 16], f32)
-    C = Tensor("C", [2, 16, 16], f32)
-    module = pw.module(parallel_for(Dense[2], lambda i: k_matmul(A[i], B[i], C[i])).named("w"))
+def _aie_function(w) -> func.FuncOp:
+    """The AIE kernel function of the one tile kernel of workload ``w``."""
+    module = pw.module(w)
     kernel = next(op for op in module.walk() if isinstance(op, wsp.KernelOp))
     inputs = [
-        kernel_arg_type("k_matmul", n.data, t, kernel)
+        kernel_arg_type(kernel.sym_name.data, n.data, t, kernel)
         for n, t in zip(kernel.arg_names.data, kernel.function_type.inputs)
     ]
     fn, _ = kernel_function(kernel, kernel.tile_function(), inputs)
     fn.verify()
     assert not any(isinstance(t, pto.TileType) for op in fn.walk() for t in op.result_types)
+    return fn
+
+
+def test_a_python_k_loop_matmul_runs_as_numpy_does():
+    A, B = Tensor("A", [2, 16, 64], f32), Tensor("B", [2, 64, 16], f32)
+    C = Tensor("C", [2, 16, 16], f32)
+    fn = _aie_function(parallel_for(Dense[2], lambda i: k_matmul(A[i], B[i], C[i])).named("w"))
     a, b, c = _data((16, 64)), _data((64, 16)), np.zeros((16, 16), np.float32)
     run(fn, [a, b, c])
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_a_python_online_softmax_carrying_three_tiles_runs_as_numpy_does():
+    w, inputs, _, want = _online_workload()
+    fn = _aie_function(w)
+    for b in range(2):
+        y = np.zeros((16, 32), np.float32)
+        run(fn, [np.ascontiguousarray(inputs["X"][b]), y])
+        np.testing.assert_allclose(y, want[b], rtol=1e-5, atol=1e-6)
 
 
 F16 = "!pto.tile<16x32xf16, vec>"
