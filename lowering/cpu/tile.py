@@ -36,6 +36,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from pto_wsp.dialects import pto
 from pto_wsp.errors import CompileError, SourceLoc
 from pto_wsp.lowering.cpu import objcache
+from pto_wsp.lowering.cpu import tile_scalars as sc
 from pto_wsp.passes.diagnostics import source_of
 
 #: Upstream MLIR's lowering of the linalg form to the LLVM dialect. f16 and bf16 arithmetic
@@ -97,118 +98,9 @@ def _name(t: Attribute) -> str:
 def _const(value: Attribute, type_: str) -> str:
     """An ``arith.constant`` literal MLIR reads exactly (floats as their bit pattern)."""
     if isinstance(value, FloatAttr):
-        return _float_literal(value.value.data, type_)
+        return sc.float_literal(value.value.data, type_)
     assert isinstance(value, IntegerAttr)
     return str(value.value.data)
-
-
-def _float_literal(x: float, type_: str) -> str:
-    if type_ == "f32":
-        return f"0x{int(np.float32(x).view(np.uint32)):08X}"
-    if type_ == "f16":
-        return f"0x{int(np.float16(x).view(np.uint16)):04X}"
-    if type_ == "bf16":
-        return f"0x{int(np.float32(x).view(np.uint32)) >> 16:04X}"
-    return f"0x{int(np.float64(x).view(np.uint64)):016X}"
-
-
-# --------------------------------------------------------------------------- scalar bodies
-
-_FLOAT_BINARY = {
-    "add": "arith.addf",
-    "sub": "arith.subf",
-    "mul": "arith.mulf",
-    "div": "arith.divf",
-    "max": "arith.maximumf",
-    "min": "arith.minimumf",
-}
-_INT_BINARY = {
-    "add": "arith.addi",
-    "sub": "arith.subi",
-    "mul": "arith.muli",
-    "max": "arith.maxsi",
-    "min": "arith.minsi",
-}
-_PREDICATES_F = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
-_PREDICATES_I = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
-
-
-def _is_float(t: str) -> bool:
-    return t.startswith(("f", "bf"))
-
-
-def _binary(kind: str, a: str, b: str, t: str) -> tuple[list[str], str]:
-    """The body lines of ``a kind b`` on type ``t``, and the value computed."""
-    if kind == "div" and not _is_float(t):
-        return _int_div(a, b, t)
-    op = (_FLOAT_BINARY if _is_float(t) else _INT_BINARY)[kind]
-    return [f"%r = {op} {a}, {b} : {t}"], "%r"
-
-
-def _int_div(a: str, b: str, t: str) -> tuple[list[str], str]:
-    """``a / b`` truncating, and total as numpy's integer division is: ``x / 0`` is 0 and
-    ``MIN / -1`` wraps to MIN (a bare ``divsi`` traps on both, killing the process)."""
-    least = -(2 ** (_width(t) - 1))
-    return [
-        f"%dv0 = arith.constant 0 : {t}",
-        f"%dv1 = arith.constant 1 : {t}",
-        f"%dvm = arith.constant {least} : {t}",
-        f"%dvn = arith.constant -1 : {t}",
-        f"%dvz = arith.cmpi eq, {b}, %dv0 : {t}",
-        f"%dva = arith.cmpi eq, {a}, %dvm : {t}",
-        f"%dvb = arith.cmpi eq, {b}, %dvn : {t}",
-        "%dvo = arith.andi %dva, %dvb : i1",
-        "%dvx = arith.ori %dvz, %dvo : i1",
-        f"%dvd = arith.select %dvx, %dv1, {b} : {t}",
-        f"%dvq = arith.divsi {a}, %dvd : {t}",
-        f"%r = arith.select %dvz, %dv0, %dvq : {t}",
-    ], "%r"
-
-
-def _unary(kind: str, a: str, t: str) -> tuple[list[str], str]:
-    if kind in ("exp", "log", "sqrt", "rsqrt"):
-        return [f"%r = math.{kind} {a} : {t}"], "%r"
-    if kind == "recip":
-        return [f"%one = arith.constant 1.0 : {t}", f"%r = arith.divf %one, {a} : {t}"], "%r"
-    if kind == "abs":
-        return [f"%r = math.abs{'f' if _is_float(t) else 'i'} {a} : {t}"], "%r"
-    zero = "0.0" if _is_float(t) else "0"
-    if kind == "neg":
-        if _is_float(t):
-            return [f"%r = arith.negf {a} : {t}"], "%r"
-        return [f"%z = arith.constant 0 : {t}", f"%r = arith.subi %z, {a} : {t}"], "%r"
-    assert kind == "relu"
-    lines, value = _binary("max", a, "%z", t)
-    return [f"%z = arith.constant {zero} : {t}", *lines], value
-
-
-def _cast(a: str, src: str, dst: str) -> tuple[list[str], str]:
-    """Element type conversion; float to int rounds to nearest even, as the dialect says."""
-    if src == dst:
-        return [], a
-    if _is_float(src) and _is_float(dst):
-        op = "arith.extf" if _width(dst) > _width(src) else "arith.truncf"
-        return [f"%r = {op} {a} : {src} to {dst}"], "%r"
-    if _is_float(src):
-        return [f"%n = math.roundeven {a} : {src}", f"%r = arith.fptosi %n : {src} to {dst}"], "%r"
-    if _is_float(dst):
-        return [f"%r = arith.sitofp {a} : {src} to {dst}"], "%r"
-    op = "arith.extsi" if _width(dst) > _width(src) else "arith.trunci"
-    return [f"%r = {op} {a} : {src} to {dst}"], "%r"
-
-
-def _width(t: str) -> int:
-    return int(t.removeprefix("bf").lstrip("fi"))
-
-
-def _identity(kind: str, t: str) -> str:
-    """The start value of a ``sum``/``max``/``min`` reduction over ``t``."""
-    if kind == "sum":
-        return "0.0" if _is_float(t) else "0"
-    if _is_float(t):
-        return _float_literal(-np.inf if kind == "max" else np.inf, t)
-    info = np.iinfo(f"int{_width(t)}")
-    return str(info.min if kind == "max" else info.max)
 
 
 # --------------------------------------------------------------------------- tiles
@@ -648,14 +540,14 @@ def _elementwise(e: _Emitter, op: Operation) -> None:
     kind = op.name.removeprefix("pto.")
     element = src.element
     if isinstance(op, pto.BinaryOp):
-        body = lambda args: _binary(kind, args[0], args[1], element)  # noqa: E731
+        body = lambda args: sc.binary(kind, args[0], args[1], element)  # noqa: E731
     elif isinstance(op, pto.ScalarBinaryOp):
         s = e.names[op.scalar]
-        body = lambda args: _binary(kind[:-1], args[0], s, element)  # noqa: E731
+        body = lambda args: sc.binary(kind[:-1], args[0], s, element)  # noqa: E731
     elif isinstance(op, pto.UnaryOp):
-        body = lambda args: _unary(kind, args[0], element)  # noqa: E731
+        body = lambda args: sc.unary(kind, args[0], element)  # noqa: E731
     else:
-        body = lambda args: _cast(args[0], src.element, t.element)  # noqa: E731
+        body = lambda args: sc.cast(args[0], src.element, t.element)  # noqa: E731
     e.generic(ins, out, len(src.shape), ["parallel"] * len(src.shape), body, t.element)
 
 
@@ -677,8 +569,12 @@ def _compare(e: _Emitter, op: Operation) -> None:
         ins = [(*e.view(e.tiles[v]), _map(rank)) for v in op.operands if v in e.tiles]
         rhs = "%in1" if isinstance(op, pto.CmpOp) else e.names[op.operands[1]]
         pred = op.predicate.data
-        float_ = _is_float(src.element)
-        cmp = f"arith.cmpf {_PREDICATES_F[pred]}" if float_ else f"arith.cmpi {_PREDICATES_I[pred]}"
+        float_ = sc.is_float(src.element)
+        cmp = (
+            f"arith.cmpf {sc.PREDICATES_F[pred]}"
+            if float_
+            else f"arith.cmpi {sc.PREDICATES_I[pred]}"
+        )
 
         def body(args: list[str]) -> tuple[list[str], str]:
             return [
@@ -697,13 +593,13 @@ def _reduce(e: _Emitter, op: pto.ReduceOp) -> None:
     t = e.result_tile(op.result, valid)
     kind = op.name.split("_")[-1]
     out = e.view(t)
-    e.fill(e.scalar(_identity(kind, t.element), t.element), out, t.element)
+    e.fill(e.scalar(sc.identity(kind, t.element), t.element), out, t.element)
     reduced = ["d0", "0"] if axis == 1 else ["0", "d1"]
     iterators = ["parallel", "reduction"] if axis == 1 else ["reduction", "parallel"]
     op_kind = "add" if kind == "sum" else kind
 
     def body(args: list[str]) -> tuple[list[str], str]:
-        return _binary(op_kind, args[1], args[0], t.element)
+        return sc.binary(op_kind, args[1], args[0], t.element)
 
     e.generic([(*e.view(src), _map(2))], (*out, _map(2, reduced)), 2, iterators, body, t.element)
 
@@ -729,10 +625,10 @@ def _expand(e: _Emitter, op: Operation) -> None:
 
         def body(args: list[str]) -> tuple[list[str], str]:
             if kind == "exp_sub":
-                lines, value = _binary("sub", args[0], args[1], t.element)
+                lines, value = sc.binary("sub", args[0], args[1], t.element)
                 lines = [line.replace("%r", "%d") for line in lines]
                 return [*lines, f"%r = math.exp %d : {t.element}"], "%r"
-            return _binary(kind, args[0], args[1], t.element)
+            return sc.binary(kind, args[0], args[1], t.element)
 
     e.generic(ins, (*e.view(t), _map(2)), 2, ["parallel"] * 2, body, t.element)
 
@@ -783,22 +679,22 @@ def _product(e: _Emitter, op: Operation, a: _Tile, b: _Tile, init: _Tile | None,
             ["parallel"] * 2, lambda args: ([], args[0]), t.element,
         )  # fmt: skip
     else:
-        e.fill(e.scalar(_identity("sum", t.element), t.element), whole, t.element)
+        e.fill(e.scalar(sc.identity("sum", t.element), t.element), whole, t.element)
     k = a.valid[1]
     lhs = e.view(a, [a.valid[0], k])
     rhs = e.view(b, [k, b.valid[1]])
     out = e.view(t)
 
     def body(args: list[str]) -> tuple[list[str], str]:
-        lines, x = _cast(args[0], a.element, t.element)
+        lines, x = sc.cast(args[0], a.element, t.element)
         lines = [line.replace("%r", "%x").replace("%n", "%xn") for line in lines]
         x = x.replace("%r", "%x")
-        more, y = _cast(args[1], b.element, t.element)
+        more, y = sc.cast(args[1], b.element, t.element)
         more = [line.replace("%r", "%y").replace("%n", "%yn") for line in more]
         y = y.replace("%r", "%y")
-        product, p = _binary("mul", x, y, t.element)
+        product, p = sc.binary("mul", x, y, t.element)
         product = [line.replace("%r", "%p") for line in product]
-        total, value = _binary("add", args[2], "%p", t.element)
+        total, value = sc.binary("add", args[2], "%p", t.element)
         return [*lines, *more, *product, *total], value
 
     e.generic(
