@@ -12,9 +12,12 @@ Ascend's buffers is nothing on an AIE core, which has one data memory). Reductio
 and allocated tiles are materialized, each once, where the tile IR computes them: into the
 output parameter when the tile's only use is storing it whole there, else into a
 ``memref.alloca`` scratch buffer on the core's stack (``Body.scratch`` bytes; the design grows
-the stack of the cores calling the kernel). A store whose rows fit AIE-ML's 512-bit vectors
-computes them by vectors. Pipe synchronization is dropped: an AIE core runs its body in
-program order.
+the stack of the cores calling the kernel). A tile carried by an ``scf.for`` or made by an
+``scf.if`` is a scratch buffer, written before the loop and at the end of each iteration (or
+in each branch). A store whose rows fit AIE-ML's 512-bit vectors computes them by vectors.
+``f16`` arithmetic is done in f32, each result rounded to f16; integer division is total (0
+for a zero divisor). Pipe synchronization is dropped: an AIE core runs its body in program
+order.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """Tile kernels' CPU numerics: a ``pto`` tile function as native code (upstream MLIR).
 
 ``upstream_text(f)`` writes an InCore tile function in upstream dialects only — one
-``memref.alloc`` per tile, ``memref.subview`` + ``linalg.copy`` for loads and stores,
+``memref.alloc`` per tile (at the top: a tile made in a loop reuses its buffer),
+``memref.subview`` + ``linalg.copy`` for loads and stores, ``scf.for`` / ``scf.if`` kept
+(a carried tile is one buffer, given each yielded value by a copy),
 ``linalg.generic`` (arith, math bodies) for elementwise ops, reductions and broadcasts,
 ``linalg.transpose``, a matmul as a ``linalg.generic`` over (i, k, j) so the inner loop runs
 along contiguous rows — and ``compile_tile(f)`` has upstream MLIR parse it, lower it to LLVM
