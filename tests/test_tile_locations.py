@@ -15,9 +15,9 @@ from pto_wsp.errors import CompileError
 
 
 @kernel
-def dynamic_rows(x: In[f32[16, 64]], y: Out[f32[16, 64]], n: index):
-    t = pl.load(x, valid=(n, 64))
-    pl.store(pl.exp(t), y)
+def dynamic_rows(x: In[f32[16, 16]], y: Out[f32[16, 16]], n: index):
+    t = pl.load(x, valid=(n, 16))
+    pl.store(pl.transpose(t), y)
 
 
 @kernel
@@ -55,10 +55,10 @@ def test_traced_ops_carry_the_line_of_their_call():
 
 
 def test_an_aie_refusal_is_an_error_at_the_kernels_line():
-    w, X, Y = _workload(dynamic_rows, (16, 64), 8)
+    w, X, Y = _workload(dynamic_rows, (16, 16), 8)
     rows = (Shard(0), Replicate(), Replicate())
     s = w.schedule().spatial_map((2,)).layout(X, *rows).layout(Y, *rows)
     with pytest.raises(CompileError, match="dynamic valid shape") as info:
         pw.compile(s, target="xdna1")
     assert info.value.loc.filename == __file__
-    assert info.value.loc.lineno == _line(dynamic_rows, "pl.load(")
+    assert info.value.loc.lineno == _line(dynamic_rows, "pl.transpose(")
