@@ -27,8 +27,8 @@ from pto_wsp.lowering.ascend import (
     lower_to_tg,
 )
 from pto_wsp.lowering.ascend.build import have_compiler
-from pto_wsp.runtime.materialize import materialize
 from pto_wsp.passes.wsp_to_tg import WspToTgPass
+from pto_wsp.runtime.materialize import materialize
 from pto_wsp.tools.diagnostics import parse_located as parse
 
 REPO = Path(__file__).resolve().parents[1]
@@ -237,6 +237,23 @@ def test_descriptor_ring_wraps(program, workers):
     p.execute(log=log, n=n)
     assert sorted((log[:n, 0] - log[:n, 0].min()).tolist()) == list(range(n))
     assert p.stats().num_tasks == n
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_workers_holding_during_the_build_are_woken(program, monkeypatch, workers):
+    """Idle workers sleep between looks while the build runs (PTO_WSP_HOST_HOLD_US); an
+    orchestrator waiting for a ring slot, and the end of the build, wake them: with a
+    one-minute hold the run still ends in moments, not a minute per stall."""
+    monkeypatch.setenv("PTO_WSP_HOST_HOLD_US", "60000000")
+    p = program.for_program("marks")
+    p.workers, p.ring_capacity = workers, 64
+    n = 5000
+    log = np.zeros((n, 2), dtype=np.int64)
+    p.execute(log=log, n=n)
+    assert (log[:, 0] == np.arange(n)).all() and (log[:, 1] == 1).all()
+    stats = p.stats()
+    assert stats.ring_stalls > 0
+    assert stats.execute_time_ms < 30_000  # a missed wake-up costs 60 s
 
 
 @pytest.mark.parametrize("n", [1000, 9000])

@@ -353,6 +353,7 @@ struct Builder::Impl {
   std::atomic<bool> build_done{false};
   std::atomic<bool> aborted{false};
   alignas(64) std::atomic<int> sleepers{0};
+  std::atomic<int> holders{0};  // idle workers sleeping between looks (see worker)
   std::atomic<int64_t> last_wake{0};
   std::atomic<int> orch_waiting{0};
   alignas(64) int64_t idle_spin_ns = 0;
@@ -446,8 +447,8 @@ struct Builder::Impl {
   bool take(int w, uint32_t& id);
   // An idle worker waits between looks at the queues (see worker).
   bool holding() const {
-    return !build_done.load(std::memory_order_acquire) &&
-           orch_waiting.load(std::memory_order_relaxed) == 0;
+    return idle_hold_ns > 0 && !build_done.load(std::memory_order_acquire) &&
+           orch_waiting.load(std::memory_order_seq_cst) == 0;
   }
   bool finished() const {
     return build_done.load(std::memory_order_acquire) &&
@@ -539,7 +540,7 @@ Builder::Impl::Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t rin
   // orchestrator (other jobs on the machine, or more threads than CPUs), a spinning worker
   // holds the CPU the orchestrator needs for its time slice, while a yielding one hands it
   // back at once (measured on 2 shared vCPUs: 2,100 -> 3,900 tasks/ms). While the build
-  // runs, it looks at the queues only every 50 us (see worker). Tunable with
+  // runs, it sleeps 50 us between looks instead (see worker). Tunable with
   // PTO_WSP_HOST_SPIN_US, PTO_WSP_HOST_YIELD_US and PTO_WSP_HOST_HOLD_US.
   idle_spin_ns = 2000;
   idle_yield_ns = 200000;
@@ -592,19 +593,23 @@ std::string Builder::Impl::describe(uint32_t id) {
 void Builder::Impl::wait_until(const std::function<bool()>& ready, bool flush_all) {
   if (flush_all) flush();
   wake_workers();  // a deferred worker must run for the wait to end
-  int spins = 0;
-  while (!ready()) {
+  if (ready()) return;
+  // Waiting: completions notify done_cv, and workers stop sleeping between looks (holding);
+  // those asleep now are woken.
+  orch_waiting.fetch_add(1, std::memory_order_seq_cst);
+  if (holders.load(std::memory_order_seq_cst) > 0) {
+    std::lock_guard<std::mutex> g(wait_m);
+    wait_cv.notify_all();
+  }
+  for (int spins = 0; !ready();) {
     if (++spins < 200) {
       std::this_thread::yield();
       continue;
     }
-    orch_waiting.fetch_add(1);
-    {
-      std::unique_lock<std::mutex> lk(done_m);
-      done_cv.wait_for(lk, std::chrono::microseconds(200), ready);
-    }
-    orch_waiting.fetch_sub(1);
+    std::unique_lock<std::mutex> lk(done_m);
+    done_cv.wait_for(lk, std::chrono::microseconds(200), ready);
   }
+  orch_waiting.fetch_sub(1, std::memory_order_seq_cst);
 }
 
 inline __attribute__((always_inline)) uint32_t Builder::Impl::alloc_node(uint8_t kind) {
@@ -1031,34 +1036,42 @@ void Builder::Impl::worker(int w) {
       continue;
     }
     if (finished()) break;
-    // Idle: poll the queues for idle_spin_ns, optionally yield for idle_yield_ns, then sleep
-    // 200 us at a time; pushes wake sleepers (see push_ready). While the orchestrator builds
-    // (and waits for nothing), look only every idle_hold_ns: a worker that takes each task as
-    // it is pushed shares the queue's and the descriptors' cache lines with the orchestrator
-    // task by task, which doubled the orchestrator's CPU time per task on two vCPUs; looking
-    // every few microseconds lets tasks accumulate and moves their lines in batches.
+    // While the orchestrator builds (and waits for nothing), an idle worker sleeps
+    // idle_hold_ns between looks at the queues: a worker that takes each task the moment it
+    // is pushed shares the queue's and the descriptors' cache lines with the orchestrator
+    // task by task (measured on two vCPUs: the orchestrator's CPU time per task doubled), and
+    // one that polls or yields competes for the CPUs. Sleeping lets tasks accumulate, moves
+    // their lines in batches and leaves the CPU to the orchestrator meanwhile.
+    if (holding()) {
+      holders.fetch_add(1, std::memory_order_seq_cst);
+      {
+        std::unique_lock<std::mutex> lk(wait_m);
+        if (holding()) wait_cv.wait_for(lk, std::chrono::nanoseconds(idle_hold_ns));
+      }
+      holders.fetch_sub(1, std::memory_order_seq_cst);
+      continue;
+    }
+    // Otherwise: poll the queues for idle_spin_ns, optionally yield for idle_yield_ns, then
+    // sleep 200 us at a time; pushes wake sleepers (see push_ready).
     const auto since = std::chrono::steady_clock::now();
     bool got = false, yielding = false;
-    int64_t next_look = idle_hold_ns;
-    if (!holding()) next_look = 0;
-    while (true) {
+    for (int64_t spins = 0; !got; ++spins) {
       if (yielding) {
         std::this_thread::yield();
       } else {
         for (int k = 0; k < 16; ++k) cpu_relax();
       }
-      const int64_t waited = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 std::chrono::steady_clock::now() - since)
-                                 .count();
-      if (waited >= next_look) {
-        if (take(w, id)) {
-          got = true;
-          break;
-        }
-        next_look = waited + (holding() ? idle_hold_ns : 0);
+      if (take(w, id)) {
+        got = true;
+        break;
       }
-      if (waited >= idle_spin_ns + idle_yield_ns || finished()) break;
-      yielding = waited >= idle_spin_ns;
+      if (yielding || (spins & 15) == 15) {
+        const int64_t waited = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now() - since)
+                                   .count();
+        if (waited >= idle_spin_ns + idle_yield_ns || finished()) break;
+        yielding = waited >= idle_spin_ns;
+      }
     }
     if (got) {
       run_task(w, id);
@@ -1694,7 +1707,8 @@ int32_t pto_wsp_run(void* run_handle, const char* program, const PtoWspHostArg* 
   const int64_t build_cpu = thread_cpu_ns() - cpu0;
   m.total_nodes.store(m.allocated, std::memory_order_release);
   m.build_done.store(true, std::memory_order_release);
-  if (m.sleepers.load(std::memory_order_seq_cst) > 0) {
+  if (m.sleepers.load(std::memory_order_seq_cst) > 0 ||
+      m.holders.load(std::memory_order_seq_cst) > 0) {
     // Whatever is queued now runs without the orchestrator: no sleeper may miss it.
     std::lock_guard<std::mutex> g(m.wait_m);
     m.wait_cv.notify_all();
