@@ -19,10 +19,9 @@ includes waiting), and the machine's load average before and after (the machine 
 shared: the CPU figures are the steadier ones). Tensors are bound as ``Unbacked`` shapes (no
 memory: the kernels are empty).
 
-``--cpus`` runs the whole benchmark on the given CPUs (like ``taskset``; Linux): on a VM whose
-vCPUs slow each other down when both are busy (this one: a compute loop runs ~1.7x slower
-while another runs on the other vCPU), the orchestrator and its worker sharing one vCPU give
-the steadier figures — the worker then runs while the orchestrator waits for a ring slot.
+``--cpus`` runs the whole benchmark on the given CPUs (like ``taskset``; Linux): with one CPU
+the orchestrator and its worker share it (the worker runs while the orchestrator waits or
+is preempted), so the wall time is their CPU times added up.
 
 The simulator column: the same module compiled with ``target="cpu_sim"`` (functional mode,
 no-op Python kernels, ``np.empty`` arrays never touched), best of ``--repeat`` after a warm-up
