@@ -9,7 +9,8 @@ from pto_wsp import In, Out, f32, index, kernel
 from pto_wsp import tile as pl
 from pto_wsp.frontend.tile import trace
 from pto_wsp.lowering.cpu import objcache, tile
-from pto_wsp.lowering.cpu.tile import compile_tile, upstream_text
+from pto_wsp.lowering.cpu.tile import compile_tile
+from pto_wsp.lowering.cpu.tile_text import upstream_text
 
 RNG = np.random.default_rng(5)
 

@@ -12,7 +12,8 @@ from pto_wsp import In, InOut, Out, f16, f32, i8, i32, index, kernel
 from pto_wsp import tile as pl
 from pto_wsp.errors import CompileError
 from pto_wsp.frontend.tile import trace
-from pto_wsp.lowering.cpu.tile import compile_tile, upstream_text
+from pto_wsp.lowering.cpu.tile import compile_tile
+from pto_wsp.lowering.cpu.tile_text import upstream_text
 
 RNG = np.random.default_rng(23)
 DTYPES = {f32: np.float32, f16: np.float16, i32: np.int32}

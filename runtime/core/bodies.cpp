@@ -1,6 +1,6 @@
 // pto-wsp native runtime core: the functional mode's native kernel bodies (pto_wsp_core.h).
 //
-// A tile kernel compiled by upstream MLIR (lowering/cpu/tile.py) has an entry taking one array
+// A tile kernel compiled by upstream MLIR (lowering/cpu/tile.py, entries in tile_entries.py) has an entry taking one array
 // of 64-bit words: per parameter a tensor's data address, sizes and strides (a memref
 // descriptor's fields, offset folded into the address) or a scalar's value. pto_core_run_bodies
 // walks the dispatch order, builds each task's words from its regions over the bound arrays
