@@ -516,6 +516,9 @@ class Scheduler:
     def __init__(self) -> None:
         self._api = _api()
         self._ptr = self._api.pto_core_scheduler_new()
+        # The per-node outputs (NI, NF, order: 120 B a node), kept for the next run unless a
+        # schedule of an earlier run still views them.
+        self._out = np.empty(0, np.int64)
 
     def __del__(self) -> None:
         ptr = getattr(self, "_ptr", None)
@@ -585,9 +588,7 @@ class Scheduler:
             int(config.window_overflow == "abort"),
             int(stop_at),
         )
-        NI = np.empty((8, n), np.int64)
-        NF = np.empty((6, n), np.float64)
-        order = np.empty(max(n_tasks, 1), np.int64)
+        NI, NF, order = self._outputs(n, max(n_tasks, 1))
         S = np.empty(_NS + workers, np.int64)
         R = np.empty(_NR + workers, np.float64)
         out = _SchedOut(*[a.ctypes.data for a in (NI, NF, order, S, R)])
@@ -595,6 +596,20 @@ class Scheduler:
         if api.pto_core_schedule(self._ptr, ctypes.byref(g), ctypes.byref(c), ctypes.byref(out)):
             raise NativeCoreError(api.pto_core_schedule_error(self._ptr).decode())
         return Schedule(NI, NF, S, R, order[: S[_ORDN]], self._spans(), *self._collections())
+
+    def _outputs(self, n: int, n_order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """NI (8, n), NF (6, n) and order (n_order) in the kept memory: a new block when a
+        schedule still views the last (its Run is held) or the block is too small."""
+        size = 14 * n + n_order
+        # Held by self._out, getrefcount's argument and each view of an earlier schedule.
+        if sys.getrefcount(self._out) > 2 or len(self._out) < size:
+            self._out = np.empty(size, np.int64)
+        out = self._out
+        return (
+            out[: 8 * n].reshape(8, n),
+            out[8 * n : 14 * n].view(np.float64).reshape(6, n),
+            out[14 * n : size],
+        )
 
     def _spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         tid = ctypes.POINTER(ctypes.c_int64)()

@@ -134,6 +134,29 @@ def test_a_scheduler_runs_again_from_a_clean_state():
     assert first.S[21:].tolist() == [5, 0, 0] and first.R[8:].tolist() == [35.0, 0.0, 0.0]
 
 
+def test_a_scheduler_writes_its_next_schedule_in_the_memory_of_the_last():
+    """Per-node outputs are kept between runs (no fresh pages), unless a schedule still views
+    them: that one keeps its values."""
+    graph = _chain(50)
+    costs = np.where(graph.kind == 0, 3, 0).astype(np.int64)
+    config = SimConfig(workers=2, functional=False)
+    scheduler = Scheduler()
+    first = scheduler.run(graph, costs, config)
+    addresses = [a.ctypes.data for a in (first.NI, first.NF, first.order)]
+    values = [a.copy() for a in (first.NI, first.NF, first.order)]
+    del first
+    fillers = [np.empty_like(a) for a in values]  # (would take memory malloc gave back)
+    again = scheduler.run(graph, costs, config)
+    assert [a.ctypes.data for a in (again.NI, again.NF, again.order)] == addresses
+    third = scheduler.run(graph, costs, config)  # `again` is held: new memory
+    assert third.NI.ctypes.data != addresses[0]
+    for held, now, was in zip(
+        (again.NI, again.NF, again.order), (third.NI, third.NF, third.order), values
+    ):
+        assert np.array_equal(held, was) and np.array_equal(now, was)
+    del fillers
+
+
 def test_what_it_cannot_schedule_is_one_clear_error():
     graph = _chain(2)
     config = SimConfig(workers=2, functional=False)
