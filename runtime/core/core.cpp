@@ -33,7 +33,6 @@ static void guarded(intptr_t core, F&& body) {
 void PtoCore::submit() {
   const uint32_t id = num_nodes() - 1;
   open = false;
-  if (dims_left != 0) return fail("a region is missing dimensions", id);
   scopes.created(id);
   if (events.on) events.created(id, task_stream);
   raw.clear();
@@ -62,11 +61,11 @@ void PtoCore::submit() {
   seal(id);
 }
 
-void PtoCore::region(int64_t tensor, int64_t access, int64_t rank) {
+void PtoCore::region(int64_t tensor, int64_t access, int64_t rank, const int64_t* d) {
   if (!open) return;
   const uint32_t id = num_nodes() - 1;
   if (tensor < 0 || tensor >= static_cast<int64_t>(ranks.size()) || access < 0 || access > 2 ||
-      rank != ranks[static_cast<size_t>(tensor)] || dims_left != 0) {
+      rank != ranks[static_cast<size_t>(tensor)]) {
     open = false;
     return fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
                     std::to_string(access) + ", rank " + std::to_string(rank) + ")",
@@ -80,16 +79,11 @@ void PtoCore::region(int64_t tensor, int64_t access, int64_t rank) {
   t.region.elem_bytes = 1;
   t.region.kept = 0;
   t.access = static_cast<uint8_t>(access);
-  dims_left = rank;
-}
-
-void PtoCore::region_dim(int64_t offset, int64_t size, int64_t stride) {
-  if (!open || dims_left <= 0) return;
-  pto::wsp::TensorRegion& r = io[nio - 1].region;
-  const int d = r.rank - static_cast<int>(dims_left--);
-  r.offsets[d] = offset;
-  r.sizes[d] = size;
-  r.strides[d] = stride;
+  for (int64_t i = 0; i < rank; ++i) {
+    t.region.offsets[i] = d[3 * i];
+    t.region.sizes[i] = d[3 * i + 1];
+    t.region.strides[i] = d[3 * i + 2];
+  }
 }
 
 void PtoCore::put_region(const TaskIO& t) {
@@ -97,23 +91,21 @@ void PtoCore::put_region(const TaskIO& t) {
   const int rank = r.rank;
   const size_t n = 3 + 3 * static_cast<size_t>(rank);
   if (!wide) {
-    if (pipe == nullptr) {
-      // Written narrowed, then taken back if a value did not fit (no branch per value).
-      int32_t* v = regions32.extend(n);
-      v[0] = r.tensor;
-      v[1] = t.access;
-      v[2] = rank;
-      bool cut = false;
-      for (int d = 0; d < rank; ++d) {
-        v[3 + d] = static_cast<int32_t>(r.offsets[d]);
-        v[3 + rank + d] = static_cast<int32_t>(r.sizes[d]);
-        v[3 + 2 * rank + d] = static_cast<int32_t>(r.strides[d]);
-        cut |= (v[3 + d] != r.offsets[d]) | (v[3 + rank + d] != r.sizes[d]) |
-               (v[3 + 2 * rank + d] != r.strides[d]);
-      }
-      if (!cut) return;
-      regions32.resize(regions32.size() - n);
+    // Written narrowed, then taken back if a value did not fit (no branch per value).
+    int32_t* v = regions32.extend(n);
+    v[0] = r.tensor;
+    v[1] = t.access;
+    v[2] = rank;
+    bool cut = false;
+    for (int d = 0; d < rank; ++d) {
+      v[3 + d] = static_cast<int32_t>(r.offsets[d]);
+      v[3 + rank + d] = static_cast<int32_t>(r.sizes[d]);
+      v[3 + 2 * rank + d] = static_cast<int32_t>(r.strides[d]);
+      cut |= (v[3 + d] != r.offsets[d]) | (v[3 + rank + d] != r.sizes[d]) |
+             (v[3 + 2 * rank + d] != r.strides[d]);
     }
+    if (!cut) return;
+    regions32.resize(regions32.size() - n);
     widen();
   }
   int64_t* v = regions.extend(n);
@@ -194,25 +186,13 @@ void PtoCore::fill(PtoGraph* out) const {
   out->regions32 = wide ? nullptr : regions32.data();
 }
 
-// pto_tg_task_region<R>: pto_tg_task_region and its R pto_tg_task_region_dim in one call (d:
-// per dimension offset, size, stride).
-template <int64_t R>
-static void region_of_rank(intptr_t core, int64_t tensor, int64_t access, const int64_t* d) {
+// Captured into the message being sent, or described on the task being built.
+void pto_core_region(intptr_t core, int64_t tensor, int64_t access, int64_t rank,
+                     const int64_t* d) {
   guarded(core, [&](PtoCore& c) {
-    if (c.pipe != nullptr && csp::capturing(c.pipe)) {
-      csp::capture_region(c.pipe, tensor, access, R);
-      for (int64_t i = 0; i < R; ++i) csp::capture_dim(c.pipe, d[3 * i], d[3 * i + 1], d[3 * i + 2]);
-      return;
-    }
-    c.region(tensor, access, R);
-    if (!c.open || c.dims_left != R) return;
-    pto::wsp::TensorRegion& r = c.io[c.nio - 1].region;
-    for (int64_t i = 0; i < R; ++i) {
-      r.offsets[i] = d[3 * i];
-      r.sizes[i] = d[3 * i + 1];
-      r.strides[i] = d[3 * i + 2];
-    }
-    c.dims_left = 0;
+    if (c.pipe != nullptr && csp::capturing(c.pipe))
+      return csp::capture_region(c.pipe, tensor, access, rank, d);
+    c.region(tensor, access, rank, d);
   });
 }
 
@@ -237,7 +217,6 @@ void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool
            static_cast<uint8_t>(pool), static_cast<uint8_t>(domain), target, stream, priority);
     ++c.ntasks;
     c.nio = 0;
-    c.dims_left = 0;
     c.open = true;
   });
 }
@@ -256,27 +235,11 @@ void pto_tg_task_coord(intptr_t core, int64_t value) {
   });
 }
 
-void pto_tg_task_region(intptr_t core, int64_t tensor, int64_t access, int64_t rank) {
-  guarded(core, [&](PtoCore& c) {
-    if (c.pipe != nullptr && csp::capturing(c.pipe))
-      return csp::capture_region(c.pipe, tensor, access, rank);
-    c.region(tensor, access, rank);
-  });
-}
-
-void pto_tg_task_region_dim(intptr_t core, int64_t offset, int64_t size, int64_t stride) {
-  guarded(core, [&](PtoCore& c) {
-    if (c.pipe != nullptr && csp::capturing(c.pipe))
-      return csp::capture_dim(c.pipe, offset, size, stride);
-    c.region_dim(offset, size, stride);
-  });
-}
-
 #define PTO_DIM_VALUES(i) o##i, n##i, s##i
 #define PTO_REGION_OF_RANK(R, ...)                                                   \
   void pto_tg_task_region##R(intptr_t core, int64_t tensor, int64_t access PTO_DIMS##R) { \
     const int64_t d[] = {0, ##__VA_ARGS__};                                              \
-    region_of_rank<R>(core, tensor, access, d + 1);                                      \
+    pto_core_region(core, tensor, access, R, d + 1);                                      \
   }
 PTO_REGION_OF_RANK(0)
 PTO_REGION_OF_RANK(1, PTO_DIM_VALUES(0))

@@ -104,10 +104,9 @@ struct PtoCore {
   std::vector<int32_t> ranks;
   std::vector<int64_t> shapes;  // per tensor kMaxRank extents, -1 unknown
   // The task being described: its regions (io[0, nio): the array only grows, and its entries
-  // are written field by field, never zeroed), how many dimensions the last one still needs.
+  // are written field by field, never zeroed).
   std::vector<TaskIO> io;
   size_t nio = 0;
-  int64_t dims_left = 0;
   bool open = false;
   // The graph.
   Grow<uint8_t> kind, pool, domain;
@@ -116,7 +115,7 @@ struct PtoCore {
   Grow<int64_t> args_begin{0}, args, coords_begin{0}, coords, regions_begin{0};
   // Per node its regions (tensor, access, rank, then per dimension offset, size, stride): in
   // int32 while every value fits (a large build's largest array, halved), else from the first
-  // that does not (and always in a pipeline run, whose processes read them) in int64.
+  // that does not in int64 (a pipeline's cost and body functions get them widened).
   Grow<int32_t> regions32;
   Grow<int64_t> regions;
   bool wide = false;
@@ -154,7 +153,6 @@ struct PtoCore {
     ranks.clear();
     shapes.clear();
     nio = 0;
-    dims_left = 0;
     open = false;
     for (auto* v : {&kind, &pool, &domain, &edge_kind, &fanout_kind}) v->clear();
     for (auto* v : {&kernel, &site, &fanin, &fanout_edges, &regions32}) v->clear();
@@ -233,9 +231,8 @@ struct PtoCore {
     }
     return false;
   }
-  // pto_tg_task_region and pto_tg_task_region_dim on this builder.
-  void region(int64_t tensor, int64_t access, int64_t rank);
-  void region_dim(int64_t offset, int64_t size, int64_t stride);
+  // pto_tg_task_region<R> on this builder (d: per dimension offset, size, stride).
+  void region(int64_t tensor, int64_t access, int64_t rank, const int64_t* d);
   void put_region(const TaskIO& t);
   void widen();
   void submit();
@@ -243,3 +240,8 @@ struct PtoCore {
   void csr();
   void fill(PtoGraph* out) const;
 };
+
+// A region of rank `rank` on the task being described or captured (d: per dimension offset,
+// size, stride): what pto_tg_task_region<R> calls, and a pipeline's replay of a message.
+void pto_core_region(intptr_t core, int64_t tensor, int64_t access, int64_t rank,
+                     const int64_t* d);

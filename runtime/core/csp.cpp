@@ -35,16 +35,11 @@ void capture_value(PtoPipe* p, int which, int64_t value) {
   (which == 0 ? t.scalars : t.coords).push_back(value);
 }
 
-void capture_region(PtoPipe* p, int64_t tensor, int64_t access, int64_t rank) {
+void capture_region(PtoPipe* p, int64_t tensor, int64_t access, int64_t rank, const int64_t* d) {
   if (p->capture.tasks.empty()) return;
   auto& r = p->capture.tasks.back().regions;
   r.insert(r.end(), {tensor, access, rank});
-}
-
-void capture_dim(PtoPipe* p, int64_t offset, int64_t size, int64_t stride) {
-  if (p->capture.tasks.empty()) return;
-  auto& r = p->capture.tasks.back().regions;
-  r.insert(r.end(), {offset, size, stride});
+  r.insert(r.end(), d, d + 3 * rank);
 }
 
 void before_submit(PtoPipe* p) {

@@ -14,8 +14,7 @@ bool task_begin(PtoPipe* p, int64_t kernel, int64_t site, int64_t pool, int64_t 
 // Whether the process is capturing a message's tasks (the next calls describe one of them).
 bool capturing(const PtoPipe* p);
 void capture_value(PtoPipe* p, int which, int64_t value);  // 0 scalar, 1 coordinate
-void capture_region(PtoPipe* p, int64_t tensor, int64_t access, int64_t rank);
-void capture_dim(PtoPipe* p, int64_t offset, int64_t size, int64_t stride);
+void capture_region(PtoPipe* p, int64_t tensor, int64_t access, int64_t rank, const int64_t* d);
 // Before the builder infers a created task's edges: the coordinates of the message being
 // handled come first. After: the new nodes join the schedule.
 void before_submit(PtoPipe* p);

@@ -80,7 +80,7 @@ struct PtoPipe final : PtoSchedHooks {
   std::vector<int64_t> closing;  // queues the host closed (applied at the next step)
   std::vector<Coord> scratch;
   std::vector<int32_t> scratch_names;
-  std::vector<int64_t> scratch_values;
+  std::vector<int64_t> scratch_values, wide_regions;
   // Sites: coordinate names per site and the program's site it was made from (whose task
   // it describes: its scalars and views), and the site of each (origin, names...).
   std::vector<std::vector<int32_t>> sites;
@@ -317,10 +317,7 @@ struct PtoPipe final : PtoSchedHooks {
       pto_tg_task_coord(c, replica);
       for (size_t at = 0; at < t.regions.size();) {
         const int64_t rank = t.regions[at + 2];
-        pto_tg_task_region(c, t.regions[at], t.regions[at + 1], rank);
-        for (int64_t d = 0; d < rank; ++d)
-          pto_tg_task_region_dim(c, t.regions[at + 3 + 3 * d], t.regions[at + 4 + 3 * d],
-                                 t.regions[at + 5 + 3 * d]);
+        pto_core_region(c, t.regions[at], t.regions[at + 1], rank, &t.regions[at + 3]);
         at += 3 + 3 * static_cast<size_t>(rank);
       }
       pto_tg_task_submit(c);
@@ -364,15 +361,21 @@ struct PtoPipe final : PtoSchedHooks {
     return cycles;
   }
   // The host's function (cost or body) on task `id`: its kernel, program site, coordinates,
-  // scalars and regions.
+  // scalars and regions (int64: widened here while the build stores them as int32).
   int64_t ask(PtoCostFn fn, int64_t id) {
     const PtoCore& c = *core;
     const size_t site = static_cast<size_t>(c.site[id]);
     const std::vector<int32_t>& names = sites[site];
     const int64_t a = c.args_begin[id], o = c.coords_begin[id], r = c.regions_begin[id];
+    const int64_t nr = c.regions_begin[id + 1] - r;
+    const int64_t* regions = c.regions.data() + r;
+    if (!c.wide) {
+      wide_regions.assign(c.regions32.data() + r, c.regions32.data() + r + nr);
+      regions = wide_regions.data();
+    }
     return fn(id, c.kernel[id], site_origin[site], names.data(),
               static_cast<int64_t>(names.size()), c.args.data() + a, c.args_begin[id + 1] - a,
-              c.coords.data() + o, c.regions.data() + r, c.regions_begin[id + 1] - r);
+              c.coords.data() + o, regions, nr);
   }
   // The nodes the builder made since the last call join the schedule now, each task with the
   // barriers made just before it (engine._register).

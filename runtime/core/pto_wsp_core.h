@@ -35,13 +35,9 @@ PTO_CORE_API void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site,
                        int64_t domain, int64_t target, int64_t stream, int64_t priority);
 PTO_CORE_API void pto_tg_task_scalar(intptr_t core, int64_t value);
 PTO_CORE_API void pto_tg_task_coord(intptr_t core, int64_t value);
-// A region of program argument `tensor`, followed by `rank` pto_tg_task_region_dim calls
-// (per root dimension: offset, size, stride in the tensor's index space).
-PTO_CORE_API void pto_tg_task_region(intptr_t core, int64_t tensor, int64_t access, int64_t rank);
-PTO_CORE_API void pto_tg_task_region_dim(intptr_t core, int64_t offset, int64_t size, int64_t stride);
-// The same in one call: pto_tg_task_region<R>(core, tensor, access, then per root dimension
-// offset, size, stride) for a region of rank R (0 to PTO_CORE_MAX_RANK); what compiled programs
-// call (a call per region instead of 1 + R).
+// A region of program argument `tensor` (access 0 read, 1 write, 2 both) of rank R (0 to
+// PTO_CORE_MAX_RANK): pto_tg_task_region<R>(core, tensor, access, then per root dimension its
+// offset, size and stride in the tensor's index space).
 #define PTO_DIMS0
 #define PTO_DIMS1 , int64_t o0, int64_t n0, int64_t s0
 #define PTO_DIMS2 PTO_DIMS1, int64_t o1, int64_t n1, int64_t s1
