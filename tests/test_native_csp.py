@@ -408,3 +408,24 @@ def test_example_pipelines_equal_the_reference(name):
     want = reference_outcome(prog, bindings)
     got = native_outcome(native_of(parse_located(text, f"{name}.mlir"), pipeline), prog, bindings)
     assert want["error"] is None and got == want
+
+
+def test_a_region_past_two_to_the_31_keeps_its_numbers():
+    """Regions are stored in int32 while they fit; one past 2^31 widens them, and the cost
+    function still gets every region's numbers (a truncated offset would be refused)."""
+    rows = 2**31 + 4
+    big = Tensor("big", [None, 8], f32)
+
+    @kernel(cost=lambda i, x: 10 + i + x.shape[0])
+    def reach(i, x: In[f32[8]]): ...
+
+    ch = Channel("ch", capacity=1)
+    a = (
+        process("a")
+        .produces(ch)
+        .body(for_each(Dense[4], lambda i: send(ch, task(reach, [i], [big[i + rows - 6]]))))
+    )
+    b = process("b").consumes(ch).body(consume(ch))
+    data = np.lib.stride_tricks.as_strided(np.arange(8, dtype=np.float32), (rows, 8), (4, 0))
+    outcome = same_outcome(connect([a, b], [ch]).named("far"), {"big": data})
+    assert outcome.get("error") is None
