@@ -60,7 +60,7 @@ _HEADERS = [
     _HERE / "core" / "core_state.h",
     _HERE / "core" / "csp.h",
     _HERE / "core" / "csp_pipe.h",
-    _HERE / "core" / "csp_channel.h",
+    _HERE / "ascend_host" / "src" / "channel.h",
     _HERE / "core" / "scheduler.h",
     _HERE / "ascend_host" / "src" / "order.h",
     _HERE / "ascend_host" / "src" / "schedule_rules.h",

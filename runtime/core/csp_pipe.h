@@ -1,5 +1,5 @@
 // pto-wsp native runtime core: a pipeline run's state (csp.cpp's PtoPipe; docs/native.md
-// "Pipelines"): its processes as coroutines, its queues (csp_channel.h), and the core's one
+// "Pipelines"): its processes as coroutines, its queues (channel.h), and the core's one
 // scheduler (scheduler.h) for the tasks the processes create.
 #pragma once
 
@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "channel.h"
 #include "core_state.h"
-#include "csp_channel.h"
 #include "scheduler.h"
 
 namespace csp_detail {
@@ -58,6 +58,7 @@ struct Process {
 };
 
 
+using Channel = pto::wsp::csp::Channel<int64_t, int64_t>;
 inline thread_local PtoPipe* g_running = nullptr;
 
 }  // namespace csp_detail
@@ -215,7 +216,7 @@ struct PtoPipe final : PtoSchedHooks {
     for (int64_t qi : p.sends) {
       Channel& q = queues[qi];
       if (!q.sender_done()) continue;
-      for (int64_t r; (r = q.ended_receiver()) >= 0;) {
+      for (int64_t r; q.ended_receiver(&r);) {
         if (q.event)
           return closed(r, qi, "synchronize after every process that records it finished");
         resume(r, kClosedQueue);
@@ -253,9 +254,10 @@ struct PtoPipe final : PtoSchedHooks {
     Channel& q = queues[qi];
     if (!q.event) procs[current].coords.clear();  // the previous message is handled
     int64_t msg = 0, woken = -1;
-    switch (q.recv(current, &msg, &woken)) {
+    bool woke = false;
+    switch (q.recv(current, &msg, &woken, &woke)) {
       case Channel::kGot:
-        if (woken >= 0) resume(woken, 0);
+        if (woke) resume(woken, 0);
         return msg;
       case Channel::kEnded:
         return kClosedQueue;
@@ -456,7 +458,7 @@ struct PtoPipe final : PtoSchedHooks {
       if (!q.senders.empty())
         return closed(q.senders.front().first, qi,
                       q.event ? "record after Channel.close()" : "send after Channel.close()");
-      for (int64_t r; (r = q.ended_receiver()) >= 0;) {
+      for (int64_t r; q.ended_receiver(&r);) {
         if (q.event) return closed(r, qi, "synchronize after Channel.close()");
         resume(r, kClosedQueue);
       }

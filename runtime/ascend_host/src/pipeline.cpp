@@ -18,6 +18,7 @@
 
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -58,11 +59,125 @@ struct Msg {
 // Thrown through a process's function when the run has failed: it just ends.
 struct Stop {};
 
+// A process used a channel that is closed for it (pto_wsp.errors.ChannelClosed).
+struct ChannelClosed {
+  std::string process, channel, message;
+};
+
+// What a blocked process waits in: "send", "recv", "record" or "synchronize", and where.
+struct Waiting {
+  std::string op;
+  int queue = -1;
+};
+
+struct Proc {
+  std::string name;
+  std::vector<int> sends, receives;
+  Waiting waiting;         // op empty: not blocked on a channel
+  bool done = false;
+  bool has_value = false;  // a recv resumed with a message (else: the channel closed)
+  Msg value;
+};
+
+struct Queue {
+  std::string name;
+  csp::Channel<Proc*, Msg> ch;
+};
+
+// The channels of one pipeline run, on channel.h's rules: a blocked process that may go on is
+// given to `resume` (its waiting cleared; a receiver's value set); errors are thrown.
+class Channels {
+ public:
+  std::vector<Queue> queues;
+  std::function<void(Proc*)> resume;
+
+  void add_process(Proc* p) {
+    for (int q : p->sends) ++queues[q].ch.live_senders;
+    for (int q : p->receives) ++queues[q].ch.live_receivers;
+  }
+
+  // true: sent (or, nonblocking, false: dropped); a blocking send that must wait returns true
+  // with `p` waiting, for the caller to block.
+  bool send(Proc* p, int qi, Msg m, bool nonblocking, bool* waits) {
+    Queue& q = queues[qi];
+    const char* op = q.ch.event ? "record" : "send";
+    Proc* r = nullptr;
+    *waits = false;
+    switch (q.ch.send(p, m, nonblocking, &r)) {
+      case decltype(q.ch)::kTaken:
+        r->value = std::move(m);
+        r->has_value = true;
+        wake(r);
+        return true;
+      case decltype(q.ch)::kWaits:
+        p->waiting = Waiting{op, qi};
+        *waits = true;
+        return true;
+      case decltype(q.ch)::kDropped:
+        return false;
+      case decltype(q.ch)::kSentAfterClose:
+        throw ChannelClosed{p->name, q.name, std::string(op) + " after Channel.close()"};
+      case decltype(q.ch)::kNoReceiver:
+        throw ChannelClosed{p->name, q.name,
+                            std::string(op) + " after every process that receives it has finished"};
+      default:
+        return true;
+    }
+  }
+
+  // 1: `out` holds a message; 0: the channel is closed (consume ends); -1: `p` is blocked.
+  int recv(Proc* p, int qi, Msg& out) {
+    Queue& q = queues[qi];
+    Proc* sender = nullptr;
+    bool woke = false;
+    switch (q.ch.recv(p, &out, &sender, &woke)) {
+      case decltype(q.ch)::kGot:
+        if (woke) wake(sender);
+        return 1;
+      case decltype(q.ch)::kEnded:
+        return 0;
+      case decltype(q.ch)::kEventClosed:
+        throw ChannelClosed{p->name, q.name,
+                            "synchronize after every process that records it finished"};
+      default:
+        p->waiting = Waiting{q.ch.event ? "synchronize" : "recv", qi};
+        p->has_value = false;
+        return -1;
+    }
+  }
+
+  // `p` finished its body: the channels it alone sent on close, and so on.
+  void finish(Proc* p) {
+    p->done = true;
+    for (int qi : p->sends) {
+      Queue& q = queues[qi];
+      if (!q.ch.sender_done()) continue;
+      for (Proc* r; q.ch.ended_receiver(&r);) {
+        if (q.ch.event)
+          throw ChannelClosed{r->name, q.name,
+                              "synchronize after every process that records it finished"};
+        r->has_value = false;
+        wake(r);
+      }
+    }
+    for (int qi : p->receives)
+      if (queues[qi].ch.receiver_done())
+        throw ChannelClosed{queues[qi].ch.senders.front().first->name, queues[qi].name,
+                            "send after every process that receives it has finished"};
+  }
+
+ private:
+  void wake(Proc* p) {
+    p->waiting = Waiting{};
+    resume(p);
+  }
+};
+
 }  // namespace
 
 struct Process::State {
   Pipeline::Impl* pl = nullptr;
-  csp::Proc<Msg> proc;
+  Proc proc;
   ProcessFn fn;
   int64_t replica = 0;
   order::Scopes scopes;
@@ -82,7 +197,7 @@ struct Pipeline::Impl {
   Builder& b;
   std::mutex m;
   std::condition_variable all_done;
-  csp::Channels<Msg> channels;
+  Channels channels;
   std::vector<std::unique_ptr<Process::State>> procs;
   int live = 0, blocked = 0;
   bool failed = false;
@@ -90,7 +205,7 @@ struct Pipeline::Impl {
   const ReceiptKeys* keys = nullptr;
 
   explicit Impl(Builder& builder) : b(builder) {
-    channels.resume = [this](csp::Proc<Msg>* p) {
+    channels.resume = [this](Proc* p) {
       for (auto& s : procs)
         if (&s->proc == p) {
           --blocked;
@@ -167,14 +282,14 @@ struct Pipeline::Impl {
     std::string text;
     for (auto& s : procs) {
       if (s->proc.done) continue;
-      const csp::Waiting& w = s->proc.waiting;
+      const Waiting& w = s->proc.waiting;
       text += s->proc.name + "\t" + w.op + "\t" +
               (w.queue >= 0 ? channels.queues[static_cast<size_t>(w.queue)].name : "") + "\n";
     }
     fail(text, 4);
   }
 
-  void closed(const csp::ChannelClosed& c) {
+  void closed(const ChannelClosed& c) {
     fail(c.process + "\t" + c.channel + "\t" + c.message, 5);
     throw Stop{};
   }
@@ -189,7 +304,7 @@ struct Pipeline::Impl {
       s.fn(b, p, s.replica);
       try {
         channels.finish(&s.proc);
-      } catch (const csp::ChannelClosed& c) {
+      } catch (const ChannelClosed& c) {
         closed(c);
       }
     } catch (const Stop&) {
@@ -235,9 +350,10 @@ Msg make_message(const host::IssueContext& c, std::initializer_list<const char*>
 
 bool Process::State::put(int queue, Msg msg, bool nonblocking) {
   try {
-    if (nonblocking) return pl->channels.try_send(&proc, queue, std::move(msg));
-    if (!pl->channels.send(&proc, queue, std::move(msg))) pl->block(*this);
-  } catch (const csp::ChannelClosed& c) {
+    bool waits = false;
+    if (!pl->channels.send(&proc, queue, std::move(msg), nonblocking, &waits)) return false;
+    if (waits) pl->block(*this);
+  } catch (const ChannelClosed& c) {
     pl->closed(c);
   }
   return true;
@@ -274,7 +390,7 @@ bool Process::recv(int queue, Received& message) {
   int got = 0;
   try {
     got = pl.channels.recv(&s_->proc, queue, msg);
-  } catch (const csp::ChannelClosed& e) {
+  } catch (const ChannelClosed& e) {
     pl.closed(e);
   }
   if (got == 0) return false;
@@ -311,7 +427,7 @@ void Process::synchronize(int queue) {
   try {
     // A closed event throws here, or in the finish of its last recorder (not a resume).
     if (pl.channels.recv(&s_->proc, queue, msg) < 0) pl.block(*s_);
-  } catch (const csp::ChannelClosed& e) {
+  } catch (const ChannelClosed& e) {
     pl.closed(e);
   }
 }
@@ -322,10 +438,10 @@ Pipeline::Pipeline(Builder& b, const QueueInfo* queues, int num_queues, const Re
     : impl_(new Impl(b)) {
   impl_->keys = keys;
   for (int i = 0; i < num_queues; ++i) {
-    csp::Queue<Msg> q;
+    Queue q;
     q.name = queues[i].name;
-    q.capacity = queues[i].capacity;
-    q.is_event = queues[i].is_event;
+    q.ch.capacity = queues[i].capacity;
+    q.ch.event = queues[i].is_event;
     impl_->channels.queues.push_back(std::move(q));
   }
 }
