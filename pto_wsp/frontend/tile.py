@@ -463,8 +463,9 @@ def min(a: Any, b: Any) -> Tile:  # noqa: A001
 
 
 def _unary(kind: str, a: Any) -> Tile:
+    """The one-operand op ``kind`` (``row_sum`` is ``pto.RowSumOp``) applied to ``a``."""
     x = _tile(a, kind)
-    cls = getattr(pto, f"{kind.capitalize()}Op")
+    cls = getattr(pto, "".join(p.capitalize() for p in kind.split("_")) + "Op")
     return Tile(_emit(kind, lambda: cls(x)).results[0])
 
 
@@ -533,45 +534,39 @@ def sel(mask: Tile, a: Tile, b: Tile) -> Tile:
 # --------------------------------------------------------------------------- rows and columns
 
 
-def _convert(kind: str, a: Any) -> Tile:
-    x = _tile(a, kind)
-    cls = getattr(pto, "".join(p.capitalize() for p in kind.split("_")) + "Op")
-    return Tile(_emit(kind, lambda: cls(x)).results[0])
-
-
 def row_sum(a: Tile) -> Tile:
     """R x C -> R x 1: the sum of each row."""
-    return _convert("row_sum", a)
+    return _unary("row_sum", a)
 
 
 def row_max(a: Tile) -> Tile:
     """R x C -> R x 1: the maximum of each row."""
-    return _convert("row_max", a)
+    return _unary("row_max", a)
 
 
 def row_min(a: Tile) -> Tile:
     """R x C -> R x 1: the minimum of each row."""
-    return _convert("row_min", a)
+    return _unary("row_min", a)
 
 
 def col_sum(a: Tile) -> Tile:
     """R x C -> 1 x C: the sum of each column."""
-    return _convert("col_sum", a)
+    return _unary("col_sum", a)
 
 
 def col_max(a: Tile) -> Tile:
     """R x C -> 1 x C: the maximum of each column."""
-    return _convert("col_max", a)
+    return _unary("col_max", a)
 
 
 def col_min(a: Tile) -> Tile:
     """R x C -> 1 x C: the minimum of each column."""
-    return _convert("col_min", a)
+    return _unary("col_min", a)
 
 
 def transpose(a: Tile) -> Tile:
     """R x C -> C x R."""
-    return _convert("transpose", a)
+    return _unary("transpose", a)
 
 
 def _expand(axis: int, v: Tile, n: int) -> Tile:
