@@ -87,6 +87,33 @@ def test_transfers_of_contiguous_rows_and_of_any_strides(view):
 
 
 @kernel
+def small(x: In[f32[16, 16]], y: Out[f32[16, 16]]):
+    t = pl.load(x)
+    pl.store(t * 2.0 + t, y)
+
+
+@kernel
+def large(x: In[f32[128, 128]], y: Out[f32[128, 128]]):
+    t = pl.load(x)
+    pl.store(pl.exp(t) * t + t, y)
+
+
+def test_tiles_on_the_stack_within_the_budget_the_rest_on_the_heap():
+    """No allocator call per task for small tiles; a kernel's tiles past 128 KiB go to the
+    heap (and are freed), with the same numerics."""
+    text, _ = upstream_text(traced(small))
+    assert "memref.alloca()" in text and "memref.alloc()" not in text
+    assert "memref.dealloc" not in text
+    text, _ = upstream_text(traced(large))  # four 64 KiB tiles: two fit
+    assert text.count("memref.alloca()") == 2
+    assert text.count("memref.alloc()") == text.count("memref.dealloc") == 2
+    x = RNG.standard_normal((128, 128), np.float32)
+    y = np.zeros_like(x)
+    compile_tile(traced(large))(x, y)
+    np.testing.assert_allclose(y, np.exp(x) * x + x, rtol=1e-5, atol=1e-6)
+
+
+@kernel
 def cached_once(x: In[f32[2, 24]], y: Out[f32[2, 24]]):
     pl.store(pl.sqrt(pl.abs(pl.load(x))), y)
 

@@ -40,6 +40,10 @@ from pto_wsp.passes.diagnostics import source_of
 #: vectorized inner loops, is a function of its own compiled at full speed (``noinline``:
 #: inlined, it would be compiled for size again).
 _KERNEL = 'attributes {passthrough = ["optsize"]}'
+#: A kernel's tiles live on the stack (``memref.alloca``: no allocator call per task) up to
+#: this many bytes in all, the rest on the heap. The budget is far below a thread's stack
+#: (8 MiB here, 256 KiB under musl): tiles sized for an AICore's buffers (UB 192-256 KiB) fit.
+_STACK_BYTES = 128 * 1024
 _OUTLINED = 'attributes {passthrough = ["noinline"]}'
 #: numpy dtype of each element type a kernel's tensors may hold.
 DTYPES = {
@@ -51,6 +55,8 @@ DTYPES = {
     "i32": np.int32,
     "i64": np.int64,
 }
+#: Bytes per element of a tile's buffer (masks are stored as i8).
+_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
 #: The ctypes type a scalar parameter is passed as (f16 goes as f32, truncated inside).
 _CTYPES = {
     "index": ctypes.c_int64,
@@ -125,6 +131,8 @@ class _Emitter:
     #: Functions the kernel calls (its static matmuls), as text.
     outlined: list[str] = field(default_factory=list)
     counter: int = 0
+    #: Bytes of tiles placed on the stack so far (``_STACK_BYTES`` at most).
+    stacked: int = 0
 
     def fresh(self) -> str:
         self.counter += 1
@@ -156,16 +164,27 @@ class _Emitter:
         element = _name(t.element_type).replace("i1", "i8")
         tile = _Tile(self.fresh(), t.dims, element, valid)
         if alloc:
-            self.allocs.append(f"  {tile.buffer} = memref.alloc() : {tile.type}")
-        self.buffers.append(f"memref.dealloc {tile.buffer} : {tile.type}")
+            self.allocate(tile)
+        else:
+            self.buffers.append(f"memref.dealloc {tile.buffer} : {tile.type}")
         return tile
 
     def new_tile_like(self, tile: _Tile) -> _Tile:
         """A buffer of ``tile``'s shape and element type (its valid sizes)."""
         copy = _Tile(self.fresh(), tile.shape, tile.element, list(tile.valid))
-        self.allocs.append(f"  {copy.buffer} = memref.alloc() : {copy.type}")
-        self.buffers.append(f"memref.dealloc {copy.buffer} : {copy.type}")
+        self.allocate(copy)
         return copy
+
+    def allocate(self, tile: _Tile) -> None:
+        """``tile``'s buffer at the top: on the stack while the budget lasts, else on the heap
+        (freed at the end)."""
+        size = int(np.prod(tile.shape)) * _BYTES.get(tile.element, 8)
+        if self.stacked + size <= _STACK_BYTES:
+            self.stacked += size
+            self.allocs.append(f"  {tile.buffer} = memref.alloca() : {tile.type}")
+            return
+        self.allocs.append(f"  {tile.buffer} = memref.alloc() : {tile.type}")
+        self.buffers.append(f"memref.dealloc {tile.buffer} : {tile.type}")
 
     def result_tile(self, value: SSAValue, valid: list[int | str]) -> _Tile:
         tile = self.new_tile(pto.tile(value), valid)
