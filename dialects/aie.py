@@ -95,7 +95,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoTerminator, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from pto_wsp.dialects.parsing import parse_int64, parse_single_block_region
+from pto_wsp.dialects.parsing import parse_int64, parse_single_block_region, parse_typed_argument
 
 # --------------------------------------------------------------------------- devices
 
@@ -1802,7 +1802,7 @@ class RuntimeSequenceOp(IRDLOperation):
     def parse(cls, parser: Parser) -> RuntimeSequenceOp:
         sym = parser.parse_optional_symbol_name()
         args = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=True)
+            parser.Delimiter.PAREN, lambda: parse_typed_argument(parser)
         )
         attrs = parser.parse_optional_attr_dict_with_keyword()
         body = parse_single_block_region(parser, args)  # pyright: ignore[reportArgumentType]
@@ -2577,7 +2577,7 @@ class BDChainOp(IRDLOperation):
     def parse(cls, parser: Parser) -> BDChainOp:
         name = parser.parse_symbol_name()
         args = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=True)
+            parser.Delimiter.PAREN, lambda: parse_typed_argument(parser)
         )
         body = parser.parse_region(args)
         return cls.create(

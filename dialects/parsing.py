@@ -7,6 +7,7 @@ Each turns input that xDSL would accept only to fail later with a Python excepti
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 from xdsl.ir import Region
@@ -33,6 +34,14 @@ def parse_int64(parser: BaseParser, context_msg: str = "") -> int:
             parser.pos,
         )
     return value
+
+
+def parse_typed_argument(parser: Parser) -> Parser.Argument:
+    """A block argument ``%name: type``, with the ``loc(...)`` that follows it when printed
+    with debug info (pto-opt's ``--print-debuginfo``), as ``func.func``'s arguments take."""
+    arg = parser.parse_argument(expect_type=True)
+    location = parser.parse_optional_location()
+    return arg if location is None else dataclasses.replace(arg, location=location)
 
 
 def parse_single_block_region(parser: Parser, arguments: Iterable | None = None) -> Region:

@@ -75,7 +75,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from pto_wsp.dialects.parsing import parse_int64, parse_single_block_region
+from pto_wsp.dialects.parsing import parse_int64, parse_single_block_region, parse_typed_argument
 from pto_wsp.dialects.traits import IsolatedScopes
 
 # --------------------------------------------------------------------------- types
@@ -638,7 +638,7 @@ def _parse_signature(
             access.append(mode)
             types.append(parser.parse_type())
             return
-        arg = parser.parse_argument()
+        arg = parse_typed_argument(parser)
         text = arg.name.text[1:]
         names.append(text if not text.isdigit() else f"arg{len(names)}")
         types.append(arg.type)

@@ -41,6 +41,9 @@ fixes it.
   ``memref.get_global`` its type against the global's: a 3-element ``dense<>`` for a
   ``memref<2147483647xindex>`` reached the passes, which failed reshaping it. Both are
   verifier errors here, as in MLIR.
+- ``scf.while``'s printer writes its type with ``print_operation_type``, which with debug
+  info (``--print-debuginfo``) appends the op's location there, before the regions, where
+  no parser reads it: the op's location is printed after the whole op here, as MLIR does.
 - The parser takes some tokens with an ``assert`` of their kind, trusting a look-ahead
   that does not always hold (``dense<(1, 1e-400)> : tensor<2xcomplex<i8>>``): an
   ``AssertionError`` reached the tools as an internal error. A token of another kind is a
@@ -202,6 +205,21 @@ def _parse_dynamic_index(parser: Parser) -> int | UnresolvedOperand:
     return parse_int64(parser) if value is None else value
 
 
+def _print_while(self: WhileOp, printer: Printer) -> None:
+    # xDSL's, with the type printed without the location (the printer adds it at the end).
+    printer.print_string(" (")
+    pairs = zip(self.before_region.block.args, self.arguments, strict=True)
+    printer.print_list(pairs, lambda pair: self._print_pair(printer, pair))  # pyright: ignore
+    printer.print_string(") : ")
+    printer.print_function_type(self.operand_types, self.result_types)
+    printer.print_string(" ")
+    printer.print_region(self.before_region, print_entry_block_args=False)
+    printer.print_string(" do ")
+    printer.print_region(self.after_region)
+    if self.attributes:
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+
 def _consume_token(self: GenericParser, expected_kind=None) -> Token:
     # The same as xDSL's, but for the error: it runs for every token, so no wrapper.
     consumed_token = self._current_token  # pyright: ignore[reportPrivateUsage]
@@ -216,6 +234,7 @@ memref.GlobalOp.verify_ = _verify_global_value
 memref.GetGlobalOp.verify_ = _verify_get_global
 memref.StoreOp.verify_ = _verify_indices
 WhileOp.verify_ = _verify_while
+WhileOp.print = _print_while
 dynamic_index_list.parse_dynamic_index_without_type = _parse_dynamic_index
 Parser._parse_block = _parse_block_recording_its_label  # pyright: ignore[reportPrivateUsage]
 Block.is_default_block_name = staticmethod(_is_unnamed_block_label)

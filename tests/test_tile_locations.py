@@ -54,6 +54,24 @@ def test_traced_ops_carry_the_line_of_their_call():
     assert any(isinstance(op, scf.YieldOp) for op in f.walk())
 
 
+def test_text_with_debuginfo_shows_the_lines_and_pto_opt_reads_them_back(tmp_path):
+    """``w.text(debuginfo=True)`` prints each traced op's line; ``pto-opt --print-debuginfo``
+    reads the locations back and prints the same text."""
+    import subprocess
+    import sys
+
+    w, _, _ = _workload(looped, (64, 16))
+    text = w.text(debuginfo=True)
+    assert f'loc("{__file__}":{_line(looped, "pl.relu(")}:0)' in text
+    assert "loc(" not in w.text() and str(w) == w.text()
+    path = tmp_path / "traced.mlir"
+    path.write_text(text)
+    args = [sys.executable, "-m", "pto_wsp.tools.pto_opt", "--print-debuginfo", str(path)]
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    traced = [line for line in text.splitlines() if "bench" not in line and __file__ in line]
+    assert traced and all(line in out.splitlines() for line in traced)
+
+
 def test_an_aie_refusal_is_an_error_at_the_kernels_line():
     w, X, Y = _workload(dynamic_rows, (16, 16), 8)
     rows = (Shard(0), Replicate(), Replicate())

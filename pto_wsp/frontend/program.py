@@ -307,10 +307,12 @@ def module(*items: Any) -> ModuleOp:
     return build_module(list(items))
 
 
-def print_module(m: ModuleOp) -> str:
-    """The module's text, as pto-opt prints it."""
+def print_module(m: ModuleOp, debuginfo: bool = False) -> str:
+    """The module's text, as pto-opt prints it; with ``debuginfo`` each op's location too
+    (``loc("file.py":line:col)``, a traced tile op's ``pl.*`` call), as pto-opt's
+    ``--print-debuginfo`` prints and reads them."""
     out = StringIO()
-    Printer(stream=out).print_op(m)
+    Printer(stream=out, print_debuginfo=debuginfo).print_op(m)
     return out.getvalue() + "\n"
 
 

@@ -579,10 +579,15 @@ class Schedule:
 
         return compile(self, target=target, **options)
 
-    def __str__(self) -> str:
+    def text(self, debuginfo: bool = False) -> str:
+        """The module's text, as pto-opt prints it (``debuginfo``: with each op's location,
+        as ``pto-opt --print-debuginfo``)."""
         from .program import print_module
 
-        return print_module(self.module())
+        return print_module(self.module(), debuginfo)
+
+    def __str__(self) -> str:
+        return self.text()
 
 
 def _check_policy(policy: Any, family: type, construct: str) -> None:

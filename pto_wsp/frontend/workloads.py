@@ -247,10 +247,15 @@ class Workload:
 
         return edges_by_kind(task_graph(self, bindings, {}))
 
-    def __str__(self) -> str:
+    def text(self, debuginfo: bool = False) -> str:
+        """The module's text, as pto-opt prints it (``debuginfo``: with each op's location,
+        as ``pto-opt --print-debuginfo``)."""
         from .program import print_module
 
-        return print_module(self.module())
+        return print_module(self.module(), debuginfo)
+
+    def __str__(self) -> str:
+        return self.text()
 
     def __repr__(self) -> str:
         name = f" {self.name}" if self.name else ""
