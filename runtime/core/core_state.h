@@ -18,7 +18,6 @@
 
 static_assert(pto::wsp::kMaxRank == PTO_CORE_MAX_RANK, "task_abi.h built for another rank");
 
-using pto::wsp::TaskIO;
 using pto::wsp::kMaxRank;
 namespace order = pto::wsp::order;
 namespace host = pto::wsp::host;
@@ -103,11 +102,7 @@ struct PtoCore {
                                                                     host::TensorMap::give};
   std::vector<int32_t> ranks;
   std::vector<int64_t> shapes;  // per tensor kMaxRank extents, -1 unknown
-  // The task being described: its regions (io[0, nio): the array only grows, and its entries
-  // are written field by field, never zeroed).
-  std::vector<TaskIO> io;
-  size_t nio = 0;
-  bool open = false;
+  bool open = false;  // a task is being described
   // The graph.
   Grow<uint8_t> kind, pool, domain;
   Grow<int32_t> kernel, site;
@@ -123,7 +118,8 @@ struct PtoCore {
   Grow<uint8_t> edge_kind;
   int64_t edges_by_kind[4] = {0, 0, 0, 0};
   int64_t ntasks = 0;
-  // Scratch of submit.
+  // The task being described: its data predecessors (found region by region), then submit's
+  // scratch.
   std::vector<uint32_t> raw, waw, war;
   std::vector<uint64_t> preds;
   // Errors.
@@ -152,7 +148,6 @@ struct PtoCore {
     tmap.reset();
     ranks.clear();
     shapes.clear();
-    nio = 0;
     open = false;
     for (auto* v : {&kind, &pool, &domain, &edge_kind, &fanout_kind}) v->clear();
     for (auto* v : {&kernel, &site, &fanin, &fanout_edges, &regions32}) v->clear();
@@ -221,8 +216,7 @@ struct PtoCore {
     edges(preds, b);
     return b;
   }
-  bool outside(const TaskIO& t) const {
-    const pto::wsp::TensorRegion& r = t.region;
+  bool outside(const pto::wsp::TensorRegion& r) const {
     const int64_t* shape = &shapes[static_cast<size_t>(r.tensor) * kMaxRank];
     for (int d = 0; d < r.rank; ++d) {
       const int64_t o = r.offsets[d], n = r.sizes[d], s = r.strides[d];
@@ -233,7 +227,7 @@ struct PtoCore {
   }
   // pto_tg_task_region<R> on this builder (d: per dimension offset, size, stride).
   void region(int64_t tensor, int64_t access, int64_t rank, const int64_t* d);
-  void put_region(const TaskIO& t);
+  void put_region(const pto::wsp::TensorRegion& r, uint8_t access);
   void widen();
   void submit();
   void graph(PtoGraph* out);
