@@ -136,20 +136,19 @@ void PtoCore::csr() {
   // fanout row ascending. Row r's count goes to begin[r + 2]: after the prefix sums,
   // begin[r + 1] is where row r starts, and placing its edges moves it to where row r ends,
   // leaving begin[0 .. n] the rows' starts (no cursor array).
-  fanin.assign(n, 0);
   fanout_begin.assign(n + 2, 0);
   int64_t* begin = fanout_begin.data();
-  for (size_t i = 0; i < e; ++i) {
-    ++begin[edge_src[i] + 2];
-    ++fanin[edge_dst[i]];
-  }
+  for (size_t i = 0; i < e; ++i) ++begin[edge_src[i] + 2];
   for (size_t i = 2; i <= n + 1; ++i) begin[i] += begin[i - 1];
   fanout_edges.resize(e);
   fanout_kind.resize(e);
-  for (size_t i = 0; i < e; ++i) {
-    const int64_t k = begin[edge_src[i] + 1]++;
-    fanout_edges[static_cast<size_t>(k)] = static_cast<int32_t>(edge_dst[i]);
-    fanout_kind[static_cast<size_t>(k)] = edge_kind[i];
+  size_t i = 0;
+  for (size_t dst = 0; dst < n; ++dst) {
+    for (const size_t end = i + static_cast<size_t>(fanin[dst]); i < end; ++i) {
+      const int64_t k = begin[edge_src[i] + 1]++;
+      fanout_edges[static_cast<size_t>(k)] = static_cast<int32_t>(dst);
+      fanout_kind[static_cast<size_t>(k)] = edge_kind[i];
+    }
   }
   fanout_begin.resize(n + 1);
 }

@@ -114,7 +114,7 @@ struct PtoCore {
   Grow<int32_t> regions32;
   Grow<int64_t> regions;
   bool wide = false;
-  Grow<uint32_t> edge_src, edge_dst;
+  Grow<uint32_t> edge_src;
   Grow<uint8_t> edge_kind;
   int64_t edges_by_kind[4] = {0, 0, 0, 0};
   int64_t ntasks = 0;
@@ -125,8 +125,9 @@ struct PtoCore {
   // Errors.
   std::string error;
   int64_t error_node = -1, error_check = -1;
+  Grow<int32_t> fanin;  // per node its edges in, written as it is made
   // The CSR made by pto_core_graph.
-  Grow<int32_t> fanin, fanout_edges;
+  Grow<int32_t> fanout_edges;
   Grow<int64_t> fanout_begin;
   Grow<uint8_t> fanout_kind;
   bool graphed = false;  // the CSR is made (once: the host holds views of these arrays)
@@ -155,7 +156,6 @@ struct PtoCore {
       v->clear();
     for (auto* v : {&args_begin, &coords_begin, &regions_begin}) v->assign(1, 0);
     edge_src.clear();
-    edge_dst.clear();
     for (int64_t& k : edges_by_kind) k = 0;
     wide = false;
     ntasks = 0;
@@ -196,14 +196,16 @@ struct PtoCore {
     coords_begin.push_back(static_cast<int64_t>(coords.size()));
     regions_begin.push_back(static_cast<int64_t>(wide ? regions.size() : regions32.size()));
   }
+  // The edges into the node just made (dst): edge_src and edge_kind are grouped by
+  // destination in node order, fanin[dst] long each (no destination array).
   void edges(const std::vector<uint64_t>& ps, uint32_t dst) {
+    (void)dst;
     const size_t n = ps.size();
+    fanin.push_back(static_cast<int32_t>(n));
     uint32_t* src = edge_src.extend(n);
-    uint32_t* to = edge_dst.extend(n);
     uint8_t* kinds = edge_kind.extend(n);
     for (size_t i = 0; i < n; ++i) {
       src[i] = static_cast<uint32_t>(ps[i]);
-      to[i] = dst;
       kinds[i] = static_cast<uint8_t>(ps[i] >> 32);
     }
   }
