@@ -48,52 +48,72 @@ void PtoCore::submit() {
 }
 
 // Checked, recorded and given to the TensorMap as it comes: nothing of it is kept for submit.
-void PtoCore::region(int64_t tensor, int64_t access, int64_t rank, const int64_t* d) {
+// Not vectorized: the caller has just stored d[] value by value, and wider loads of it stall
+// (a store cannot be forwarded to a load that spans two stores).
+template <int R>
+__attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void PtoCore::region(int64_t tensor, int64_t access, const int64_t* d) {
   if (!open) return;
   const uint32_t id = num_nodes() - 1;
   if (tensor < 0 || tensor >= static_cast<int64_t>(ranks.size()) || access < 0 || access > 2 ||
-      rank != ranks[static_cast<size_t>(tensor)]) {
+      R != ranks[static_cast<size_t>(tensor)]) {
     open = false;
     return fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
-                    std::to_string(access) + ", rank " + std::to_string(rank) + ")",
+                    std::to_string(access) + ", rank " + std::to_string(R) + ")",
                 id);
   }
   pto::wsp::TensorRegion r;
   r.base = static_cast<uint64_t>(tensor) + 1;
   r.tensor = static_cast<uint16_t>(tensor);
-  r.rank = static_cast<uint8_t>(rank);
-  for (int64_t i = 0; i < rank; ++i) {
+  r.rank = static_cast<uint8_t>(R);
+  for (int i = 0; i < R; ++i) {
     r.offsets[i] = d[3 * i];
     r.sizes[i] = d[3 * i + 1];
     r.strides[i] = d[3 * i + 2];
   }
-  if (outside(r)) {
+  if (outside<R>(r)) {
     open = false;
     return fail("its region of tensor " + std::to_string(tensor) +
                     " lies outside the tensor (or has a negative size or offset, or a "
                     "stride < 1)",
                 id);
   }
-  put_region(r, static_cast<uint8_t>(access));
-  if (infer_data_deps) tmap->access(r, static_cast<uint8_t>(access), id, raw, waw, war);
+  put_region<R>(r, static_cast<uint8_t>(access));
+  if (infer_data_deps) tmap->access<R>(r, static_cast<uint8_t>(access), id, raw, waw, war);
 }
 
+void PtoCore::region(int64_t tensor, int64_t access, int64_t rank, const int64_t* d) {
+  switch (rank) {
+#define PTO_RANK_CASE(R) \
+  case R:                \
+    return region<R>(tensor, access, d);
+    PTO_RANK_CASE(0) PTO_RANK_CASE(1) PTO_RANK_CASE(2) PTO_RANK_CASE(3) PTO_RANK_CASE(4)
+    PTO_RANK_CASE(5) PTO_RANK_CASE(6) PTO_RANK_CASE(7) PTO_RANK_CASE(8)
+#undef PTO_RANK_CASE
+    default:
+      if (!open) return;
+      open = false;
+      return fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
+                      std::to_string(access) + ", rank " + std::to_string(rank) + ")",
+                  num_nodes() - 1);
+  }
+}
+
+template <int R>
 void PtoCore::put_region(const pto::wsp::TensorRegion& r, uint8_t access) {
-  const int rank = r.rank;
-  const size_t n = 3 + 3 * static_cast<size_t>(rank);
+  constexpr size_t n = 3 + 3 * R;
   if (!wide) {
     // Written narrowed, then taken back if a value did not fit: the test is on the values
     // (x fits in int32 when x + 2^31 < 2^32), not on what was stored.
     int32_t* v = regions32.extend(n);
     v[0] = r.tensor;
     v[1] = access;
-    v[2] = rank;
+    v[2] = R;
     uint64_t out = 0;
-    for (int d = 0; d < rank; ++d) {
+    for (int d = 0; d < R; ++d) {
       const int64_t o = r.offsets[d], z = r.sizes[d], s = r.strides[d];
       v[3 + d] = static_cast<int32_t>(o);
-      v[3 + rank + d] = static_cast<int32_t>(z);
-      v[3 + 2 * rank + d] = static_cast<int32_t>(s);
+      v[3 + R + d] = static_cast<int32_t>(z);
+      v[3 + 2 * R + d] = static_cast<int32_t>(s);
       const uint64_t bias = uint64_t(1) << 31;
       out |= (static_cast<uint64_t>(o) + bias) | (static_cast<uint64_t>(z) + bias) |
              (static_cast<uint64_t>(s) + bias);
@@ -105,11 +125,11 @@ void PtoCore::put_region(const pto::wsp::TensorRegion& r, uint8_t access) {
   int64_t* v = regions.extend(n);
   v[0] = r.tensor;
   v[1] = access;
-  v[2] = rank;
-  for (int d = 0; d < rank; ++d) {
+  v[2] = R;
+  for (int d = 0; d < R; ++d) {
     v[3 + d] = r.offsets[d];
-    v[3 + rank + d] = r.sizes[d];
-    v[3 + 2 * rank + d] = r.strides[d];
+    v[3 + R + d] = r.sizes[d];
+    v[3 + 2 * R + d] = r.strides[d];
   }
 }
 
@@ -180,18 +200,22 @@ void PtoCore::fill(PtoGraph* out) const {
 }
 
 // Captured into the message being sent, or described on the task being built.
-static inline void region_call(intptr_t core, int64_t tensor, int64_t access, int64_t rank,
-                               const int64_t* d) {
+template <int R>
+static inline void region_call(intptr_t core, int64_t tensor, int64_t access, const int64_t* d) {
   guarded(core, [&](PtoCore& c) {
     if (c.pipe != nullptr && csp::capturing(c.pipe))
-      return csp::capture_region(c.pipe, tensor, access, rank, d);
-    c.region(tensor, access, rank, d);
+      return csp::capture_region(c.pipe, tensor, access, R, d);
+    c.region<R>(tensor, access, d);
   });
 }
 
 void pto_core_region(intptr_t core, int64_t tensor, int64_t access, int64_t rank,
                      const int64_t* d) {
-  region_call(core, tensor, access, rank, d);
+  guarded(core, [&](PtoCore& c) {
+    if (c.pipe != nullptr && csp::capturing(c.pipe))
+      return csp::capture_region(c.pipe, tensor, access, rank, d);
+    c.region(tensor, access, rank, d);
+  });
 }
 
 extern "C" {
@@ -239,7 +263,7 @@ void pto_tg_task_coord(intptr_t core, int64_t value) {
 #define PTO_REGION_OF_RANK(R, ...)                                                   \
   void pto_tg_task_region##R(intptr_t core, int64_t tensor, int64_t access PTO_DIMS##R) { \
     const int64_t d[] = {0, ##__VA_ARGS__};                                              \
-    region_call(core, tensor, access, R, d + 1);                                          \
+    region_call<R>(core, tensor, access, d + 1);                                          \
   }
 PTO_REGION_OF_RANK(0)
 PTO_REGION_OF_RANK(1, PTO_DIM_VALUES(0))

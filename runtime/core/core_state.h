@@ -218,17 +218,27 @@ struct PtoCore {
     edges(preds, b);
     return b;
   }
+  // Rank R's loops have a constant trip count: a build's regions alternate ranks, and loops
+  // of varying length mispredict their exits.
+  template <int R>
   bool outside(const pto::wsp::TensorRegion& r) const {
     const int64_t* shape = &shapes[static_cast<size_t>(r.tensor) * kMaxRank];
-    for (int d = 0; d < r.rank; ++d) {
+    bool out = false;
+    for (int d = 0; d < R; ++d) {
       const int64_t o = r.offsets[d], n = r.sizes[d], s = r.strides[d];
-      if (n < 0 || o < 0 || s < 1) return true;
-      if (n > 0 && shape[d] >= 0 && o + (n - 1) * s >= shape[d]) return true;
+      // (unsigned: no overflow where n or s is out of range, and then it is not read)
+      const uint64_t last = static_cast<uint64_t>(o) +
+                            (static_cast<uint64_t>(n) - 1) * static_cast<uint64_t>(s);
+      out |= (n < 0) | (o < 0) | (s < 1) |
+             ((n > 0) & (shape[d] >= 0) & (static_cast<int64_t>(last) >= shape[d]));
     }
-    return false;
+    return out;
   }
   // pto_tg_task_region<R> on this builder (d: per dimension offset, size, stride).
+  template <int R>
+  void region(int64_t tensor, int64_t access, const int64_t* d);
   void region(int64_t tensor, int64_t access, int64_t rank, const int64_t* d);
+  template <int R>
   void put_region(const pto::wsp::TensorRegion& r, uint8_t access);
   void widen();
   void submit();
