@@ -65,12 +65,17 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
   r.base = static_cast<uint64_t>(tensor) + 1;
   r.tensor = static_cast<uint16_t>(tensor);
   r.rank = static_cast<uint8_t>(R);
+  const int64_t* shape = &shapes[static_cast<size_t>(tensor) * kMaxRank];
+  bool out = false;
+#pragma GCC unroll 8
   for (int i = 0; i < R; ++i) {
-    r.offsets[i] = d[3 * i];
-    r.sizes[i] = d[3 * i + 1];
-    r.strides[i] = d[3 * i + 2];
+    const int64_t o = d[3 * i], n = d[3 * i + 1], s = d[3 * i + 2];
+    r.offsets[i] = o;
+    r.sizes[i] = n;
+    r.strides[i] = s;
+    out |= outside(o, n, s, shape[i]);
   }
-  if (outside<R>(r)) {
+  if (out) {
     open = false;
     return fail("its region of tensor " + std::to_string(tensor) +
                     " lies outside the tensor (or has a negative size or offset, or a "
@@ -109,6 +114,7 @@ void PtoCore::put_region(const pto::wsp::TensorRegion& r, uint8_t access) {
     v[1] = access;
     v[2] = R;
     uint64_t out = 0;
+#pragma GCC unroll 8
     for (int d = 0; d < R; ++d) {
       const int64_t o = r.offsets[d], z = r.sizes[d], s = r.strides[d];
       v[3 + d] = static_cast<int32_t>(o);
@@ -126,6 +132,7 @@ void PtoCore::put_region(const pto::wsp::TensorRegion& r, uint8_t access) {
   v[0] = r.tensor;
   v[1] = access;
   v[2] = R;
+#pragma GCC unroll 8
   for (int d = 0; d < R; ++d) {
     v[3 + d] = r.offsets[d];
     v[3 + R + d] = r.sizes[d];

@@ -218,23 +218,18 @@ struct PtoCore {
     edges(preds, b);
     return b;
   }
-  // Rank R's loops have a constant trip count: a build's regions alternate ranks, and loops
-  // of varying length mispredict their exits.
-  template <int R>
-  bool outside(const pto::wsp::TensorRegion& r) const {
-    const int64_t* shape = &shapes[static_cast<size_t>(r.tensor) * kMaxRank];
-    bool out = false;
-    for (int d = 0; d < R; ++d) {
-      const int64_t o = r.offsets[d], n = r.sizes[d], s = r.strides[d];
-      // (unsigned: no overflow where n or s is out of range, and then it is not read)
-      const uint64_t last = static_cast<uint64_t>(o) +
-                            (static_cast<uint64_t>(n) - 1) * static_cast<uint64_t>(s);
-      out |= (n < 0) | (o < 0) | (s < 1) |
-             ((n > 0) & (shape[d] >= 0) & (static_cast<int64_t>(last) >= shape[d]));
-    }
-    return out;
+  // Whether dimension extent `shape` (-1: unknown) leaves out the progression o, o + s, ...
+  // of n values (or n, o or s is out of range). Unsigned: no overflow where n or s is out of
+  // range (and then the sum is not read).
+  static bool outside(int64_t o, int64_t n, int64_t s, int64_t shape) {
+    const uint64_t last =
+        static_cast<uint64_t>(o) + (static_cast<uint64_t>(n) - 1) * static_cast<uint64_t>(s);
+    return (n < 0) | (o < 0) | (s < 1) |
+           ((n > 0) & (shape >= 0) & (static_cast<int64_t>(last) >= shape));
   }
-  // pto_tg_task_region<R> on this builder (d: per dimension offset, size, stride).
+  // pto_tg_task_region<R> on this builder (d: per dimension offset, size, stride). Of rank
+  // R, its loops have a constant trip count: a build's regions alternate ranks, and loops of
+  // varying length mispredict their exits.
   template <int R>
   void region(int64_t tensor, int64_t access, const int64_t* d);
   void region(int64_t tensor, int64_t access, int64_t rank, const int64_t* d);
