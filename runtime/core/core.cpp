@@ -20,7 +20,7 @@ static inline PtoCore& C(intptr_t core) { return *reinterpret_cast<PtoCore*>(cor
 // A call of the compiled program: an exception must not reach its frames (they have no unwind
 // tables); running out of memory is the build's error.
 template <typename F>
-static void guarded(intptr_t core, F&& body) {
+static inline __attribute__((always_inline)) void guarded(intptr_t core, F&& body) {
   bool oom = false;
   try {
     body(C(core));
@@ -35,20 +35,6 @@ void PtoCore::submit() {
   open = false;
   scopes.created(id);
   if (events.on) events.created(id, task_stream);
-  raw.clear();
-  waw.clear();
-  war.clear();
-  for (size_t i = 0; i < nio; ++i) {
-    const TaskIO& t = io[i];
-    if (outside(t)) {
-      return fail("its region of tensor " + std::to_string(t.region.tensor) +
-                      " lies outside the tensor (or has a negative size or offset, or a "
-                      "stride < 1)",
-                  id);
-    }
-    put_region(t);
-    if (infer_data_deps) tmap->access(t.region, t.access, id, raw, waw, war);
-  }
   preds.clear();
   for (uint32_t f : scopes.current()) preds.push_back(order::pack(f, order::kStructural));
   if (events.on)
@@ -61,61 +47,96 @@ void PtoCore::submit() {
   seal(id);
 }
 
-void PtoCore::region(int64_t tensor, int64_t access, int64_t rank, const int64_t* d) {
+// Checked, recorded and given to the TensorMap as it comes: nothing of it is kept for submit.
+// Not vectorized: the caller has just stored d[] value by value, and wider loads of it stall
+// (a store cannot be forwarded to a load that spans two stores).
+template <int R>
+__attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void PtoCore::region(int64_t tensor, int64_t access, const int64_t* d) {
   if (!open) return;
   const uint32_t id = num_nodes() - 1;
   if (tensor < 0 || tensor >= static_cast<int64_t>(ranks.size()) || access < 0 || access > 2 ||
-      rank != ranks[static_cast<size_t>(tensor)]) {
+      R != ranks[static_cast<size_t>(tensor)]) {
     open = false;
     return fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
-                    std::to_string(access) + ", rank " + std::to_string(rank) + ")",
+                    std::to_string(access) + ", rank " + std::to_string(R) + ")",
                 id);
   }
-  if (nio == io.size()) io.resize(io.size() * 2 + 4);
-  TaskIO& t = io[nio++];
-  t.region.base = static_cast<uint64_t>(tensor) + 1;
-  t.region.tensor = static_cast<uint16_t>(tensor);
-  t.region.rank = static_cast<uint8_t>(rank);
-  t.region.elem_bytes = 1;
-  t.region.kept = 0;
-  t.access = static_cast<uint8_t>(access);
-  for (int64_t i = 0; i < rank; ++i) {
-    t.region.offsets[i] = d[3 * i];
-    t.region.sizes[i] = d[3 * i + 1];
-    t.region.strides[i] = d[3 * i + 2];
+  pto::wsp::TensorRegion r;
+  r.base = static_cast<uint64_t>(tensor) + 1;
+  r.tensor = static_cast<uint16_t>(tensor);
+  r.rank = static_cast<uint8_t>(R);
+  const int64_t* shape = &shapes[static_cast<size_t>(tensor) * kMaxRank];
+  bool out = false;
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i) {
+    const int64_t o = d[3 * i], n = d[3 * i + 1], s = d[3 * i + 2];
+    r.offsets[i] = o;
+    r.sizes[i] = n;
+    r.strides[i] = s;
+    out |= outside(o, n, s, shape[i]);
+  }
+  if (out) {
+    open = false;
+    return fail("its region of tensor " + std::to_string(tensor) +
+                    " lies outside the tensor (or has a negative size or offset, or a "
+                    "stride < 1)",
+                id);
+  }
+  put_region<R>(r, static_cast<uint8_t>(access));
+  if (infer_data_deps) tmap->access<R>(r, static_cast<uint8_t>(access), id, raw, waw, war);
+}
+
+void PtoCore::region(int64_t tensor, int64_t access, int64_t rank, const int64_t* d) {
+  switch (rank) {
+#define PTO_RANK_CASE(R) \
+  case R:                \
+    return region<R>(tensor, access, d);
+    PTO_RANK_CASE(0) PTO_RANK_CASE(1) PTO_RANK_CASE(2) PTO_RANK_CASE(3) PTO_RANK_CASE(4)
+    PTO_RANK_CASE(5) PTO_RANK_CASE(6) PTO_RANK_CASE(7) PTO_RANK_CASE(8)
+#undef PTO_RANK_CASE
+    default:
+      if (!open) return;
+      open = false;
+      return fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
+                      std::to_string(access) + ", rank " + std::to_string(rank) + ")",
+                  num_nodes() - 1);
   }
 }
 
-void PtoCore::put_region(const TaskIO& t) {
-  const pto::wsp::TensorRegion& r = t.region;
-  const int rank = r.rank;
-  const size_t n = 3 + 3 * static_cast<size_t>(rank);
+template <int R>
+void PtoCore::put_region(const pto::wsp::TensorRegion& r, uint8_t access) {
+  constexpr size_t n = 3 + 3 * R;
   if (!wide) {
-    // Written narrowed, then taken back if a value did not fit (no branch per value).
+    // Written narrowed, then taken back if a value did not fit: the test is on the values
+    // (x fits in int32 when x + 2^31 < 2^32), not on what was stored.
     int32_t* v = regions32.extend(n);
     v[0] = r.tensor;
-    v[1] = t.access;
-    v[2] = rank;
-    bool cut = false;
-    for (int d = 0; d < rank; ++d) {
-      v[3 + d] = static_cast<int32_t>(r.offsets[d]);
-      v[3 + rank + d] = static_cast<int32_t>(r.sizes[d]);
-      v[3 + 2 * rank + d] = static_cast<int32_t>(r.strides[d]);
-      cut |= (v[3 + d] != r.offsets[d]) | (v[3 + rank + d] != r.sizes[d]) |
-             (v[3 + 2 * rank + d] != r.strides[d]);
+    v[1] = access;
+    v[2] = R;
+    uint64_t out = 0;
+#pragma GCC unroll 8
+    for (int d = 0; d < R; ++d) {
+      const int64_t o = r.offsets[d], z = r.sizes[d], s = r.strides[d];
+      v[3 + d] = static_cast<int32_t>(o);
+      v[3 + R + d] = static_cast<int32_t>(z);
+      v[3 + 2 * R + d] = static_cast<int32_t>(s);
+      const uint64_t bias = uint64_t(1) << 31;
+      out |= (static_cast<uint64_t>(o) + bias) | (static_cast<uint64_t>(z) + bias) |
+             (static_cast<uint64_t>(s) + bias);
     }
-    if (!cut) return;
+    if ((out >> 32) == 0) return;
     regions32.resize(regions32.size() - n);
     widen();
   }
   int64_t* v = regions.extend(n);
   v[0] = r.tensor;
-  v[1] = t.access;
-  v[2] = rank;
-  for (int d = 0; d < rank; ++d) {
+  v[1] = access;
+  v[2] = R;
+#pragma GCC unroll 8
+  for (int d = 0; d < R; ++d) {
     v[3 + d] = r.offsets[d];
-    v[3 + rank + d] = r.sizes[d];
-    v[3 + 2 * rank + d] = r.strides[d];
+    v[3 + R + d] = r.sizes[d];
+    v[3 + 2 * R + d] = r.strides[d];
   }
 }
 
@@ -142,20 +163,19 @@ void PtoCore::csr() {
   // fanout row ascending. Row r's count goes to begin[r + 2]: after the prefix sums,
   // begin[r + 1] is where row r starts, and placing its edges moves it to where row r ends,
   // leaving begin[0 .. n] the rows' starts (no cursor array).
-  fanin.assign(n, 0);
   fanout_begin.assign(n + 2, 0);
   int64_t* begin = fanout_begin.data();
-  for (size_t i = 0; i < e; ++i) {
-    ++begin[edge_src[i] + 2];
-    ++fanin[edge_dst[i]];
-  }
+  for (size_t i = 0; i < e; ++i) ++begin[edge_src[i] + 2];
   for (size_t i = 2; i <= n + 1; ++i) begin[i] += begin[i - 1];
   fanout_edges.resize(e);
   fanout_kind.resize(e);
-  for (size_t i = 0; i < e; ++i) {
-    const int64_t k = begin[edge_src[i] + 1]++;
-    fanout_edges[static_cast<size_t>(k)] = static_cast<int32_t>(edge_dst[i]);
-    fanout_kind[static_cast<size_t>(k)] = edge_kind[i];
+  size_t i = 0;
+  for (size_t dst = 0; dst < n; ++dst) {
+    for (const size_t end = i + static_cast<size_t>(fanin[dst]); i < end; ++i) {
+      const int64_t k = begin[edge_src[i] + 1]++;
+      fanout_edges[static_cast<size_t>(k)] = static_cast<int32_t>(dst);
+      fanout_kind[static_cast<size_t>(k)] = edge_kind[i];
+    }
   }
   fanout_begin.resize(n + 1);
 }
@@ -187,6 +207,15 @@ void PtoCore::fill(PtoGraph* out) const {
 }
 
 // Captured into the message being sent, or described on the task being built.
+template <int R>
+static inline void region_call(intptr_t core, int64_t tensor, int64_t access, const int64_t* d) {
+  guarded(core, [&](PtoCore& c) {
+    if (c.pipe != nullptr && csp::capturing(c.pipe))
+      return csp::capture_region(c.pipe, tensor, access, R, d);
+    c.region<R>(tensor, access, d);
+  });
+}
+
 void pto_core_region(intptr_t core, int64_t tensor, int64_t access, int64_t rank,
                      const int64_t* d) {
   guarded(core, [&](PtoCore& c) {
@@ -216,7 +245,9 @@ void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool
     c.node(order::kTask, static_cast<int32_t>(kernel), static_cast<int32_t>(site),
            static_cast<uint8_t>(pool), static_cast<uint8_t>(domain), target, stream, priority);
     ++c.ntasks;
-    c.nio = 0;
+    c.raw.clear();
+    c.waw.clear();
+    c.war.clear();
     c.open = true;
   });
 }
@@ -239,7 +270,7 @@ void pto_tg_task_coord(intptr_t core, int64_t value) {
 #define PTO_REGION_OF_RANK(R, ...)                                                   \
   void pto_tg_task_region##R(intptr_t core, int64_t tensor, int64_t access PTO_DIMS##R) { \
     const int64_t d[] = {0, ##__VA_ARGS__};                                              \
-    pto_core_region(core, tensor, access, R, d + 1);                                      \
+    region_call<R>(core, tensor, access, d + 1);                                          \
   }
 PTO_REGION_OF_RANK(0)
 PTO_REGION_OF_RANK(1, PTO_DIM_VALUES(0))

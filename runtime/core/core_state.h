@@ -18,7 +18,6 @@
 
 static_assert(pto::wsp::kMaxRank == PTO_CORE_MAX_RANK, "task_abi.h built for another rank");
 
-using pto::wsp::TaskIO;
 using pto::wsp::kMaxRank;
 namespace order = pto::wsp::order;
 namespace host = pto::wsp::host;
@@ -103,11 +102,7 @@ struct PtoCore {
                                                                     host::TensorMap::give};
   std::vector<int32_t> ranks;
   std::vector<int64_t> shapes;  // per tensor kMaxRank extents, -1 unknown
-  // The task being described: its regions (io[0, nio): the array only grows, and its entries
-  // are written field by field, never zeroed).
-  std::vector<TaskIO> io;
-  size_t nio = 0;
-  bool open = false;
+  bool open = false;  // a task is being described
   // The graph.
   Grow<uint8_t> kind, pool, domain;
   Grow<int32_t> kernel, site;
@@ -119,18 +114,20 @@ struct PtoCore {
   Grow<int32_t> regions32;
   Grow<int64_t> regions;
   bool wide = false;
-  Grow<uint32_t> edge_src, edge_dst;
+  Grow<uint32_t> edge_src;
   Grow<uint8_t> edge_kind;
   int64_t edges_by_kind[4] = {0, 0, 0, 0};
   int64_t ntasks = 0;
-  // Scratch of submit.
+  // The task being described: its data predecessors (found region by region), then submit's
+  // scratch.
   std::vector<uint32_t> raw, waw, war;
   std::vector<uint64_t> preds;
   // Errors.
   std::string error;
   int64_t error_node = -1, error_check = -1;
+  Grow<int32_t> fanin;  // per node its edges in, written as it is made
   // The CSR made by pto_core_graph.
-  Grow<int32_t> fanin, fanout_edges;
+  Grow<int32_t> fanout_edges;
   Grow<int64_t> fanout_begin;
   Grow<uint8_t> fanout_kind;
   bool graphed = false;  // the CSR is made (once: the host holds views of these arrays)
@@ -152,7 +149,6 @@ struct PtoCore {
     tmap.reset();
     ranks.clear();
     shapes.clear();
-    nio = 0;
     open = false;
     for (auto* v : {&kind, &pool, &domain, &edge_kind, &fanout_kind}) v->clear();
     for (auto* v : {&kernel, &site, &fanin, &fanout_edges, &regions32}) v->clear();
@@ -160,7 +156,6 @@ struct PtoCore {
       v->clear();
     for (auto* v : {&args_begin, &coords_begin, &regions_begin}) v->assign(1, 0);
     edge_src.clear();
-    edge_dst.clear();
     for (int64_t& k : edges_by_kind) k = 0;
     wide = false;
     ntasks = 0;
@@ -201,14 +196,16 @@ struct PtoCore {
     coords_begin.push_back(static_cast<int64_t>(coords.size()));
     regions_begin.push_back(static_cast<int64_t>(wide ? regions.size() : regions32.size()));
   }
+  // The edges into the node just made (dst): edge_src and edge_kind are grouped by
+  // destination in node order, fanin[dst] long each (no destination array).
   void edges(const std::vector<uint64_t>& ps, uint32_t dst) {
+    (void)dst;
     const size_t n = ps.size();
+    fanin.push_back(static_cast<int32_t>(n));
     uint32_t* src = edge_src.extend(n);
-    uint32_t* to = edge_dst.extend(n);
     uint8_t* kinds = edge_kind.extend(n);
     for (size_t i = 0; i < n; ++i) {
       src[i] = static_cast<uint32_t>(ps[i]);
-      to[i] = dst;
       kinds[i] = static_cast<uint8_t>(ps[i] >> 32);
     }
   }
@@ -221,19 +218,23 @@ struct PtoCore {
     edges(preds, b);
     return b;
   }
-  bool outside(const TaskIO& t) const {
-    const pto::wsp::TensorRegion& r = t.region;
-    const int64_t* shape = &shapes[static_cast<size_t>(r.tensor) * kMaxRank];
-    for (int d = 0; d < r.rank; ++d) {
-      const int64_t o = r.offsets[d], n = r.sizes[d], s = r.strides[d];
-      if (n < 0 || o < 0 || s < 1) return true;
-      if (n > 0 && shape[d] >= 0 && o + (n - 1) * s >= shape[d]) return true;
-    }
-    return false;
+  // Whether dimension extent `shape` (-1: unknown) leaves out the progression o, o + s, ...
+  // of n values (or n, o or s is out of range). Unsigned: no overflow where n or s is out of
+  // range (and then the sum is not read).
+  static bool outside(int64_t o, int64_t n, int64_t s, int64_t shape) {
+    const uint64_t last =
+        static_cast<uint64_t>(o) + (static_cast<uint64_t>(n) - 1) * static_cast<uint64_t>(s);
+    return (n < 0) | (o < 0) | (s < 1) |
+           ((n > 0) & (shape >= 0) & (static_cast<int64_t>(last) >= shape));
   }
-  // pto_tg_task_region<R> on this builder (d: per dimension offset, size, stride).
+  // pto_tg_task_region<R> on this builder (d: per dimension offset, size, stride). Of rank
+  // R, its loops have a constant trip count: a build's regions alternate ranks, and loops of
+  // varying length mispredict their exits.
+  template <int R>
+  void region(int64_t tensor, int64_t access, const int64_t* d);
   void region(int64_t tensor, int64_t access, int64_t rank, const int64_t* d);
-  void put_region(const TaskIO& t);
+  template <int R>
+  void put_region(const pto::wsp::TensorRegion& r, uint8_t access);
   void widen();
   void submit();
   void graph(PtoGraph* out);

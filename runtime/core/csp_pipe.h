@@ -391,7 +391,9 @@ struct PtoPipe final : PtoSchedHooks {
     for (uint32_t id = n0; id < n1; ++id) cost[id] = 0, owner[id] = -1;
     PtoScheduler& s = sch();
     s.add_nodes(n0, n1);
-    for (size_t e = seen_edges; e < e1; ++e) s.add_edge(core->edge_src[e], core->edge_dst[e]);
+    size_t e = seen_edges;  // (the builder's edges are grouped by destination, in node order)
+    for (uint32_t id = n0; id < n1; ++id)
+      for (int32_t k = 0; k < core->fanin[id]; ++k) s.add_edge(core->edge_src[e++], id);
     seen_nodes = n1;
     seen_edges = e1;
     for (uint32_t id = n0; id < n1; ++id) {

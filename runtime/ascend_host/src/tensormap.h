@@ -189,7 +189,9 @@ class TensorMap {
   // Record that `task` accesses region `r` with `access`, appending the tasks it must run
   // after: read-after-write, write-after-write, write-after-read (as runtime/tensormap.py).
   // The common cases (a tile of the tensor's last tiling: a new tile of its only tiling, or
-  // the same region again with nothing else overlapping it) are inline, below.
+  // the same region again with nothing else overlapping it) are inline, below. R >= 0: the
+  // region's rank, known to the caller (loops of a constant trip count).
+  template <int R = -1>
   void access(const TensorRegion& r, uint8_t access, uint32_t task, std::vector<uint32_t>& raw,
               std::vector<uint32_t>& waw, std::vector<uint32_t>& war);
   // Forget every access by a task older than `task` (task_window).
@@ -211,6 +213,7 @@ class TensorMap {
   const Entry& E(int32_t e) const {
     return chunks_[static_cast<size_t>(e) >> kChunkBits][e & ((1 << kChunkBits) - 1)];
   }
+  template <int R>
   bool fast_cell(const TensorState& st, const TensorRegion& r, int64_t& lin) const;
   // access() beyond its inline cases; known: the region's grid when fast_cell classified it
   // (known_entry its cell's entry, lin the cell), else -2.
@@ -365,12 +368,14 @@ inline void TensorMap::append_readers(const Entry& en, std::vector<uint32_t>& ou
 
 // Whether region r is a tile of the dense grid this tensor used last (the common case: a loop
 // walking the tiles of one tiling); then `lin` is its cell.
-inline __attribute__((always_inline)) bool TensorMap::fast_cell(const TensorState& st, const TensorRegion& r,
-                                 int64_t& lin) const {
+template <int R>
+inline __attribute__((always_inline)) bool TensorMap::fast_cell(const TensorState& st,
+                                                                const TensorRegion& r,
+                                                                int64_t& lin) const {
   if (st.last_grid < 0) return false;
   const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
-  const int rank = gr.rank;
-  if (!gr.dense || rank != r.rank) return false;
+  const int rank = R >= 0 ? R : gr.rank;
+  if (!gr.dense || gr.rank != r.rank) return false;
   lin = 0;
   for (int d = 0; d < rank; ++d) {
     if (r.sizes[d] != gr.size[d] || r.strides[d] != gr.stride[d]) return false;
@@ -392,6 +397,7 @@ inline __attribute__((always_inline)) bool TensorMap::fast_cell(const TensorStat
   return true;
 }
 
+template <int R>
 inline __attribute__((always_inline)) void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
                               std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
                               std::vector<uint32_t>& war) {
@@ -399,7 +405,7 @@ inline __attribute__((always_inline)) void TensorMap::access(const TensorRegion&
   const bool writes = access != static_cast<uint8_t>(Access::In);
   TensorState& st = state_of(r);
   int64_t lin = 0;
-  if (fast_cell(st, r, lin)) {
+  if (fast_cell<R>(st, r, lin)) {
     Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
     int32_t e = gr.cells[static_cast<size_t>(lin)];
     if (e < 0 && st.alive_grids == 1 && st.others.empty()) {
