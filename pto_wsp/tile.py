@@ -23,6 +23,7 @@ from pto_wsp.frontend.tile import (  # noqa: F401
     col_max,
     col_min,
     col_sum,
+    cond,
     div,
     exp,
     fillpad,

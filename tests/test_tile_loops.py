@@ -197,7 +197,7 @@ def after_yield(x: In[f32[16, 16]], y: Out[f32[16, 16]]):
     [
         (leaves_early, "pl.range(", "pl.range: the loop was left early (break or return)"),
         (no_yield, "pl.range(", "end its body with pl.yield_"),
-        (escapes, "pl.store(", "an operand was made inside a pl.range loop that has ended"),
+        (escapes, "pl.store(", "an operand was made inside a pl.range loop or a pl.cond branch that has ended"),
         (wrong_carry, "pl.yield_(", "tile 0 is !pto.tile<16x1xf32, vec>, the loop carries"),
         (after_yield, "pl.store(", "pl.yield_ ends the loop body"),
     ],

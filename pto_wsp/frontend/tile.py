@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     StringAttr,
+    i1,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
@@ -178,6 +179,49 @@ class ScalarParam:
     def __rfloordiv__(self, other: Any) -> ScalarParam:
         return self._arith("floordiv", other, reflected=True)
 
+    def _compare(self, kind: str, other: Any) -> ScalarParam:
+        """An i1 scalar: ``self <kind> other`` (signed for integers, ordered for floats),
+        a ``pl.cond`` predicate."""
+        type_ = self.value.type
+        if isinstance(other, ScalarParam):
+            if other.value.type != type_:
+                raise CompileError(
+                    "pl.cond", f"{self.name} is {type_}, {other.name} is {other.value.type}"
+                )
+            rhs, text = other.value, other.name
+        elif isinstance(other, int | float) and not isinstance(other, bool):
+            rhs, text = _scalar(other, type_, "cond"), str(other)
+        else:
+            return NotImplemented
+        a, floats = self.value, pto.is_float(type_)
+
+        def make() -> Operation:
+            if floats:
+                return arith.CmpfOp(a, rhs, "o" + kind)
+            return arith.CmpiOp(a, rhs, "s" + kind)
+
+        name = f"({self.name} {_COMPARE[kind]} {text})"
+        return ScalarParam(name, _emit("cond", make).results[0])
+
+    def __lt__(self, other: Any) -> ScalarParam:
+        return self._compare("lt", other)
+
+    def __le__(self, other: Any) -> ScalarParam:
+        return self._compare("le", other)
+
+    def __gt__(self, other: Any) -> ScalarParam:
+        return self._compare("gt", other)
+
+    def __ge__(self, other: Any) -> ScalarParam:
+        return self._compare("ge", other)
+
+    def __bool__(self) -> bool:
+        raise CompileError(
+            "pl.cond", f"{self.name} is known when the kernel runs, not when it is traced: "
+            "Python's if, and, or, not cannot test it; branch with pl.cond(pred, "
+            "true_fn, false_fn, *operands)",
+        )  # fmt: skip
+
     def __repr__(self) -> str:
         return f"ScalarParam({self.name}: {self.value.type})"
 
@@ -189,6 +233,7 @@ _SCALAR_OPS = {
     "floordiv": arith.FloorDivSIOp,
 }
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//"}
+_COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 
 def _integer(x: int, type_: Attribute, what: str) -> SSAValue:
@@ -202,7 +247,9 @@ class _Tracer:
     def __init__(self, function: str, loc: SourceLoc):
         self.function, self.loc = function, loc
         self.block = Block()
-        self.loops: list[_Loop] = []
+        #: The open ``pl.range`` loops and ``pl.cond`` branches (a branch is its block),
+        #: innermost last.
+        self.scopes: list[_Loop | Block] = []
         self.written: dict[Operation, str] = {}
         #: Where a ``pl.range`` loop was left early (break, return): no op may follow.
         self.left: SourceLoc | None = None
@@ -210,12 +257,17 @@ class _Tracer:
     def add(self, op: Operation) -> None:
         """Add ``op`` at the end of the innermost open body (a loop's: before its
         terminator, a placeholder until the body ends)."""
-        if self.loops:
-            block = self.loops[-1].block
-            assert block.last_op is not None
-            block.insert_op_before(op, block.last_op)
+        top = self.scopes[-1] if self.scopes else self.block
+        if isinstance(top, _Loop):
+            assert top.block.last_op is not None
+            top.block.insert_op_before(op, top.block.last_op)
         else:
-            self.block.add_op(op)
+            top.add_op(op)
+
+    def loop(self) -> _Loop | None:
+        """The innermost scope when it is a ``pl.range`` loop."""
+        top = self.scopes[-1] if self.scopes else None
+        return top if isinstance(top, _Loop) else None
 
 
 def _tracer(what: str) -> _Tracer:
@@ -239,7 +291,8 @@ def _emit(what: str, make: Callable[[], Operation], verify: bool = True) -> Oper
             "pl.range", "the loop was left early (break or return); a traced loop runs its "
             "body to the end, once", loc=tracer.left,
         )  # fmt: skip
-    if tracer.loops and tracer.loops[-1].yielded is not None:
+    loop = tracer.loop()
+    if loop is not None and loop.yielded is not None:
         raise CompileError(f"pl.{what}", "pl.yield_ ends the loop body: write ops before it")
     try:
         op = make()
@@ -259,15 +312,17 @@ def _emit(what: str, make: Callable[[], Operation], verify: bool = True) -> Oper
 
 
 def _check_scope(tracer: _Tracer, op: Operation, what: str) -> None:
-    """An operand made inside a ``pl.range`` body that has ended is an error: only the
-    values carried with ``init_values`` and given to ``pl.yield_`` leave a loop."""
-    open_blocks = {tracer.block, *(loop.block for loop in tracer.loops)}
+    """An operand made inside a ``pl.range`` body or a ``pl.cond`` branch that has ended is
+    an error: only the values carried with ``init_values`` and given to ``pl.yield_`` leave a
+    loop, and what a branch returns leaves ``pl.cond``."""
+    open_blocks = {tracer.block, *(s.block if isinstance(s, _Loop) else s for s in tracer.scopes)}
     for value in op.operands:
         block = value.owner if isinstance(value.owner, Block) else value.owner.parent_block()
         if block not in open_blocks:
             raise CompileError(
-                f"pl.{what}", "an operand was made inside a pl.range loop that has ended: "
-                "carry it out with init_values=(...) and pl.yield_",
+                f"pl.{what}", "an operand was made inside a pl.range loop or a pl.cond branch "
+                "that has ended: carry it out of a loop with init_values=(...) and pl.yield_, "
+                "out of a branch by returning it",
             )  # fmt: skip
 
 
@@ -668,14 +723,14 @@ def range(*bounds: Any, init_values: Sequence[Tile] | None = None) -> Iterator[A
     op = _emit("range", lambda: scf.ForOp(*values, inits, body), verify=False)
     loop = _Loop(op)
     tracer = _tracer("range")
-    tracer.loops.append(loop)
+    tracer.scopes.append(loop)
     index = ScalarParam("i", body.args[0])
     finished = False
     try:
         yield index if init_values is None else (index, tuple(Tile(a) for a in body.args[1:]))
         finished = True
     finally:
-        tracer.loops.remove(loop)
+        tracer.scopes.remove(loop)
         if not finished and tracer.left is None:
             tracer.left = source_of(op)
     if inits and loop.yielded is None:
@@ -694,9 +749,13 @@ def yield_(*tiles: Tile) -> Any:
     """The carried tiles' values for the next iteration of the enclosing ``pl.range`` loop;
     returns the loop's results (one tile, or a tuple), which hold them after the loop."""
     tracer = _tracer("yield_")
-    if not tracer.loops:
-        raise CompileError("pl.yield_", "pl.yield_ ends the body of a pl.range loop")
-    loop = tracer.loops[-1]
+    loop = tracer.loop()
+    if loop is None:
+        where = "a pl.cond branch returns its tiles" if tracer.scopes else ""
+        raise CompileError(
+            "pl.yield_",
+            "pl.yield_ ends the body of a pl.range loop" + (f"; {where}" if where else ""),
+        )
     if loop.yielded is not None:
         raise CompileError("pl.yield_", "pl.yield_ is written once per loop body")
     carried = list(loop.op.res)
@@ -717,6 +776,54 @@ def yield_(*tiles: Tile) -> Any:
     loop.yielded = values
     results = tuple(Tile(r) for r in carried)
     return results[0] if len(results) == 1 else results
+
+
+# --------------------------------------------------------------------------- branches
+
+
+def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *operands: Any):
+    """A traced branch: ``pl.cond(i < n, f, g, t, ...)`` becomes one ``scf.if`` running
+    ``f(t, ...)`` or ``g(t, ...)`` when the kernel runs; each returns its tiles (none, one,
+    or a tuple: the same number, shapes, element types and spaces in both), which
+    ``pl.cond`` returns. ``pred`` is a comparison of scalars (``<``, ``<=``, ``>``, ``>=``
+    on scalar parameters and ``pl.range`` indices); a Python bool picks its branch now (the
+    other is not traced)."""
+    if isinstance(pred, bool):
+        return (true_fn if pred else false_fn)(*operands)
+    if not isinstance(pred, ScalarParam) or pred.value.type != i1:
+        raise CompileError(
+            "pl.cond", f"the predicate is a comparison of scalars (i < n, ...) or a bool, "
+            f"got {pred!r}",
+        )  # fmt: skip
+    tracer = _tracer("cond")
+    where = user_location()
+    branches: list[tuple[Block, list[SSAValue]]] = []
+    for fn in (true_fn, false_fn):
+        block = Block()
+        tracer.scopes.append(block)
+        try:
+            out = fn(*operands)
+        finally:
+            tracer.scopes.remove(block)
+        tiles = () if out is None else out if isinstance(out, tuple) else (out,)
+        branches.append((block, [_tile(t, "cond") for t in tiles]))
+    (_, taken), (_, other) = branches
+    if [v.type for v in taken] != [v.type for v in other]:
+        raise CompileError(
+            "pl.cond", "the branches return "
+            f"{[str(v.type) for v in taken]} and {[str(v.type) for v in other]}: the same "
+            "number of tiles of the same shape, element type and space",
+        )  # fmt: skip
+    loc = FileLineColLoc(StringAttr(where.filename), IntAttr(where.lineno), IntAttr(0))
+    for block, values in branches:
+        end = scf.YieldOp(*values)
+        end.location = loc
+        block.add_op(end)
+    types = [v.type for v in taken]
+    regions = [Region(block) for block, _ in branches]
+    op = _emit("cond", lambda: scf.IfOp(pred.value, types, *regions), verify=False)
+    results = tuple(Tile(r) for r in op.results)
+    return None if not results else results[0] if len(results) == 1 else results
 
 
 # --------------------------------------------------------------------------- tracing
