@@ -192,7 +192,7 @@ void PtoScheduler::run() {
   int64_t prev = 0;
   for (int64_t k = 0; k < ntasks; ++k) {
     double gt = T[kGen];
-    while (!events.empty() && events.front().t <= gt) advance();
+    while (!events.empty() && events.top().t <= gt) advance();
     if (T[kNow] < gt) T[kNow] = gt;
     if (window && S[kLive] >= window) {
       if (c.window_abort) {

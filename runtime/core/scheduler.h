@@ -111,6 +111,48 @@ struct EventLater {
   }
 };
 
+// The pending events, taken in (time, sequence) order. Completions, one a busy worker (a few),
+// sit in a small array sorted latest first: a heap's sifting cost more than the insertion.
+// rate_limit's issues are due in the order they were made (each due no sooner than the last),
+// so they wait in a FIFO.
+class Timeline {
+ public:
+  void clear() {
+    done_.clear();
+    issues_.clear();
+    head_ = 0;
+  }
+  bool empty() const { return done_.empty() && head_ == issues_.size(); }
+  void push(const Event& e) {
+    if (e.kind == kEvIssue) {
+      issues_.push_back(e);
+      return;
+    }
+    done_.insert(std::upper_bound(done_.begin(), done_.end(), e, EventLater()), e);
+  }
+  const Event& top() const { return issue_first() ? issues_[head_] : done_.back(); }
+  Event pop() {
+    if (!issue_first()) {
+      const Event e = done_.back();
+      done_.pop_back();
+      return e;
+    }
+    const Event e = issues_[head_++];
+    if (head_ == issues_.size()) {
+      issues_.clear();
+      head_ = 0;
+    }
+    return e;
+  }
+
+ private:
+  bool issue_first() const {
+    return head_ < issues_.size() && (done_.empty() || EventLater()(done_.back(), issues_[head_]));
+  }
+  std::vector<Event> done_, issues_;
+  size_t head_ = 0;
+};
+
 }  // namespace sched
 
 // What a caller adding nodes while the scheduler runs (a pipeline) hears from it.
@@ -165,7 +207,7 @@ struct PtoScheduler {
   std::vector<size_t> tcount;
   std::vector<uint8_t> idle;
   int64_t queued = 0;  // ready tasks in all queues (none: idle workers have nothing to pick)
-  std::vector<sched::Event> events;
+  sched::Timeline events;
   std::vector<int64_t> span_cause, span_tid, gc_at, gc_old;
   std::vector<double> span_t0, span_t1;
   std::string error;
@@ -537,20 +579,17 @@ struct PtoScheduler {
 
   // ---------------------------------------------------------------- time
   void epush(double t, int32_t kind, int32_t w, int64_t tid) {
-    events.push_back(sched::Event{t, ++S[sched::kEseq], kind, w, tid});
-    std::push_heap(events.begin(), events.end(), sched::EventLater());
+    events.push(sched::Event{t, ++S[sched::kEseq], kind, w, tid});
   }
   double now() const { return T[sched::kNow]; }
   // The next instant: its events handled together (completions, rate_limit issues), then idle
   // workers dispatch. False: nothing is pending (no progress without new nodes).
   bool advance() {
     if (events.empty()) return false;
-    const double t = events.front().t;
+    const double t = events.top().t;
     T[sched::kNow] = t;
-    while (!events.empty() && events.front().t == t) {
-      std::pop_heap(events.begin(), events.end(), sched::EventLater());
-      const sched::Event e = events.back();
-      events.pop_back();
+    while (!events.empty() && events.top().t == t) {
+      const sched::Event e = events.pop();
       if (e.kind == sched::kEvComplete)
         complete_task(e.worker, e.tid);
       else
