@@ -128,7 +128,10 @@ class Timeline {
       issues_.push_back(e);
       return;
     }
-    done_.insert(std::upper_bound(done_.begin(), done_.end(), e, EventLater()), e);
+    done_.push_back(e);
+    size_t i = done_.size() - 1;
+    for (; i > 0 && !EventLater()(done_[i - 1], e); --i) done_[i] = done_[i - 1];
+    done_[i] = e;
   }
   const Event& top() const { return issue_first() ? issues_[head_] : done_.back(); }
   Event pop() {
