@@ -198,7 +198,27 @@ def does_nothing(body: Any, arity: int) -> bool:
     None: a plain function (not a generator or coroutine, whose call makes an object) whose
     bytecode is the empty function's and whose signature takes them. Decided from its code,
     never by calling it."""
-    if not isinstance(body, types.FunctionType) or _instructions(body.__code__) != _EMPTY:
+    if not isinstance(body, types.FunctionType):
+        return False
+    if "__signature__" in body.__dict__:  # (inspect reads it: the code alone does not decide)
+        return _does_nothing(body, arity)
+    # Each compile makes new KernelSpecs of the same functions: decided once per code,
+    # arity and defaults (all that the bytecode and inspect.signature read), not per Program.
+    key = (body.__code__, arity, len(body.__defaults__ or ()), tuple(body.__kwdefaults__ or ()))
+    found = _DECIDED.get(key)
+    if found is None:
+        if len(_DECIDED) >= 1024:
+            _DECIDED.clear()
+        found = _DECIDED[key] = _does_nothing(body, arity)
+    return found
+
+
+#: does_nothing by (code, arity, number of defaults, keyword defaults).
+_DECIDED: dict[tuple, bool] = {}
+
+
+def _does_nothing(body: types.FunctionType, arity: int) -> bool:
+    if _instructions(body.__code__) != _EMPTY:
         return False
     try:
         inspect.signature(body, follow_wrapped=False).bind(*[None] * arity)

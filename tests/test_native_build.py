@@ -279,6 +279,19 @@ def test_a_tensor_bound_again_with_another_shape_has_its_new_extents():
         program.build({**values, "X": np.zeros((2, 4), np.float32)})
 
 
+def test_programs_of_one_text_share_extents_each_seeing_its_binding():
+    """Each compile makes a NativeProgram; those of one text share the unread tensors'
+    descriptors (by argument position and shape), each build still checks its own shape."""
+    _, first = program_of(ROW_LOOP)
+    _, second = program_of(ROW_LOOP)
+    assert first is not second and first._extents is second._extents
+    values = {"n": 2, "lens": [0, 2], "X": np.zeros((3, 4), np.float32)}
+    assert first.build(values).num_tasks == 2
+    with pytest.raises(NativeError, match=r"^@p: task 1: its region of tensor 'X' lies outside"):
+        second.build({**values, "X": np.zeros((2, 4), np.float32)})
+    assert second.build(values).num_tasks == 2
+
+
 def test_an_array_of_the_wrong_shape_is_refused():
     _, program = program_of(ROW_LOOP)
     with pytest.raises(NativeError, match=r"X is bound to an array of shape \(3, 5\)"):

@@ -5,6 +5,7 @@ dispatch order, interleaved exactly with the numpy bodies of a mixed program."""
 
 from __future__ import annotations
 
+import inspect
 import sys
 from contextlib import contextmanager
 
@@ -123,6 +124,25 @@ def test_what_does_nothing():
     assert not does_nothing(fewer, 2)
     assert not does_nothing(coroutine, 2) and not does_nothing(generator, 2)
     assert not does_nothing(store, 2) and not does_nothing(print, 2)
+
+
+def test_does_nothing_is_decided_per_code_and_defaults():
+    """Functions of one code (each compile's KernelSpecs) are decided alike, unless their
+    defaults or an explicit signature change whether the call succeeds."""
+
+    def make():
+        def body(a, b, c):
+            pass
+
+        return body
+
+    one, two, three = make(), make(), make()
+    assert does_nothing(one, 3) and does_nothing(two, 3)
+    assert not does_nothing(one, 2)
+    two.__defaults__ = (None,)
+    assert does_nothing(two, 2) and not does_nothing(one, 2)
+    three.__signature__ = inspect.Signature()
+    assert not does_nothing(three, 3) and does_nothing(one, 3)
 
 
 def test_an_empty_body_taking_other_parameters_still_fails_its_task():

@@ -62,6 +62,10 @@ WHOLE = 1 << 62
 # beyond _KEEP: each holds its JIT-compiled code).
 _ENGINES: dict[str, Any] = {}
 _KEEP = 64
+#: Per program text (as _ENGINES), the descriptors of its unread tensors by (argument,
+#: shape): shared by every NativeProgram of that text, so a new Program's first build
+#: makes no ctypes objects for them either.
+_EXTENTS: dict[str, dict[tuple, tuple]] = {}
 
 
 class NativeError(CompileError, ValueError):
@@ -117,7 +121,11 @@ class NativeProgram:
         ]  # fmt: skip
         self._tensors = [n if static is not None else "" for n, _, static, _, _ in self._plan]
         #: (argument, shape) -> descriptor, its holder and extents of an unread tensor.
-        self._extents: dict[tuple, tuple] = {}
+        self._extents = _EXTENTS.get(self.text)
+        if self._extents is None:
+            if len(_EXTENTS) >= _KEEP:
+                del _EXTENTS[next(iter(_EXTENTS))]
+            self._extents = _EXTENTS[self.text] = {}
 
     @property
     def is_pipeline(self) -> bool:
@@ -171,7 +179,7 @@ class NativeProgram:
         shapes: list[tuple[int, ...]] = []
         keep: list = []
         addresses = [0]
-        for name, type_, static, kind, reads in self._plan:
+        for index, (name, type_, static, kind, reads) in enumerate(self._plan):
             value = bindings.get(name)
             if static is None:
                 if value is None:
@@ -185,7 +193,8 @@ class NativeProgram:
             # made once per shape (the same bindings again cost no ctypes objects).
             key = None
             if not reads and (value is None or isinstance(value, np.ndarray)):
-                key = (name, None if value is None else value.shape)
+                # (by position: the text fixes each position's type, not its name)
+                key = (index, None if value is None else value.shape)
             made = self._extents.get(key) if key is not None else None
             if made is None:
                 descriptor, shape = self._memref(name, type_, static, kind, reads, value, keep)
