@@ -47,6 +47,8 @@ HOST_CPPFLAGS = ["-DPTO_WSP_HOST", "-I.", "-Iascend_host/include"]
 HOST_LIBRARY = "libpto_wsp_host.so"
 RUNTIME_SOURCES = [
     "ascend_host/src/runtime.cpp",
+    "ascend_host/src/builder.cpp",
+    "ascend_host/src/executor.cpp",
     "ascend_host/src/tensormap.cpp",
     "ascend_host/src/pipeline.cpp",
 ]
