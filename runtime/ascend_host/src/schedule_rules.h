@@ -1,6 +1,6 @@
-// pto-wsp runtime core: the scheduling rules the Ascend host runtime (runtime.cpp, real
-// threads) and the native core's virtual-time scheduler (runtime/core/scheduler.h) share,
-// the C++ statement of docs/simulator.md's "Execution model": which queue a ready task waits
+// pto-wsp runtime core: the scheduling rules the Ascend host runtime (builder.cpp and
+// executor.cpp, real threads) and the native core's virtual-time scheduler
+// (runtime/core/scheduler.h) share, the C++ statement of docs/simulator.md's "Execution model": which queue a ready task waits
 // in, its stream key and lane, the pipeline_depth gate it passes, and the order
 // timing interleaved(n) issues a batch in.
 #pragma once
