@@ -87,13 +87,9 @@ Builder::Impl::Impl(const RuntimeConfig& c, int workers, bool rec_, uint64_t rin
   queues.reset(new ReadyQueue[nqueues]);
   for (int i = 0; i < nqueues; ++i) queues[i].init(cfg.ready == ReadyPolicy::Priority, cap);
   const int ncube = nworkers >= 2 ? std::max(1, nworkers / 3) : 0;
-  for (int w = 0; w < nworkers; ++w) {
-    const int pool = nworkers == 1 ? 2 : (w < nworkers - ncube ? 0 : 1);
-    worker_pool.push_back(pool);
-    if (pool == 0 || pool == 2) pool_workers[0].push_back(w);
-    if (pool == 1 || pool == 2) pool_workers[1].push_back(w);
-    pool_workers[2].push_back(w);
-  }
+  for (int w = 0; w < nworkers; ++w)
+    worker_pool.push_back(nworkers == 1 ? 2 : (w < nworkers - ncube ? 0 : 1));
+  for (int q = 0; q < 3; ++q) pool_workers[q] = rules::pool_candidates(worker_pool, q);
   // An idle worker polls the queues for 2 us, then polls between sched_yield calls for
   // 200 us, then sleeps. Yielding, not spinning: when the worker shares a CPU with the
   // orchestrator (other jobs on the machine, or more threads than CPUs), a spinning worker
@@ -469,14 +465,8 @@ TaskBuilder Builder::alloc_task(KernelId kernel, ExecDomain domain, ExecPool poo
   p.priority = priority;
   // Where it will wait when ready: its target worker, else its pool's queue.
   const int pi = rules::pool_index(static_cast<uint8_t>(pool));
-  if (target >= 0) {
-    const std::vector<int>& ws = m.pool_workers[pi];
-    const int w = rules::target_worker(target, ws.empty() ? m.pool_workers[2] : ws);
-    s.queue = w;
-    p.affinity = static_cast<TargetId>(w);
-  } else {
-    s.queue = m.nworkers + pi;
-  }
+  s.queue = m.queue_of(target, pi);
+  if (target >= 0) p.affinity = static_cast<TargetId>(s.queue);
   ++m.pool_tasks[pi];
   if (stream != m.last_stream) {
     m.streams.insert(stream);
@@ -667,15 +657,8 @@ void Builder::Impl::place(Slot& s, const ReceiptKeys& k, const Coords& c) {
   const int pi = rules::pool_index(static_cast<uint8_t>(pool));
   ++pool_tasks[pi];
   s.target = target;
-  if (target >= 0) {
-    const std::vector<int>& ws = pool_workers[pi];
-    const int w = rules::target_worker(target, ws.empty() ? pool_workers[2] : ws);
-    s.queue = w;
-    p.affinity = static_cast<TargetId>(w);
-  } else {
-    s.queue = nworkers + pi;
-    p.affinity = kAnyTarget;
-  }
+  s.queue = queue_of(target, pi);
+  p.affinity = target >= 0 ? static_cast<TargetId>(s.queue) : kAnyTarget;
 }
 
 [[noreturn]] void fail(const char* what, int64_t a, int64_t b) {

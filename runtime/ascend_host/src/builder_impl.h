@@ -184,7 +184,11 @@ struct Builder::Impl {
   std::unique_ptr<ReadyQueue[]> queues;
   int nqueues = 0;
   std::vector<int> worker_pool;  // 0 vector, 1 cube, 2 both
-  std::vector<int> pool_workers[3];  // vector, cube, any (every worker)
+  std::vector<int> pool_workers[3];  // who takes vector, cube, any tasks (rules::pool_candidates)
+  // Where a ready task waits: its target worker's queue, else its pool's.
+  int32_t queue_of(int64_t target, int pool) const {
+    return target >= 0 ? rules::target_worker(target, pool_workers[pool]) : nworkers + pool;
+  }
 
   // Cache lines apart: what the workers write on every completion, what the orchestrator
   // writes once, and the sleep/wake handshake.

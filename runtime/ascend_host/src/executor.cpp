@@ -148,8 +148,8 @@ bool Builder::Impl::take(int w, uint32_t& id) {
   }
   if (queues[w].pop(id)) return true;
   const int pool = worker_pool[w];
-  if ((pool == 0 || pool == 2) && queues[nworkers + 0].pop(id)) return true;
-  if ((pool == 1 || pool == 2) && queues[nworkers + 1].pop(id)) return true;
+  if (rules::serves(pool, 0) && queues[nworkers + 0].pop(id)) return true;
+  if (rules::serves(pool, 1) && queues[nworkers + 1].pop(id)) return true;
   if (queues[nworkers + 2].pop(id)) return true;
   if (cfg.dispatch == Dispatch::WorkSteal) {
     for (int o = 1; o < nworkers; ++o) {

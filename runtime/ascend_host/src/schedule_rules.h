@@ -33,6 +33,23 @@ inline int64_t lane_of(int64_t key, int64_t nstreams, int64_t placed) {
   return key + nstreams * (placed + 1);
 }
 
+// Whether a worker of pool index `worker_pool` takes tasks of pool index `task_pool`: a
+// vector worker takes vector and any tasks, a cube worker cube and any, an any worker all.
+inline bool serves(int worker_pool, int task_pool) {
+  return task_pool == 2 || worker_pool == 2 || worker_pool == task_pool;
+}
+
+// The workers that take tasks of pool index `pool` (`worker_pools`: each worker's pool index);
+// a pool nobody serves goes to every worker.
+inline std::vector<int> pool_candidates(const std::vector<int>& worker_pools, int pool) {
+  std::vector<int> cand;
+  for (size_t w = 0; w < worker_pools.size(); ++w)
+    if (serves(worker_pools[w], pool)) cand.push_back(static_cast<int>(w));
+  if (cand.empty())
+    for (size_t w = 0; w < worker_pools.size(); ++w) cand.push_back(static_cast<int>(w));
+  return cand;
+}
+
 // The worker a task targeting `target` (>= 0) waits for: target mod its pool's workers
 // (`candidates`: every worker when the pool has none).
 inline int target_worker(int64_t target, const std::vector<int>& candidates) {
