@@ -42,20 +42,15 @@ void PtoScheduler::configure(const PtoSchedConfig& config) {
   c.worker_pool = pools_.data();
   // Workers' pools and who serves which pool (a vector worker takes vector and any tasks, a
   // cube worker cube and any, an `any` worker all); a pool nobody serves goes to everyone.
+  std::vector<int> wpool(static_cast<size_t>(W), 2);
+  for (int64_t w = 0; w < std::min<int64_t>(W, c.workers); ++w)
+    wpool[w] = rules::pool_index(c.worker_pool[w]);
   serves.assign(static_cast<size_t>(W) * 3, 0);
-  for (int64_t w = 0; w < W; ++w) {
-    const int p = w < c.workers ? rules::pool_index(c.worker_pool[w]) : 2;
-    serves[w * 3 + 2] = 1;
-    if (p != 1) serves[w * 3 + 0] = 1;
-    if (p != 0) serves[w * 3 + 1] = 1;
-  }
+  for (int64_t w = 0; w < W; ++w)
+    for (int q = 0; q < 3; ++q) serves[w * 3 + q] = rules::serves(wpool[w], q);
   incand.assign(static_cast<size_t>(W) * 3, 0);
   for (int q = 0; q < 3; ++q) {
-    cand[q].clear();
-    for (int64_t w = 0; w < W; ++w)
-      if (serves[w * 3 + q]) cand[q].push_back(static_cast<int>(w));
-    if (cand[q].empty())
-      for (int64_t w = 0; w < W; ++w) cand[q].push_back(static_cast<int>(w));
+    cand[q] = rules::pool_candidates(wpool, q);
     for (int w : cand[q]) incand[q * W + w] = 1;
   }
   std::fill(S, S + kNS + W, 0);

@@ -1,4 +1,4 @@
-// What the pipeline runner (pipeline.cpp) uses of the builder's internals (runtime.cpp): a
+// What the pipeline runner (pipeline.cpp) uses of the builder's internals (builder.cpp): a
 // process creates tasks through the one Builder, under the pipeline's lock, with its own
 // ordered scopes and its message's coordinates.
 #pragma once

@@ -1,6 +1,6 @@
 // pto-wsp runtime core: structural order and edge reasons, the one C++ statement of
 // runtime/graph.py's rules (docs/tg.md "Structural order as ordering points"). Shared by the
-// Ascend host runtime (runtime.cpp) and the native core (runtime/core/core.cpp), with the
+// Ascend host runtime (builder.cpp) and the native core (runtime/core/core.cpp), with the
 // TensorMap (tensormap.h) that infers data edges.
 //
 // An ordered scope keeps a frontier (the nodes every task created in it from now on follows)

@@ -1,6 +1,6 @@
-// pto-wsp runtime core: the scheduling rules the Ascend host runtime (runtime.cpp, real
-// threads) and the native core's virtual-time scheduler (runtime/core/scheduler.h) share,
-// the C++ statement of docs/simulator.md's "Execution model": which queue a ready task waits
+// pto-wsp runtime core: the scheduling rules the Ascend host runtime (builder.cpp and
+// executor.cpp, real threads) and the native core's virtual-time scheduler
+// (runtime/core/scheduler.h) share, the C++ statement of docs/simulator.md's "Execution model": which queue a ready task waits
 // in, its stream key and lane, the pipeline_depth gate it passes, and the order
 // timing interleaved(n) issues a batch in.
 #pragma once
@@ -31,6 +31,23 @@ inline int64_t stream_key(bool keyed, int64_t stream, uint64_t issued, int64_t n
 // The lane of a stream key: one per key and placed worker (-1: not placed, a pool's queue).
 inline int64_t lane_of(int64_t key, int64_t nstreams, int64_t placed) {
   return key + nstreams * (placed + 1);
+}
+
+// Whether a worker of pool index `worker_pool` takes tasks of pool index `task_pool`: a
+// vector worker takes vector and any tasks, a cube worker cube and any, an any worker all.
+inline bool serves(int worker_pool, int task_pool) {
+  return task_pool == 2 || worker_pool == 2 || worker_pool == task_pool;
+}
+
+// The workers that take tasks of pool index `pool` (`worker_pools`: each worker's pool index);
+// a pool nobody serves goes to every worker.
+inline std::vector<int> pool_candidates(const std::vector<int>& worker_pools, int pool) {
+  std::vector<int> cand;
+  for (size_t w = 0; w < worker_pools.size(); ++w)
+    if (serves(worker_pools[w], pool)) cand.push_back(static_cast<int>(w));
+  if (cand.empty())
+    for (size_t w = 0; w < worker_pools.size(); ++w) cand.push_back(static_cast<int>(w));
+  return cand;
 }
 
 // The worker a task targeting `target` (>= 0) waits for: target mod its pool's workers

@@ -40,6 +40,9 @@ sched.schedule @s for @w {
 // LIST-DAG: {{.*}}/Makefile.host
 // LIST-DAG: {{.*}}/Makefile.device
 // LIST-DAG: {{.*}}/ascend_host/src/runtime.cpp
+// LIST-DAG: {{.*}}/ascend_host/src/builder.cpp
+// LIST-DAG: {{.*}}/ascend_host/src/executor.cpp
+// LIST-DAG: {{.*}}/ascend_host/src/ready_queue.h
 
 // ORCH: void w_orchestrate(pto::wsp::Builder& _b, const pto::wsp::View& x_in, const pto::wsp::View& y_in, int64_t n) {
 // ORCH-NEXT: const pto::wsp::View x = x_in;

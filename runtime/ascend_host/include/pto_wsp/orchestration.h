@@ -4,7 +4,7 @@
 // (alloc_task), adds scalars and regions (add_scalar, add_input / add_output / add_inout),
 // its coordinates (at), and submits it; ordered scopes and ordering points give structural
 // order (docs/tg.md). Dependencies are never written: the runtime infers them from regions
-// with a TensorMap. The host runtime (runtime/ascend_host/src/runtime.cpp) implements Builder
+// with a TensorMap. The host runtime (runtime/ascend_host/src/builder.cpp) implements Builder
 // with worker threads; a device runtime adapter implements the same four calls on the AICPU.
 //
 // The descriptor layout (TaskNodePod, TensorRegion, limits) is the program's task_abi.h.
