@@ -12,6 +12,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from csp_pipeline import (
+    inp,
+    load,
+    megakernel,
+    out,
+    store,
+    tile_buf,
+)
 from xdsl.context import Context
 
 from pto_wsp import (
@@ -40,7 +48,6 @@ from pto_wsp import (
     sym,
     synchronize,
     task,
-    try_send,
 )
 from pto_wsp.lowering.cpu.backend import compile_cpu_sim
 from pto_wsp.lowering.cpu.native import NativeError, compile_native
@@ -50,59 +57,13 @@ from pto_wsp.tools.diagnostics import parse_located
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-@kernel(cost=100)
-def load(i, src: In[f32[8]], tile: Out[f32[8]]):
-    tile[...] = src
-
-
-@kernel(cost=400)
-def compute(i, tile: In[f32[8]], result: Out[f32[8]]):
-    result[...] = tile * tile
-
-
-@kernel(cost=100)
-def store(i, result: In[f32[8]], dst: Out[f32[8]]):
-    dst[...] = result + 1
-
-
 @kernel(cost=lambda b, h, q, o: 50 + 10 * h)
 def work(b, h, q: In[f32[8]], o: Out[f32[8]]):
     o[...] = q * (h + 1)
 
 
-n_tiles = sym("num_tiles")
-inp = Tensor("input", [None, 8], f32)
-out = Tensor("output", [None, 8], f32)
-tile_buf = Tensor("tile_buf", [None, 8], f32)
-result_buf = Tensor("result_buf", [None, 8], f32)
 Q = Tensor("Q", [None, 4, 8], f32)
 O = Tensor("O", [None, 4, 8], f32)  # noqa: E741
-
-
-def megakernel(capacity: int = 2, nonblocking: bool = False):
-    """Loader -> computer -> storer; the storer names its tasks by the tile the loader sent."""
-    l2c = Channel("load_to_compute", capacity=capacity)
-    c2s = Channel("compute_to_store", capacity=capacity)
-    put = try_send if nonblocking else send
-    loader = (
-        process("loader")
-        .produces(l2c)
-        .body(
-            for_each(DenseDyn(n_tiles), lambda i: put(l2c, task(load, [i], [inp[i], tile_buf[i]])))
-        )
-    )
-    computer = (
-        process("computer")
-        .consumes(l2c)
-        .produces(c2s)
-        .body(consume(l2c, lambda t: send(c2s, task(compute, [t], [tile_buf[t], result_buf[t]]))))
-    )
-    storer = (
-        process("storer")
-        .consumes(c2s)
-        .body(consume(c2s, lambda r: task(store, [r], [result_buf[r], out[r]])))
-    )
-    return connect([loader, computer, storer], [l2c, c2s]).named("megakernel")
 
 
 def work_queue(replicas: int, capacity: int = 16):

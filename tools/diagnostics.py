@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntAttr,
     IntegerAttr,
+    LocationAttr,
     ModuleOp,
     NameLoc,
     RankedStructure,
@@ -103,6 +104,9 @@ class LocatingParser(Parser):
         self._failed_op_location: Location | None = None
         # Where each value used before its definition was used (see _raise_undeclared).
         self._forward_uses: dict[SSAValue, Span] = {}
+        # The token that followed the last loc(...) parsed: an op whose text ends at it
+        # wrote its location, if only loc(unknown), which must stay unknown to read back.
+        self._after_location: Span | None = None
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         # Nothing but blanks and comments is an empty module, as mlir-opt reads it (xDSL
@@ -223,12 +227,19 @@ class LocatingParser(Parser):
             raise
         finally:
             del self._name_spans[depth:]
-        if isinstance(op.location, UnknownLoc):
+        explicit = self._after_location == self._current_token.span
+        if isinstance(op.location, UnknownLoc) and not explicit:
             location = self._location(name_span.start)
             op.location = FileLineColLoc(
                 StringAttr(location.file), IntAttr(location.line), IntAttr(location.col)
             )
         return op
+
+    def parse_optional_location(self) -> LocationAttr | None:
+        location = super().parse_optional_location()
+        if location is not None:
+            self._after_location = self._current_token.span
+        return location
 
     def _location(self, position: int) -> Location:
         source = self.lexer.input

@@ -82,6 +82,13 @@ class PtoOptMain(xDSLOptMain):
         """xdsl-opt's arguments, under pto-opt's name (also when run as ``python -m``)."""
         arg_parser.prog = TOOL
         super().register_all_arguments(arg_parser)
+        # mlir-opt spells xdsl-opt's --print-debuginfo this way; accept both.
+        arg_parser.add_argument(
+            "--mlir-print-debuginfo",
+            dest="print_debuginfo",
+            action="store_true",
+            help="the same as --print-debuginfo (mlir-opt's spelling)",
+        )
         arg_parser.add_argument(
             "--emit-irdl",
             action="store_true",

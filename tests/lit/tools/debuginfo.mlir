@@ -3,6 +3,11 @@
 // the location before its regions).
 // RUN: pto-opt --print-debuginfo %s | FileCheck %s
 // RUN: pto-opt --print-debuginfo %s | pto-opt --print-debuginfo | FileCheck %s
+// mlir-opt's spelling of the flag is accepted, and its output reads back to the same text.
+// RUN: pto-opt --mlir-print-debuginfo %s > %t.1.mlir
+// RUN: pto-opt --mlir-print-debuginfo %t.1.mlir > %t.2.mlir
+// RUN: diff %t.1.mlir %t.2.mlir
+// RUN: pto-opt --mlir-print-debuginfo %s | FileCheck %s
 
 wsp.kernel @k(i: index, x: in memref<16xf32>)
 // CHECK: wsp.workload @w(%b: !wsp.dense<4> loc("traced.py":3:0), %X: memref<16xf32> loc("traced.py":3:0)) {

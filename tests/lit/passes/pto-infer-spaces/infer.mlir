@@ -101,3 +101,42 @@ func.func @kloop(%a: memref<16x64xf32>, %b: memref<64x16xf32>, %c: memref<16x16x
 // CHECK-NEXT:      scf.yield %[[N]] : !pto.tile<16x16xf32, acc>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    pto.store %[[R]], %c : !pto.tile<16x16xf32, acc>, memref<16x16xf32>
+
+// -----
+
+// Across the branches of an scf.if: tiles loaded before it feed a matmul in each branch, as
+// left in one and right in the other, so both moves are made once, before the if; the acc
+// result both branches yield goes through the if as it is and is moved to vec once, after it,
+// for the vector op.
+func.func @branch(%a: memref<16x16xf32>, %b: memref<16x16xf32>, %c: memref<16x16xf32>, %p: i1) attributes {pto.func_type = #pto.func_type<incore>} {
+  %x = pto.load %a : memref<16x16xf32> -> !pto.tile<16x16xf32, vec>
+  %y = pto.load %b : memref<16x16xf32> -> !pto.tile<16x16xf32, vec>
+  %r = scf.if %p -> (!pto.tile<16x16xf32, acc>) {
+    %m = pto.matmul %x, %y : !pto.tile<16x16xf32, vec>, !pto.tile<16x16xf32, vec> -> !pto.tile<16x16xf32, acc>
+    scf.yield %m : !pto.tile<16x16xf32, acc>
+  } else {
+    %n = pto.matmul %y, %x : !pto.tile<16x16xf32, vec>, !pto.tile<16x16xf32, vec> -> !pto.tile<16x16xf32, acc>
+    scf.yield %n : !pto.tile<16x16xf32, acc>
+  }
+  %s = pto.relu %r : !pto.tile<16x16xf32, acc>
+  pto.store %s, %c : !pto.tile<16x16xf32, acc>, memref<16x16xf32>
+  func.return
+}
+
+// CHECK-LABEL: func.func @branch
+// CHECK-NEXT:    %[[XM:.*]] = pto.load %a : memref<16x16xf32> -> !pto.tile<16x16xf32, mat>
+// CHECK-NEXT:    %[[XR:.*]] = pto.move %[[XM]] : !pto.tile<16x16xf32, mat> -> !pto.tile<16x16xf32, right>
+// CHECK-NEXT:    %[[XL:.*]] = pto.move %[[XM]] : !pto.tile<16x16xf32, mat> -> !pto.tile<16x16xf32, left>
+// CHECK-NEXT:    %[[YM:.*]] = pto.load %b : memref<16x16xf32> -> !pto.tile<16x16xf32, mat>
+// CHECK-NEXT:    %[[YL:.*]] = pto.move %[[YM]] : !pto.tile<16x16xf32, mat> -> !pto.tile<16x16xf32, left>
+// CHECK-NEXT:    %[[YR:.*]] = pto.move %[[YM]] : !pto.tile<16x16xf32, mat> -> !pto.tile<16x16xf32, right>
+// CHECK-NEXT:    %r = scf.if %p -> (!pto.tile<16x16xf32, acc>) {
+// CHECK-NEXT:      %m = pto.matmul %[[XL]], %[[YR]] : !pto.tile<16x16xf32, left>, !pto.tile<16x16xf32, right> -> !pto.tile<16x16xf32, acc>
+// CHECK-NEXT:      scf.yield %m : !pto.tile<16x16xf32, acc>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %n = pto.matmul %[[YL]], %[[XR]] : !pto.tile<16x16xf32, left>, !pto.tile<16x16xf32, right> -> !pto.tile<16x16xf32, acc>
+// CHECK-NEXT:      scf.yield %n : !pto.tile<16x16xf32, acc>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[V:.*]] = pto.move %r : !pto.tile<16x16xf32, acc> -> !pto.tile<16x16xf32, vec>
+// CHECK-NEXT:    %s = pto.relu %[[V]] : !pto.tile<16x16xf32, vec>
+// CHECK-NEXT:    pto.store %s, %c : !pto.tile<16x16xf32, vec>, memref<16x16xf32>

@@ -158,3 +158,40 @@ func.func @nested(%x: memref<16x16xf32>, %a: !pto.tile<16x16xf32, vec>, %n: inde
 // CHECK-NEXT:     pto.set_flag V -> MTE3, 0
 // CHECK-NEXT:     pto.wait_flag V -> MTE3, 0
 // CHECK-NEXT:     pto.store %z, %x
+
+// -----
+
+// Across the branches of an scf.if: its result is made by the vector pipe (exp) in one
+// branch and by MTE2 (load) in the other. The store (MTE3) after the if waits for both;
+// each pipe's set follows the scf.if (a pipe runs in order), so whichever branch ran, every
+// set has its wait. %t, read only in the then branch, is waited for before the if.
+func.func @branch(%x: memref<16x64xf32>, %y: memref<16x64xf32>, %p: i1) attributes {pto.func_type = #pto.func_type<incore>} {
+  %t = pto.load %x : memref<16x64xf32> -> !pto.tile<16x64xf32, vec>
+  %c = scf.if %p -> (!pto.tile<16x64xf32, vec>) {
+    %a = pto.exp %t : !pto.tile<16x64xf32, vec>
+    scf.yield %a : !pto.tile<16x64xf32, vec>
+  } else {
+    %b = pto.load %x : memref<16x64xf32> -> !pto.tile<16x64xf32, vec>
+    scf.yield %b : !pto.tile<16x64xf32, vec>
+  }
+  pto.store %c, %y : !pto.tile<16x64xf32, vec>, memref<16x64xf32>
+  func.return
+}
+
+// CHECK:      func.func @branch(
+// CHECK-NEXT:   %t = pto.load %x
+// CHECK-NEXT:   pto.set_flag MTE2 -> V, 0
+// CHECK-NEXT:   pto.wait_flag MTE2 -> V, 0
+// CHECK-NEXT:   %c = scf.if %p
+// CHECK-NEXT:     %a = pto.exp %t
+// CHECK-NEXT:     scf.yield %a
+// CHECK-NEXT:   } else {
+// CHECK-NEXT:     %b = pto.load %x
+// CHECK-NEXT:     scf.yield %b
+// CHECK-NEXT:   }
+// CHECK-NEXT:   pto.set_flag MTE2 -> MTE3, 0
+// CHECK-NEXT:   pto.set_flag V -> MTE3, 0
+// CHECK-NEXT:   pto.wait_flag V -> MTE3, 0
+// CHECK-NEXT:   pto.wait_flag MTE2 -> MTE3, 0
+// CHECK-NEXT:   pto.store %c, %y
+// CHECK-NEXT:   func.return
