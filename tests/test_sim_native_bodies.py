@@ -193,6 +193,22 @@ def test_tile_kernels_are_called_by_the_core():
     np.testing.assert_allclose(y, want, rtol=1e-6)
 
 
+def test_regions_beyond_int32_are_read_as_int64():
+    """A region offset past 2^31 (rows of a zero-stride input): the graph keeps its regions
+    in int64 and the core reads them so, still with no Python call per task."""
+    rows = (1 << 31) + 8
+    big = Tensor("B", [rows, 4, 4], f32)
+    w = parallel_for(Dense[N], lambda i: axpy[2.0](big[rows - N + i], Y[i])).named("w")
+    prog = pw.compile(w, target="cpu_sim")
+    b = np.broadcast_to(np.float32(3), (rows, 4, 4))
+    y = np.ones((N, 4, 4), np.float32)
+    prog.bind(B=b, Y=y)
+    with calls() as seen:
+        prog.execute()
+    assert _numpy_calls(seen) == 0
+    np.testing.assert_array_equal(y, np.full((N, 4, 4), 7, np.float32))
+
+
 def test_views_with_strides_and_kept_dimensions():
     """Y[:, j] of a transposed, strided array: the core's descriptors are numpy's views."""
     A = Tensor("A", [4, N, 4], f32)

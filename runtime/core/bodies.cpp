@@ -62,12 +62,12 @@ bool scalar(int64_t param, uint8_t kind, int64_t value, int64_t* word) {
 
 // A tensor's words from region `r` (tensor, access, rank, offsets, sizes, strides) keeping the
 // dimensions in `mask`, for parameter signature `sig` (dtype, rank, extents; -1: any).
-bool tensor(const PtoBodies& b, const int64_t* r, int64_t mask, const int64_t* sig,
-            int64_t* word) {
+template <typename V>
+bool tensor(const PtoBodies& b, const V* r, int64_t mask, const int64_t* sig, int64_t* word) {
   const int64_t t = r[0], rank = r[2], prank = sig[1];
   if (t < 0 || t >= b.num_tensors || !b.data[t] || b.dtype[t] != sig[0] || b.rank[t] != rank)
     return false;
-  const int64_t *off = r + 3, *size = off + rank, *step = size + rank;
+  const V *off = r + 3, *size = off + rank, *step = size + rank;
   const int64_t* shape = b.shape + t * PTO_CORE_MAX_RANK;
   const int64_t* stride = b.stride + t * PTO_CORE_MAX_RANK;
   const int64_t* extent = sig + 2;
@@ -90,13 +90,14 @@ bool tensor(const PtoBodies& b, const int64_t* r, int64_t mask, const int64_t* s
   return true;
 }
 
-// The words of task `t` of kernel `k`; false: the host runs it.
-bool words(const PtoBodies& b, int64_t t, int64_t k, int64_t* word) {
+// The words of task `t` of kernel `k` from its regions stored as V (int32 or int64); false:
+// the host runs it.
+template <typename V>
+bool words(const PtoBodies& b, const V* regions, int64_t t, int64_t k, int64_t* word) {
   const Task task = task_of(b, t);
   const int64_t *sig = b.sig + b.sig_begin[k], *end = b.sig + b.sig_begin[k + 1];
   const int64_t* arg = task.arg;
   int64_t at = task.region;
-  int64_t region[3 + 3 * PTO_CORE_MAX_RANK];  // (the region at `at`, as int64)
   int64_t j = 0, i = 0;
   while (sig < end) {
     if (*sig != kTensor) {
@@ -107,12 +108,10 @@ bool words(const PtoBodies& b, int64_t t, int64_t k, int64_t* word) {
       continue;
     }
     if (at == task.region_end) return false;
-    const int64_t rank = b.regions ? b.regions[at + 2] : b.regions32[at + 2], prank = sig[2];
+    const int64_t rank = regions[at + 2], prank = sig[2];
     if (rank < 0 || rank > PTO_CORE_MAX_RANK) return false;
-    for (int64_t v = 0; v < 3 + 3 * rank; ++v)
-      region[v] = b.regions ? b.regions[at + v] : b.regions32[at + v];
     const int64_t mask = i < task.num_kept ? task.kept[i] : (int64_t{1} << rank) - 1;
-    if (!tensor(b, region, mask, sig + 1, word)) return false;
+    if (!tensor(b, regions + at, mask, sig + 1, word)) return false;
     at += 3 + 3 * rank;
     word += 1 + 2 * prank;
     sig += 3 + prank;
@@ -129,7 +128,10 @@ int64_t pto_core_run_bodies(const PtoBodies* b, const int64_t* order, int64_t fr
     const int64_t t = order[i];
     const int64_t k = b->kernel[t];
     if (k < 0 || k >= b->num_kernels || b->mode[k] == kSkip) continue;
-    if (b->mode[k] != kNative || !words(*b, t, k, word.data())) return i;
+    if (b->mode[k] != kNative) return i;
+    if (!(b->regions ? words(*b, b->regions, t, k, word.data())
+                     : words(*b, b->regions32, t, k, word.data())))
+      return i;
     b->entry[k](word.data());
   }
   return to;
