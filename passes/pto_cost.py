@@ -100,13 +100,14 @@ def pipe_of(op: Operation) -> str | None:
     return None
 
 
-def _bytes(t: pto.TileType) -> int:
+def tile_bytes(t: pto.TileType) -> int:
+    """The bytes of a whole tile of type ``t``."""
     return math.prod(t.dims) * ELEMENT_BYTES[pto.type_name(t.element_type)]
 
 
 def _transfer(src: str, dst: str, t: pto.TileType) -> int:
     per_cycle = BANDWIDTH_GBPS[(src, dst)] / FREQUENCY_GHZ
-    return math.ceil(_bytes(t) / per_cycle)
+    return math.ceil(tile_bytes(t) / per_cycle)
 
 
 def _vector(kind: str, t: pto.TileType) -> int:

@@ -15,7 +15,6 @@ each function gets ``pto.memory``, its peak bytes per space.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -30,7 +29,7 @@ from xdsl.utils.exceptions import PassFailedException
 from pto_wsp.dialects import pto
 
 from .diagnostics import fail
-from .pto_cost import ELEMENT_BYTES
+from .pto_cost import tile_bytes
 
 ADDR_ATTR = "pto.addr"
 MEMORY_ATTR = "pto.memory"
@@ -68,10 +67,6 @@ BUFFER_NAMES = {
 }
 #: Byte alignment of a tile's offset: 32-byte blocks, 512-byte fractals in L0A/L0B/L0C.
 ALIGNMENT = {"vec": 32, "mat": 32, "bias": 32, "left": 512, "right": 512, "acc": 512}
-
-
-def tile_bytes(t: pto.TileType) -> int:
-    return math.prod(t.dims) * ELEMENT_BYTES[pto.type_name(t.element_type)]
 
 
 class _Numbering:

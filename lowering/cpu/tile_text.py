@@ -33,6 +33,7 @@ from pto_wsp.dialects import pto
 from pto_wsp.errors import CompileError, SourceLoc
 from pto_wsp.lowering.cpu import tile_scalars as sc
 from pto_wsp.passes.diagnostics import source_of
+from pto_wsp.passes.pto_cost import ELEMENT_BYTES
 
 #: LLVM's opt level 2 spends most of a compile vectorizing, interleaving and unrolling every
 #: loop (with runtime alias and stride checks where sizes are dynamic): a kernel is compiled
@@ -55,8 +56,6 @@ DTYPES = {
     "i32": np.int32,
     "i64": np.int64,
 }
-#: Bytes per element of a tile's buffer (masks are stored as i8).
-_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
 #: The ctypes type a scalar parameter is passed as (f16 goes as f32, truncated inside).
 _CTYPES = {
     "index": ctypes.c_int64,
@@ -178,7 +177,7 @@ class _Emitter:
     def allocate(self, tile: _Tile) -> None:
         """``tile``'s buffer at the top: on the stack while the budget lasts, else on the heap
         (freed at the end)."""
-        size = int(np.prod(tile.shape)) * _BYTES.get(tile.element, 8)
+        size = int(np.prod(tile.shape)) * ELEMENT_BYTES.get(tile.element, 8)
         if self.stacked + size <= _STACK_BYTES:
             self.stacked += size
             self.allocs.append(f"  {tile.buffer} = memref.alloca() : {tile.type}")
