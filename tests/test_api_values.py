@@ -380,6 +380,25 @@ def test_one_name_for_two_workloads_is_refused():
         module(a, b)
 
 
+def test_a_workload_named_like_its_kernel_is_refused_at_its_definition():
+    @kernel(cost=1)
+    def scale(i, x: In[f32[64]]): ...
+
+    k = scale
+
+    @workload
+    def scale():
+        for i in P(Dense[2]):
+            k[i](x=X[i])
+
+    line = scale.loc.lineno
+    with pytest.raises(CompileError) as info:
+        scale.module()
+    message = str(info.value)
+    assert f"test_api_values.py:{line}:" in message
+    assert "a kernel and a workload share the name 'scale'" in message
+
+
 def test_a_workload_bound_twice_with_the_same_types_is_one_symbol():
     @workload
     def f(x):

@@ -65,6 +65,8 @@ class ModuleBuilder:
         self.symbols: list[Operation] = []
         self._defined: dict[str, tuple[tuple, list[Any]]] = {}
         self._building: set[str] = set()
+        #: Where each workload or pipeline symbol was defined (for a clash of names).
+        self._locs: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ kernels and globals
 
@@ -198,6 +200,7 @@ class ModuleBuilder:
             self._building.discard(name)
         self.symbols.append(op)
         self._defined[name] = (identity, free)
+        self._locs[name] = w.loc
         return name, free
 
     def _workload(self, w: Workload, name: str) -> tuple[Operation, list[Any]]:
@@ -272,7 +275,35 @@ class ModuleBuilder:
         self._name_instances()
         ops = [op for _, op in self.kernels.values()] + list(self.tile_functions.values())
         ops += self.globals + self.symbols
+        _check_names(ops, self._locs)
         return ModuleOp(ops)
+
+
+def _check_names(ops: list[Operation], locs: dict[str, Any]) -> None:
+    """A module holds one symbol a name: two definitions sharing one are named, with what
+    each is (a workload called like its kernel is the usual case)."""
+    seen: dict[str, Operation] = {}
+    for op in ops:
+        name = op.properties.get("sym_name")
+        if not isinstance(name, StringAttr):
+            continue
+        first = seen.setdefault(name.data, op)
+        if first is not op:
+            kinds = sorted({_what(first), _what(op)})
+            both = f"a {kinds[0]} and a {kinds[1]}" if len(kinds) == 2 else f"two {kinds[0]}s"
+            raise CompileError(
+                "module",
+                f"{both} share the name {name.data!r}: a module holds one definition a "
+                "name; rename one of them",
+                loc=locs.get(name.data) or user_location(),
+            )
+
+
+def _what(op: Operation) -> str:
+    """What a module-level definition is, in the Python API's words."""
+    names = {"wsp.kernel": "kernel", "func.func": "tile kernel", "csp.pipeline": "pipeline",
+             "sched.schedule": "schedule", "memref.global": "constant array"}  # fmt: skip
+    return names.get(op.name, "workload" if op.name.startswith("wsp.") else op.name)
 
 
 def instance_name(kernel: str, resources: list[Attribute]) -> str:
