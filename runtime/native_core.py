@@ -327,13 +327,13 @@ class Core:
             raise NativeCoreError(self.error()[0])
         n, e = g.num_nodes, g.num_edges
         begin = _array(g.fanout_begin, n + 1, self) if n else np.zeros(1, np.int64)
-        site = _array(g.site, n, self)
 
         def per_node(begin, values, make, info=None) -> _PerNode:
             starts = _array(begin, n + 1, self)
             return _PerNode(starts, _array(values, int(starts[-1]), self), make, info)
 
         if self._records:
+            site = _array(g.site, n, self)
             fields = (
                 per_node(g.args_begin, g.args, _args(site, scalars), (site, scalars)),
                 per_node(

@@ -91,8 +91,8 @@ struct PtoCore {
   int64_t task_stream = 0;            // its stream
   Grow<int64_t> order_points;         // per tg.order_point, the tasks created before it
   bool infer_data_deps = true;        // false: structural and event edges only
-  // false: no args, coords or regions (pto_core_no_records): most of a task's bytes, which
-  // a cycles-mode run without cost functions never reads.
+  // false: no args, coords, regions or sites (pto_core_no_records): most of a task's bytes,
+  // which a cycles-mode run without cost functions never reads.
   bool record = true;
   int64_t max_nodes = 0xFFFFFFF0;     // more is an error (the host sets it from the memory)
   // pto_core_run's return point: an error stops the program there (an endless or huge loop
@@ -186,7 +186,7 @@ struct PtoCore {
     const uint32_t id = num_nodes();
     kind.push_back(k);
     kernel.push_back(kern);
-    site.push_back(st);
+    if (record) site.push_back(st);  // (read with the records alone)
     pool.push_back(pl);
     domain.push_back(dom);
     target.push_back(tgt);
