@@ -313,14 +313,14 @@ class Core:
         tensors: list[str],
         scalars: Sequence[str] = (),
         kept: Sequence[Sequence[Sequence[int]]] = (),
-        records: Callable[[], TaskGraph] | None = None,
+        again: Callable[[], TaskGraph] | None = None,
     ) -> TaskGraph:
         """The task graph built, as runtime/graph.py's TaskGraph: ``kernels`` names kernel
         ids, ``sites`` gives each task site's coordinate names, ``tensors`` each tensor;
         per site, ``scalars`` how to read its scalars (``i`` int, ``b`` bool, ``f`` float
         bits) and ``kept`` per region the dimensions its view keeps (tg-to-runtime-calls'
         ``pto.scalars`` and ``pto.kept``; without them: ints, every dimension). A build
-        without records takes its args, regions and coords from ``records()`` (the same
+        without records takes its args, regions and coords from ``again()`` (the same
         graph built with them), called when one of them is first read."""
         g = _Graph()
         if self._api.pto_core_graph(self._ptr, ctypes.byref(g)) != 0:
@@ -344,10 +344,10 @@ class Core:
                 ),
                 per_node(g.coords_begin, g.coords, _coords(site, sites)),
             )
-        elif records is None:
-            raise NativeCoreError("a build without records needs records() to read them")
+        elif again is None:
+            raise NativeCoreError("a build without records needs again() to read them")
         else:
-            load = cache(records)  # (one build for the three fields)
+            load = cache(again)  # (one build for the three fields)
             fields = tuple(_Unrecorded(n, name, load) for name in ("args", "regions", "coords"))
         return TaskGraph(
             kind=_array(g.kind, n, self),
