@@ -95,13 +95,16 @@ def edges_by_kind(graph: TaskGraph) -> set[tuple[int, int, int]]:
     return set(zip(src.tolist(), dst.tolist(), graph.edge_kind.tolist()))
 
 
+@pytest.mark.parametrize("records", [True, False], ids=["records", "built-again"])
 @pytest.mark.parametrize("bind_tensors", [False, True], ids=["unbound", "bound"])
 @pytest.mark.parametrize("example, name", plain_programs())
-def test_every_example_program_builds_the_reference_graph(example, name, bind_tensors):
+def test_every_example_program_builds_the_reference_graph(example, name, bind_tensors, records):
+    """(``records=False``: the build stores no scalars, coordinates or regions; the graph
+    reads them from a build again.)"""
     module = lowered(ROOT / "examples" / example)
     program = next(p for p in module.ops if isinstance(p, tg.ProgramOp) and p.sym_name.data == name)
     values = bindings_for(program, bind_tensors)
-    native = compile_native(module, program).build(values)
+    native, _ = compile_native(module, program).build_with_points(values, records=records)
     reference = materialize(module, program, values)
     assert native.num_tasks > 0
     assert_same_graph(native, reference)
@@ -396,13 +399,13 @@ def random_programs(draw) -> str:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(random_programs(), st.booleans())
-def test_random_programs_build_the_reference_graph(text, bind):
+@given(random_programs(), st.booleans(), st.booleans())
+def test_random_programs_build_the_reference_graph(text, bind, records):
     # Accesses vary per task: the kernels declare inout, so the verifier is not run here.
     module = parse(text)
     program = next(op for op in module.ops if isinstance(op, tg.ProgramOp))
     values = {"X": np.zeros((16, 4), np.float32)} if bind else {}
-    native = compile_native(module, program).build(values)
+    native, _ = compile_native(module, program).build_with_points(values, records=records)
     assert_same_graph(native, materialize(module, program, values))
 
 
