@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -180,6 +180,7 @@ def _api() -> ctypes.CDLL:
     lib.pto_core_new.argtypes = [ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p]
     lib.pto_core_free.argtypes = [ctypes.c_void_p]
     lib.pto_core_no_data_deps.argtypes = [ctypes.c_void_p]
+    lib.pto_core_no_records.argtypes = [ctypes.c_void_p]
     lib.pto_core_max_nodes.argtypes = [ctypes.c_void_p, ctypes.c_int64]
     lib.pto_core_run.restype = ctypes.c_int32
     lib.pto_core_run.argtypes = [ctypes.c_void_p] * 3
@@ -256,9 +257,12 @@ class Core:
     """One graph build on the native core: ``address`` goes to the compiled program as its
     context argument; ``graph()`` then reads the task graph it built."""
 
-    def __init__(self, shapes: list[tuple[int, ...]], infer_data_deps: bool = True) -> None:
+    def __init__(
+        self, shapes: list[tuple[int, ...]], infer_data_deps: bool = True, records: bool = True
+    ) -> None:
         """``shapes``: per tensor (program argument) its extents, -1 where unknown;
-        ``infer_data_deps=False``: no data edges (structural and event edges only)."""
+        ``infer_data_deps=False``: no data edges (structural and event edges only);
+        ``records=False``: no task's scalars, coordinates or regions (see ``graph``)."""
         api = _api()
         if any(len(s) > MAX_RANK for s in shapes):
             raise NativeCoreError(f"the native core takes tensors of rank <= {MAX_RANK}")
@@ -271,6 +275,9 @@ class Core:
         self.address = int(self._ptr)
         if not infer_data_deps:
             api.pto_core_no_data_deps(self._ptr)
+        self._records = records
+        if not records:
+            api.pto_core_no_records(self._ptr)
         api.pto_core_max_nodes(self._ptr, max_nodes())
 
     def run(self, entry: int, args: Any) -> None:
@@ -306,23 +313,42 @@ class Core:
         tensors: list[str],
         scalars: Sequence[str] = (),
         kept: Sequence[Sequence[Sequence[int]]] = (),
+        again: Callable[[], TaskGraph] | None = None,
     ) -> TaskGraph:
         """The task graph built, as runtime/graph.py's TaskGraph: ``kernels`` names kernel
         ids, ``sites`` gives each task site's coordinate names, ``tensors`` each tensor;
         per site, ``scalars`` how to read its scalars (``i`` int, ``b`` bool, ``f`` float
         bits) and ``kept`` per region the dimensions its view keeps (tg-to-runtime-calls'
-        ``pto.scalars`` and ``pto.kept``; without them: ints, every dimension)."""
+        ``pto.scalars`` and ``pto.kept``; without them: ints, every dimension). A build
+        without records takes its args, regions and coords from ``again()`` (the same
+        graph built with them), called when one of them is first read."""
         g = _Graph()
         if self._api.pto_core_graph(self._ptr, ctypes.byref(g)) != 0:
             raise NativeCoreError(self.error()[0])
         n, e = g.num_nodes, g.num_edges
         begin = _array(g.fanout_begin, n + 1, self) if n else np.zeros(1, np.int64)
-        site = _array(g.site, n, self)
 
         def per_node(begin, values, make, info=None) -> _PerNode:
             starts = _array(begin, n + 1, self)
             return _PerNode(starts, _array(values, int(starts[-1]), self), make, info)
 
+        if self._records:
+            site = _array(g.site, n, self)
+            fields = (
+                per_node(g.args_begin, g.args, _args(site, scalars), (site, scalars)),
+                per_node(
+                    g.regions_begin,
+                    g.regions if g.regions else g.regions32,  # (int32 when every value fits)
+                    _regions(tensors, site, kept),
+                    (site, kept, tensors),
+                ),
+                per_node(g.coords_begin, g.coords, _coords(site, sites)),
+            )
+        elif again is None:
+            raise NativeCoreError("a build without records needs again() to read them")
+        else:
+            load = cache(again)  # (one build for the three fields)
+            fields = tuple(_Unrecorded(n, name, load) for name in ("args", "regions", "coords"))
         return TaskGraph(
             kind=_array(g.kind, n, self),
             kernel=_array(g.kernel, n, self),
@@ -336,14 +362,9 @@ class Core:
             fanout_edges=_array(g.fanout_edges, e, self),
             edge_kind=_array(g.edge_kind, e, self),
             kernels=list(kernels),
-            args=per_node(g.args_begin, g.args, _args(site, scalars), (site, scalars)),
-            regions=per_node(
-                g.regions_begin,
-                g.regions if g.regions else g.regions32,  # (int32 when every value fits)
-                _regions(tensors, site, kept),
-                (site, kept, tensors),
-            ),
-            coords=per_node(g.coords_begin, g.coords, _coords(site, sites)),
+            args=fields[0],
+            regions=fields[1],
+            coords=fields[2],
         )
 
 
@@ -442,6 +463,25 @@ class _PerNode:
             return list(self) == list(other)  # type: ignore[call-overload]
         except TypeError:
             return False
+
+
+class _Unrecorded(_PerNode):
+    """A per-node field a build did not record: ``load()`` (the graph built again with
+    records) gives it when it is first read."""
+
+    def __init__(self, n: int, name: str, load: Callable[[], TaskGraph]) -> None:
+        self._n = n
+        self._name = name
+        self._load = load
+
+    def __getattr__(self, attribute: str) -> Any:
+        # (called for an attribute not set yet: the recorded field's, then set for good)
+        if attribute not in ("_begin", "_values", "_make", "info"):
+            raise AttributeError(attribute)
+        field = getattr(self._load(), self._name)
+        for name in ("_begin", "_values", "_make", "info"):
+            setattr(self, name, getattr(field, name))
+        return getattr(self, attribute)
 
 
 class _SchedGraph(ctypes.Structure):

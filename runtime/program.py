@@ -444,7 +444,9 @@ class Program:
         self._sim = None
         with gc_paused():  # (the graph's per-node tuples are made lazily: few objects)
             start = time.perf_counter()
-            graph, points = self.native.build_with_points(self._bindings, config.infer_data_deps)
+            graph, points = self.native.build_with_points(
+                self._bindings, config.infer_data_deps, self._reads_records()
+            )
             built = time.perf_counter()
             costs, failed = self._costs(graph)
             stop_at = -1 if failed is None else failed[0]
@@ -501,6 +503,15 @@ class Program:
             run = self.native.run_pipeline(self._bindings, config, self.kernels, self.keys, started)
         run.phases_ms = {"run": (time.perf_counter() - start) * 1e3}
         return run
+
+    def _reads_records(self) -> bool:
+        """Whether an execute reads its tasks' scalars, coordinates and regions: a body to
+        run (functional mode) or a cost function does; other readers (``graph()``) have
+        the graph built again with them when they first read them."""
+        specs = [self.kernels.get(name) for name in self.native.kernels]
+        if self.config.functional and any(s is not None and s.runnable is not None for s in specs):
+            return True
+        return any(s is not None and s.cost.__class__ is not int for s in specs)
 
     def _costs(self, graph: TaskGraph) -> tuple[np.ndarray, tuple[int, ExecutionError] | None]:
         """Each node's cycles (0 for barriers): a kernel's constant, or its cost function

@@ -95,13 +95,16 @@ def edges_by_kind(graph: TaskGraph) -> set[tuple[int, int, int]]:
     return set(zip(src.tolist(), dst.tolist(), graph.edge_kind.tolist()))
 
 
+@pytest.mark.parametrize("records", [True, False], ids=["records", "built-again"])
 @pytest.mark.parametrize("bind_tensors", [False, True], ids=["unbound", "bound"])
 @pytest.mark.parametrize("example, name", plain_programs())
-def test_every_example_program_builds_the_reference_graph(example, name, bind_tensors):
+def test_every_example_program_builds_the_reference_graph(example, name, bind_tensors, records):
+    """(``records=False``: the build stores no scalars, coordinates or regions; the graph
+    reads them from a build again.)"""
     module = lowered(ROOT / "examples" / example)
     program = next(p for p in module.ops if isinstance(p, tg.ProgramOp) and p.sym_name.data == name)
     values = bindings_for(program, bind_tensors)
-    native = compile_native(module, program).build(values)
+    native, _ = compile_native(module, program).build_with_points(values, records=records)
     reference = materialize(module, program, values)
     assert native.num_tasks > 0
     assert_same_graph(native, reference)
@@ -247,10 +250,28 @@ def test_a_loop_step_that_is_not_positive_is_an_error_not_a_hang():
         program.build({"n": 3, "s": 0, "lens": [0, 1, 2]})
 
 
-def test_a_region_outside_its_bound_tensor_names_the_task():
+@pytest.mark.parametrize("records", [True, False])
+def test_a_region_outside_its_bound_tensor_names_the_task(records):
     _, program = program_of(ROW_LOOP)
     with pytest.raises(NativeError, match=r"^@p: task 1: its region of tensor 'X' lies outside"):
-        program.build({"n": 2, "lens": [0, 5], "X": np.zeros((3, 4), np.float32)})
+        values = {"n": 2, "lens": [0, 5], "X": np.zeros((3, 4), np.float32)}
+        program.build_with_points(values, records=records)
+
+
+@pytest.mark.parametrize("far", [7, 1 << 31])
+def test_a_build_without_records_gives_them_from_a_build_again(far):
+    """A build without records stores no task's scalars, coordinates or regions; reading one
+    builds them again from the bindings of the build (the data it read copied then), though
+    the caller has since changed that data in place."""
+    module, program = program_of(ROW_LOOP)
+    lens = np.array([5, far, 1])
+    native, _ = program.build_with_points({"n": 3, "lens": lens}, records=False)
+    assert not {"_begin", "_values"} & set(vars(native.regions))
+    lens[...] = 0
+    assert [r.offsets for (r,) in native.regions] == [(5, 0), (far, 0), (1, 0)]
+    assert native.coords[2] == (("i", 2),)
+    reference = materialize(module, module.ops.last, {"n": 3, "lens": [5, far, 1]})
+    assert_same_graph(native, reference)
 
 
 def test_the_pass_and_the_core_take_the_same_ranks():
@@ -378,13 +399,13 @@ def random_programs(draw) -> str:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(random_programs(), st.booleans())
-def test_random_programs_build_the_reference_graph(text, bind):
+@given(random_programs(), st.booleans(), st.booleans())
+def test_random_programs_build_the_reference_graph(text, bind, records):
     # Accesses vary per task: the kernels declare inout, so the verifier is not run here.
     module = parse(text)
     program = next(op for op in module.ops if isinstance(op, tg.ProgramOp))
     values = {"X": np.zeros((16, 4), np.float32)} if bind else {}
-    native = compile_native(module, program).build(values)
+    native, _ = compile_native(module, program).build_with_points(values, records=records)
     assert_same_graph(native, materialize(module, program, values))
 
 

@@ -61,6 +61,17 @@ def _stages(group):
     )
 
 
+@kernel(cost=9)
+def copy_row(i, y: In[f32[4]], z: Out[f32[4]]):
+    z[...] = y
+
+
+#: Constant costs only: a cycles run reads no task's scalars, coordinates or regions.
+FIXED = combine(
+    parallel_for(DenseDyn(n), lambda i: task(copy_row, [i], [X[i], Y[i]])),
+    for_each(DenseDyn(n), lambda i: task(accumulate, [i], [Y[i], A[0]])),
+).named("fixed_costs")
+
 WORKLOADS = [
     _stages(combine).named("fast_combine"),  # data edges only
     _stages(sequential).named("fast_sequential"),  # barriers between the stages
@@ -626,3 +637,31 @@ def test_a_program_run_again_schedules_into_the_arrays_of_its_last_run():
     for name, was in zip(names, values):
         assert np.array_equal(getattr(held, name), was)
         assert np.array_equal(getattr(again, name), was)
+
+
+def _nothing(i, *views):
+    pass
+
+
+def _fixed_arrays():
+    return {k: v for k, v in _arrays(6).items() if k in "XYA"}
+
+
+@pytest.mark.parametrize("mode", ["cycles", "functional"])
+def test_a_run_that_reads_no_records_stores_none_and_graph_gives_them(mode):
+    """A cycles run with constant costs, and a functional run whose bodies do nothing, store
+    no task's scalars, coordinates or regions; graph(), schedule_of() and the trace still
+    give them (built again), equal to those of a run that reads them, and to the engine's."""
+    kernels = {"copy_row": _nothing, "accumulate": _nothing}
+    prog = FIXED.compile(target="cpu_sim", mode=mode, kernels=kernels).bind(n=6, **_fixed_arrays())
+    prog.execute()
+    graph = prog.graph()
+    assert not {"_begin", "_values"} & set(vars(graph.regions))
+    reading = FIXED.compile(target="cpu_sim", mode="functional").bind(n=6, **_fixed_arrays())
+    recorded = reading.execute().graph()
+    for name in ("args", "regions", "coords"):
+        assert list(getattr(graph, name)) == list(getattr(recorded, name)), name
+    engine = FIXED.compile(target="cpu_sim", mode=mode, kernels=kernels, fast=False)
+    engine.bind(n=6, **_fixed_arrays()).execute()
+    assert_same(prog, engine)
+    assert chrome_trace(prog) == chrome_trace(engine)

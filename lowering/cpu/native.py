@@ -155,23 +155,35 @@ class NativeProgram:
         return self.build_with_points(bindings)[0]
 
     def build_with_points(
-        self, bindings: Mapping[str, Any], infer_data_deps: bool = True
+        self, bindings: Mapping[str, Any], infer_data_deps: bool = True, records: bool = True
     ) -> tuple[TaskGraph, np.ndarray]:
         """``build``, and per ordering point how many tasks preceded it (batch_deps);
-        ``infer_data_deps=False``: structural and event edges only."""
+        ``infer_data_deps=False``: structural and event edges only; ``records=False``: the
+        core stores no task's scalars, coordinates or regions (most of a task's bytes), and
+        the graph's args, regions and coords are built again, with them, when first read."""
         if self.is_pipeline:
             raise NativeError(
                 f"@{self.name} is a pipeline: its tasks are made as it runs (run_pipeline)"
             )
         shapes, keep, addresses = self._arguments(bindings)
-        core = Core(shapes, infer_data_deps)
+        core = Core(shapes, infer_data_deps, records)
         context = ctypes.c_int64(core.address)
         addresses[0] = ctypes.addressof(context)
         core.run(self._address, (ctypes.c_void_p * len(addresses))(*addresses))
         del keep
         self._check(core)
-        graph = core.graph(self.kernels, self.sites, self._tensors, self.scalars, self.kept)
+        again = None if records else self._again(bindings, infer_data_deps)
+        graph = core.graph(self.kernels, self.sites, self._tensors, self.scalars, self.kept, again)
         return graph, core.order_points()
+
+    def _again(self, bindings: Mapping[str, Any], infer_data_deps: bool) -> Any:
+        """The graph of a build without records, built again with them: from the bindings
+        of now (the data the program reads copied: the caller may change it in place)."""
+        now = {
+            name: np.array(value) if name in self.reads and value is not None else value
+            for name, value in bindings.items()
+        }
+        return lambda: self.build_with_points(now, infer_data_deps)[0]
 
     def _arguments(self, bindings: Mapping[str, Any]) -> tuple[list, list, list[int]]:
         """Per argument its extents (scalars: ``()``), what the addresses point into (alive

@@ -82,7 +82,7 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
                     "stride < 1)",
                 id);
   }
-  put_region<R>(r, static_cast<uint8_t>(access));
+  if (record) put_region<R>(r, static_cast<uint8_t>(access));
   if (infer_data_deps) tmap->access<R>(r, static_cast<uint8_t>(access), id, raw, waw, war);
 }
 
@@ -255,14 +255,14 @@ void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool
 void pto_tg_task_scalar(intptr_t core, int64_t value) {
   guarded(core, [&](PtoCore& c) {
     if (c.pipe != nullptr && csp::capturing(c.pipe)) return csp::capture_value(c.pipe, 0, value);
-    if (c.open) c.args.push_back(value);
+    if (c.open && c.record) c.args.push_back(value);
   });
 }
 
 void pto_tg_task_coord(intptr_t core, int64_t value) {
   guarded(core, [&](PtoCore& c) {
     if (c.pipe != nullptr && csp::capturing(c.pipe)) return csp::capture_value(c.pipe, 1, value);
-    if (c.open) c.coords.push_back(value);
+    if (c.open && c.record) c.coords.push_back(value);
   });
 }
 
@@ -419,6 +419,8 @@ int64_t pto_core_error_node(const PtoCore* core) { return core->error_node; }
 int64_t pto_core_error_check(const PtoCore* core) { return core->error_check; }
 
 void pto_core_no_data_deps(PtoCore* core) { core->infer_data_deps = false; }
+
+void pto_core_no_records(PtoCore* core) { core->record = false; }
 
 void pto_core_max_nodes(PtoCore* core, int64_t n) {
   core->max_nodes = std::min<int64_t>(n, 0xFFFFFFF0);

@@ -91,6 +91,9 @@ struct PtoCore {
   int64_t task_stream = 0;            // its stream
   Grow<int64_t> order_points;         // per tg.order_point, the tasks created before it
   bool infer_data_deps = true;        // false: structural and event edges only
+  // false: no args, coords, regions or sites (pto_core_no_records): most of a task's bytes,
+  // which a cycles-mode run without cost functions never reads.
+  bool record = true;
   int64_t max_nodes = 0xFFFFFFF0;     // more is an error (the host sets it from the memory)
   // pto_core_run's return point: an error stops the program there (an endless or huge loop
   // of failed calls would still spin).
@@ -144,6 +147,7 @@ struct PtoCore {
     task_stream = 0;
     order_points.clear();
     infer_data_deps = true;
+    record = true;
     max_nodes = 0xFFFFFFF0;
     running = false;
     tmap.reset();
@@ -182,7 +186,7 @@ struct PtoCore {
     const uint32_t id = num_nodes();
     kind.push_back(k);
     kernel.push_back(kern);
-    site.push_back(st);
+    if (record) site.push_back(st);  // (read with the records alone)
     pool.push_back(pl);
     domain.push_back(dom);
     target.push_back(tgt);
@@ -192,6 +196,7 @@ struct PtoCore {
   }
   void seal(uint32_t id) {
     (void)id;
+    if (!record) return;
     args_begin.push_back(static_cast<int64_t>(args.size()));
     coords_begin.push_back(static_cast<int64_t>(coords.size()));
     regions_begin.push_back(static_cast<int64_t>(wide ? regions.size() : regions32.size()));

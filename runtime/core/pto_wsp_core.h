@@ -119,6 +119,10 @@ PTO_CORE_API int32_t pto_core_run(PtoCore* core, void (*entry)(void**), void** a
 PTO_CORE_API void pto_core_max_nodes(PtoCore* core, int64_t n);
 // Infer no data edges in this build (structural and event edges only): before the program runs.
 PTO_CORE_API void pto_core_no_data_deps(PtoCore* core);
+// Record no task's scalars, coordinates, regions or site in this build (the graph's args,
+// coords, regions, their begin arrays and site stay empty; the checks and data edges are as
+// ever): before the program runs, for a build whose readers need none of them.
+PTO_CORE_API void pto_core_no_records(PtoCore* core);
 // Why the build failed ("" if it did not), the node it concerns (else -1) and the check that
 // failed (else -1).
 PTO_CORE_API const char* pto_core_error(const PtoCore* core);
