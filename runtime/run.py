@@ -27,8 +27,8 @@ from pto_wsp.runtime.native_core import Schedule
 __all__ = ["Run", "forget_collected"]
 
 # Rows of the scheduler's per-node arrays (native_core.Schedule).
-_WORKER, _ISEQ, _SOF, _LANE = 2, 3, 4, 5
-_START, _END, _ISSUED_T, _DEPS_T, _CREATED_T = 0, 1, 2, 3, 5
+_WORKER, _ISEQ, _SOF, _LANE = 0, 1, 2, 3
+_START, _END, _ISSUED_T, _DEPS_T, _CREATED_T = 0, 1, 2, 3, 4
 # Its counters (S) and floats (R).
 _STEALS, _LIVE, _CREATED, _COMPLETED, _SPANN, _WFULL, _NS = 3, 4, 5, 6, 12, 20, 21
 _NR = 8
@@ -158,7 +158,7 @@ class Run:
 
     @property
     def created_t_array(self) -> np.ndarray:
-        if not (self.cfg.gen_cost or self.cfg.task_window):  # all created at 0 (not written)
+        if not (self.cfg.gen_cost or self.cfg.task_window):  # all created at 0 (left unset)
             return np.zeros(len(self.end_array))
         return self._created_t
 

@@ -1,0 +1,230 @@
+// pto-wsp native runtime core: the scheduler's loop for a plain schedule (docs/native.md
+// "Scheduling a graph in virtual time").
+//
+// A plain schedule releases each task as it is created (timing immediate), has no streams,
+// no pipeline_depth, no task window, no work stealing, no batch_deps and one priority: then
+// a task is ready when its predecessors are done, and it waits in its target worker's or its
+// pool's queue in creation order. scheduler.h states the rules for every schedule; this loop
+// is those rules for this case with none of the per-node tests of the others and a quarter of
+// the per-node state, and its results are the general loop's to the bit (tests run both).
+#include <stdint.h>
+
+#include <vector>
+
+#include "scheduler.h"
+
+using namespace sched;  // NOLINT(build/namespaces): the scheduler's row and counter names
+
+namespace {
+
+// One plain run over a prepared scheduler's graph and outputs.
+class Plain {
+ public:
+  explicit Plain(PtoScheduler& s)
+      : s_(s),
+        g_(s.g),
+        W_(s.W),
+        left_(s.left.data()),
+        worker_(s.NI[kWorker]),
+        iseq_(s.NI[kIseq]),
+        sof_(s.NI[kSof]),
+        lane_(s.NI[kLane]),
+        start_(s.NF[kStart]),
+        end_(s.NF[kEnd]),
+        issued_t_(s.NF[kIssuedT]),
+        deps_(s.NF[kDepsT]),
+        created_(s.c.gen_cost ? s.NF[kCreatedT] : nullptr),
+        busy_(s.busy),
+        trun_(s.trun),
+        queues_(s.plain_queues.data()) {}
+
+  void run() {
+    const int64_t n = g_.num_nodes;
+    int64_t first = 0;
+    double gen = 0.0;
+    for (int64_t tid = 0; tid < n; ++tid) {
+      if (g_.kind[tid] != 0) continue;
+      while (ndone_ > 0 && done_t_[ndone_ - 1] <= gen) advance();
+      if (now_ < gen) now_ = gen;
+      create(first, tid, gen);
+      first = tid + 1;
+      gen += static_cast<double>(s_.c.gen_cost);
+    }
+    if (first < n) create(first, n - 1, now_);  // the barriers after the last task
+    if (now_ < gen) now_ = gen;
+    while (advance()) {
+    }
+    int64_t* S = s_.S;
+    S[kIssued] = S[kCreated] = nissued_;
+    S[kLive] = nissued_ - completed_;
+    S[kCompleted] = completed_;
+    S[kNCreated] = n;
+    S[kEseq] = S[kOrdN] = ordn_;
+    S[kNIdle] = nidle_;
+    s_.T[kNow] = now_;
+    s_.T[kGen] = gen;
+    s_.stalls[kStDeps] = stall_;
+  }
+
+ private:
+  // Nodes first..last join at time t (a task last, the barriers before it; or barriers only).
+  void create(int64_t first, int64_t last, double t) {
+    const bool task = g_.kind[last] == 0;
+    // (the task counts its predecessors the barriers complete, not issued yet)
+    ncreated_ = task ? last : last + 1;
+    for (int64_t d = first; d <= last; ++d) {
+      worker_[d] = -1;
+      lane_[d] = 0;
+      start_[d] = end_[d] = issued_t_[d] = -1.0;
+      deps_[d] = t;
+      if (created_) created_[d] = t;
+      iseq_[d] = -1;
+      sof_[d] = 0;
+    }
+    for (int64_t d = first; d < last + (task ? 0 : 1); ++d)
+      if (left_[d] == 0) complete_node(d);
+    if (task) {
+      ncreated_ = last + 1;
+      iseq_[last] = nissued_++;
+      issued_t_[last] = now_;
+      sof_[last] = g_.stream[last];
+      if (left_[last] == 0) enqueue(last);
+    }
+    if (nidle_ > 0) dispatch_idle();
+  }
+
+  void enqueue(int64_t tid) {
+    const int p = rules::pool_index(g_.pool[tid]);
+    const int64_t target = g_.target[tid];
+    const int64_t h = target >= 0 ? rules::target_worker(target, s_.cand[p]) : W_ + p;
+    ++queued_;
+    queues_[h].push(tid);
+  }
+
+  // The best task idle worker w may take, or -1 (the general pick without stealing).
+  int64_t pick(int64_t w) {
+    int64_t best = -1;
+    if (queues_[w].size()) best = w;
+    const uint8_t* serves = &s_.serves[w * 3];
+    for (int p = 0; p < 3; ++p) {
+      const int64_t h = W_ + p;
+      if (serves[p] && queues_[h].size() && (best < 0 || queues_[h].top() < queues_[best].top()))
+        best = h;
+    }
+    if (best < 0) return -1;
+    --queued_;
+    return queues_[best].pop();
+  }
+
+  // Idle workers, lowest first, start the best task each may take (nothing is queued while
+  // they do: one pass).
+  void dispatch_idle() {
+    uint8_t* idle = s_.idle.data();
+    for (int64_t w = 0; w < W_ && queued_ > 0; ++w) {
+      if (!idle[w]) continue;
+      const int64_t tid = pick(w);
+      if (tid < 0) continue;
+      idle[w] = 0;
+      --nidle_;
+      worker_[tid] = w;
+      start_[tid] = now_;
+      s_.order[ordn_++] = tid;
+      const int64_t cost = g_.cost[tid];
+      busy_[w] += static_cast<double>(cost);
+      ++trun_[w];
+      done(now_ + static_cast<double>(cost), w, tid);
+    }
+  }
+
+  // Worker w's task tid completes at t: among the pending completions (at most one a
+  // worker), sorted latest first, after those due later and before those due at t (they
+  // started first).
+  void done(double t, int64_t w, int64_t tid) {
+    int64_t i = ndone_++;
+    for (; i > 0 && done_t_[i - 1] <= t; --i) {
+      done_t_[i] = done_t_[i - 1];
+      done_w_[i] = done_w_[i - 1];
+      done_tid_[i] = done_tid_[i - 1];
+    }
+    done_t_[i] = t;
+    done_w_[i] = w;
+    done_tid_[i] = tid;
+  }
+
+  // The completions of the next instant, then idle workers pick: false if none is pending.
+  bool advance() {
+    if (ndone_ == 0) return false;
+    const double t = done_t_[ndone_ - 1];
+    now_ = t;
+    while (ndone_ > 0 && done_t_[ndone_ - 1] == t) {
+      --ndone_;
+      const int64_t tid = done_tid_[ndone_];
+      end_[tid] = t;
+      s_.idle[done_w_[ndone_]] = 1;
+      ++nidle_;
+      ++completed_;
+      complete_node(tid);
+    }
+    if (nidle_ > 0) dispatch_idle();
+    return true;
+  }
+
+  // Node nid is done now: its successors' counts drop; a barrier left with none is done too
+  // (the general complete_node's order, so stalls sum in the same order).
+  void complete_node(int64_t nid) {
+    std::vector<int64_t>& stack = s_.stack;
+    stack.clear();
+    stack.push_back(nid);
+    while (!stack.empty()) {
+      const int64_t v = stack.back();
+      stack.pop_back();
+      if (end_[v] < 0) end_[v] = now_;
+      for (int64_t e = g_.fanout_begin[v]; e < g_.fanout_begin[v + 1]; ++e) {
+        const int64_t d = g_.fanout_edges[e];
+        // (a node created later counts only the predecessors not done by then)
+        if (--left_[d] != 0 || d >= ncreated_) continue;
+        deps_[d] = now_;
+        if (g_.kind[d] != 0) {
+          stack.push_back(d);
+        } else {
+          if (now_ > issued_t_[d]) stall_ += now_ - issued_t_[d];
+          enqueue(d);
+        }
+      }
+    }
+  }
+
+  PtoScheduler& s_;
+  const PtoSchedGraph& g_;
+  const int64_t W_;
+  int32_t* left_;  // per node: predecessors not done
+  int64_t *worker_, *iseq_, *sof_, *lane_;
+  double *start_, *end_, *issued_t_, *deps_, *created_;
+  double* busy_;
+  int64_t* trun_;
+  BasicQueue<int64_t>* queues_;
+  // The pending completions, latest first (the general loop's Timeline, field by field: a
+  // struct built and copied at once stalls on store forwarding).
+  std::vector<double> done_t_ = std::vector<double>(W_);
+  std::vector<int64_t> done_w_ = std::vector<int64_t>(W_), done_tid_ = std::vector<int64_t>(W_);
+  int64_t ndone_ = 0;
+  double now_ = 0.0, stall_ = 0.0;
+  int64_t ncreated_ = 0, nissued_ = 0, completed_ = 0, ordn_ = 0, queued_ = 0;
+  int64_t nidle_ = W_;
+};
+
+}  // namespace
+
+bool PtoScheduler::plain() const {
+  return !c.general && (c.timing == kImmediate || c.timing_n == 0) && !c.streams && !c.depth &&
+         !c.task_window && !c.work_steal && !c.batch_deps && c.stop_at < 0 &&
+         (!c.ready_priority || one_priority);
+}
+
+void PtoScheduler::run_plain() {
+  left.assign(g.fanin, g.fanin + g.num_nodes);
+  plain_queues.resize(W + 3);
+  for (BasicQueue<int64_t>& q : plain_queues) q.clear();
+  Plain(*this).run();
+  check_drained();
+}
