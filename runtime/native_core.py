@@ -538,7 +538,10 @@ class Schedule(NamedTuple):
     """A cycles-mode schedule (runtime/run.py reads it): ``NI`` (4, nodes) int rows (worker,
     issue number, stream, lane), ``NF`` (5, nodes) float rows (start, end, issued,
     dependencies met, created: left unset without a generator cost or a task window, when
-    every node is created at 0), ``S`` counters then tasks run per worker,
+    every node is created at 0). A plain schedule (``S[9]`` 1: timing immediate, no streams,
+    pipeline_depth, task window, work stealing or batch_deps, one priority) issues each task
+    as it is created and leaves issue numbers, streams, lanes and issue times unset (``Run``
+    makes them from the graph). ``S`` counters then tasks run per worker,
     ``R`` clock, stalls by cause, busy cycles per worker, ``order`` the dispatch order,
     ``spans`` (task or -1 for the generator, from, to) and the task window's TensorMap
     collections (after ``gc_at[i]`` nodes, the accesses of nodes before ``gc_old[i]``)."""

@@ -204,6 +204,8 @@ def plain_shaped(config: Any, graph: TaskGraph) -> bool:
     )
 
 
+#: The counter (``Schedule.S``) saying the plain loop ran.
+PLAIN_RAN = 9
 #: The per-node arrays of a ``Run`` (all of them but ``cost``, the input).
 RUN_ARRAYS = (
     "worker_array", "issue_seq_array", "stream_of_array", "lane_array", "start_array",
@@ -225,7 +227,12 @@ def assert_loops_agree(run: Run) -> None:
     )
     for name in RUN_ARRAYS:
         assert np.array_equal(getattr(run, name), getattr(general, name)), name
-    assert run._S.tolist() == general._S.tolist()
+    plain, counters = run._S.tolist(), general._S.tolist()
+    assert plain[PLAIN_RAN] == 1 and counters[PLAIN_RAN] == 0
+    assert (
+        plain[:PLAIN_RAN] + plain[PLAIN_RAN + 1 :]
+        == counters[:PLAIN_RAN] + counters[PLAIN_RAN + 1 :]
+    )
     assert run._R.tolist() == general._R.tolist()  # clock, stalls, busy cycles per worker
     assert run.stall_spans == general.stall_spans
 

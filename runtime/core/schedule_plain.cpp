@@ -7,6 +7,11 @@
 // pool's queue in creation order. scheduler.h states the rules for every schedule; this loop
 // is those rules for this case with none of the per-node tests of the others and a quarter of
 // the per-node state, and its results are the general loop's to the bit (tests run both).
+//
+// A task is issued as it is created, so its issue number (its number among the tasks), stream
+// (its own), lane (0) and issue time (its creation time) say nothing the graph does not: they
+// are not written (the host knows them from S[kPlain]), and neither are creation times
+// without a generator cost (all 0).
 #include <stdint.h>
 
 #include <vector>
@@ -26,12 +31,8 @@ class Plain {
         W_(s.W),
         left_(s.left.data()),
         worker_(s.NI[kWorker]),
-        iseq_(s.NI[kIseq]),
-        sof_(s.NI[kSof]),
-        lane_(s.NI[kLane]),
         start_(s.NF[kStart]),
         end_(s.NF[kEnd]),
-        issued_t_(s.NF[kIssuedT]),
         deps_(s.NF[kDepsT]),
         created_(s.c.gen_cost ? s.NF[kCreatedT] : nullptr),
         busy_(s.busy),
@@ -61,6 +62,7 @@ class Plain {
     S[kNCreated] = n;
     S[kEseq] = S[kOrdN] = ordn_;
     S[kNIdle] = nidle_;
+    S[kPlain] = 1;
     s_.T[kNow] = now_;
     s_.T[kGen] = gen;
     s_.stalls[kStDeps] = stall_;
@@ -74,20 +76,15 @@ class Plain {
     ncreated_ = task ? last : last + 1;
     for (int64_t d = first; d <= last; ++d) {
       worker_[d] = -1;
-      lane_[d] = 0;
-      start_[d] = end_[d] = issued_t_[d] = -1.0;
+      start_[d] = end_[d] = -1.0;
       deps_[d] = t;
       if (created_) created_[d] = t;
-      iseq_[d] = -1;
-      sof_[d] = 0;
     }
     for (int64_t d = first; d < last + (task ? 0 : 1); ++d)
       if (left_[d] == 0) complete_node(d);
     if (task) {
       ncreated_ = last + 1;
-      iseq_[last] = nissued_++;
-      issued_t_[last] = now_;
-      sof_[last] = g_.stream[last];
+      ++nissued_;
       if (left_[last] == 0) enqueue(last);
     }
     if (nidle_ > 0) dispatch_idle();
@@ -187,7 +184,8 @@ class Plain {
         if (g_.kind[d] != 0) {
           stack.push_back(d);
         } else {
-          if (now_ > issued_t_[d]) stall_ += now_ - issued_t_[d];
+          const double issued = created_ ? created_[d] : 0.0;
+          if (now_ > issued) stall_ += now_ - issued;
           enqueue(d);
         }
       }
@@ -198,8 +196,8 @@ class Plain {
   const PtoSchedGraph& g_;
   const int64_t W_;
   int32_t* left_;  // per node: predecessors not done
-  int64_t *worker_, *iseq_, *sof_, *lane_;
-  double *start_, *end_, *issued_t_, *deps_, *created_;
+  int64_t* worker_;
+  double *start_, *end_, *deps_, *created_;
   double* busy_;
   int64_t* trun_;
   BasicQueue<int64_t>* queues_;

@@ -34,9 +34,10 @@ namespace sched {
 // Rows of the per-node outputs (PtoSchedOut's ni and nf).
 enum { kWorker, kIseq, kSof, kLane, kNI };
 enum { kStart, kEnd, kIssuedT, kDepsT, kCreatedT, kNF };
-// Int counters (PtoSchedOut's s, its layout kept: the host reads some by index).
+// Int counters (PtoSchedOut's s, its layout kept: the host reads some by index). kPlain: the
+// plain loop ran (schedule_plain.cpp).
 enum {
-  kIssued, kRR, kLastC, kSteals, kLive, kCreated, kCompleted, kNCreated, kEseq, kEvn, kBdn,
+  kIssued, kRR, kLastC, kSteals, kLive, kCreated, kCompleted, kNCreated, kEseq, kPlain, kBdn,
   kTbn, kSpanN, kOrdN, kNIdle, kOldest, kSinceGc, kGcN, kGrown, kGrownWait, kWFull, kNS
 };
 enum { kNow, kNextIssue, kGen, kNR = 8 };
