@@ -45,7 +45,7 @@ class Plain {
     double gen = 0.0;
     for (int64_t tid = 0; tid < n; ++tid) {
       if (g_.kind[tid] != 0) continue;
-      while (ndone_ > 0 && done_t_[ndone_ - 1] <= gen) advance();
+      while (!s_.events.empty() && s_.events.top().t <= gen) advance();
       if (now_ < gen) now_ = gen;
       create(first, tid, gen);
       first = tid + 1;
@@ -129,35 +129,21 @@ class Plain {
       const int64_t cost = g_.cost[tid];
       busy_[w] += static_cast<double>(cost);
       ++trun_[w];
-      done(now_ + static_cast<double>(cost), w, tid);
+      s_.events.push(now_ + static_cast<double>(cost), ordn_, kEvComplete,
+                     static_cast<int32_t>(w), tid);
     }
-  }
-
-  // Worker w's task tid completes at t: among the pending completions (at most one a
-  // worker), sorted latest first, after those due later and before those due at t (they
-  // started first).
-  void done(double t, int64_t w, int64_t tid) {
-    int64_t i = ndone_++;
-    for (; i > 0 && done_t_[i - 1] <= t; --i) {
-      done_t_[i] = done_t_[i - 1];
-      done_w_[i] = done_w_[i - 1];
-      done_tid_[i] = done_tid_[i - 1];
-    }
-    done_t_[i] = t;
-    done_w_[i] = w;
-    done_tid_[i] = tid;
   }
 
   // The completions of the next instant, then idle workers pick: false if none is pending.
   bool advance() {
-    if (ndone_ == 0) return false;
-    const double t = done_t_[ndone_ - 1];
+    if (s_.events.empty()) return false;
+    const double t = s_.events.top().t;
     now_ = t;
-    while (ndone_ > 0 && done_t_[ndone_ - 1] == t) {
-      --ndone_;
-      const int64_t tid = done_tid_[ndone_];
+    while (!s_.events.empty() && s_.events.top().t == t) {
+      const Event e = s_.events.pop();
+      const int64_t tid = e.tid;
       end_[tid] = t;
-      s_.idle[done_w_[ndone_]] = 1;
+      s_.idle[e.worker] = 1;
       ++nidle_;
       ++completed_;
       complete_node(tid);
@@ -201,11 +187,6 @@ class Plain {
   double* busy_;
   int64_t* trun_;
   BasicQueue<int64_t>* queues_;
-  // The pending completions, latest first (the general loop's Timeline, field by field: a
-  // struct built and copied at once stalls on store forwarding).
-  std::vector<double> done_t_ = std::vector<double>(W_);
-  std::vector<int64_t> done_w_ = std::vector<int64_t>(W_), done_tid_ = std::vector<int64_t>(W_);
-  int64_t ndone_ = 0;
   double now_ = 0.0, stall_ = 0.0;
   int64_t ncreated_ = 0, nissued_ = 0, completed_ = 0, ordn_ = 0, queued_ = 0;
   int64_t nidle_ = W_;

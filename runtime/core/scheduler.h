@@ -128,15 +128,18 @@ class Timeline {
     head_ = 0;
   }
   bool empty() const { return done_.empty() && head_ == issues_.size(); }
-  void push(const Event& e) {
-    if (e.kind == kEvIssue) {
-      issues_.push_back(e);
+  // (an event written field by field in its place: one built and copied at once stalls on
+  // store forwarding)
+  void push(double t, int64_t seq, int32_t kind, int32_t worker, int64_t tid) {
+    if (kind == kEvIssue) {
+      set(issues_.emplace_back(), t, seq, kind, worker, tid);
       return;
     }
-    done_.push_back(e);
+    done_.emplace_back();
     size_t i = done_.size() - 1;
-    for (; i > 0 && !EventLater()(done_[i - 1], e); --i) done_[i] = done_[i - 1];
-    done_[i] = e;
+    // (seq is the newest: the events due at t or sooner come after it)
+    for (; i > 0 && done_[i - 1].t <= t; --i) done_[i] = done_[i - 1];
+    set(done_[i], t, seq, kind, worker, tid);
   }
   const Event& top() const { return issue_first() ? issues_[head_] : done_.back(); }
   Event pop() {
@@ -156,6 +159,13 @@ class Timeline {
  private:
   bool issue_first() const {
     return head_ < issues_.size() && (done_.empty() || EventLater()(done_.back(), issues_[head_]));
+  }
+  static void set(Event& e, double t, int64_t seq, int32_t kind, int32_t worker, int64_t tid) {
+    e.t = t;
+    e.seq = seq;
+    e.kind = kind;
+    e.worker = worker;
+    e.tid = tid;
   }
   std::vector<Event> done_, issues_;
   size_t head_ = 0;
@@ -601,7 +611,7 @@ struct PtoScheduler {
 
   // ---------------------------------------------------------------- time
   void epush(double t, int32_t kind, int32_t w, int64_t tid) {
-    events.push(sched::Event{t, ++S[sched::kEseq], kind, w, tid});
+    events.push(t, ++S[sched::kEseq], kind, w, tid);
   }
   double now() const { return T[sched::kNow]; }
   // The next instant: its events handled together (completions, rate_limit issues), then idle
