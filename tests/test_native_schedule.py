@@ -153,6 +153,44 @@ def test_the_plain_loop_gives_the_general_loops_schedule(seed):
         assert_loops_agree(run)
 
 
+def test_a_barrier_done_by_another_of_its_group_completes_once():
+    """Barriers b1 -> b2 created together before a task (b2 also after t0): when b1's
+    predecessors are done by then, b1 completes, b2 with it, and the task is issued ready:
+    b2 is not completed a second time (that released the task's successors twice)."""
+    builder = GraphBuilder({})
+    builder.use_events()
+    builder.add_task("k", stream=0)
+    builder.event_record("c", 0)
+    builder.add_task("k", stream=1)
+    builder.event_record("a", None)  # b1 after both tasks
+    builder.event_wait("a", None)
+    builder.event_wait("c", None)  # the next task waits for b1 and t0: through b2
+    builder.add_task("k", stream=2)
+    graph = builder.build()
+    assert graph.kind.tolist() == [0, 0, 1, 1, 0]
+    assert sorted(zip(*[e.tolist() for e in graph.edges()])) == [
+        (0, 2),
+        (0, 3),
+        (1, 2),
+        (2, 3),
+        (3, 4),
+    ]
+    costs = np.where(graph.kind == 0, 1, 0).astype(np.int64)
+    config = SimConfig(workers=2, functional=False, gen_cost=5)
+    run = Run(
+        config=config,
+        graph=graph,
+        schedule=Scheduler().run(graph, costs, config),
+        costs=costs,
+        kernels={},
+        arrays={},
+    )
+    assert run.end_array.tolist() == [1.0, 6.0, 10.0, 10.0, 11.0]
+    assert run.issue_seq_array.tolist() == [0, 1, -1, -1, 2]
+    assert run.stalls["dependencies"] == 0.0
+    assert_loops_agree(run)
+
+
 def _chain(n: int):
     builder = GraphBuilder({})
     builder.enter_ordered()

@@ -81,7 +81,10 @@ class Plain {
       if (created_) created_[d] = t;
     }
     for (int64_t d = first; d < last + (task ? 0 : 1); ++d)
-      if (left_[d] == 0) complete_node(d);
+      if (left_[d] == 0 && end_[d] < 0) {  // (not done meanwhile by another's completion)
+        end_[d] = now_;
+        complete_node(d);
+      }
     if (task) {
       ncreated_ = last + 1;
       ++nissued_;
@@ -152,28 +155,34 @@ class Plain {
     return true;
   }
 
-  // Node nid is done now: its successors' counts drop; a barrier left with none is done too
-  // (the general complete_node's order, so stalls sum in the same order).
+  // Node nid is done now (its end set): its successors' counts drop; a barrier left with none
+  // is done too, and so on (the general complete_node's order: stalls sum in the same order).
   void complete_node(int64_t nid) {
     std::vector<int64_t>& stack = s_.stack;
     stack.clear();
-    stack.push_back(nid);
+    release(nid);
     while (!stack.empty()) {
       const int64_t v = stack.back();
       stack.pop_back();
-      if (end_[v] < 0) end_[v] = now_;
-      for (int64_t e = g_.fanout_begin[v]; e < g_.fanout_begin[v + 1]; ++e) {
-        const int64_t d = g_.fanout_edges[e];
-        // (a node created later counts only the predecessors not done by then)
-        if (--left_[d] != 0 || d >= ncreated_) continue;
-        deps_[d] = now_;
-        if (g_.kind[d] != 0) {
-          stack.push_back(d);
-        } else {
-          const double issued = created_ ? created_[d] : 0.0;
-          if (now_ > issued) stall_ += now_ - issued;
-          enqueue(d);
-        }
+      release(v);
+    }
+  }
+  void release(int64_t v) {
+    int32_t* const left = left_;
+    const int32_t* const edges = g_.fanout_edges;
+    const double now = now_;
+    for (int64_t e = g_.fanout_begin[v], end = g_.fanout_begin[v + 1]; e < end; ++e) {
+      const int64_t d = edges[e];
+      // (a node created later counts only the predecessors not done by then)
+      if (--left[d] != 0 || d >= ncreated_) continue;
+      deps_[d] = now;
+      if (g_.kind[d] != 0) {
+        end_[d] = now;
+        s_.stack.push_back(d);
+      } else {
+        const double issued = created_ ? created_[d] : 0.0;
+        if (now > issued) stall_ += now - issued;
+        enqueue(d);
       }
     }
   }

@@ -311,8 +311,9 @@ struct PtoScheduler {
       ++S[kLive];
       ++S[kCreated];
     }
+    // (the barriers ready when created: one done meanwhile by another's completion is done)
     for (int64_t d = first; d <= last; ++d)
-      if (d != tid && deps[d] == 0) complete_node(d);
+      if (d != tid && deps[d] == 0 && NF[kEnd][d] < 0) complete_node(d);
     return tid;
   }
   // The engine's TensorMap forgets the tasks before the oldest live one (a task window only).
