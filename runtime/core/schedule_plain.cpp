@@ -143,10 +143,10 @@ class Plain {
     const double t = s_.events.top().t;
     now_ = t;
     while (!s_.events.empty() && s_.events.top().t == t) {
-      const Event e = s_.events.pop();
-      const int64_t tid = e.tid;
+      const int64_t tid = s_.events.top().tid, w = s_.events.top().worker;
+      s_.events.pop();
       end_[tid] = t;
-      s_.idle[e.worker] = 1;
+      s_.idle[w] = 1;
       ++nidle_;
       ++completed_;
       complete_node(tid);

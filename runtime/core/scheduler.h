@@ -142,18 +142,16 @@ class Timeline {
     set(done_[i], t, seq, kind, worker, tid);
   }
   const Event& top() const { return issue_first() ? issues_[head_] : done_.back(); }
-  Event pop() {
+  // Drop the head (read it with top() first: a copy read at once stalls on store forwarding).
+  void pop() {
     if (!issue_first()) {
-      const Event e = done_.back();
       done_.pop_back();
-      return e;
+      return;
     }
-    const Event e = issues_[head_++];
-    if (head_ == issues_.size()) {
+    if (++head_ == issues_.size()) {
       issues_.clear();
       head_ = 0;
     }
-    return e;
   }
 
  private:
@@ -622,11 +620,14 @@ struct PtoScheduler {
     const double t = events.top().t;
     T[sched::kNow] = t;
     while (!events.empty() && events.top().t == t) {
-      const sched::Event e = events.pop();
-      if (e.kind == sched::kEvComplete)
-        complete_task(e.worker, e.tid);
+      const sched::Event& e = events.top();
+      const int32_t kind = e.kind, w = e.worker;
+      const int64_t tid = e.tid;
+      events.pop();
+      if (kind == sched::kEvComplete)
+        complete_task(w, tid);
       else
-        issue(e.tid);
+        issue(tid);
     }
     if (S[sched::kNIdle] > 0) dispatch_idle();
     return true;
