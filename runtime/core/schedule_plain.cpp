@@ -74,13 +74,18 @@ class Plain {
     const bool task = g_.kind[last] == 0;
     // (the task counts its predecessors the barriers complete, not issued yet)
     ncreated_ = task ? last : last + 1;
-    for (int64_t d = first; d <= last; ++d) {
+    // Every row is written once: a barrier's worker and start here, a task's when it starts
+    // (each does: nothing stops a plain run), ends when done, deps met when the last
+    // predecessor is done or here if that was before.
+    const int64_t barriers = task ? last : last + 1;
+    for (int64_t d = first; d < barriers; ++d) {
       worker_[d] = -1;
       start_[d] = end_[d] = -1.0;
-      deps_[d] = t;
-      if (created_) created_[d] = t;
+      if (left_[d] == 0) deps_[d] = t;
     }
-    for (int64_t d = first; d < last + (task ? 0 : 1); ++d)
+    if (created_)
+      for (int64_t d = first; d <= last; ++d) created_[d] = t;
+    for (int64_t d = first; d < barriers; ++d)
       if (left_[d] == 0 && end_[d] < 0) {  // (not done meanwhile by another's completion)
         end_[d] = now_;
         complete_node(d);
@@ -88,7 +93,10 @@ class Plain {
     if (task) {
       ncreated_ = last + 1;
       ++nissued_;
-      if (left_[last] == 0) enqueue(last);
+      if (left_[last] == 0) {  // (done before, or by the barriers just now: t)
+        deps_[last] = t;
+        enqueue(last);
+      }
     }
     if (nidle_ > 0) dispatch_idle();
   }
