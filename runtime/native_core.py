@@ -51,6 +51,7 @@ _HERE = Path(__file__).resolve().parent
 _SOURCES = [
     _HERE / "core" / "core.cpp",
     _HERE / "core" / "schedule.cpp",
+    _HERE / "core" / "schedule_plain.cpp",
     _HERE / "core" / "csp.cpp",
     _HERE / "core" / "bodies.cpp",
     _HERE / "ascend_host" / "src" / "tensormap.cpp",
@@ -517,6 +518,7 @@ class _SchedConfig(ctypes.Structure):
         ("order_after", ctypes.c_void_p),
         ("window_abort", ctypes.c_int64),
         ("stop_at", ctypes.c_int64),
+        ("general", ctypes.c_int64),
     ]
 
 
@@ -533,9 +535,13 @@ _ORDN = 13  # (S: tasks dispatched)
 
 
 class Schedule(NamedTuple):
-    """A cycles-mode schedule (runtime/run.py reads it): ``NI`` (8, nodes) int rows
-    (row 2 worker, 3 issue number, 4 stream, 5 lane), ``NF`` (6, nodes) float rows (0 start,
-    1 end, 2 issued, 3 dependencies met, 5 created), ``S`` counters then tasks run per worker,
+    """A cycles-mode schedule (runtime/run.py reads it): ``NI`` (4, nodes) int rows (worker,
+    issue number, stream, lane), ``NF`` (5, nodes) float rows (start, end, issued,
+    dependencies met, created: left unset without a generator cost or a task window, when
+    every node is created at 0). A plain schedule (``S[9]`` 1: timing immediate, no streams,
+    pipeline_depth, task window, work stealing or batch_deps, one priority) issues each task
+    as it is created and leaves issue numbers, streams, lanes and issue times unset (``Run``
+    makes them from the graph). ``S`` counters then tasks run per worker,
     ``R`` clock, stalls by cause, busy cycles per worker, ``order`` the dispatch order,
     ``spans`` (task or -1 for the generator, from, to) and the task window's TensorMap
     collections (after ``gc_at[i]`` nodes, the accesses of nodes before ``gc_old[i]``)."""
@@ -556,7 +562,7 @@ class Scheduler:
     def __init__(self) -> None:
         self._api = _api()
         self._ptr = self._api.pto_core_scheduler_new()
-        # The per-node outputs (NI, NF, order: 120 B a node), kept for the next run unless a
+        # The per-node outputs (NI, NF, order: 80 B a node), kept for the next run unless a
         # schedule of an earlier run still views them.
         self._out = np.empty(0, np.int64)
 
@@ -573,12 +579,14 @@ class Scheduler:
         config: Any,
         order_points: Sequence[int] = (),
         stop_at: int = -1,
+        general: bool = False,
     ) -> Schedule:
         """Schedule ``graph`` as the engine runs it with ``config`` (a SimConfig), each node
         costing ``costs[node]`` cycles; ``order_points`` lists how many tasks preceded each
         ordering point (batch_deps flushes there). With task_window's overflow=abort the run
         stops at the creation that finds the window full, and with ``stop_at`` before the
-        creation of that task (by number): ``Schedule.stopped`` then says so. NativeCoreError
+        creation of that task (by number): ``Schedule.stopped`` then says so. ``general``: the
+        general loop even for a plain schedule (tests compare the two). NativeCoreError
         when it cannot."""
         n = graph.num_nodes
         keep = [
@@ -627,6 +635,7 @@ class Scheduler:
             after.ctypes.data if config.batch_deps else None,
             int(config.window_overflow == "abort"),
             int(stop_at),
+            int(general),
         )
         NI, NF, order = self._outputs(n, max(n_tasks, 1))
         S = np.empty(_NS + workers, np.int64)
@@ -638,17 +647,17 @@ class Scheduler:
         return Schedule(NI, NF, S, R, order[: S[_ORDN]], self._spans(), *self._collections())
 
     def _outputs(self, n: int, n_order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """NI (8, n), NF (6, n) and order (n_order) in the kept memory: a new block when a
+        """NI (4, n), NF (5, n) and order (n_order) in the kept memory: a new block when a
         schedule still views the last (its Run is held) or the block is too small."""
-        size = 14 * n + n_order
+        size = 9 * n + n_order
         # Held by self._out, getrefcount's argument and each view of an earlier schedule.
         if sys.getrefcount(self._out) > 2 or len(self._out) < size:
             self._out = np.empty(size, np.int64)
         out = self._out
         return (
-            out[: 8 * n].reshape(8, n),
-            out[8 * n : 14 * n].view(np.float64).reshape(6, n),
-            out[14 * n : size],
+            out[: 4 * n].reshape(4, n),
+            out[4 * n : 9 * n].view(np.float64).reshape(5, n),
+            out[9 * n : size],
         )
 
     def _spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -27,10 +27,10 @@ from pto_wsp.runtime.native_core import Schedule
 __all__ = ["Run", "forget_collected"]
 
 # Rows of the scheduler's per-node arrays (native_core.Schedule).
-_WORKER, _ISEQ, _SOF, _LANE = 2, 3, 4, 5
-_START, _END, _ISSUED_T, _DEPS_T, _CREATED_T = 0, 1, 2, 3, 5
+_WORKER, _ISEQ, _SOF, _LANE = 0, 1, 2, 3
+_START, _END, _ISSUED_T, _DEPS_T, _CREATED_T = 0, 1, 2, 3, 4
 # Its counters (S) and floats (R).
-_STEALS, _LIVE, _CREATED, _COMPLETED, _SPANN, _WFULL, _NS = 3, 4, 5, 6, 12, 20, 21
+_STEALS, _LIVE, _CREATED, _COMPLETED, _PLAIN, _SPANN, _WFULL, _NS = 3, 4, 5, 6, 9, 12, 20, 21
 _NR = 8
 #: The stalls the scheduler sums (R[3:8]), in its order.
 _STALL_ORDER = ("dependencies", "stream_order", "pipeline_depth", "issue", "window")
@@ -102,14 +102,15 @@ class Run:
         self.pool_workers[POOL_ANY] = list(range(W))
         NI, NF = schedule.NI, schedule.NF
         self.worker_array = NI[_WORKER]
-        self.issue_seq_array = NI[_ISEQ]
-        self.stream_of_array = NI[_SOF]
-        self.lane_array = NI[_LANE]
         self.start_array = NF[_START]
         self.end_array = NF[_END]
-        self.issued_t_array = NF[_ISSUED_T]
         self.deps_t_array = NF[_DEPS_T]
         self._created_t = NF[_CREATED_T]
+        if not schedule.S[_PLAIN]:  # (a plain schedule's: made from the graph when read)
+            self.issue_seq_array = NI[_ISEQ]
+            self.stream_of_array = NI[_SOF]
+            self.lane_array = NI[_LANE]
+            self.issued_t_array = NF[_ISSUED_T]
         self.cost_array = costs
         self.order = schedule.order
         self._S = schedule.S
@@ -156,9 +157,29 @@ class Run:
     cost = property(lambda self: self._list("cost"))
     created_t = property(lambda self: self._list("created_t"))
 
+    # A plain schedule (no streams, timing immediate: native_core.Schedule) issues each task
+    # as it is created, so the scheduler does not write these: issue numbers count the tasks,
+    # a task's stream is its own, every lane 0, and a task is issued when it is created.
+    @functools.cached_property
+    def issue_seq_array(self) -> np.ndarray:
+        tasks = self.task_graph.kind == 0
+        return np.where(tasks, np.cumsum(tasks) - 1, -1)
+
+    @functools.cached_property
+    def stream_of_array(self) -> np.ndarray:
+        return np.where(self.task_graph.kind == 0, self.task_graph.stream, 0).astype(np.int64)
+
+    @functools.cached_property
+    def lane_array(self) -> np.ndarray:
+        return np.zeros(len(self.end_array), np.int64)
+
+    @functools.cached_property
+    def issued_t_array(self) -> np.ndarray:
+        return np.where(self.task_graph.kind == 0, self.created_t_array, -1.0)
+
     @property
     def created_t_array(self) -> np.ndarray:
-        if not (self.cfg.gen_cost or self.cfg.task_window):  # all created at 0 (not written)
+        if not (self.cfg.gen_cost or self.cfg.task_window):  # all created at 0 (left unset)
             return np.zeros(len(self.end_array))
         return self._created_t
 

@@ -9,6 +9,8 @@ a case must give the reference's outcome, field by field, for the fields it can 
   and targets, the worker of each task, issue order, start order per worker, issue order per
   stream, makespan, stalls by cause, stall spans, the error, and in functional mode the
   results;
+  A plain-shaped schedule (``plain_shaped``) is scheduled again with the core's general loop
+  forced, and every output of the two loops must be equal (``assert_loops_agree``);
 - ``native``: the native graph builder (lowering/cpu/native.py) alone, the graph — edges by
   kind, pools, targets, streams, every node's text;
 - ``ascend``: the Ascend host runtime (emitted, built with g++ once for every case, run on
@@ -41,6 +43,8 @@ from xdsl.dialects.builtin import ModuleOp
 from pto_wsp import Pipeline, module
 from pto_wsp.lowering.cpu.backend import compile_cpu_sim
 from pto_wsp.lowering.taskgraph import EDGE_KINDS, TaskGraph
+from pto_wsp.runtime.native_core import Scheduler
+from pto_wsp.runtime.run import Run
 from pto_wsp.tools.diagnostics import parse_located
 
 BY_NAME = {case.name: case for case in CASES}
@@ -159,6 +163,8 @@ def run_sim(case: Case, fast: bool) -> dict[str, Any]:
         return out
     graph = prog.graph()
     sim = prog._last()
+    if fast:  # (the run itself: a plain schedule's loops are compared)
+        out["last"] = sim
     tasks = graph.task_ids().tolist()
     per_worker: dict[int, list] = defaultdict(list)
     per_stream: dict[int, list] = defaultdict(list)
@@ -186,6 +192,59 @@ def run_sim(case: Case, fast: bool) -> dict[str, Any]:
     }
     return out
 
+
+def plain_shaped(config: Any, graph: TaskGraph) -> bool:
+    """Whether the core schedules ``graph`` with its plain loop (schedule_plain.cpp)."""
+    tasks = graph.kind == 0
+    return (
+        (config.timing == "immediate" or not config.timing_n)
+        and not (config.streams or config.pipeline_depth or config.task_window)
+        and not config.batch_deps
+        and config.dispatch != "work_steal"
+        and (config.ready != "priority" or len(np.unique(graph.priority[tasks])) <= 1)
+    )
+
+
+#: The counter (``Schedule.S``) saying the plain loop ran.
+PLAIN_RAN = 9
+#: The per-node arrays of a ``Run`` (all of them but ``cost``, the input).
+RUN_ARRAYS = (
+    "worker_array", "issue_seq_array", "stream_of_array", "lane_array", "start_array",
+    "end_array", "issued_t_array", "deps_t_array", "created_t_array", "order",
+)  # fmt: skip
+
+
+def assert_loops_agree(run: Run) -> None:
+    """``run`` (a plain schedule: the core's plain loop) has every output of the core's
+    general loop on the same graph, costs and config, to the bit."""
+    graph, costs, config = run.task_graph, run.cost_array, run.cfg
+    general = Run(
+        config=config,
+        graph=graph,
+        schedule=Scheduler().run(graph, costs, config, general=True),
+        costs=costs,
+        kernels={},
+        arrays={},
+    )
+    for name in RUN_ARRAYS:
+        assert np.array_equal(getattr(run, name), getattr(general, name)), name
+    plain, counters = run._S.tolist(), general._S.tolist()
+    assert plain[PLAIN_RAN] == 1 and counters[PLAIN_RAN] == 0
+    assert (
+        plain[:PLAIN_RAN] + plain[PLAIN_RAN + 1 :]
+        == counters[:PLAIN_RAN] + counters[PLAIN_RAN + 1 :]
+    )
+    assert run._R.tolist() == general._R.tolist()  # clock, stalls, busy cycles per worker
+    assert run.stall_spans == general.stall_spans
+
+
+#: Cases the core schedules with its plain loop: several worker counts, pools, targets,
+#: barriers, the generator's cost, equal and different costs.
+PLAIN = (
+    "plain", "plain_functional", "data_order", "structural", "one_worker",
+    "zero_cost", "free_barriers", "large", "pools", "round_robin", "hash",
+    "issue_fifo", "immediate", "dispatch_threshold", "regions_0",
+)  # fmt: skip
 
 _REFERENCE: dict[str, dict[str, Any]] = {}
 
@@ -334,6 +393,11 @@ def test_conformance(case, impl, request):
     if impl == "program":
         got = run_sim(case, fast=True)
         assert got["declined"] is None, got["declined"]
+        last = got.get("last")
+        if type(last) is Run and plain_shaped(last.cfg, last.task_graph):  # (not a pipeline)
+            assert_loops_agree(last)
+        else:
+            assert case.name not in PLAIN
     elif impl == "native":
         got = run_native(case)
     else:

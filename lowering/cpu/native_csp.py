@@ -85,12 +85,10 @@ class PipelineRun(Run):
 def _schedule(result: PipeResult) -> Schedule:
     """The run's results in the core scheduler's layout (runtime/run.py reads it)."""
     n, workers = len(result.worker), len(result.busy)
-    NI = np.zeros((8, n), np.int64)
-    NI[2], NI[3], NI[4], NI[5] = result.worker, result.issue, result.stream, result.lane
-    NF = np.zeros((6, n), np.float64)
-    NF[0], NF[1], NF[2], NF[3], NF[5] = (
-        result.start, result.end, result.issued, result.deps_met, result.created
-    )  # fmt: skip
+    NI = np.stack([result.worker, result.issue, result.stream, result.lane]).astype(np.int64)
+    NF = np.stack(
+        [result.start, result.end, result.issued, result.deps_met, result.created]
+    ).astype(np.float64)
     tasks = int((result.issue >= 0).sum())
     S = np.zeros(21 + workers, np.int64)
     S[3], S[5], S[6] = result.steals, tasks, tasks

@@ -174,7 +174,8 @@ typedef struct PtoSchedGraph {
 // a task whose creation finds the window full stops the run there (task_window's
 // overflow=abort). stop_at >= 0: the run stops before creating task number stop_at (its cost
 // could not be computed). A stopped run's counters say where (s: created, live, window full),
-// and its dispatch order holds the tasks started by then.
+// and its dispatch order holds the tasks started by then. general 1: the general loop even
+// where the plain one applies (tests compare the two).
 typedef struct PtoSchedConfig {
   int64_t workers;
   const uint8_t* worker_pool;
@@ -182,12 +183,14 @@ typedef struct PtoSchedConfig {
       depth_scope, batch_deps, gen_cost, task_window;
   double interval;
   const uint8_t* order_after;
-  int64_t window_abort, stop_at;
+  int64_t window_abort, stop_at, general;
 } PtoSchedConfig;
 
-// The caller's arrays the results go to (runtime/fastsched.py's layout): ni 8 rows of
-// num_nodes (blocked, deps, worker, issue number, stream, lane, and two links), nf 6 rows
-// (start, end, issued, dependencies met, gated since, created), order the dispatch order
+// The caller's arrays the results go to (runtime/native_core.py's Schedule): ni 4 rows of
+// num_nodes (worker, issue number, stream, lane), nf 5 rows (start, end, issued, dependencies
+// met, created: left unset without gen_cost or task_window, when every node is created at 0;
+// a plain schedule, s[9] 1, leaves issue number, stream, lane and issued unset: a task is
+// issued as it is created, on its own stream, lane 0), order the dispatch order
 // (num_tasks), s the counters then tasks run per worker (21 + workers), r the clock, the
 // five stalls (dependencies, stream order, pipeline depth, issue, window), then busy cycles
 // per worker (8 + workers).

@@ -95,7 +95,7 @@ bool PtoScheduler::prepare(const PtoSchedGraph* graph, const PtoSchedConfig* con
   csr = true;
   hooks = nullptr;
   const int64_t n = g.num_nodes;
-  task_ids.clear();
+  one_priority = true;
   for (int64_t i = 0; i < n; ++i) {
     const uint8_t p = g.pool[i];
     if (p != 0 && p != 1 && p != 255) {
@@ -107,8 +107,14 @@ bool PtoScheduler::prepare(const PtoSchedGraph* graph, const PtoSchedConfig* con
       error = "node " + std::to_string(i) + ": a cost not in [0, 2^53)";
       return false;
     }
-    if (g.kind[i] == 0) task_ids.push_back(i);
   }
+  // (tasks of one priority are ready in issue order, as with none)
+  const int64_t* first = nullptr;
+  for (int64_t i = 0; config->ready_priority && one_priority && i < n; ++i)
+    if (g.kind[i] == 0) {
+      if (first == nullptr) first = &g.priority[i];
+      one_priority = g.priority[i] == *first;
+    }
   for (int r = 0; r < kNI; ++r) NI[r] = out->ni + r * n;
   for (int r = 0; r < kNF; ++r) NF[r] = out->nf + r * n;
   S = out->s;
@@ -120,7 +126,11 @@ bool PtoScheduler::prepare(const PtoSchedGraph* graph, const PtoSchedConfig* con
   W = std::max<int64_t>(config->workers, 1);
   configure(*config);
   cap = n;
-  pidx.resize(n);
+  if (plain()) return true;
+  rows(n);
+  task_ids.clear();
+  for (int64_t i = 0; i < n; ++i)
+    if (g.kind[i] == 0) task_ids.push_back(i);
   sdense.assign(keyed_scopes ? n : 0, 0);
   predone.assign(n, 0);
   return true;
@@ -158,11 +168,21 @@ void PtoScheduler::grow(int64_t n) {
   }
   own_order.resize(n);
   order = own_order.data();
-  pidx.resize(n);
+  rows(n);
   ehead.resize(n);
   etail.resize(n);
   if (keyed_scopes) sdense.resize(n);
   cap = n;
+}
+
+// The general loop's per-node state for n nodes.
+void PtoScheduler::rows(int64_t n) {
+  blk.resize(n);
+  deps.resize(n);
+  gnext.resize(n);
+  snext.resize(n);
+  gsince.resize(n);
+  pidx.resize(n);
 }
 
 // The task window is full: the buffers flushed, then the generator waits for completions.
@@ -212,6 +232,10 @@ void PtoScheduler::run() {
   if (T[kNow] < T[kGen]) T[kNow] = T[kGen];
   while (advance()) {
   }
+  check_drained();
+}
+
+void PtoScheduler::check_drained() {
   if (S[kCompleted] != S[kCreated])
     error = "internal: " + std::to_string(S[kCreated] - S[kCompleted]) +
             " task(s) never ran (a dependency cycle or a lost release)";
@@ -225,7 +249,10 @@ int32_t pto_core_schedule(PtoScheduler* s, const PtoSchedGraph* graph, const Pto
                          PtoSchedOut* out) {
   try {
     if (!s->prepare(graph, config, out)) return 1;
-    s->run();
+    if (s->plain())
+      s->run_plain();
+    else
+      s->run();
   } catch (const std::exception& e) {
     s->error = std::string("the scheduler ran out of memory: ") + e.what();
   }

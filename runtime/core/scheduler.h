@@ -32,11 +32,12 @@ namespace rules = pto::wsp::rules;
 namespace sched {
 
 // Rows of the per-node outputs (PtoSchedOut's ni and nf).
-enum { kBlk, kDeps, kWorker, kIseq, kSof, kLane, kGnext, kSnext, kNI };
-enum { kStart, kEnd, kIssuedT, kDepsT, kGsince, kCreatedT, kNF };
-// Int counters (PtoSchedOut's s, its layout kept: the host reads some by index).
+enum { kWorker, kIseq, kSof, kLane, kNI };
+enum { kStart, kEnd, kIssuedT, kDepsT, kCreatedT, kNF };
+// Int counters (PtoSchedOut's s, its layout kept: the host reads some by index). kPlain: the
+// plain loop ran (schedule_plain.cpp).
 enum {
-  kIssued, kRR, kLastC, kSteals, kLive, kCreated, kCompleted, kNCreated, kEseq, kEvn, kBdn,
+  kIssued, kRR, kLastC, kSteals, kLive, kCreated, kCompleted, kNCreated, kEseq, kPlain, kBdn,
   kTbn, kSpanN, kOrdN, kNIdle, kOldest, kSinceGc, kGcN, kGrown, kGrownWait, kWFull, kNS
 };
 enum { kNow, kNextIssue, kGen, kNR = 8 };
@@ -52,12 +53,15 @@ struct Ready {
 };
 // (comparators as types: std's heap functions inline them)
 struct Later {
-  bool operator()(const Ready& a, const Ready& b) const { return b < a; }
+  template <class T>
+  bool operator()(const T& a, const T& b) const { return b < a; }
 };
 
 // A ready queue: a FIFO of the tasks pushed in ascending order (most of them) and a heap of
-// the others; its head is the smaller of the two heads.
-class Queue {
+// the others; its head is the smaller of the two heads. The general path queues Ready
+// entries; the plain loop (schedule_plain.cpp) queues bare task ids, its order's key.
+template <class T>
+class BasicQueue {
  public:
   void clear() {
     ring_.clear();
@@ -65,7 +69,7 @@ class Queue {
     heap_.clear();
   }
   size_t size() const { return ring_.size() - head_ + heap_.size(); }
-  void push(const Ready& r) {
+  void push(const T& r) {
     if (head_ == ring_.size() || ring_.back() < r) {
       ring_.push_back(r);
     } else {
@@ -73,14 +77,14 @@ class Queue {
       std::push_heap(heap_.begin(), heap_.end(), Later());
     }
   }
-  const Ready& top() const {
+  const T& top() const {
     if (head_ < ring_.size() && (heap_.empty() || ring_[head_] < heap_.front()))
       return ring_[head_];
     return heap_.front();
   }
-  Ready pop() {
+  T pop() {
     if (head_ < ring_.size() && (heap_.empty() || ring_[head_] < heap_.front())) {
-      Ready r = ring_[head_++];
+      T r = ring_[head_++];
       if (head_ == ring_.size()) {
         ring_.clear();
         head_ = 0;
@@ -88,15 +92,16 @@ class Queue {
       return r;
     }
     std::pop_heap(heap_.begin(), heap_.end(), Later());
-    Ready r = heap_.back();
+    T r = heap_.back();
     heap_.pop_back();
     return r;
   }
 
  private:
-  std::vector<Ready> ring_, heap_;
+  std::vector<T> ring_, heap_;
   size_t head_ = 0;
 };
+using Queue = BasicQueue<Ready>;
 
 struct Event {
   double t;
@@ -123,34 +128,42 @@ class Timeline {
     head_ = 0;
   }
   bool empty() const { return done_.empty() && head_ == issues_.size(); }
-  void push(const Event& e) {
-    if (e.kind == kEvIssue) {
-      issues_.push_back(e);
+  // (an event written field by field in its place: one built and copied at once stalls on
+  // store forwarding)
+  void push(double t, int64_t seq, int32_t kind, int32_t worker, int64_t tid) {
+    if (kind == kEvIssue) {
+      set(issues_.emplace_back(), t, seq, kind, worker, tid);
       return;
     }
-    done_.push_back(e);
+    done_.emplace_back();
     size_t i = done_.size() - 1;
-    for (; i > 0 && !EventLater()(done_[i - 1], e); --i) done_[i] = done_[i - 1];
-    done_[i] = e;
+    // (seq is the newest: the events due at t or sooner come after it)
+    for (; i > 0 && done_[i - 1].t <= t; --i) done_[i] = done_[i - 1];
+    set(done_[i], t, seq, kind, worker, tid);
   }
   const Event& top() const { return issue_first() ? issues_[head_] : done_.back(); }
-  Event pop() {
+  // Drop the head (read it with top() first: a copy read at once stalls on store forwarding).
+  void pop() {
     if (!issue_first()) {
-      const Event e = done_.back();
       done_.pop_back();
-      return e;
+      return;
     }
-    const Event e = issues_[head_++];
-    if (head_ == issues_.size()) {
+    if (++head_ == issues_.size()) {
       issues_.clear();
       head_ = 0;
     }
-    return e;
   }
 
  private:
   bool issue_first() const {
     return head_ < issues_.size() && (done_.empty() || EventLater()(done_.back(), issues_[head_]));
+  }
+  static void set(Event& e, double t, int64_t seq, int32_t kind, int32_t worker, int64_t tid) {
+    e.t = t;
+    e.seq = seq;
+    e.kind = kind;
+    e.worker = worker;
+    e.tid = tid;
   }
   std::vector<Event> done_, issues_;
   size_t head_ = 0;
@@ -185,9 +198,14 @@ struct PtoScheduler {
   std::vector<uint8_t> serves;  // [W][3]
   PtoSchedHooks* hooks = nullptr;
   bool halted = false;
-  // Per node: pool index, depth scope (per stream without streams: its stream, densely
-  // numbered as first seen), predecessors done before it was created (CSR); a growing graph's
-  // fanout as linked edge lists in creation order.
+  // Per node: what blocks it (predecessors, its issue, its lane's earlier task), predecessors
+  // not done, the next task gated in its depth scope and in its lane, gated since (the
+  // general loop's, not outputs); pool index, depth scope (per stream without streams: its
+  // stream, densely numbered as first seen), predecessors done before it was created (CSR);
+  // a growing graph's fanout as linked edge lists in creation order.
+  std::vector<int32_t> blk, deps;
+  std::vector<int64_t> gnext, snext;
+  std::vector<double> gsince;
   std::vector<uint8_t> pidx;
   std::vector<int64_t> sdense, predone;
   std::unordered_map<int64_t, int64_t> stream_scope;
@@ -214,6 +232,11 @@ struct PtoScheduler {
   std::vector<int64_t> span_cause, span_tid, gc_at, gc_old;
   std::vector<double> span_t0, span_t1;
   std::string error;
+  // The plain loop's state (schedule_plain.cpp): predecessors not done per node, the queues
+  // of task ids; one_priority: every task has the same priority.
+  std::vector<int32_t> left;
+  std::vector<sched::BasicQueue<int64_t>> plain_queues;
+  bool one_priority = true;
 
   // ---------------------------------------------------------------- setting up (schedule.cpp)
   bool prepare(const PtoSchedGraph* graph, const PtoSchedConfig* config, PtoSchedOut* out);
@@ -222,20 +245,25 @@ struct PtoScheduler {
   void configure(const PtoSchedConfig& config);
   const PtoSchedGraph* ascending(const PtoSchedGraph* graph);
   void grow(int64_t n);
+  void rows(int64_t n);
   void run();
   bool wait_window(double& gt);
+  void check_drained();  // after a whole run: every task created ran
+  // Whether the plain loop applies (schedule_plain.cpp), and that loop.
+  bool plain() const;
+  void run_plain();
 
   // ---------------------------------------------------------------- a growing graph
   // Nodes [first, n) exist, created now (g's node arrays, set by the caller, hold them).
   void add_nodes(int64_t first, int64_t n) {
     if (n > cap) grow(n);
     init_rows(first, n - 1, T[sched::kNow]);
-    for (int64_t d = first; d < n; ++d) NI[sched::kDeps][d] = 0, ehead[d] = etail[d] = -1;
+    for (int64_t d = first; d < n; ++d) deps[d] = 0, ehead[d] = etail[d] = -1;
   }
   // Edge s -> d (d added last, s before it): it counts while s is not done.
   void add_edge(int64_t s, int64_t d) {
     if (NF[sched::kEnd][s] >= 0) return;
-    ++NI[sched::kDeps][d];
+    ++deps[d];
     const int64_t e = static_cast<int64_t>(edst.size());
     edst.push_back(d);
     enext.push_back(-1);
@@ -259,11 +287,10 @@ struct PtoScheduler {
   void init_rows(int64_t first, int64_t last, double t) {
     using namespace sched;  // NOLINT(build/namespaces): the row names
     for (int64_t d = first; d <= last; ++d) {
-      NI[kWorker][d] = NI[kIseq][d] = NI[kGnext][d] = NI[kSnext][d] = -1;
+      NI[kWorker][d] = NI[kIseq][d] = -1;
       NI[kSof][d] = NI[kLane][d] = 0;
       NF[kStart][d] = NF[kEnd][d] = NF[kIssuedT][d] = -1.0;
       NF[kDepsT][d] = NF[kCreatedT][d] = t;
-      NF[kGsince][d] = 0.0;
     }
   }
   int64_t register_nodes(int64_t first, int64_t last, double t) {
@@ -273,8 +300,8 @@ struct PtoScheduler {
     if (csr) init_rows(first, last, t);
     for (int64_t d = first; d <= last; ++d) {
       // predecessors already done when d is created do not count
-      if (csr) NI[kDeps][d] = g.fanin[d] - predone[d];
-      NI[kBlk][d] = NI[kDeps][d] + (d == tid ? 1 : 0);
+      if (csr) deps[d] = g.fanin[d] - predone[d];
+      blk[d] = deps[d] + (d == tid ? 1 : 0);
       pidx[d] = static_cast<uint8_t>(rules::pool_index(g.pool[d]));
       if (keyed_scopes) sdense[d] = dense_stream(g.stream[d]);
     }
@@ -282,8 +309,9 @@ struct PtoScheduler {
       ++S[kLive];
       ++S[kCreated];
     }
+    // (the barriers ready when created: one done meanwhile by another's completion is done)
     for (int64_t d = first; d <= last; ++d)
-      if (d != tid && NI[kDeps][d] == 0) complete_node(d);
+      if (d != tid && deps[d] == 0 && NF[kEnd][d] < 0) complete_node(d);
     return tid;
   }
   // The engine's TensorMap forgets the tasks before the oldest live one (a task window only).
@@ -384,10 +412,10 @@ struct PtoScheduler {
       const int64_t placed = target < 0 ? -1 : rules::target_worker(target, cand[pidx[tid]]);
       const int64_t lane = rules::lane_of(s, c.streams, placed);
       NI[kLane][tid] = lane;
-      NI[kSnext][tid] = -1;
+      snext[tid] = -1;
       if (lhead[lane] >= 0) {
-        ++NI[kBlk][tid];
-        NI[kSnext][ltail[lane]] = tid;
+        ++blk[tid];
+        snext[ltail[lane]] = tid;
       } else {
         lhead[lane] = tid;
       }
@@ -401,7 +429,7 @@ struct PtoScheduler {
 
   // ---------------------------------------------------------------- ready queues
   void dec(int64_t tid) {
-    if (--NI[sched::kBlk][tid] == 0) ready(tid);
+    if (--blk[tid] == 0) ready(tid);
   }
   void ready(int64_t tid) {
     using namespace sched;  // NOLINT(build/namespaces)
@@ -476,13 +504,13 @@ struct PtoScheduler {
       if (c.depth) {
         const int64_t sc = scope_of(tid);
         if (infl[sc] >= c.depth) {  // gated until a task of its scope completes
-          NI[kGnext][tid] = -1;
+          gnext[tid] = -1;
           if (ghead[sc] >= 0)
-            NI[kGnext][gtail[sc]] = tid;
+            gnext[gtail[sc]] = tid;
           else
             ghead[sc] = tid;
           gtail[sc] = tid;
-          NF[kGsince][tid] = T[kNow];
+          gsince[tid] = T[kNow];
           continue;
         }
         ++infl[sc];
@@ -494,7 +522,7 @@ struct PtoScheduler {
       NF[kStart][tid] = now;
       if (c.streams) {  // the next task of its lane may start too
         const int64_t lane = NI[kLane][tid];
-        const int64_t nxt = NI[kSnext][lhead[lane]];
+        const int64_t nxt = snext[lhead[lane]];
         lhead[lane] = nxt;
         if (nxt < 0)
           ltail[lane] = -1;
@@ -520,9 +548,9 @@ struct PtoScheduler {
   }
   // A successor s of a node done now.
   void succeed(int64_t s, double now) {
-    if (--NI[sched::kDeps][s] == 0) NF[sched::kDepsT][s] = now;
+    if (--deps[s] == 0) NF[sched::kDepsT][s] = now;
     if (g.kind[s] == 1) {
-      if (--NI[sched::kBlk][s] == 0) stack.push_back(s);
+      if (--blk[s] == 0) stack.push_back(s);
     } else {
       dec(s);
     }
@@ -563,12 +591,12 @@ struct PtoScheduler {
       int64_t first = ghead[sc];
       if (first >= 0) {  // the gated tasks of the scope queue again, in the order they came
         ghead[sc] = gtail[sc] = -1;
-        for (int64_t q = first; q >= 0; q = NI[kGnext][q]) {
-          stalls[kStDepth] += now - NF[kGsince][q];
-          span(kStDepth, q, NF[kGsince][q], now);
+        for (int64_t q = first; q >= 0; q = gnext[q]) {
+          stalls[kStDepth] += now - gsince[q];
+          span(kStDepth, q, gsince[q], now);
         }
         for (int64_t q = first; q >= 0;) {
-          const int64_t nxt = NI[kGnext][q];
+          const int64_t nxt = gnext[q];
           enqueue(q);
           q = nxt;
         }
@@ -582,7 +610,7 @@ struct PtoScheduler {
 
   // ---------------------------------------------------------------- time
   void epush(double t, int32_t kind, int32_t w, int64_t tid) {
-    events.push(sched::Event{t, ++S[sched::kEseq], kind, w, tid});
+    events.push(t, ++S[sched::kEseq], kind, w, tid);
   }
   double now() const { return T[sched::kNow]; }
   // The next instant: its events handled together (completions, rate_limit issues), then idle
@@ -592,11 +620,14 @@ struct PtoScheduler {
     const double t = events.top().t;
     T[sched::kNow] = t;
     while (!events.empty() && events.top().t == t) {
-      const sched::Event e = events.pop();
-      if (e.kind == sched::kEvComplete)
-        complete_task(e.worker, e.tid);
+      const sched::Event& e = events.top();
+      const int32_t kind = e.kind, w = e.worker;
+      const int64_t tid = e.tid;
+      events.pop();
+      if (kind == sched::kEvComplete)
+        complete_task(w, tid);
       else
-        issue(e.tid);
+        issue(tid);
     }
     if (S[sched::kNIdle] > 0) dispatch_idle();
     return true;
