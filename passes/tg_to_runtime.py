@@ -7,7 +7,7 @@ calls of the core's C API (runtime/core/pto_wsp_core.h), declared as ``func.func
 
 | tg | calls |
 |---|---|
-| `tg.task` | `pto_tg_task_begin(ctx, kernel, site, pool, domain, target, stream, priority)`, then per parameter `pto_tg_task_scalar`, per coordinate `pto_tg_task_coord`, per resource of rank R `pto_tg_task_region<R>(ctx, tensor, access, offset, size, stride, ...)` (per root dimension its offset, size and stride), then `pto_tg_task_submit(ctx)` |
+| `tg.task` | `pto_tg_task(ctx, entry, values)`: the address of the task site's entry in the program's site table (a constant ``memref.global``, ``@__pto_sites_<program>``: what every task of the site shares) and of the function's task values (a ``memref.alloca`` made once, the task's own values stored in it before the call) |
 | `tg.ordered` | `pto_tg_ordered_enter(ctx)`, its body, `pto_tg_ordered_exit(ctx)` |
 | `tg.order_point` | `pto_tg_order_point(ctx)` |
 | `tg.seq` | `pto_tg_seq(ctx) -> index` |
@@ -45,6 +45,7 @@ from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
+    DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -54,6 +55,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     StringAttr,
+    TensorType,
     UnitAttr,
 )
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
@@ -72,12 +74,8 @@ MAX_RANK = 8
 
 #: The core's C API the lowered programs call: name -> number of index operands, results.
 RUNTIME_API: dict[str, tuple[int, int]] = {
-    "pto_tg_task_begin": (8, 0),
-    "pto_tg_task_scalar": (2, 0),
-    "pto_tg_task_coord": (2, 0),
-    # A region of rank R (up to MAX_RANK): tensor, access, then per root dimension offset, size, stride.
-    **{f"pto_tg_task_region{r}": (3 + 3 * r, 0) for r in range(MAX_RANK + 1)},
-    "pto_tg_task_submit": (1, 0),
+    # A task: its site's entry in the site table and its values (pto_wsp_core.h).
+    "pto_tg_task": (3, 0),
     "pto_tg_ordered_enter": (1, 0),
     "pto_tg_order_point": (1, 0),
     "pto_tg_ordered_exit": (1, 0),
@@ -159,6 +157,14 @@ class _Lowering:
     replica: SSAValue | None = None
     sends: set[int] = field(default_factory=set)
     receives: set[int] = field(default_factory=set)
+    #: The program's site table (``table_name``: pto_tg_task's entries, concatenated), the
+    #: functions' references to it, and per function its site table address, task values
+    #: and their address; per task values array the most a task stores.
+    table_name: str = ""
+    sites: list[int] = field(default_factory=list)
+    refs: list[memref.GetGlobalOp] = field(default_factory=list)
+    buffers: tuple[SSAValue, memref.AllocaOp, SSAValue] | None = None
+    given: dict[memref.AllocaOp, int] = field(default_factory=dict)
 
     @property
     def ctx(self) -> SSAValue:
@@ -379,6 +385,8 @@ class _Lowering:
         Rewriter.erase_op(op)
 
     def task(self, op: tg.TaskOp) -> None:
+        """One call: what every task of the site shares goes to the site table, the rest is
+        stored in the function's task values (pto_wsp_core.h ``pto_tg_task``)."""
         kernel = op.kernel.root_reference.data
         if kernel not in self.kernels:
             self.kernels.append(kernel)
@@ -387,42 +395,54 @@ class _Lowering:
         pool: Value = POOLS[op.pool.data if op.pool else "any"]
         if op.dynamic_pool is not None:
             pool = op.dynamic_pool
-        target: Value = op.target if op.target is not None else -1
-        stream: Value = op.stream if op.stream is not None else 0
-        priority: Value = op.priority if op.priority is not None else 0
+        place = [
+            pool,
+            op.target if op.target is not None else -1,
+            op.stream if op.stream is not None else 0,
+            op.priority if op.priority is not None else 0,
+        ]
         views = [self.view(r, op) for r in op.resources]
         self.kept.append([list(v.kept) for v in views])
         self.scalars.append("".join(_scalar_kind(p, op) for p in op.params))
-        scalars = [self.scalar(p, op) for p in op.params]
-        self.call(
-            "pto_tg_task_begin",
-            [
-                self.kernels.index(kernel),
-                site,
-                pool,
-                DOMAINS[op.domain.data],
-                target,
-                stream,
-                priority,
-            ],
-            op,
-        )
-        for s in scalars:
-            self.call("pto_tg_task_scalar", [s], op)
-        for c in op.coords:
-            self.call("pto_tg_task_coord", [c], op)
+        given: list[SSAValue] = []
+        constants, varying = _split(place, given)
+        entry = [site, self.kernels.index(kernel), DOMAINS[op.domain.data], *constants, varying]
+        entry += [len(op.params), len(op.coords), len(views)]
+        given += [self.scalar(p, op) for p in op.params]
+        given += op.coords
         for view, access in zip(views, op.access):
             rank = len(view.offsets)
             if rank > MAX_RANK:
                 _fail(op, f"a region of rank {rank}: the runtime core takes ranks up to {MAX_RANK}")
+            entry += [view.tensor, ACCESS[access.data], rank]
+            # (constants too: a store each here costs less than the core merging them in)
             dims = zip(view.offsets, view.sizes, view.strides)
-            self.call(
-                f"pto_tg_task_region{rank}",
-                [view.tensor, ACCESS[access.data], *(v for dim in dims for v in dim)],
-                op,
-            )
-        self.call("pto_tg_task_submit", [], op)
+            given += [self.value(v, op) for dim in dims for v in dim]
+        table, values, address = self.task_buffers()
+        for i, value in enumerate(given):
+            self.emit(memref.StoreOp.get(value, values.memref, [self.value(i, op)]), op)
+        self.given[values] = max(self.given.get(values, 0), len(given))
+        at = self.add(table, 8 * len(self.sites), op)
+        self.sites += entry
+        self.call("pto_tg_task", [at, address], op)
         Rewriter.erase_op(op)
+
+    def task_buffers(self) -> tuple[SSAValue, memref.AllocaOp, SSAValue]:
+        """This function's address of the program's site table, its task values (a stack
+        array) and their address: made once at its entry, sized when the program is done."""
+        if self.buffers is None:
+            ref = memref.GetGlobalOp(self.table_name, MemRefType(IntegerType(64), [0]))
+            values = memref.AllocaOp.get(IndexType(), shape=[0])
+            table = memref.ExtractAlignedPointerAsIndexOp.get(ref)
+            address = memref.ExtractAlignedPointerAsIndexOp.get(values)
+            block = self.func.body.block
+            Rewriter.insert_op([ref, values, table, address], InsertPoint.at_start(block))
+            for op, hint in ((ref, "sites"), (values, "values"), (table, "sites_at")):
+                op.results[0].name_hint = hint
+            address.results[0].name_hint = "values_at"
+            self.buffers = (table.aligned_pointer, values, address.aligned_pointer)
+            self.refs.append(ref)
+        return self.buffers
 
     def scalar(self, value: SSAValue, op: tg.TaskOp) -> SSAValue:
         """A task scalar as the index the core records: an integer cast, a float's f64 bits."""
@@ -551,6 +571,22 @@ class _Lowering:
         """The call telling the runtime that ``check`` failed (not inserted)."""
         return func.CallOp("pto_tg_check_failed", [self.ctx, self.value(check, op)], [])
 
+    def site_table(self) -> list[Operation]:
+        """The program's site table (none without a task), its references and the task values
+        arrays given their sizes."""
+        if not self.refs:
+            return []
+        type_ = MemRefType(IntegerType(64), [len(self.sites)])
+        for ref in self.refs:
+            sized = memref.GetGlobalOp(self.table_name, type_)
+            Rewriter.replace_op(ref, sized)
+        for values, count in self.given.items():
+            Rewriter.replace_op(values, memref.AllocaOp.get(IndexType(), shape=[count]))
+        data = DenseIntOrFPElementsAttr.from_list(
+            TensorType(IntegerType(64), [len(self.sites)]), self.sites
+        )
+        return [memref.GlobalOp.get(StringAttr(self.table_name), type_, data, constant=UnitAttr())]
+
     def finish(self, program: tg.ProgramOp) -> None:
         """Drop the subviews only tasks used, write integer constants as MLIR reads them
         (signed: ``18446744073709551615 : index`` is -1), attach the runtime's tables."""
@@ -601,6 +637,21 @@ def _signed(op: arith.ConstantOp) -> None:
     value = attr.value.data
     if value >= 1 << (width - 1):
         op.properties["value"] = IntegerAttr(value - (1 << width), type_)
+
+
+def _split(values: Sequence[Value], given: list[SSAValue]) -> tuple[list[int], int]:
+    """The constants of ``values`` (0 where a value is not one) and which are not (bit j: the
+    j-th, appended to ``given``): a site table's part and the task's."""
+    constants, varying = [], 0
+    for j, v in enumerate(values):
+        known = _known(v)
+        if isinstance(known, int):
+            constants.append((known + (1 << 63)) % (1 << 64) - (1 << 63))  # (as int64)
+        else:
+            constants.append(0)
+            varying |= 1 << j
+            given.append(known)
+    return constants, varying
 
 
 def _scalar_kind(value: SSAValue, op: Operation) -> str:
@@ -654,9 +705,15 @@ def _expand_calls(module: ModuleOp, program: tg.ProgramOp, stack: tuple[str, ...
     return copy
 
 
-def lower_program(module: ModuleOp, program: tg.ProgramOp) -> list[func.FuncOp]:
-    """The func.funcs calling the runtime core that ``program`` becomes: one, or for a
-    pipeline one per process and last the program's own (its tables, an empty body)."""
+def site_table_name(program: str) -> str:
+    """The symbol of the site table of ``program`` (a ``memref.global`` beside its code)."""
+    return f"__pto_sites_{program}"
+
+
+def lower_program(module: ModuleOp, program: tg.ProgramOp) -> list[Operation]:
+    """What ``program`` becomes: its site table (when it creates tasks), then the func.funcs
+    calling the runtime core: one, or for a pipeline one per process and last the program's
+    own (its tables, an empty body)."""
     name = program.sym_name.data
     if (found := call_cycle(program, module)) is not None:
         chain = " -> ".join(f"@{n}" for n in found[1])
@@ -670,7 +727,7 @@ def lower_program(module: ModuleOp, program: tg.ProgramOp) -> list[func.FuncOp]:
     inputs = [IndexType(), *program.function_type.inputs.data]
     function = func.FuncOp(name, (inputs, []), Region([body]))
     function.attributes["pto.arg_names"] = ArrayAttr(list(program.arg_names.data))
-    lowering = _Lowering(function)
+    lowering = _Lowering(function, table_name=site_table_name(name))
     if any(isinstance(op, tg_events.EVENT_OPS_TYPES) for op in body.walk()):
         # (before the first task: the core tracks every task's stream from there)
         Rewriter.insert_op(
@@ -681,7 +738,7 @@ def lower_program(module: ModuleOp, program: tg.ProgramOp) -> list[func.FuncOp]:
         Rewriter.erase_op(body.last_op)
     body.add_op(func.ReturnOp())
     lowering.finish(program)
-    return [function]
+    return [*lowering.site_table(), function]
 
 
 def _lower_pipeline(program: tg.ProgramOp, expanded: tg.ProgramOp) -> list[func.FuncOp]:
@@ -699,13 +756,17 @@ def _lower_pipeline(program: tg.ProgramOp, expanded: tg.ProgramOp) -> list[func.
         arg.name_hint = hint
     main = func.FuncOp(name, (inputs, []), Region(entry))
     main.attributes["pto.arg_names"] = names
-    lowering = _Lowering(main, queues={q.sym_name.data: i for i, q in enumerate(queues)})
+    lowering = _Lowering(
+        main,
+        queues={q.sym_name.data: i for i, q in enumerate(queues)},
+        table_name=site_table_name(name),
+    )
     functions, described = [], []
     for process in expanded.processes():
         function = _process_function(name, process, block, inputs)
         function.attributes["pto.arg_names"] = names
         lowering.func, lowering.replica = function, function.body.block.args[-1]
-        lowering.views, lowering.constants = {}, {}
+        lowering.views, lowering.constants, lowering.buffers = {}, {}, None
         lowering.sends, lowering.receives = set(), set()
         lowering.block(function.body.block)
         function.body.block.add_op(func.ReturnOp())
@@ -741,7 +802,7 @@ def _lower_pipeline(program: tg.ProgramOp, expanded: tg.ProgramOp) -> list[func.
         ]
     )
     main.attributes["pto.processes"] = ArrayAttr(described)
-    return [*functions, main]
+    return [*lowering.site_table(), *functions, main]
 
 
 def _process_function(
@@ -773,8 +834,12 @@ def _declarations() -> list[func.FuncOp]:
 def runtime_module(module: ModuleOp, programs: Sequence[tg.ProgramOp]) -> ModuleOp:
     """A new module: the runtime API's declarations, the module's ``memref.global`` data and
     the func.func of each of ``programs`` (``module`` is left as it is)."""
+    data = [op for op in module.ops if isinstance(op, memref.GlobalOp)]
+    for op in data:
+        if op.sym_name.data.startswith(site_table_name("")):
+            _fail(op, f"@{op.sym_name.data}: a name the pass keeps for programs' site tables")
+    data = [op.clone() for op in data]
     lowered = [f for p in programs for f in lower_program(module, p)]
-    data = [op.clone() for op in module.ops if isinstance(op, memref.GlobalOp)]
     return ModuleOp([*_declarations(), *data, *lowered])
 
 
