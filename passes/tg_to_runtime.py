@@ -7,7 +7,7 @@ calls of the core's C API (runtime/core/pto_wsp_core.h), declared as ``func.func
 
 | tg | calls |
 |---|---|
-| `tg.task` | `pto_tg_task(ctx, entry, values)`: the address of the task site's entry in the program's site table (a constant ``memref.global``, ``@__pto_sites_<program>``: what every task of the site shares) and of the function's task values (a ``memref.alloca`` made once, the task's own values stored in it before the call) |
+| `tg.task` | `pto_tg_task(ctx, entry, values)`: the address of the task site's entry in the program's site table (a constant ``memref.global``, ``@__pto_sites_<program>``: what every task of the site shares) and of the site's slots in the function's task values (a ``memref.alloca`` made once: what cannot change stored at the entry, the rest before the call) |
 | `tg.ordered` | `pto_tg_ordered_enter(ctx)`, its body, `pto_tg_ordered_exit(ctx)` |
 | `tg.order_point` | `pto_tg_order_point(ctx)` |
 | `tg.seq` | `pto_tg_seq(ctx) -> index` |
@@ -103,6 +103,11 @@ ACCESS = {"in": 0, "out": 1, "inout": 2}
 POOLS = {"vector": 0, "cube": 1, "any": 255}
 DOMAINS = {"host_cpu": 0, "aicore": 1, "aie_tile": 2}
 
+#: The slots (int64) of a function's task values that sites may own: a site's values that
+#: cannot change are then stored once, at the function's entry, not per task. Past it, sites
+#: share slots and store each value per task (the array stays small on a process's stack).
+OWN_VALUES = 1024
+
 #: How deep tg.call may nest (a chain without a cycle) before the pass gives up.
 MAX_CALL_DEPTH = 64
 
@@ -159,12 +164,12 @@ class _Lowering:
     receives: set[int] = field(default_factory=set)
     #: The program's site table (``table_name``: pto_tg_task's entries, concatenated), the
     #: functions' references to it, and per function its site table address, task values
-    #: and their address; per task values array the most a task stores.
+    #: and their address; per task values array the slots sites own and the shared ones.
     table_name: str = ""
     sites: list[int] = field(default_factory=list)
     refs: list[memref.GetGlobalOp] = field(default_factory=list)
     buffers: tuple[SSAValue, memref.AllocaOp, SSAValue] | None = None
-    given: dict[memref.AllocaOp, int] = field(default_factory=dict)
+    given: dict[memref.AllocaOp, list[int]] = field(default_factory=dict)
 
     @property
     def ctx(self) -> SSAValue:
@@ -404,7 +409,7 @@ class _Lowering:
         views = [self.view(r, op) for r in op.resources]
         self.kept.append([list(v.kept) for v in views])
         self.scalars.append("".join(_scalar_kind(p, op) for p in op.params))
-        given: list[SSAValue] = []
+        given: list[Value] = []
         constants, varying = _split(place, given)
         entry = [site, self.kernels.index(kernel), DOMAINS[op.domain.data], *constants, varying]
         entry += [len(op.params), len(op.coords), len(views)]
@@ -415,17 +420,40 @@ class _Lowering:
             if rank > MAX_RANK:
                 _fail(op, f"a region of rank {rank}: the runtime core takes ranks up to {MAX_RANK}")
             entry += [view.tensor, ACCESS[access.data], rank]
-            # (constants too: a store each here costs less than the core merging them in)
-            dims = zip(view.offsets, view.sizes, view.strides)
-            given += [self.value(v, op) for dim in dims for v in dim]
-        table, values, address = self.task_buffers()
-        for i, value in enumerate(given):
-            self.emit(memref.StoreOp.get(value, values.memref, [self.value(i, op)]), op)
-        self.given[values] = max(self.given.get(values, 0), len(given))
+            given += [v for dim in zip(view.offsets, view.sizes, view.strides) for v in dim]
+        table, values = self.store(given, op)
         at = self.add(table, 8 * len(self.sites), op)
         self.sites += entry
-        self.call("pto_tg_task", [at, address], op)
+        self.call("pto_tg_task", [at, values], op)
         Rewriter.erase_op(op)
+
+    def store(self, given: list[Value], op: tg.TaskOp) -> tuple[SSAValue, SSAValue]:
+        """Store the values of ``op`` in its site's slots of the task values: in its own slots,
+        what cannot change once, before the op holding it at the function's top level. The
+        site table's address and the slots'."""
+        table, values, address = self.task_buffers()
+        slot, own = self.slot(values, len(given))
+        block = self.func.body.block
+        top: Operation = op
+        while top.parent_block() is not block:
+            top = top.parent_op()  # type: ignore[assignment]
+        for i, value in enumerate(given):
+            known = _known(value)
+            once = own and (isinstance(known, int) or _defined_in(known, block))
+            where = top if once else op
+            index = self.value(slot + i, where)
+            self.emit(memref.StoreOp.get(self.value(known, where), values.memref, [index]), where)
+        return table, self.add(address, 8 * slot, op)  # type: ignore[return-value]
+
+    def slot(self, values: memref.AllocaOp, n: int) -> tuple[int, bool]:
+        """Where in ``values`` a site keeps its ``n`` values, and whether the slots are its own
+        (within OWN_VALUES; past it, sites share the slots after)."""
+        used = self.given.setdefault(values, [0, 0])
+        if used[0] + n <= OWN_VALUES:
+            used[0] += n
+            return used[0] - n, True
+        used[1] = max(used[1], n)
+        return OWN_VALUES, False
 
     def task_buffers(self) -> tuple[SSAValue, memref.AllocaOp, SSAValue]:
         """This function's address of the program's site table, its task values (a stack
@@ -580,7 +608,8 @@ class _Lowering:
         for ref in self.refs:
             sized = memref.GetGlobalOp(self.table_name, type_)
             Rewriter.replace_op(ref, sized)
-        for values, count in self.given.items():
+        for values, (own, shared) in self.given.items():
+            count = OWN_VALUES + shared if shared else own
             Rewriter.replace_op(values, memref.AllocaOp.get(IndexType(), shape=[count]))
         data = DenseIntOrFPElementsAttr.from_list(
             TensorType(IntegerType(64), [len(self.sites)]), self.sites
@@ -639,7 +668,14 @@ def _signed(op: arith.ConstantOp) -> None:
         op.properties["value"] = IntegerAttr(value - (1 << width), type_)
 
 
-def _split(values: Sequence[Value], given: list[SSAValue]) -> tuple[list[int], int]:
+def _defined_in(value: SSAValue, block: Block) -> bool:
+    """Whether ``value`` is defined in ``block`` itself (an argument or an op of it)."""
+    if isinstance(value, BlockArgument):
+        return value.block is block
+    return value.owner.parent_block() is block
+
+
+def _split(values: Sequence[Value], given: list[Value]) -> tuple[list[int], int]:
     """The constants of ``values`` (0 where a value is not one) and which are not (bit j: the
     j-th, appended to ``given``): a site table's part and the task's."""
     constants, varying = [], 0

@@ -10,9 +10,9 @@
 // division by a value that may be zero checked (a constant divisor needs no check). The task
 // is one pto_tg_task call: its site's entry in the site table @__pto_sites_p (site 0, kernel
 // 0, domain 0; pool, target, stream 0, priority; 11: the task gives pool, target and priority;
-// 2 scalars, 1 coordinate, 1 region: tensor 0, inout, rank 2) and, in a stack array made once,
-// what the task gives: pool, target, priority, the scalars, the coordinate, then per
-// dimension of its region offset, size and stride (constants too).
+// 2 scalars, 1 coordinate, 1 region: tensor 0, inout, rank 2) and, in its slots of a stack
+// array made once, its values: pool, target, priority, the scalars, the coordinate, then per
+// dimension of its region offset, size and stride (the constants stored once).
 
 wsp.kernel @k(i: index, x: i64, t: inout memref<4xf32>) unit(vector)
 
@@ -43,15 +43,28 @@ tg.program @p(%X: memref<8x16xf32>, %n: index, %lens: memref<?xindex>, %x: i64) 
 // CHECK-SAME:   pto.scalars = ["ii"], pto.kept = {{\[\[\[}}1 : i64{{\]\]\]}}, pto.reads = ["lens"]
 // CHECK-SAME:   pto.config = {workers = 2 : i64}, llvm.emit_c_interface
 // CHECK-NOT:    tg.
+// CHECK-DAG:    %[[C3:[0-9]+]] = arith.constant 3 : index
+// CHECK-DAG:    %[[C4:[0-9]+]] = arith.constant 4 : index
+// CHECK-DAG:    %[[C5:[0-9]+]] = arith.constant 5 : index
+// CHECK-DAG:    %[[C6:[0-9]+]] = arith.constant 6 : index
+// CHECK-DAG:    %[[C7:[0-9]+]] = arith.constant 7 : index
+// CHECK-DAG:    %[[C8:[0-9]+]] = arith.constant 8 : index
+// CHECK-DAG:    %[[C9:[0-9]+]] = arith.constant 9 : index
+// CHECK-DAG:    %[[C10:[0-9]+]] = arith.constant 10 : index
+// CHECK-DAG:    %[[C11:[0-9]+]] = arith.constant 11 : index
 // CHECK:        %sites = memref.get_global @__pto_sites_p : memref<14xi64>
 // CHECK-NEXT:   %values = memref.alloca() : memref<12xindex>
 // CHECK-NEXT:   %sites_at = "memref.extract_aligned_pointer_as_index"(%sites)
 // CHECK-NEXT:   %values_at = "memref.extract_aligned_pointer_as_index"(%values)
-// CHECK-NEXT:   %[[FOUR:.*]] = arith.constant 4 : index
-// CHECK-NEXT:   %[[TWO:.*]] = arith.constant 2 : index
-// CHECK-NEXT:   %[[ONE_:.*]] = arith.constant 1 : index
-// CHECK-NEXT:   %[[ZERO:.*]] = arith.constant 0 : index
-// CHECK:        func.call @pto_tg_ordered_enter(%ctx) : (index) -> ()
+// CHECK-DAG:    %[[C0:[0-9]+]] = arith.constant 0 : index
+// CHECK-DAG:    %[[C1:[0-9]+]] = arith.constant 1 : index
+// CHECK-DAG:    %[[C2:[0-9]+]] = arith.constant 2 : index
+// The region's constant sizes and strides: stored once, before the ordered scope holding the task.
+// CHECK:        memref.store %[[C1]], %values[%[[C7]]] : memref<12xindex>
+// CHECK-NEXT:   memref.store %[[C2]], %values[%[[C8]]] : memref<12xindex>
+// CHECK-NEXT:   memref.store %[[C4]], %values[%[[C10]]] : memref<12xindex>
+// CHECK-NEXT:   memref.store %[[C1]], %values[%[[C11]]] : memref<12xindex>
+// CHECK-NEXT:   func.call @pto_tg_ordered_enter(%ctx) : (index) -> ()
 // CHECK:        scf.for %i =
 // CHECK:          %[[IN:.*]] = arith.cmpi ult, %i, %{{.*}} : index
 // CHECK-NEXT:     %j = scf.if %[[IN]] -> (index) {
@@ -71,18 +84,14 @@ tg.program @p(%X: memref<8x16xf32>, %n: index, %lens: memref<?xindex>, %x: i64) 
 // CHECK-NEXT:     %[[SAFE:.*]] = arith.select %[[ISZ]], %[[ONE]], %n : index
 // CHECK-NEXT:     %prio = arith.divui %i, %[[SAFE]] : index
 // CHECK-NEXT:     %[[X:.*]] = arith.index_cast %x : i64 to index
-// CHECK-NEXT:     memref.store %pool, %values[%[[ZERO]]] : memref<12xindex>
-// CHECK-NEXT:     memref.store %[[S]], %values[%[[ONE_]]] : memref<12xindex>
-// CHECK-NEXT:     memref.store %prio, %values[%[[TWO]]] : memref<12xindex>
-// CHECK-NEXT:     memref.store %i, %values[%{{.*}}] : memref<12xindex>
-// CHECK-NEXT:     memref.store %[[X]], %values[%{{.*}}] : memref<12xindex>
-// CHECK-NEXT:     memref.store %i, %values[%{{.*}}] : memref<12xindex>
-// CHECK-NEXT:     memref.store %[[ROW]], %values[%{{.*}}] : memref<12xindex>
-// CHECK-NEXT:     memref.store %[[ONE_]], %values[%{{.*}}] : memref<12xindex>
-// CHECK-NEXT:     memref.store %[[TWO]], %values[%{{.*}}] : memref<12xindex>
-// CHECK-NEXT:     memref.store %j, %values[%{{.*}}] : memref<12xindex>
-// CHECK-NEXT:     memref.store %[[FOUR]], %values[%{{.*}}] : memref<12xindex>
-// CHECK-NEXT:     memref.store %[[ONE_]], %values[%{{.*}}] : memref<12xindex>
+// CHECK-NEXT:     memref.store %pool, %values[%[[C0]]] : memref<12xindex>
+// CHECK-NEXT:     memref.store %[[S]], %values[%[[C1]]] : memref<12xindex>
+// CHECK-NEXT:     memref.store %prio, %values[%[[C2]]] : memref<12xindex>
+// CHECK-NEXT:     memref.store %i, %values[%[[C3]]] : memref<12xindex>
+// CHECK-NEXT:     memref.store %[[X]], %values[%[[C4]]] : memref<12xindex>
+// CHECK-NEXT:     memref.store %i, %values[%[[C5]]] : memref<12xindex>
+// CHECK-NEXT:     memref.store %[[ROW]], %values[%[[C6]]] : memref<12xindex>
+// CHECK-NEXT:     memref.store %j, %values[%[[C9]]] : memref<12xindex>
 // CHECK-NEXT:     func.call @pto_tg_task(%ctx, %sites_at, %values_at) : (index, index, index) -> ()
 // CHECK-NEXT:     func.call @pto_tg_order_point(%ctx) : (index) -> ()
 // CHECK-NEXT:   }

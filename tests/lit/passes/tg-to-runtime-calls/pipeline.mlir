@@ -12,7 +12,8 @@
 // function is empty and carries the tables, the queues and the processes (with the queues
 // each sends on and receives from). The processes share the program's site table: the
 // consumer's task is its second entry (14 values in: 112 bytes), of site 2 (site 1 is the
-// send's coordinates).
+// send's coordinates). Each process function has its own task values (a replica its own, on
+// its own stack): the replica index, like constants, is stored once at the entry.
 
 wsp.kernel @produce(i: index, x: out memref<8xf32>) unit(vector)
 wsp.kernel @use(i: index, x: in memref<8xf32>) unit(vector)
@@ -57,6 +58,8 @@ tg.program @p(%n: index, %X: memref<?x8xf32>) {
 // CHECK-NEXT:     func.call @pto_tg_send_coord(%ctx, %i)
 // CHECK-NEXT:     func.call @pto_tg_send_end(%ctx, %[[Q0:.*]], %[[SITE:.*]], %[[ONE:.*]]) : (index, index, index, index) -> ()
 // CHECK:      func.func @p__consumer(%ctx: index, %n: index, %X: memref<?x8xf32>, %r: index)
+// CHECK:        memref.store %r, %values[%{{.*}}] : memref<9xindex>
+// CHECK-NEXT:   memref.store %r, %values[%{{.*}}] : memref<9xindex>
 // CHECK:        func.call @pto_tg_ordered_enter(%ctx)
 // CHECK-NEXT:   %{{.*}} = scf.while () : () -> index {
 // CHECK-NEXT:     %[[M:.*]] = func.call @pto_tg_recv(%ctx, %{{.*}}) : (index, index) -> index
@@ -66,10 +69,9 @@ tg.program @p(%n: index, %X: memref<?x8xf32>) {
 // CHECK-NEXT:   ^{{.*}}(%t: index):
 // CHECK-NEXT:     func.call @pto_tg_issue(%ctx, %t, %r)
 // CHECK-NEXT:     %[[I:.*]] = func.call @pto_tg_message_coord(%ctx, %t, %{{.*}}) : (index, index, index) -> index
-// CHECK-NEXT:     memref.store %r, %values[%{{.*}}] : memref<9xindex>
 // CHECK-NEXT:     memref.store %[[I]], %values[%{{.*}}] : memref<9xindex>
-// CHECK-NEXT:     memref.store %r, %values[%{{.*}}] : memref<9xindex>
-// CHECK:          %[[SECOND:.*]] = arith.addi %sites_at, %{{.*}} : index
+// CHECK-NEXT:     memref.store %[[I]], %values[%{{.*}}] : memref<9xindex>
+// CHECK-NEXT:     %[[SECOND:.*]] = arith.addi %sites_at, %{{.*}} : index
 // CHECK-NEXT:     func.call @pto_tg_task(%ctx, %[[SECOND]], %values_at)
 // CHECK-NEXT:     func.call @pto_tg_wait(%ctx)
 // CHECK-NEXT:     scf.yield
