@@ -66,6 +66,7 @@ from xdsl.utils.exceptions import PassFailedException
 from pto_wsp.dialects import tg, tg_events
 from pto_wsp.dialects.tg_calls import call_cycle
 from pto_wsp.passes.diagnostics import location_of
+from pto_wsp.passes.tg_runtime_checks import DIVISIONS, RuntimeChecks, Value, constant_of
 
 NAME = "tg-to-runtime-calls"
 
@@ -113,13 +114,6 @@ MAX_CALL_DEPTH = 64
 
 _UPSTREAM = ("arith.", "scf.", "memref.", "func.")
 
-Value = int | SSAValue
-
-#: Integer divisions and remainders: by zero (signed: the most negative value by -1), native
-#: code would trap.
-_SIGNED_DIVISIONS = (arith.DivSIOp, arith.RemSIOp, arith.FloorDivSIOp, arith.CeilDivSIOp)
-_DIVISIONS = (arith.DivUIOp, arith.RemUIOp, arith.CeilDivUIOp, *_SIGNED_DIVISIONS)
-
 
 def _fail(op: Operation, message: str) -> NoReturn:
     """Raise the pass's error at ``op`` (pto-opt prints its location and the op)."""
@@ -143,7 +137,7 @@ class _View:
 
 
 @dataclass
-class _Lowering:
+class _Lowering(RuntimeChecks):
     """The lowering of one program into one func.func (its block is lowered in place)."""
 
     func: func.FuncOp
@@ -200,7 +194,7 @@ class _Lowering:
         return self.emit(func.CallOp(name, operands, results), before)
 
     def mul(self, a: Value, b: Value, before: Operation) -> Value:
-        a, b = _known(a), _known(b)
+        a, b = constant_of(a), constant_of(b)
         if isinstance(a, int) and isinstance(b, int):
             return a * b
         if a == 1 or b == 1:
@@ -211,7 +205,7 @@ class _Lowering:
         return self.emit(arith.MuliOp(va, vb), before).results[0]
 
     def add(self, a: Value, b: Value, before: Operation) -> Value:
-        a, b = _known(a), _known(b)
+        a, b = constant_of(a), constant_of(b)
         if isinstance(a, int) and isinstance(b, int):
             return a + b
         if a == 0 or b == 0:
@@ -314,7 +308,7 @@ class _Lowering:
             self.event(op)
         elif isinstance(op, memref.LoadOp):
             self.load(op)
-        elif isinstance(op, _DIVISIONS):
+        elif isinstance(op, DIVISIONS):
             self.divide(op)
         elif isinstance(op, scf.ForOp):
             self.loop(op, tasks)
@@ -438,7 +432,7 @@ class _Lowering:
         while top.parent_block() is not block:
             top = top.parent_op()  # type: ignore[assignment]
         for i, value in enumerate(given):
-            known = _known(value)
+            known = constant_of(value)
             once = own and (isinstance(known, int) or _defined_in(known, block))
             where = top if once else op
             index = self.value(slot + i, where)
@@ -505,100 +499,6 @@ class _Lowering:
             self.call(f"pto_tg_event_{kind}", [event, every, number], op)
         Rewriter.erase_op(op)
 
-    def check(self, op: Operation, what: str) -> Value:
-        """A new check of ``op`` (its location and ``what`` fails), by number."""
-        where = location_of(op)
-        self.checks.append(f"{where + ': ' if where else ''}{what}")
-        return len(self.checks) - 1
-
-    def load(self, op: memref.LoadOp) -> None:
-        """``memref.load`` reads only inside the memref: otherwise the runtime is told."""
-        if not op.indices:
-            return
-        root = _root_argument(op.memref)
-        names = self.func.attributes["pto.arg_names"]
-        assert isinstance(names, ArrayAttr)
-        name = "a value"
-        if isinstance(root.owner, memref.GetGlobalOp):
-            name = f"@{root.owner.name_.root_reference.data}"
-        elif isinstance(root, BlockArgument) and root.block is self.func.body.block:
-            name = names.data[root.index - 1].data
-            self.reads.add(name)
-        check = self.check(op, f"memref.load of {name}: an index is out of the bound data")
-        ok: SSAValue | None = None
-        for d, index in enumerate(op.indices):
-            extent = self.emit(memref.DimOp(op.memref, self.value(d, op)), op).result
-            inside = self.emit(arith.CmpiOp(index, extent, "ult"), op).result
-            ok = inside if ok is None else self.emit(arith.AndIOp(ok, inside), op).results[0]
-        assert ok is not None
-        type_ = op.res.type
-        zero = (
-            arith.ConstantOp(IntegerAttr(0, type_))
-            if isinstance(type_, IntegerType | IndexType)
-            else arith.ConstantOp.from_float_and_width(0.0, type_)  # type: ignore[arg-type]
-        )
-        failed = self.failed(check, op)
-        guarded = scf.IfOp(
-            ok, [type_], Region(Block()), Region(Block([failed, zero, scf.YieldOp(zero)]))
-        )
-        Rewriter.insert_op(guarded, InsertPoint.before(op))
-        op.res.replace_all_uses_with(guarded.results[0])
-        op.detach()
-        guarded.true_region.block.add_ops([op, scf.YieldOp(op.res)])
-
-    def divide(self, op: Operation) -> None:
-        """An integer division or remainder that may trap (by zero; signed: the most negative
-        value by -1): the runtime is told, and the division is made by one instead."""
-        dividend, divisor = op.operands
-        known = _known(divisor)
-        signed = isinstance(op, _SIGNED_DIVISIONS)
-        if isinstance(known, int) and known != 0 and (known != -1 or not signed):
-            return
-        type_ = divisor.type
-        width = 64 if isinstance(type_, IndexType) else type_.width.data  # type: ignore[attr-defined]
-
-        def constant(v: int) -> SSAValue:
-            return self.emit(arith.ConstantOp(IntegerAttr(v, type_)), op).result
-
-        def equal(a: SSAValue, v: int) -> SSAValue:
-            return self.emit(arith.CmpiOp(a, constant(v), "eq"), op).result
-
-        bad = self.guard(equal(divisor, 0), op, f"{op.name}: division by zero")
-        if signed:
-            overflow = self.emit(
-                arith.AndIOp(equal(dividend, -(1 << (width - 1))), equal(divisor, -1)), op
-            ).results[0]
-            self.guard(overflow, op, f"{op.name}: overflow (the most negative value by -1)")
-            bad = self.emit(arith.OrIOp(bad, overflow), op).results[0]
-        op.operands[1] = self.emit(arith.SelectOp(bad, constant(1), divisor), op).results[0]
-
-    def loop(self, op: scf.ForOp, tasks: bool) -> None:
-        """An ``scf.for`` whose step may not be positive (MLIR leaves it undefined; zero would
-        never end): the runtime is told, and the loop runs no iteration. A loop creating a
-        task per iteration first tells the core its bounds: a trip count beyond what memory
-        holds is an error before the first iteration, not after millions."""
-        step = _known(op.step)
-        if not (isinstance(step, int) and step > 0):
-            self._step_check(op)
-        if tasks and isinstance(op.lb.type, IndexType):
-            self.call("pto_tg_loop_tasks", [op.lb, op.ub, op.step], op)
-
-    def _step_check(self, op: scf.ForOp) -> None:
-        bad = self.emit(arith.CmpiOp(op.step, self.value(0, op), "sle"), op).result
-        self.guard(bad, op, "scf.for: the step is not positive")
-        op.operands[1] = self.emit(arith.SelectOp(bad, op.lb, op.ub), op).results[0]
-        op.operands[2] = self.emit(arith.SelectOp(bad, self.value(1, op), op.step), op).results[0]
-
-    def guard(self, bad: SSAValue, op: Operation, what: str) -> SSAValue:
-        """Before ``op``: when ``bad`` holds, tell the runtime that check ``what`` failed."""
-        call = self.failed(self.check(op, what), op)
-        self.emit(scf.IfOp(bad, [], Region(Block([call, scf.YieldOp()]))), op)
-        return bad
-
-    def failed(self, check: Value, op: Operation) -> Operation:
-        """The call telling the runtime that ``check`` failed (not inserted)."""
-        return func.CallOp("pto_tg_check_failed", [self.ctx, self.value(check, op)], [])
-
     def site_table(self) -> list[Operation]:
         """The program's site table (none without a task), its references and the task values
         arrays given their sizes."""
@@ -643,15 +543,6 @@ class _Lowering:
         attrs["llvm.emit_c_interface"] = UnitAttr()
 
 
-def _known(v: Value) -> Value:
-    """An index constant's value, else the value."""
-    if isinstance(v, SSAValue) and isinstance(v.owner, arith.ConstantOp):
-        attr = v.owner.value
-        if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType):
-            return attr.value.data
-    return v
-
-
 def _signed(op: arith.ConstantOp) -> None:
     """An integer constant beyond the signed range of its width as its two's complement."""
     attr = op.value
@@ -680,7 +571,7 @@ def _split(values: Sequence[Value], given: list[Value]) -> tuple[list[int], int]
     j-th, appended to ``given``): a site table's part and the task's."""
     constants, varying = [], 0
     for j, v in enumerate(values):
-        known = _known(v)
+        known = constant_of(v)
         if isinstance(known, int):
             constants.append((known + (1 << 63)) % (1 << 64) - (1 << 63))  # (as int64)
         else:
@@ -700,12 +591,6 @@ def _scalar_kind(value: SSAValue, op: Operation) -> str:
     if isinstance(type_, Float16Type | Float32Type | Float64Type):
         return "f"
     _fail(op, f"task scalars of type {type_} are not supported by the runtime core")
-
-
-def _root_argument(value: SSAValue) -> SSAValue:
-    while isinstance(value.owner, memref.SubviewOp):
-        value = value.owner.source
-    return value
 
 
 def _rank_reduction_mask(sizes: list[int], result: list[int]) -> list[bool]:
