@@ -7,7 +7,7 @@ calls of the core's C API (runtime/core/pto_wsp_core.h), declared as ``func.func
 
 | tg | calls |
 |---|---|
-| `tg.task` | `pto_tg_task_begin(ctx, kernel, site, pool, domain, target, stream, priority)`, then per parameter `pto_tg_task_scalar`, per coordinate `pto_tg_task_coord`, per resource of rank R `pto_tg_task_region<R>(ctx, tensor, access, offset, size, stride, ...)` (per root dimension its offset, size and stride), then `pto_tg_task_submit(ctx)` |
+| `tg.task` | `pto_tg_task(ctx, entry, values)`: the address of the task site's entry in the program's site table (a constant ``memref.global``, ``@__pto_sites_<program>``: what every task of the site shares) and of the site's slots in the function's task values (a ``memref.alloca`` made once: what cannot change stored at the entry, the rest before the call) |
 | `tg.ordered` | `pto_tg_ordered_enter(ctx)`, its body, `pto_tg_ordered_exit(ctx)` |
 | `tg.order_point` | `pto_tg_order_point(ctx)` |
 | `tg.seq` | `pto_tg_seq(ctx) -> index` |
@@ -45,6 +45,7 @@ from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
+    DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -54,6 +55,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     StringAttr,
+    TensorType,
     UnitAttr,
 )
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
@@ -64,6 +66,7 @@ from xdsl.utils.exceptions import PassFailedException
 from pto_wsp.dialects import tg, tg_events
 from pto_wsp.dialects.tg_calls import call_cycle
 from pto_wsp.passes.diagnostics import location_of
+from pto_wsp.passes.tg_runtime_checks import DIVISIONS, RuntimeChecks, Value, constant_of
 
 NAME = "tg-to-runtime-calls"
 
@@ -72,12 +75,8 @@ MAX_RANK = 8
 
 #: The core's C API the lowered programs call: name -> number of index operands, results.
 RUNTIME_API: dict[str, tuple[int, int]] = {
-    "pto_tg_task_begin": (8, 0),
-    "pto_tg_task_scalar": (2, 0),
-    "pto_tg_task_coord": (2, 0),
-    # A region of rank R (up to MAX_RANK): tensor, access, then per root dimension offset, size, stride.
-    **{f"pto_tg_task_region{r}": (3 + 3 * r, 0) for r in range(MAX_RANK + 1)},
-    "pto_tg_task_submit": (1, 0),
+    # A task: its site's entry in the site table and its values (pto_wsp_core.h).
+    "pto_tg_task": (3, 0),
     "pto_tg_ordered_enter": (1, 0),
     "pto_tg_order_point": (1, 0),
     "pto_tg_ordered_exit": (1, 0),
@@ -105,17 +104,15 @@ ACCESS = {"in": 0, "out": 1, "inout": 2}
 POOLS = {"vector": 0, "cube": 1, "any": 255}
 DOMAINS = {"host_cpu": 0, "aicore": 1, "aie_tile": 2}
 
+#: The slots (int64) of a function's task values that sites may own: a site's values that
+#: cannot change are then stored once, at the function's entry, not per task. Past it, sites
+#: share slots and store each value per task (the array stays small on a process's stack).
+OWN_VALUES = 1024
+
 #: How deep tg.call may nest (a chain without a cycle) before the pass gives up.
 MAX_CALL_DEPTH = 64
 
 _UPSTREAM = ("arith.", "scf.", "memref.", "func.")
-
-Value = int | SSAValue
-
-#: Integer divisions and remainders: by zero (signed: the most negative value by -1), native
-#: code would trap.
-_SIGNED_DIVISIONS = (arith.DivSIOp, arith.RemSIOp, arith.FloorDivSIOp, arith.CeilDivSIOp)
-_DIVISIONS = (arith.DivUIOp, arith.RemUIOp, arith.CeilDivUIOp, *_SIGNED_DIVISIONS)
 
 
 def _fail(op: Operation, message: str) -> NoReturn:
@@ -140,7 +137,7 @@ class _View:
 
 
 @dataclass
-class _Lowering:
+class _Lowering(RuntimeChecks):
     """The lowering of one program into one func.func (its block is lowered in place)."""
 
     func: func.FuncOp
@@ -159,6 +156,14 @@ class _Lowering:
     replica: SSAValue | None = None
     sends: set[int] = field(default_factory=set)
     receives: set[int] = field(default_factory=set)
+    #: The program's site table (``table_name``: pto_tg_task's entries, concatenated), the
+    #: functions' references to it, and per function its site table address, task values
+    #: and their address; per task values array the slots sites own and the shared ones.
+    table_name: str = ""
+    sites: list[int] = field(default_factory=list)
+    refs: list[memref.GetGlobalOp] = field(default_factory=list)
+    buffers: tuple[SSAValue, memref.AllocaOp, SSAValue] | None = None
+    given: dict[memref.AllocaOp, list[int]] = field(default_factory=dict)
 
     @property
     def ctx(self) -> SSAValue:
@@ -189,7 +194,7 @@ class _Lowering:
         return self.emit(func.CallOp(name, operands, results), before)
 
     def mul(self, a: Value, b: Value, before: Operation) -> Value:
-        a, b = _known(a), _known(b)
+        a, b = constant_of(a), constant_of(b)
         if isinstance(a, int) and isinstance(b, int):
             return a * b
         if a == 1 or b == 1:
@@ -200,7 +205,7 @@ class _Lowering:
         return self.emit(arith.MuliOp(va, vb), before).results[0]
 
     def add(self, a: Value, b: Value, before: Operation) -> Value:
-        a, b = _known(a), _known(b)
+        a, b = constant_of(a), constant_of(b)
         if isinstance(a, int) and isinstance(b, int):
             return a + b
         if a == 0 or b == 0:
@@ -303,7 +308,7 @@ class _Lowering:
             self.event(op)
         elif isinstance(op, memref.LoadOp):
             self.load(op)
-        elif isinstance(op, _DIVISIONS):
+        elif isinstance(op, DIVISIONS):
             self.divide(op)
         elif isinstance(op, scf.ForOp):
             self.loop(op, tasks)
@@ -379,6 +384,8 @@ class _Lowering:
         Rewriter.erase_op(op)
 
     def task(self, op: tg.TaskOp) -> None:
+        """One call: what every task of the site shares goes to the site table, the rest is
+        stored in the function's task values (pto_wsp_core.h ``pto_tg_task``)."""
         kernel = op.kernel.root_reference.data
         if kernel not in self.kernels:
             self.kernels.append(kernel)
@@ -387,42 +394,77 @@ class _Lowering:
         pool: Value = POOLS[op.pool.data if op.pool else "any"]
         if op.dynamic_pool is not None:
             pool = op.dynamic_pool
-        target: Value = op.target if op.target is not None else -1
-        stream: Value = op.stream if op.stream is not None else 0
-        priority: Value = op.priority if op.priority is not None else 0
+        place = [
+            pool,
+            op.target if op.target is not None else -1,
+            op.stream if op.stream is not None else 0,
+            op.priority if op.priority is not None else 0,
+        ]
         views = [self.view(r, op) for r in op.resources]
         self.kept.append([list(v.kept) for v in views])
         self.scalars.append("".join(_scalar_kind(p, op) for p in op.params))
-        scalars = [self.scalar(p, op) for p in op.params]
-        self.call(
-            "pto_tg_task_begin",
-            [
-                self.kernels.index(kernel),
-                site,
-                pool,
-                DOMAINS[op.domain.data],
-                target,
-                stream,
-                priority,
-            ],
-            op,
-        )
-        for s in scalars:
-            self.call("pto_tg_task_scalar", [s], op)
-        for c in op.coords:
-            self.call("pto_tg_task_coord", [c], op)
+        given: list[Value] = []
+        constants, varying = _split(place, given)
+        entry = [site, self.kernels.index(kernel), DOMAINS[op.domain.data], *constants, varying]
+        entry += [len(op.params), len(op.coords), len(views)]
+        given += [self.scalar(p, op) for p in op.params]
+        given += op.coords
         for view, access in zip(views, op.access):
             rank = len(view.offsets)
             if rank > MAX_RANK:
                 _fail(op, f"a region of rank {rank}: the runtime core takes ranks up to {MAX_RANK}")
-            dims = zip(view.offsets, view.sizes, view.strides)
-            self.call(
-                f"pto_tg_task_region{rank}",
-                [view.tensor, ACCESS[access.data], *(v for dim in dims for v in dim)],
-                op,
-            )
-        self.call("pto_tg_task_submit", [], op)
+            entry += [view.tensor, ACCESS[access.data], rank]
+            given += [v for dim in zip(view.offsets, view.sizes, view.strides) for v in dim]
+        table, values = self.store(given, op)
+        at = self.add(table, 8 * len(self.sites), op)
+        self.sites += entry
+        self.call("pto_tg_task", [at, values], op)
         Rewriter.erase_op(op)
+
+    def store(self, given: list[Value], op: tg.TaskOp) -> tuple[SSAValue, SSAValue]:
+        """Store the values of ``op`` in its site's slots of the task values: in its own slots,
+        what cannot change once, before the op holding it at the function's top level. The
+        site table's address and the slots'."""
+        table, values, address = self.task_buffers()
+        slot, own = self.slot(values, len(given))
+        block = self.func.body.block
+        top: Operation = op
+        while top.parent_block() is not block:
+            top = top.parent_op()  # type: ignore[assignment]
+        for i, value in enumerate(given):
+            known = constant_of(value)
+            once = own and (isinstance(known, int) or _defined_in(known, block))
+            where = top if once else op
+            index = self.value(slot + i, where)
+            self.emit(memref.StoreOp.get(self.value(known, where), values.memref, [index]), where)
+        return table, self.add(address, 8 * slot, op)  # type: ignore[return-value]
+
+    def slot(self, values: memref.AllocaOp, n: int) -> tuple[int, bool]:
+        """Where in ``values`` a site keeps its ``n`` values, and whether the slots are its own
+        (within OWN_VALUES; past it, sites share the slots after)."""
+        used = self.given.setdefault(values, [0, 0])
+        if used[0] + n <= OWN_VALUES:
+            used[0] += n
+            return used[0] - n, True
+        used[1] = max(used[1], n)
+        return OWN_VALUES, False
+
+    def task_buffers(self) -> tuple[SSAValue, memref.AllocaOp, SSAValue]:
+        """This function's address of the program's site table, its task values (a stack
+        array) and their address: made once at its entry, sized when the program is done."""
+        if self.buffers is None:
+            ref = memref.GetGlobalOp(self.table_name, MemRefType(IntegerType(64), [0]))
+            values = memref.AllocaOp.get(IndexType(), shape=[0])
+            table = memref.ExtractAlignedPointerAsIndexOp.get(ref)
+            address = memref.ExtractAlignedPointerAsIndexOp.get(values)
+            block = self.func.body.block
+            Rewriter.insert_op([ref, values, table, address], InsertPoint.at_start(block))
+            for op, hint in ((ref, "sites"), (values, "values"), (table, "sites_at")):
+                op.results[0].name_hint = hint
+            address.results[0].name_hint = "values_at"
+            self.buffers = (table.aligned_pointer, values, address.aligned_pointer)
+            self.refs.append(ref)
+        return self.buffers
 
     def scalar(self, value: SSAValue, op: tg.TaskOp) -> SSAValue:
         """A task scalar as the index the core records: an integer cast, a float's f64 bits."""
@@ -457,99 +499,22 @@ class _Lowering:
             self.call(f"pto_tg_event_{kind}", [event, every, number], op)
         Rewriter.erase_op(op)
 
-    def check(self, op: Operation, what: str) -> Value:
-        """A new check of ``op`` (its location and ``what`` fails), by number."""
-        where = location_of(op)
-        self.checks.append(f"{where + ': ' if where else ''}{what}")
-        return len(self.checks) - 1
-
-    def load(self, op: memref.LoadOp) -> None:
-        """``memref.load`` reads only inside the memref: otherwise the runtime is told."""
-        if not op.indices:
-            return
-        root = _root_argument(op.memref)
-        names = self.func.attributes["pto.arg_names"]
-        assert isinstance(names, ArrayAttr)
-        name = "a value"
-        if isinstance(root.owner, memref.GetGlobalOp):
-            name = f"@{root.owner.name_.root_reference.data}"
-        elif isinstance(root, BlockArgument) and root.block is self.func.body.block:
-            name = names.data[root.index - 1].data
-            self.reads.add(name)
-        check = self.check(op, f"memref.load of {name}: an index is out of the bound data")
-        ok: SSAValue | None = None
-        for d, index in enumerate(op.indices):
-            extent = self.emit(memref.DimOp(op.memref, self.value(d, op)), op).result
-            inside = self.emit(arith.CmpiOp(index, extent, "ult"), op).result
-            ok = inside if ok is None else self.emit(arith.AndIOp(ok, inside), op).results[0]
-        assert ok is not None
-        type_ = op.res.type
-        zero = (
-            arith.ConstantOp(IntegerAttr(0, type_))
-            if isinstance(type_, IntegerType | IndexType)
-            else arith.ConstantOp.from_float_and_width(0.0, type_)  # type: ignore[arg-type]
+    def site_table(self) -> list[Operation]:
+        """The program's site table (none without a task), its references and the task values
+        arrays given their sizes."""
+        if not self.refs:
+            return []
+        type_ = MemRefType(IntegerType(64), [len(self.sites)])
+        for ref in self.refs:
+            sized = memref.GetGlobalOp(self.table_name, type_)
+            Rewriter.replace_op(ref, sized)
+        for values, (own, shared) in self.given.items():
+            count = OWN_VALUES + shared if shared else own
+            Rewriter.replace_op(values, memref.AllocaOp.get(IndexType(), shape=[count]))
+        data = DenseIntOrFPElementsAttr.from_list(
+            TensorType(IntegerType(64), [len(self.sites)]), self.sites
         )
-        failed = self.failed(check, op)
-        guarded = scf.IfOp(
-            ok, [type_], Region(Block()), Region(Block([failed, zero, scf.YieldOp(zero)]))
-        )
-        Rewriter.insert_op(guarded, InsertPoint.before(op))
-        op.res.replace_all_uses_with(guarded.results[0])
-        op.detach()
-        guarded.true_region.block.add_ops([op, scf.YieldOp(op.res)])
-
-    def divide(self, op: Operation) -> None:
-        """An integer division or remainder that may trap (by zero; signed: the most negative
-        value by -1): the runtime is told, and the division is made by one instead."""
-        dividend, divisor = op.operands
-        known = _known(divisor)
-        signed = isinstance(op, _SIGNED_DIVISIONS)
-        if isinstance(known, int) and known != 0 and (known != -1 or not signed):
-            return
-        type_ = divisor.type
-        width = 64 if isinstance(type_, IndexType) else type_.width.data  # type: ignore[attr-defined]
-
-        def constant(v: int) -> SSAValue:
-            return self.emit(arith.ConstantOp(IntegerAttr(v, type_)), op).result
-
-        def equal(a: SSAValue, v: int) -> SSAValue:
-            return self.emit(arith.CmpiOp(a, constant(v), "eq"), op).result
-
-        bad = self.guard(equal(divisor, 0), op, f"{op.name}: division by zero")
-        if signed:
-            overflow = self.emit(
-                arith.AndIOp(equal(dividend, -(1 << (width - 1))), equal(divisor, -1)), op
-            ).results[0]
-            self.guard(overflow, op, f"{op.name}: overflow (the most negative value by -1)")
-            bad = self.emit(arith.OrIOp(bad, overflow), op).results[0]
-        op.operands[1] = self.emit(arith.SelectOp(bad, constant(1), divisor), op).results[0]
-
-    def loop(self, op: scf.ForOp, tasks: bool) -> None:
-        """An ``scf.for`` whose step may not be positive (MLIR leaves it undefined; zero would
-        never end): the runtime is told, and the loop runs no iteration. A loop creating a
-        task per iteration first tells the core its bounds: a trip count beyond what memory
-        holds is an error before the first iteration, not after millions."""
-        step = _known(op.step)
-        if not (isinstance(step, int) and step > 0):
-            self._step_check(op)
-        if tasks and isinstance(op.lb.type, IndexType):
-            self.call("pto_tg_loop_tasks", [op.lb, op.ub, op.step], op)
-
-    def _step_check(self, op: scf.ForOp) -> None:
-        bad = self.emit(arith.CmpiOp(op.step, self.value(0, op), "sle"), op).result
-        self.guard(bad, op, "scf.for: the step is not positive")
-        op.operands[1] = self.emit(arith.SelectOp(bad, op.lb, op.ub), op).results[0]
-        op.operands[2] = self.emit(arith.SelectOp(bad, self.value(1, op), op.step), op).results[0]
-
-    def guard(self, bad: SSAValue, op: Operation, what: str) -> SSAValue:
-        """Before ``op``: when ``bad`` holds, tell the runtime that check ``what`` failed."""
-        call = self.failed(self.check(op, what), op)
-        self.emit(scf.IfOp(bad, [], Region(Block([call, scf.YieldOp()]))), op)
-        return bad
-
-    def failed(self, check: Value, op: Operation) -> Operation:
-        """The call telling the runtime that ``check`` failed (not inserted)."""
-        return func.CallOp("pto_tg_check_failed", [self.ctx, self.value(check, op)], [])
+        return [memref.GlobalOp.get(StringAttr(self.table_name), type_, data, constant=UnitAttr())]
 
     def finish(self, program: tg.ProgramOp) -> None:
         """Drop the subviews only tasks used, write integer constants as MLIR reads them
@@ -578,15 +543,6 @@ class _Lowering:
         attrs["llvm.emit_c_interface"] = UnitAttr()
 
 
-def _known(v: Value) -> Value:
-    """An index constant's value, else the value."""
-    if isinstance(v, SSAValue) and isinstance(v.owner, arith.ConstantOp):
-        attr = v.owner.value
-        if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType):
-            return attr.value.data
-    return v
-
-
 def _signed(op: arith.ConstantOp) -> None:
     """An integer constant beyond the signed range of its width as its two's complement."""
     attr = op.value
@@ -603,6 +559,28 @@ def _signed(op: arith.ConstantOp) -> None:
         op.properties["value"] = IntegerAttr(value - (1 << width), type_)
 
 
+def _defined_in(value: SSAValue, block: Block) -> bool:
+    """Whether ``value`` is defined in ``block`` itself (an argument or an op of it)."""
+    if isinstance(value, BlockArgument):
+        return value.block is block
+    return value.owner.parent_block() is block
+
+
+def _split(values: Sequence[Value], given: list[Value]) -> tuple[list[int], int]:
+    """The constants of ``values`` (0 where a value is not one) and which are not (bit j: the
+    j-th, appended to ``given``): a site table's part and the task's."""
+    constants, varying = [], 0
+    for j, v in enumerate(values):
+        known = constant_of(v)
+        if isinstance(known, int):
+            constants.append((known + (1 << 63)) % (1 << 64) - (1 << 63))  # (as int64)
+        else:
+            constants.append(0)
+            varying |= 1 << j
+            given.append(known)
+    return constants, varying
+
+
 def _scalar_kind(value: SSAValue, op: Operation) -> str:
     """How the host reads a task scalar back: ``i`` an integer, ``b`` an i1, ``f`` a float."""
     type_ = value.type
@@ -613,12 +591,6 @@ def _scalar_kind(value: SSAValue, op: Operation) -> str:
     if isinstance(type_, Float16Type | Float32Type | Float64Type):
         return "f"
     _fail(op, f"task scalars of type {type_} are not supported by the runtime core")
-
-
-def _root_argument(value: SSAValue) -> SSAValue:
-    while isinstance(value.owner, memref.SubviewOp):
-        value = value.owner.source
-    return value
 
 
 def _rank_reduction_mask(sizes: list[int], result: list[int]) -> list[bool]:
@@ -654,9 +626,15 @@ def _expand_calls(module: ModuleOp, program: tg.ProgramOp, stack: tuple[str, ...
     return copy
 
 
-def lower_program(module: ModuleOp, program: tg.ProgramOp) -> list[func.FuncOp]:
-    """The func.funcs calling the runtime core that ``program`` becomes: one, or for a
-    pipeline one per process and last the program's own (its tables, an empty body)."""
+def site_table_name(program: str) -> str:
+    """The symbol of the site table of ``program`` (a ``memref.global`` beside its code)."""
+    return f"__pto_sites_{program}"
+
+
+def lower_program(module: ModuleOp, program: tg.ProgramOp) -> list[Operation]:
+    """What ``program`` becomes: its site table (when it creates tasks), then the func.funcs
+    calling the runtime core: one, or for a pipeline one per process and last the program's
+    own (its tables, an empty body)."""
     name = program.sym_name.data
     if (found := call_cycle(program, module)) is not None:
         chain = " -> ".join(f"@{n}" for n in found[1])
@@ -670,7 +648,7 @@ def lower_program(module: ModuleOp, program: tg.ProgramOp) -> list[func.FuncOp]:
     inputs = [IndexType(), *program.function_type.inputs.data]
     function = func.FuncOp(name, (inputs, []), Region([body]))
     function.attributes["pto.arg_names"] = ArrayAttr(list(program.arg_names.data))
-    lowering = _Lowering(function)
+    lowering = _Lowering(function, table_name=site_table_name(name))
     if any(isinstance(op, tg_events.EVENT_OPS_TYPES) for op in body.walk()):
         # (before the first task: the core tracks every task's stream from there)
         Rewriter.insert_op(
@@ -681,7 +659,7 @@ def lower_program(module: ModuleOp, program: tg.ProgramOp) -> list[func.FuncOp]:
         Rewriter.erase_op(body.last_op)
     body.add_op(func.ReturnOp())
     lowering.finish(program)
-    return [function]
+    return [*lowering.site_table(), function]
 
 
 def _lower_pipeline(program: tg.ProgramOp, expanded: tg.ProgramOp) -> list[func.FuncOp]:
@@ -699,13 +677,17 @@ def _lower_pipeline(program: tg.ProgramOp, expanded: tg.ProgramOp) -> list[func.
         arg.name_hint = hint
     main = func.FuncOp(name, (inputs, []), Region(entry))
     main.attributes["pto.arg_names"] = names
-    lowering = _Lowering(main, queues={q.sym_name.data: i for i, q in enumerate(queues)})
+    lowering = _Lowering(
+        main,
+        queues={q.sym_name.data: i for i, q in enumerate(queues)},
+        table_name=site_table_name(name),
+    )
     functions, described = [], []
     for process in expanded.processes():
         function = _process_function(name, process, block, inputs)
         function.attributes["pto.arg_names"] = names
         lowering.func, lowering.replica = function, function.body.block.args[-1]
-        lowering.views, lowering.constants = {}, {}
+        lowering.views, lowering.constants, lowering.buffers = {}, {}, None
         lowering.sends, lowering.receives = set(), set()
         lowering.block(function.body.block)
         function.body.block.add_op(func.ReturnOp())
@@ -741,7 +723,7 @@ def _lower_pipeline(program: tg.ProgramOp, expanded: tg.ProgramOp) -> list[func.
         ]
     )
     main.attributes["pto.processes"] = ArrayAttr(described)
-    return [*functions, main]
+    return [*lowering.site_table(), *functions, main]
 
 
 def _process_function(
@@ -773,8 +755,12 @@ def _declarations() -> list[func.FuncOp]:
 def runtime_module(module: ModuleOp, programs: Sequence[tg.ProgramOp]) -> ModuleOp:
     """A new module: the runtime API's declarations, the module's ``memref.global`` data and
     the func.func of each of ``programs`` (``module`` is left as it is)."""
+    data = [op for op in module.ops if isinstance(op, memref.GlobalOp)]
+    for op in data:
+        if op.sym_name.data.startswith(site_table_name("")):
+            _fail(op, f"@{op.sym_name.data}: a name the pass keeps for programs' site tables")
+    data = [op.clone() for op in data]
     lowered = [f for p in programs for f in lower_program(module, p)]
-    data = [op.clone() for op in module.ops if isinstance(op, memref.GlobalOp)]
     return ModuleOp([*_declarations(), *data, *lowered])
 
 

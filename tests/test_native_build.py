@@ -23,6 +23,7 @@ from pto_wsp.interop.pto_parser import default_context
 from pto_wsp.lowering.cpu.native import _ENGINES, NativeError, compile_native
 from pto_wsp.lowering.cpu.simgen import compile_sim_program
 from pto_wsp.lowering.taskgraph import TaskGraph
+from pto_wsp.passes import tg_to_runtime
 from pto_wsp.passes.wsp_to_tg import CspToTgPass, WspToTgPass
 from pto_wsp.runtime import native_core
 from pto_wsp.runtime.graph import GraphBuilder
@@ -108,6 +109,24 @@ def test_every_example_program_builds_the_reference_graph(example, name, bind_te
     reference = materialize(module, program, values)
     assert native.num_tasks > 0
     assert_same_graph(native, reference)
+
+
+@pytest.mark.parametrize("own, size", [(0, 23), (30, 53)])
+def test_sites_past_the_slots_they_may_own_share_slots(monkeypatch, own, size):
+    """The 4 sites of @transformer_layer store 14, 19, 23 and 14 values a task: with room for
+    30 of their own, the first and the last own theirs and the other two share slots after
+    (with none, all four share): the same graph either way."""
+    monkeypatch.setattr(tg_to_runtime, "OWN_VALUES", own)
+    module = lowered(ROOT / "examples" / "transformer_layer.mlir")
+    program = next(
+        p
+        for p in module.ops
+        if isinstance(p, tg.ProgramOp) and p.sym_name.data == "transformer_layer"
+    )
+    values = bindings_for(program, True)
+    native = compile_native(module, program)
+    assert f"%values = memref.alloca() : memref<{size}xindex>" in native.text
+    assert_same_graph(native.build(values), materialize(module, program, values))
 
 
 def test_compiled_programs_are_kept_per_process():

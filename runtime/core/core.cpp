@@ -8,6 +8,7 @@
 // stops recording: later calls do nothing, and the host reads the message.
 #include <stdio.h>
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -84,23 +85,6 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
   }
   if (record) put_region<R>(r, static_cast<uint8_t>(access));
   if (infer_data_deps) tmap->access<R>(r, static_cast<uint8_t>(access), id, raw, waw, war);
-}
-
-void PtoCore::region(int64_t tensor, int64_t access, int64_t rank, const int64_t* d) {
-  switch (rank) {
-#define PTO_RANK_CASE(R) \
-  case R:                \
-    return region<R>(tensor, access, d);
-    PTO_RANK_CASE(0) PTO_RANK_CASE(1) PTO_RANK_CASE(2) PTO_RANK_CASE(3) PTO_RANK_CASE(4)
-    PTO_RANK_CASE(5) PTO_RANK_CASE(6) PTO_RANK_CASE(7) PTO_RANK_CASE(8)
-#undef PTO_RANK_CASE
-    default:
-      if (!open) return;
-      open = false;
-      return fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
-                      std::to_string(access) + ", rank " + std::to_string(rank) + ")",
-                  num_nodes() - 1);
-  }
 }
 
 template <int R>
@@ -206,97 +190,118 @@ void PtoCore::fill(PtoGraph* out) const {
   out->regions32 = wide ? nullptr : regions32.data();
 }
 
-// Captured into the message being sent, or described on the task being built.
-template <int R>
-static inline void region_call(intptr_t core, int64_t tensor, int64_t access, const int64_t* d) {
-  guarded(core, [&](PtoCore& c) {
-    if (c.pipe != nullptr && csp::capturing(c.pipe))
-      return csp::capture_region(c.pipe, tensor, access, R, d);
-    c.region<R>(tensor, access, d);
-  });
+// The parts of a task (pto_tg_task, a pipeline's replay): each captured into the message
+// being sent, or described on the task being built. Inlined: pto_tg_task is one call a task.
+namespace {
+
+[[gnu::always_inline]] inline void begin(PtoCore& c, int64_t kernel, int64_t site, int64_t pool,
+                                         int64_t domain, int64_t target, int64_t stream,
+                                         int64_t priority) {
+  if (!c.error.empty()) return;
+  if (c.pipe != nullptr &&
+      csp::task_begin(c.pipe, kernel, site, pool, domain, target, stream, priority))
+    return;
+  if (c.num_nodes() >= c.max_nodes)
+    return c.fail("out of memory: the program creates more than " +
+                  std::to_string(c.max_nodes) + " nodes (what this machine's memory holds)");
+  c.scopes.frontier([&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); });
+  if (c.events.on)
+    c.events.waits(stream, [&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); },
+                   c.event_preds);
+  c.task_stream = stream;
+  c.node(order::kTask, static_cast<int32_t>(kernel), static_cast<int32_t>(site),
+         static_cast<uint8_t>(pool), static_cast<uint8_t>(domain), target, stream, priority);
+  ++c.ntasks;
+  c.raw.clear();
+  c.waw.clear();
+  c.war.clear();
+  c.open = true;
+}
+
+[[gnu::always_inline]] inline void values(PtoCore& c, int which, const int64_t* v, int64_t n) {
+  if (c.pipe != nullptr && csp::capturing(c.pipe)) {
+    for (int64_t i = 0; i < n; ++i) csp::capture_value(c.pipe, which, v[i]);
+    return;
+  }
+  if (!c.open || !c.record || n == 0) return;
+  int64_t* to = (which == 0 ? c.args : c.coords).extend(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) to[i] = v[i];
+}
+
+// (the rank is the site's: a task's regions take the same branches each time)
+[[gnu::always_inline]] inline void region(PtoCore& c, int64_t tensor, int64_t access,
+                                          int64_t rank, const int64_t* d) {
+  if (c.pipe != nullptr && csp::capturing(c.pipe))
+    return csp::capture_region(c.pipe, tensor, access, rank, d);
+  switch (rank) {
+#define PTO_RANK_CASE(R) \
+  case R:                \
+    return c.region<R>(tensor, access, d);
+    PTO_RANK_CASE(0) PTO_RANK_CASE(1) PTO_RANK_CASE(2) PTO_RANK_CASE(3) PTO_RANK_CASE(4)
+    PTO_RANK_CASE(5) PTO_RANK_CASE(6) PTO_RANK_CASE(7) PTO_RANK_CASE(8)
+#undef PTO_RANK_CASE
+    default:
+      if (!c.open) return;
+      c.open = false;
+      return c.fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
+                        std::to_string(access) + ", rank " + std::to_string(rank) + ")",
+                    c.num_nodes() - 1);
+  }
+}
+
+[[gnu::always_inline]] inline void submit(PtoCore& c) {
+  if (c.pipe == nullptr) {
+    if (c.open) c.submit();
+    return;
+  }
+  if (csp::capturing(c.pipe) || !c.open) return csp::check(c.pipe);
+  csp::before_submit(c.pipe);
+  c.submit();
+  csp::check(c.pipe);
+  csp::after_submit(c.pipe);
+}
+
+}  // namespace
+
+void pto_core_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool,
+                         int64_t domain, int64_t target, int64_t stream, int64_t priority) {
+  guarded(core,
+          [&](PtoCore& c) { begin(c, kernel, site, pool, domain, target, stream, priority); });
+}
+
+void pto_core_task_values(intptr_t core, int which, const int64_t* v, int64_t n) {
+  guarded(core, [&](PtoCore& c) { values(c, which, v, n); });
 }
 
 void pto_core_region(intptr_t core, int64_t tensor, int64_t access, int64_t rank,
                      const int64_t* d) {
-  guarded(core, [&](PtoCore& c) {
-    if (c.pipe != nullptr && csp::capturing(c.pipe))
-      return csp::capture_region(c.pipe, tensor, access, rank, d);
-    c.region(tensor, access, rank, d);
-  });
+  guarded(core, [&](PtoCore& c) { region(c, tensor, access, rank, d); });
+}
+
+void pto_core_task_submit(intptr_t core) {
+  guarded(core, [&](PtoCore& c) { submit(c); });
 }
 
 extern "C" {
 
-void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool,
-                       int64_t domain, int64_t target, int64_t stream, int64_t priority) {
+void pto_tg_task(intptr_t core, const int64_t* site, const int64_t* v) {
   guarded(core, [&](PtoCore& c) {
-    if (!c.error.empty()) return;
-    if (c.pipe != nullptr &&
-        csp::task_begin(c.pipe, kernel, site, pool, domain, target, stream, priority))
-      return;
-    if (c.num_nodes() >= c.max_nodes)
-      return c.fail("out of memory: the program creates more than " +
-                    std::to_string(c.max_nodes) + " nodes (what this machine's memory holds)");
-    c.scopes.frontier([&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); });
-    if (c.events.on)
-      c.events.waits(stream, [&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); },
-                     c.event_preds);
-    c.task_stream = stream;
-    c.node(order::kTask, static_cast<int32_t>(kernel), static_cast<int32_t>(site),
-           static_cast<uint8_t>(pool), static_cast<uint8_t>(domain), target, stream, priority);
-    ++c.ntasks;
-    c.raw.clear();
-    c.waw.clear();
-    c.war.clear();
-    c.open = true;
-  });
-}
-
-void pto_tg_task_scalar(intptr_t core, int64_t value) {
-  guarded(core, [&](PtoCore& c) {
-    if (c.pipe != nullptr && csp::capturing(c.pipe)) return csp::capture_value(c.pipe, 0, value);
-    if (c.open && c.record) c.args.push_back(value);
-  });
-}
-
-void pto_tg_task_coord(intptr_t core, int64_t value) {
-  guarded(core, [&](PtoCore& c) {
-    if (c.pipe != nullptr && csp::capturing(c.pipe)) return csp::capture_value(c.pipe, 1, value);
-    if (c.open && c.record) c.coords.push_back(value);
-  });
-}
-
-#define PTO_DIM_VALUES(i) o##i, n##i, s##i
-#define PTO_REGION_OF_RANK(R, ...)                                                   \
-  void pto_tg_task_region##R(intptr_t core, int64_t tensor, int64_t access PTO_DIMS##R) { \
-    const int64_t d[] = {0, ##__VA_ARGS__};                                              \
-    region_call<R>(core, tensor, access, d + 1);                                          \
-  }
-PTO_REGION_OF_RANK(0)
-PTO_REGION_OF_RANK(1, PTO_DIM_VALUES(0))
-PTO_REGION_OF_RANK(2, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1))
-PTO_REGION_OF_RANK(3, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2))
-PTO_REGION_OF_RANK(4, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2), PTO_DIM_VALUES(3))
-PTO_REGION_OF_RANK(5, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2), PTO_DIM_VALUES(3),
-                   PTO_DIM_VALUES(4))
-PTO_REGION_OF_RANK(6, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2), PTO_DIM_VALUES(3),
-                   PTO_DIM_VALUES(4), PTO_DIM_VALUES(5))
-PTO_REGION_OF_RANK(7, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2), PTO_DIM_VALUES(3),
-                   PTO_DIM_VALUES(4), PTO_DIM_VALUES(5), PTO_DIM_VALUES(6))
-PTO_REGION_OF_RANK(8, PTO_DIM_VALUES(0), PTO_DIM_VALUES(1), PTO_DIM_VALUES(2), PTO_DIM_VALUES(3),
-                   PTO_DIM_VALUES(4), PTO_DIM_VALUES(5), PTO_DIM_VALUES(6), PTO_DIM_VALUES(7))
-
-void pto_tg_task_submit(intptr_t core) {
-  guarded(core, [&](PtoCore& c) {
-    if (c.pipe == nullptr) {
-      if (c.open) c.submit();
-      return;
+    int64_t place[4];
+    const int64_t varying = site[PTO_SITE_VARYING];
+    for (int k = 0; k < 4; ++k)
+      place[k] = (varying >> k) & 1 ? *v++ : site[PTO_SITE_PLACE + k];
+    begin(c, site[PTO_SITE_KERNEL], site[PTO_SITE_SITE], place[0], site[PTO_SITE_DOMAIN],
+          place[1], place[2], place[3]);
+    const int64_t scalars = site[PTO_SITE_SCALARS], coords = site[PTO_SITE_COORDS];
+    values(c, 0, v, scalars);
+    values(c, 1, v + scalars, coords);
+    v += scalars + coords;
+    const int64_t* r = site + PTO_SITE_HEAD;
+    for (int64_t i = site[PTO_SITE_REGIONS]; i > 0; --i, r += 3) {
+      region(c, r[0], r[1], r[2], v);
+      v += 3 * r[2];
     }
-    if (csp::capturing(c.pipe) || !c.open) return csp::check(c.pipe);
-    csp::before_submit(c.pipe);
-    c.submit();
-    csp::check(c.pipe);
-    csp::after_submit(c.pipe);
+    submit(c);
   });
 }
 

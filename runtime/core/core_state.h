@@ -232,12 +232,11 @@ struct PtoCore {
     return (n < 0) | (o < 0) | (s < 1) |
            ((n > 0) & (shape >= 0) & (static_cast<int64_t>(last) >= shape));
   }
-  // pto_tg_task_region<R> on this builder (d: per dimension offset, size, stride). Of rank
+  // A region of the task being described (d: per dimension offset, size, stride). Of rank
   // R, its loops have a constant trip count: a build's regions alternate ranks, and loops of
   // varying length mispredict their exits.
   template <int R>
   void region(int64_t tensor, int64_t access, const int64_t* d);
-  void region(int64_t tensor, int64_t access, int64_t rank, const int64_t* d);
   template <int R>
   void put_region(const pto::wsp::TensorRegion& r, uint8_t access);
   void widen();
@@ -247,7 +246,14 @@ struct PtoCore {
   void fill(PtoGraph* out) const;
 };
 
-// A region of rank `rank` on the task being described or captured (d: per dimension offset,
-// size, stride): what pto_tg_task_region<R> calls, and a pipeline's replay of a message.
+// A task's parts, as pto_tg_task reads them from its site's entry: a pipeline's replay of a
+// message calls them with the message's values (each on the task being described, or
+// captured into the message being sent).
+void pto_core_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool,
+                         int64_t domain, int64_t target, int64_t stream, int64_t priority);
+// which 0: scalars, 1: coordinates.
+void pto_core_task_values(intptr_t core, int which, const int64_t* values, int64_t n);
+// A region of rank `rank` (d: per dimension offset, size, stride).
 void pto_core_region(intptr_t core, int64_t tensor, int64_t access, int64_t rank,
                      const int64_t* d);
+void pto_core_task_submit(intptr_t core);

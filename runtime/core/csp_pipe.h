@@ -312,17 +312,17 @@ struct PtoPipe final : PtoSchedHooks {
     for (const Captured& t : messages[msg].tasks) {
       int64_t place[4] = {t.pool, t.target, t.stream, t.priority};
       if (place_fn != nullptr) placed(t, replica, place);
-      pto_tg_task_begin(c, t.kernel, with_replica(t.site), place[0], t.domain, place[1], place[2],
-                        place[3]);
-      for (int64_t v : t.scalars) pto_tg_task_scalar(c, v);
-      for (int64_t v : t.coords) pto_tg_task_coord(c, v);
-      pto_tg_task_coord(c, replica);
+      pto_core_task_begin(c, t.kernel, with_replica(t.site), place[0], t.domain, place[1],
+                          place[2], place[3]);
+      pto_core_task_values(c, 0, t.scalars.data(), static_cast<int64_t>(t.scalars.size()));
+      pto_core_task_values(c, 1, t.coords.data(), static_cast<int64_t>(t.coords.size()));
+      pto_core_task_values(c, 1, &replica, 1);
       for (size_t at = 0; at < t.regions.size();) {
         const int64_t rank = t.regions[at + 2];
         pto_core_region(c, t.regions[at], t.regions[at + 1], rank, &t.regions[at + 3]);
         at += 3 + 3 * static_cast<size_t>(rank);
       }
-      pto_tg_task_submit(c);
+      pto_core_task_submit(c);
     }
     replaying = false;
     std::vector<Captured>().swap(messages[msg].tasks);  // issued: only its coordinates are read

@@ -30,36 +30,27 @@ extern "C" {
 // Access: 0 in, 1 out, 2 inout. Pool: 0 vector, 1 cube, 255 any. Domain: 0 host_cpu,
 // 1 aicore, 2 aie_tile. Target -1: the runtime decides.
 
-// tg.task: begin a task of kernel `kernel` created at task site `site` (its coordinate names).
-PTO_CORE_API void pto_tg_task_begin(intptr_t core, int64_t kernel, int64_t site, int64_t pool,
-                       int64_t domain, int64_t target, int64_t stream, int64_t priority);
-PTO_CORE_API void pto_tg_task_scalar(intptr_t core, int64_t value);
-PTO_CORE_API void pto_tg_task_coord(intptr_t core, int64_t value);
-// A region of program argument `tensor` (access 0 read, 1 write, 2 both) of rank R (0 to
-// PTO_CORE_MAX_RANK): pto_tg_task_region<R>(core, tensor, access, then per root dimension its
-// offset, size and stride in the tensor's index space).
-#define PTO_DIMS0
-#define PTO_DIMS1 , int64_t o0, int64_t n0, int64_t s0
-#define PTO_DIMS2 PTO_DIMS1, int64_t o1, int64_t n1, int64_t s1
-#define PTO_DIMS3 PTO_DIMS2, int64_t o2, int64_t n2, int64_t s2
-#define PTO_DIMS4 PTO_DIMS3, int64_t o3, int64_t n3, int64_t s3
-#define PTO_DIMS5 PTO_DIMS4, int64_t o4, int64_t n4, int64_t s4
-#define PTO_DIMS6 PTO_DIMS5, int64_t o5, int64_t n5, int64_t s5
-#define PTO_DIMS7 PTO_DIMS6, int64_t o6, int64_t n6, int64_t s6
-#define PTO_DIMS8 PTO_DIMS7, int64_t o7, int64_t n7, int64_t s7
-#define PTO_REGION_CALL(R) \
-  PTO_CORE_API void pto_tg_task_region##R(intptr_t core, int64_t tensor, int64_t access PTO_DIMS##R);
-PTO_REGION_CALL(0)
-PTO_REGION_CALL(1)
-PTO_REGION_CALL(2)
-PTO_REGION_CALL(3)
-PTO_REGION_CALL(4)
-PTO_REGION_CALL(5)
-PTO_REGION_CALL(6)
-PTO_REGION_CALL(7)
-PTO_REGION_CALL(8)
-// Infer the task's dependencies and add it to the graph.
-PTO_CORE_API void pto_tg_task_submit(intptr_t core);
+// tg.task, in one call: `site` is the task site's entry in the program's site table (a
+// constant array the lowering emits beside the code: what every task of the site shares),
+// `values` the task's own values in the entry's order. An entry (int64 values, PTO_SITE_*):
+// site, kernel, domain; pool, target, stream, priority (their constants); which of these four
+// `values` gives instead (bit k: the k-th); the numbers of scalars, coordinates and regions;
+// then per region its program argument `tensor`, access (0 read, 1 write, 2 both) and rank R
+// (0 to PTO_CORE_MAX_RANK). `values`: the place values not constant, the scalars, the
+// coordinates, then per region 3R values: per root dimension its offset, size and stride in
+// the tensor's index space. The task is then added to the graph with its dependencies.
+enum {
+  PTO_SITE_SITE,
+  PTO_SITE_KERNEL,
+  PTO_SITE_DOMAIN,
+  PTO_SITE_PLACE,  // pool, target, stream, priority
+  PTO_SITE_VARYING = PTO_SITE_PLACE + 4,
+  PTO_SITE_SCALARS,
+  PTO_SITE_COORDS,
+  PTO_SITE_REGIONS,
+  PTO_SITE_HEAD,  // the first region's tensor, access and rank, then the next region's
+};
+PTO_CORE_API void pto_tg_task(intptr_t core, const int64_t* site, const int64_t* values);
 // tg.ordered (enter ... exit) and tg.order_point.
 PTO_CORE_API void pto_tg_ordered_enter(intptr_t core);
 PTO_CORE_API void pto_tg_order_point(intptr_t core);

@@ -23,7 +23,9 @@ tg.program @outer(%A: memref<16xf32>) {
 }
 
 // CHECK:      "memref.global"() <{sym_name = "table", sym_visibility = "private", type = memref<3xindex>, initial_value = dense<[0, 2, 4]> : tensor<3xindex>, constant}>
+// CHECK:      "memref.global"() <{sym_name = "__pto_sites_inner", type = memref<14xi64>
 // CHECK:      func.func @inner(%ctx: index, %T: memref<4xf32>)
+// CHECK:      "memref.global"() <{sym_name = "__pto_sites_outer", type = memref<14xi64>
 // CHECK:      func.func @outer(%ctx: index, %A: memref<16xf32>)
 // CHECK-SAME:   pto.kernels = ["k"], pto.coords = [[]]
 // CHECK-SAME:   pto.checks = ["{{.*}}calls.mlir:20:8: memref.load of @table: an index is out of the bound data"]
@@ -31,9 +33,11 @@ tg.program @outer(%A: memref<16xf32>) {
 // CHECK-NOT:    tg.call
 // CHECK:        %o = scf.if
 // CHECK:        %[[OFF:.*]] = arith.addi %o, %{{.*}} : index
-// CHECK-NEXT:   func.call @pto_tg_task_begin(%ctx, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
-// CHECK-NEXT:   func.call @pto_tg_task_region1(%ctx, %{{.*}}, %{{.*}}, %[[OFF]],
-// CHECK-NEXT:   func.call @pto_tg_task_submit(%ctx)
+// CHECK-NEXT:   memref.store %[[OFF]], %values[%{{.*}}] : memref<3xindex>
+// CHECK-NEXT:   memref.store %{{.*}}, %values[%{{.*}}] : memref<3xindex>
+// CHECK-NEXT:   memref.store %{{.*}}, %values[%{{.*}}] : memref<3xindex>
+// CHECK-NEXT:   func.call @pto_tg_task(%ctx, %sites_at, %values_at)
 
+// ONE-NOT:  @__pto_sites_inner
 // ONE-NOT:  func.func @inner
 // ONE:      func.func @outer

@@ -60,3 +60,12 @@ wsp.workload @w() {
 // CHECK: errors.mlir:[[# @LINE - 3]]:1: error: 'wsp.workload' op tg-to-runtime-calls: cannot lower wsp.workload (run wsp-to-tg and csp-to-tg first)
 
 // CHECK-NOT: Traceback
+
+// -----
+
+// The names of the programs' site tables are the pass's own.
+"memref.global"() <{sym_name = "__pto_sites_p", sym_visibility = "private", type = memref<1xi64>, initial_value = dense<0> : tensor<1xi64>, constant}> : () -> ()
+tg.program @p() {
+}
+
+// CHECK: errors.mlir:[[# @LINE - 4]]:1: error: 'memref.global' op tg-to-runtime-calls: @__pto_sites_p: a name the pass keeps for programs' site tables

@@ -10,7 +10,10 @@
 // receives (-1: closed), issues the message's tasks for this replica, runs the body and waits
 // for the tasks it issued; tg.coord, tg.record and tg.synchronize are calls. The program's own
 // function is empty and carries the tables, the queues and the processes (with the queues
-// each sends on and receives from).
+// each sends on and receives from). The processes share the program's site table: the
+// consumer's task is its second entry (14 values in: 112 bytes), of site 2 (site 1 is the
+// send's coordinates). Each process function has its own task values (a replica its own, on
+// its own stack): the replica index, like constants, is stored once at the entry.
 
 wsp.kernel @produce(i: index, x: out memref<8xf32>) unit(vector)
 wsp.kernel @use(i: index, x: in memref<8xf32>) unit(vector)
@@ -44,16 +47,19 @@ tg.program @p(%n: index, %X: memref<?x8xf32>) {
   }
 }
 
+// CHECK:      "memref.global"() <{sym_name = "__pto_sites_p", type = memref<28xi64>, initial_value = dense<[0, 0, 0, 0, -1, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 1, 0, 0, 0, 0, 0, 2, 1, 1, 1, 1, 0, 2]>
 // CHECK:      func.func @p__producer(%ctx: index, %n: index, %X: memref<?x8xf32>, %replica: index)
 // CHECK-SAME:   llvm.emit_c_interface
 // CHECK:        %c1 = arith.constant 1 : index
 // CHECK:        scf.for %i =
 // CHECK:          func.call @pto_tg_send_begin(%ctx)
-// CHECK-NEXT:     func.call @pto_tg_task_begin(%ctx,
-// CHECK:          func.call @pto_tg_task_submit(%ctx)
+// CHECK-NEXT:     memref.store %i, %values[%{{.*}}] : memref<8xindex>
+// CHECK:          func.call @pto_tg_task(%ctx, %sites_at, %values_at)
 // CHECK-NEXT:     func.call @pto_tg_send_coord(%ctx, %i)
 // CHECK-NEXT:     func.call @pto_tg_send_end(%ctx, %[[Q0:.*]], %[[SITE:.*]], %[[ONE:.*]]) : (index, index, index, index) -> ()
 // CHECK:      func.func @p__consumer(%ctx: index, %n: index, %X: memref<?x8xf32>, %r: index)
+// CHECK:        memref.store %r, %values[%{{.*}}] : memref<9xindex>
+// CHECK-NEXT:   memref.store %r, %values[%{{.*}}] : memref<9xindex>
 // CHECK:        func.call @pto_tg_ordered_enter(%ctx)
 // CHECK-NEXT:   %{{.*}} = scf.while () : () -> index {
 // CHECK-NEXT:     %[[M:.*]] = func.call @pto_tg_recv(%ctx, %{{.*}}) : (index, index) -> index
@@ -63,8 +69,10 @@ tg.program @p(%n: index, %X: memref<?x8xf32>) {
 // CHECK-NEXT:   ^{{.*}}(%t: index):
 // CHECK-NEXT:     func.call @pto_tg_issue(%ctx, %t, %r)
 // CHECK-NEXT:     %[[I:.*]] = func.call @pto_tg_message_coord(%ctx, %t, %{{.*}}) : (index, index, index) -> index
-// CHECK:          func.call @pto_tg_task_begin(%ctx, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %r,
-// CHECK:          func.call @pto_tg_task_submit(%ctx)
+// CHECK-NEXT:     memref.store %[[I]], %values[%{{.*}}] : memref<9xindex>
+// CHECK-NEXT:     memref.store %[[I]], %values[%{{.*}}] : memref<9xindex>
+// CHECK-NEXT:     %[[SECOND:.*]] = arith.addi %sites_at, %{{.*}} : index
+// CHECK-NEXT:     func.call @pto_tg_task(%ctx, %[[SECOND]], %values_at)
 // CHECK-NEXT:     func.call @pto_tg_wait(%ctx)
 // CHECK-NEXT:     scf.yield
 // CHECK:        func.call @pto_tg_order_point(%ctx)
