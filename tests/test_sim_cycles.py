@@ -271,6 +271,19 @@ def test_dispatch_threshold_routes_to_pools():
     assert cube.stats().tasks_per_worker == [0, 0, 0, 4]
 
 
+def test_a_pool_no_worker_serves_is_a_compile_error():
+    # A cube kernel with no cube worker would wait forever: refused at compile, naming both.
+    with pytest.raises(pto_wsp.CompileError, match=r"kernel mm runs on cube units .* no worker "
+                       r"serves the cube pool \(vector_workers=2, cube_workers=0\)"):  # fmt: skip
+        run(independent(mm), vector_workers=2, cube_workers=0)
+    s = independent().schedule().dispatch_threshold(2, lambda i: i, below="vector", above="cube")
+    with pytest.raises(pto_wsp.CompileError, match="dispatch_threshold sends tasks above its "
+                       "threshold to the cube pool, which no worker serves"):  # fmt: skip
+        run(s, vector_workers=1, cube_workers=0)
+    # Without a split every worker serves every pool.
+    assert run(independent(mm), workers=2).stats().makespan_cycles > 0
+
+
 def test_cycles_mode_is_deterministic():
     s = independent().schedule().dispatch(DispatchPolicy.work_steal()).streams(3)
     a = run(s, tasks=40, workers=3)

@@ -524,6 +524,7 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
     warnings += _ignored(program.config, native.is_pipeline, config)
     default_cost = _count("default_cost", options.get("default_cost", 1), 0, loc, MAX_COST)
     kernels = _kernel_specs(module, bodies, default_cost, config.functional, loc, warnings)
+    _check_pools(config, kernels, native.kernels, _chosen(module, entry, schedule), loc)
     for line in warnings:
         print(line, file=sys.stderr)
     return Program(
@@ -541,6 +542,53 @@ def compile_cpu_sim(module: ModuleOp, **options: Any) -> Program:
     )
 
 
+def _chosen(module: ModuleOp, entry: str, schedule: str | None) -> Operation | None:
+    """The schedule of ``entry`` the compile applies: the one named, else its only one."""
+    schedules = [
+        s for s in _schedules(module) if s.properties["workload"].root_reference.data == entry
+    ]
+    chosen = [s for s in schedules if s.properties["sym_name"].data == schedule]
+    chosen = chosen or (schedules if len(schedules) == 1 else [])
+    return chosen[0] if chosen else None
+
+
+def _check_pools(
+    config: SimConfig,
+    kernels: Mapping[str, KernelSpec],
+    used: list[str],
+    schedule: Operation | None,
+    loc: SourceLoc,
+) -> None:
+    """With the workers split into pools, every pool a task may go to has a worker: a task
+    of a pool nobody serves would never run."""
+    if not config.worker_pools:
+        return
+    served = set(config.worker_pools)
+    counts = (
+        f"vector_workers={config.worker_pools.count('vector')}, "
+        f"cube_workers={config.worker_pools.count('cube')}"
+    )
+    for name in used:
+        unit = kernels[name].exec_unit if name in kernels else "vector"
+        if unit not in served:
+            raise _error(
+                f'kernel {name} runs on {unit} units (exec_unit="{unit}") but no worker '
+                f"serves the {unit} pool ({counts}): its tasks would never run",
+                loc,
+            )
+    ops = [] if schedule is None else schedule.walk()
+    for op in ops:
+        if op.name == "sched.dispatch_threshold":
+            for side in ("below", "above"):
+                unit = op.properties[side].data
+                if unit in ("vector", "cube") and unit not in served:
+                    raise _error(
+                        f"dispatch_threshold sends tasks {side} its threshold to the {unit} "
+                        f"pool, which no worker serves ({counts})",
+                        loc,
+                    )
+
+
 def _placement_keys(
     module: ModuleOp, entry: str, schedule: str | None, loc: SourceLoc
 ) -> PlacementKeys | None:
@@ -549,13 +597,8 @@ def _placement_keys(
         return None
     from pto_wsp.lowering.cpu.pygen import CodegenError
 
-    schedules = [
-        s for s in _schedules(module) if s.properties["workload"].root_reference.data == entry
-    ]
-    chosen = [s for s in schedules if s.properties["sym_name"].data == schedule]
-    chosen = chosen or (schedules if len(schedules) == 1 else [])
     try:
-        keys = PlacementKeys(chosen[0] if chosen else None)
+        keys = PlacementKeys(_chosen(module, entry, schedule))
     except CodegenError as error:
         raise _error(str(error), loc) from None
     return keys if keys.any else None
