@@ -30,7 +30,8 @@ from pto_wsp.lowering.taskgraph import EDGE_KINDS, KIND_TASK, TaskGraph
 from pto_wsp.runtime.engine import STALL_CAUSES, SimConfig, Simulator
 from pto_wsp.runtime.graph import gc_paused
 from pto_wsp.runtime.kernels import KernelSpec
-from pto_wsp.runtime.native_core import Channels, Scheduler
+from pto_wsp.runtime.native_core import Scheduler
+from pto_wsp.runtime.native_pipe import Channels
 from pto_wsp.runtime.profiling import check_schedule, profile_totals, timed_specs
 from pto_wsp.runtime.run import Run, forget_collected
 from pto_wsp.runtime.threads import run_bodies_threaded
