@@ -3,7 +3,7 @@
 The core is C++: the C API of ``runtime/core/pto_wsp_core.h`` over the rules it shares with
 the Ascend host runtime (``runtime/ascend_host/src``: ``order.h``, the TensorMap and
 ``schedule_rules.h``). ``Core`` builds a task graph; ``Scheduler`` schedules a built graph as
-the simulator's cycles mode does (docs/native.md). The core is compiled once per machine
+the simulator's cycles mode does (docs/native.md); runtime/native_pipe.py runs pipelines. The core is compiled once per machine
 with the system C++ compiler (``$CXX``, default g++) into a shared library cached under
 ``$PTO_WSP_CACHE`` (default: the temp directory's ``pto-wsp-cache``), keyed by a hash of its
 sources, the compiler and the flags. ``library()`` builds it when the cache has none and
@@ -15,6 +15,7 @@ says so on stderr with the time it took; ``build()`` does it on purpose
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import hashlib
 import os
 import subprocess
@@ -35,13 +36,11 @@ from pto_wsp.runtime.kernels import ViewRegion
 
 __all__ = [
     "MAX_RANK",
-    "Channels",
     "Core",
     "NativeCoreError",
-    "Pipe",
-    "PipeResult",
     "Schedule",
     "Scheduler",
+    "address_of",
     "build",
     "cache_root",
     "library",
@@ -154,86 +153,58 @@ def library() -> Path:
     return build()
 
 
+#: PtoGraph's arrays in its order, each with its element type.
+_GRAPH_ARRAYS = {
+    **dict.fromkeys(("kind", "pool", "domain"), np.dtype(np.uint8)),
+    **dict.fromkeys(("kernel", "site", "fanin", "fanout_edges"), np.dtype(np.int32)),
+    **dict.fromkeys(("target", "stream", "priority", "fanout_begin"), np.dtype(np.int64)),
+    "edge_kind": np.dtype(np.uint8),
+    **dict.fromkeys(
+        ("args_begin", "args", "coords_begin", "coords", "regions_begin", "regions"),
+        np.dtype(np.int64),
+    ),
+    "regions32": np.dtype(np.int32),
+}
+
+
 class _Graph(ctypes.Structure):
+    # (addresses as plain ints: a POINTER field costs a cast per read)
     _fields_ = [
-        ("num_nodes", ctypes.c_int64),
-        ("num_edges", ctypes.c_int64),
-        ("num_tasks", ctypes.c_int64),
-        *[(n, ctypes.POINTER(ctypes.c_uint8)) for n in ("kind", "pool", "domain")],
-        *[(n, ctypes.POINTER(ctypes.c_int32)) for n in ("kernel", "site", "fanin", "fanout_edges")],
-        *[
-            (n, ctypes.POINTER(ctypes.c_int64))
-            for n in ("target", "stream", "priority", "fanout_begin")
-        ],
-        ("edge_kind", ctypes.POINTER(ctypes.c_uint8)),
-        *[
-            (n, ctypes.POINTER(ctypes.c_int64))
-            for n in ("args_begin", "args", "coords_begin", "coords", "regions_begin", "regions")
-        ],
-        ("regions32", ctypes.POINTER(ctypes.c_int32)),
+        *[(n, ctypes.c_int64) for n in ("num_nodes", "num_edges", "num_tasks")],
+        *[(n, ctypes.c_void_p) for n in _GRAPH_ARRAYS],
     ]
 
 
 @cache
 def _api() -> ctypes.CDLL:
+    # (every pointer a c_void_p, byref() results included: a ctypes pointer type costs tens
+    # of microseconds the first time a process makes it)
     lib = ctypes.CDLL(str(library()))
-    lib.pto_core_new.restype = ctypes.c_void_p
-    lib.pto_core_new.argtypes = [ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p]
-    lib.pto_core_free.argtypes = [ctypes.c_void_p]
-    lib.pto_core_no_data_deps.argtypes = [ctypes.c_void_p]
-    lib.pto_core_no_records.argtypes = [ctypes.c_void_p]
-    lib.pto_core_max_nodes.argtypes = [ctypes.c_void_p, ctypes.c_int64]
-    lib.pto_core_run.restype = ctypes.c_int32
-    lib.pto_core_run.argtypes = [ctypes.c_void_p] * 3
-    lib.pto_core_error.restype = ctypes.c_char_p
-    lib.pto_core_error.argtypes = [ctypes.c_void_p]
-    for name in ("pto_core_error_node", "pto_core_error_check"):
-        getattr(lib, name).restype = ctypes.c_int64
-        getattr(lib, name).argtypes = [ctypes.c_void_p]
-    lib.pto_core_order_points.restype = ctypes.c_int64
-    lib.pto_core_order_points.argtypes = [
-        ctypes.c_void_p,
-        ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)),
-    ]
-    lib.pto_core_graph.restype = ctypes.c_int32
-    lib.pto_core_graph.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Graph)]
-    lib.pto_core_scheduler_new.restype = ctypes.c_void_p
-    lib.pto_core_scheduler_new.argtypes = []
-    lib.pto_core_scheduler_free.argtypes = [ctypes.c_void_p]
-    lib.pto_core_schedule.restype = ctypes.c_int32
-    lib.pto_core_schedule.argtypes = [ctypes.c_void_p] + [ctypes.c_void_p] * 3
-    lib.pto_core_schedule_error.restype = ctypes.c_char_p
-    lib.pto_core_schedule_error.argtypes = [ctypes.c_void_p]
-    for name in ("pto_core_schedule_spans", "pto_core_schedule_collections"):
-        getattr(lib, name).restype = ctypes.c_int64
-    pointer = ctypes.POINTER
-    lib.pto_core_schedule_spans.argtypes = [
-        ctypes.c_void_p,
-        pointer(pointer(ctypes.c_int64)),
-        pointer(pointer(ctypes.c_double)),
-        pointer(pointer(ctypes.c_double)),
-    ]
-    lib.pto_core_schedule_collections.argtypes = [
-        ctypes.c_void_p,
-        pointer(pointer(ctypes.c_int64)),
-        pointer(pointer(ctypes.c_int64)),
-    ]
+    p, i32, i64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64
+    signatures = {
+        "pto_core_new": (p, [i32, p, p]),
+        "pto_core_free": (None, [p]),
+        "pto_core_restart": (None, [p, i32, p, p]),
+        "pto_core_no_data_deps": (None, [p]),
+        "pto_core_no_records": (None, [p]),
+        "pto_core_max_nodes": (None, [p, i64]),
+        "pto_core_run": (i32, [p, p, p]),
+        "pto_core_error": (ctypes.c_char_p, [p]),
+        "pto_core_error_node": (i64, [p]),
+        "pto_core_error_check": (i64, [p]),
+        "pto_core_order_points": (i64, [p, p]),
+        "pto_core_graph": (i32, [p, p]),
+        "pto_core_scheduler_new": (p, []),
+        "pto_core_scheduler_free": (None, [p]),
+        "pto_core_schedule": (i32, [p, p, p, p]),
+        "pto_core_schedule_error": (ctypes.c_char_p, [p]),
+        "pto_core_schedule_spans": (i64, [p, p, p, p]),
+        "pto_core_schedule_collections": (i64, [p, p, p]),
+    }
+    for name, (restype, argtypes) in signatures.items():
+        function = getattr(lib, name)
+        function.restype, function.argtypes = restype, argtypes
     return lib
-
-
-def _array(pointer, n: int, owner: Core) -> np.ndarray:
-    """The core's array at ``pointer`` (n entries) as a numpy array, without a copy: the
-    array keeps ``owner`` alive, whose memory it is."""
-    dtype = _dtype_of(pointer._type_)
-    if n == 0:
-        return np.zeros(0, dtype)
-    address = ctypes.cast(pointer, ctypes.c_void_p).value
-    return np.asarray(_View(address, n, dtype, owner))
-
-
-@cache
-def _dtype_of(ctype: type) -> np.dtype:
-    return np.dtype(ctype)  # (numpy's conversion of a ctypes type takes microseconds)
 
 
 class _View:
@@ -254,9 +225,39 @@ class _View:
         self.owner = owner
 
 
+def address_of(array: np.ndarray) -> int:
+    """The address of a contiguous array's data (a tenth of ``array.ctypes.data``'s cost)."""
+    try:
+        return ctypes.addressof(_BYTE.from_buffer(array))
+    except (TypeError, ValueError, BufferError):  # (read-only or empty)
+        return array.ctypes.data
+
+
+_BYTE = ctypes.c_byte
+#: What holds a view of the core's memory when nobody else does: the Core's table, the
+#: loop reading it and getrefcount's argument.
+_UNHELD = 3
+
+
+class _Memory:
+    """A core's C object: freed when its Core and the last view of its arrays let go."""
+
+    __slots__ = ("api", "ptr")
+
+    def __init__(self, api: ctypes.CDLL, ptr: int) -> None:
+        self.api, self.ptr = api, ptr
+
+    def __del__(self) -> None:
+        if self.ptr:
+            self.api.pto_core_free(self.ptr)
+            self.ptr = 0
+
+
 class Core:
-    """One graph build on the native core: ``address`` goes to the compiled program as its
-    context argument; ``graph()`` then reads the task graph it built."""
+    """Graph builds on the native core: ``address`` goes to the compiled program as its
+    context argument; ``graph()`` then reads the task graph it built. ``restart`` starts
+    another build in the same memory, the numpy views of its arrays kept while they do not
+    move (a graph built again makes no new views)."""
 
     def __init__(
         self, shapes: list[tuple[int, ...]], infer_data_deps: bool = True, records: bool = True
@@ -264,33 +265,60 @@ class Core:
         """``shapes``: per tensor (program argument) its extents, -1 where unknown;
         ``infer_data_deps=False``: no data edges (structural and event edges only);
         ``records=False``: no task's scalars, coordinates or regions (see ``graph``)."""
-        api = _api()
+        self._api = api = _api()
+        self._tensors: tuple = ((), None)  # (shapes, pto_core_new's arguments for them)
+        #: Per graph array: (address, length, its view) of the last build.
+        self._views: dict[str, tuple[int, int, np.ndarray]] = {}
+        self._points = ctypes.POINTER(ctypes.c_int64)()  # (where the ordering points are)
+        self._points_ref = ctypes.byref(self._points)
+        memory = _Memory(api, api.pto_core_new(*self._arguments(shapes)))
+        self._memory = memory
+        self._ptr = self.address = memory.ptr
+        self._start(shapes, infer_data_deps, records)
+
+    def _arguments(self, shapes: list[tuple[int, ...]]) -> tuple:
+        """pto_core_new's (number of tensors, ranks, extents), made once per shapes."""
+        if self._tensors[0] == shapes:
+            return self._tensors[1]
         if any(len(s) > MAX_RANK for s in shapes):
             raise NativeCoreError(f"the native core takes tensors of rank <= {MAX_RANK}")
         ranks = np.array([len(s) for s in shapes], dtype=np.int32)
         table = np.full((max(len(shapes), 1), MAX_RANK), -1, dtype=np.int64)
         for t, shape in enumerate(shapes):
             table[t, : len(shape)] = shape
-        self._api = api
-        self._ptr = api.pto_core_new(len(shapes), ranks.ctypes.data, table.ctypes.data)
-        self.address = int(self._ptr)
+        self._keep = (ranks, table)
+        self._tensors = (list(shapes), (len(shapes), address_of(ranks), address_of(table)))
+        return self._tensors[1]
+
+    def _start(self, shapes: list[tuple[int, ...]], infer_data_deps: bool, records: bool) -> None:
         if not infer_data_deps:
-            api.pto_core_no_data_deps(self._ptr)
+            self._api.pto_core_no_data_deps(self._ptr)
         self._records = records
         if not records:
-            api.pto_core_no_records(self._ptr)
-        api.pto_core_max_nodes(self._ptr, max_nodes())
+            self._api.pto_core_no_records(self._ptr)
+        self._api.pto_core_max_nodes(self._ptr, max_nodes())
+        # (None once a build ran)
+        self._started: tuple | None = (shapes, infer_data_deps, records)
 
-    def run(self, entry: int, args: Any) -> None:
+    def restart(
+        self, shapes: list[tuple[int, ...]], infer_data_deps: bool = True, records: bool = True
+    ) -> bool:
+        """Start another build on this core, in the memory of the last; False (nothing
+        done) while a view of the last graph is held elsewhere: that graph stays as it is,
+        and the next build needs a new Core."""
+        if self._started == (shapes, infer_data_deps, records):
+            return True  # (no build since the core started: nothing to start again)
+        if any(sys.getrefcount(v) > _UNHELD for _, _, v in self._views.values()):
+            return False
+        self._api.pto_core_restart(self._ptr, *self._arguments(shapes))
+        self._start(shapes, infer_data_deps, records)
+        return True
+
+    def run(self, entry: int, args: Any) -> bool:
         """Run the compiled program at ``entry`` (MLIR's packed interface) with the packed
-        ``args`` on this core; its first error stops it (``error()`` then says why)."""
-        self._api.pto_core_run(self._ptr, entry, args)
-
-    def __del__(self) -> None:
-        ptr = getattr(self, "_ptr", None)
-        if ptr:
-            self._api.pto_core_free(ptr)
-            self._ptr = None
+        ``args`` on this core; its first error stops it: False (``error()`` says why)."""
+        self._started = None
+        return self._api.pto_core_run(self._ptr, entry, args) == 0
 
     def error(self) -> tuple[str, int, int]:
         """Why the build failed ('' if it did not), its node and its failed check (-1: none)."""
@@ -303,9 +331,20 @@ class Core:
 
     def order_points(self) -> np.ndarray:
         """Per ordering point of the build, how many tasks preceded it."""
-        points = ctypes.POINTER(ctypes.c_int64)()
-        n = self._api.pto_core_order_points(self._ptr, ctypes.byref(points))
-        return _copied(points, n)
+        n = self._api.pto_core_order_points(self._ptr, self._points_ref)
+        return _copied(self._points, n)
+
+    def _view(self, g: _Graph, name: str, n: int) -> np.ndarray:
+        """The graph's array ``name`` (n entries) as a numpy array, without a copy: the last
+        build's view while the array has not moved; the view keeps the core's memory."""
+        address = getattr(g, name)
+        kept = self._views.get(name)
+        if kept is not None and kept[0] == address and kept[1] == n:
+            return kept[2]
+        dtype = _GRAPH_ARRAYS[name]
+        view = np.asarray(_View(address, n, dtype, self._memory)) if n else np.zeros(0, dtype)
+        self._views[name] = (address, n, view)
+        return view
 
     def graph(
         self,
@@ -327,23 +366,23 @@ class Core:
         if self._api.pto_core_graph(self._ptr, ctypes.byref(g)) != 0:
             raise NativeCoreError(self.error()[0])
         n, e = g.num_nodes, g.num_edges
-        begin = _array(g.fanout_begin, n + 1, self) if n else np.zeros(1, np.int64)
+        view = self._view
 
         def per_node(begin, values, make, info=None) -> _PerNode:
-            starts = _array(begin, n + 1, self)
-            return _PerNode(starts, _array(values, int(starts[-1]), self), make, info)
+            starts = view(g, begin, n + 1)
+            return _PerNode(starts, view(g, values, int(starts[-1])), make, info)
 
         if self._records:
-            site = _array(g.site, n, self)
+            site = view(g, "site", n)
             fields = (
-                per_node(g.args_begin, g.args, _args(site, scalars), (site, scalars)),
+                per_node("args_begin", "args", _args(site, scalars), (site, scalars)),
                 per_node(
-                    g.regions_begin,
-                    g.regions if g.regions else g.regions32,  # (int32 when every value fits)
+                    "regions_begin",
+                    "regions" if g.regions else "regions32",  # (int32 when every value fits)
                     _regions(tensors, site, kept),
                     (site, kept, tensors),
                 ),
-                per_node(g.coords_begin, g.coords, _coords(site, sites)),
+                per_node("coords_begin", "coords", _coords(site, sites)),
             )
         elif again is None:
             raise NativeCoreError("a build without records needs again() to read them")
@@ -351,22 +390,19 @@ class Core:
             load = cache(again)  # (one build for the three fields)
             fields = tuple(_Unrecorded(n, name, load) for name in ("args", "regions", "coords"))
         return TaskGraph(
-            kind=_array(g.kind, n, self),
-            kernel=_array(g.kernel, n, self),
-            pool=_array(g.pool, n, self),
-            domain=_array(g.domain, n, self),
-            target=_array(g.target, n, self),
-            stream=_array(g.stream, n, self),
-            priority=_array(g.priority, n, self),
-            fanin=_array(g.fanin, n, self),
-            fanout_begin=begin,
-            fanout_edges=_array(g.fanout_edges, e, self),
-            edge_kind=_array(g.edge_kind, e, self),
+            **{name: view(g, name, n) for name in _NODE_ARRAYS},
+            fanout_begin=view(g, "fanout_begin", n + 1) if n else np.zeros(1, np.int64),
+            fanout_edges=view(g, "fanout_edges", e),
+            edge_kind=view(g, "edge_kind", e),
             kernels=list(kernels),
             args=fields[0],
             regions=fields[1],
             coords=fields[2],
         )
+
+
+#: The graph's arrays of one entry per node, as TaskGraph names them.
+_NODE_ARRAYS = ("kind", "kernel", "pool", "domain", "target", "stream", "priority", "fanin")
 
 
 def _args(site: np.ndarray, scalars: Sequence[str]):
@@ -526,12 +562,55 @@ class _SchedOut(ctypes.Structure):
     _fields_ = [(n, ctypes.c_void_p) for n in ("ni", "nf", "order", "s", "r")]
 
 
+#: The graph's int64 arrays the scheduler reads after the costs, in PtoSchedGraph's order.
+_SCHED_I64 = ("priority", "target", "stream", "fanout_begin")
+
+
+def _sched_config(config: Any) -> tuple[_SchedConfig, np.ndarray]:
+    """PtoSchedConfig of a SimConfig (order_after, stop_at and general left to the run),
+    and the workers' pools it points to."""
+    workers = max(1, int(config.workers))
+    pools = np.full(workers, 255, np.uint8)  # (workers beyond worker_pools serve any pool)
+    given = config.pools()[: config.workers]
+    pools[: len(given)] = given
+    timing = _TIMING.get(config.timing, 2)
+    interval = config.cycles_per_ms / config.timing_n if timing == 1 and config.timing_n else 0.0
+    values = {
+        "ready_priority": config.ready == "priority",
+        "work_steal": config.dispatch == "work_steal",
+        "streams": config.streams,
+        "stream_keyed": bool(config.stream_keyed),
+        "timing": timing,
+        "timing_n": config.timing_n,
+        "depth": config.pipeline_depth,
+        "depth_scope": _SCOPE.get(config.depth_scope, 0),
+        "batch_deps": config.batch_deps,
+        "gen_cost": config.gen_cost,
+        "task_window": config.task_window,
+    }
+    c = _SchedConfig(
+        workers,
+        address_of(pools),
+        *[int(values[k]) for k in _CONFIG_INTS],
+        float(interval),
+        None,
+        int(config.window_overflow == "abort"),
+        -1,
+        0,
+    )
+    return c, pools
+
+
 _TIMING = {"immediate": 0, "rate_limit": 1, "batched": 2, "interleaved": 3}
 _SCOPE = {"global": 0, "per_stream": 1, "per_pool": 2}
 #: The counters in ``Schedule.S`` before the tasks run per worker, the floats in ``R``
 #: before the busy cycles per worker.
 _NS, _NR = 21, 8
-_ORDN = 13  # (S: tasks dispatched)
+_SPANN, _ORDN, _GCN = 12, 13, 17  # (S: stall spans, tasks dispatched, collections)
+#: A schedule's spans (task, from, to) when it has none (and its collections: the first two).
+_NO_SPANS = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+for _empty in _NO_SPANS:
+    _empty.flags.writeable = False
 
 
 class Schedule(NamedTuple):
@@ -559,12 +638,22 @@ class Schedule(NamedTuple):
 class Scheduler:
     """The core's virtual-time scheduler (cycles mode); its memory is kept from run to run."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: Any = None) -> None:
+        """``config``: the SimConfig of the runs to come, made ready now (optional)."""
         self._api = _api()
         self._ptr = self._api.pto_core_scheduler_new()
+        # Where a run's stall spans (task, from, to) and TensorMap collections (at, oldest)
+        # are: the scheduler's arrays, copied after each run.
+        types = (ctypes.c_int64, ctypes.c_double, ctypes.c_double, ctypes.c_int64, ctypes.c_int64)
+        self._where = [ctypes.POINTER(t)() for t in types]
+        self._where_refs = [ctypes.byref(p) for p in self._where]
         # The per-node outputs (NI, NF, order: 80 B a node), kept for the next run unless a
         # schedule of an earlier run still views them.
         self._out = np.empty(0, np.int64)
+        #: (a copy of the last SimConfig, its PtoSchedConfig, the pools that points to).
+        self._kept_config: tuple | None = None
+        if config is not None:
+            self._config(config, None, (), -1)
 
     def __del__(self) -> None:
         ptr = getattr(self, "_ptr", None)
@@ -593,344 +682,94 @@ class Scheduler:
             np.ascontiguousarray(graph.kind, np.uint8),
             np.ascontiguousarray(graph.pool, np.uint8),
             np.ascontiguousarray(costs, np.int64),
-            np.ascontiguousarray(graph.priority, np.int64),
-            np.ascontiguousarray(graph.target, np.int64),
-            np.ascontiguousarray(graph.stream, np.int64),
-            np.ascontiguousarray(graph.fanout_begin, np.int64),
+            *[np.ascontiguousarray(getattr(graph, f), np.int64) for f in _SCHED_I64],
             np.ascontiguousarray(graph.fanin, np.int32),
             np.ascontiguousarray(graph.fanout_edges, np.int32),
         ]
         if len(keep[2]) != n:
             raise NativeCoreError(f"{len(keep[2])} costs for a graph of {n} nodes")
-        g = _SchedGraph(n, *[a.ctypes.data for a in keep])
-        pools = np.array(config.pools()[: config.workers], np.uint8)
-        workers = max(1, int(config.workers))
-        pools = np.concatenate([pools, np.full(workers - len(pools), 255, np.uint8)])
-        n_tasks = graph.num_tasks
-        after = np.zeros(n_tasks + 1, np.uint8)
-        points = np.asarray(order_points, np.int64)
-        after[points[(points > 0) & (points <= n_tasks)]] = 1
-        timing = _TIMING.get(config.timing, 2)
-        interval = (
-            config.cycles_per_ms / config.timing_n if timing == 1 and config.timing_n else 0.0
-        )
-        values = {
-            "ready_priority": config.ready == "priority",
-            "work_steal": config.dispatch == "work_steal",
-            "streams": config.streams,
-            "stream_keyed": bool(config.stream_keyed),
-            "timing": timing,
-            "timing_n": config.timing_n,
-            "depth": config.pipeline_depth,
-            "depth_scope": _SCOPE.get(config.depth_scope, 0),
-            "batch_deps": config.batch_deps,
-            "gen_cost": config.gen_cost,
-            "task_window": config.task_window,
-        }
-        c = _SchedConfig(
-            workers,
-            pools.ctypes.data,
-            *[int(values[k]) for k in _CONFIG_INTS],
-            float(interval),
-            after.ctypes.data if config.batch_deps else None,
-            int(config.window_overflow == "abort"),
-            int(stop_at),
-            int(general),
-        )
-        NI, NF, order = self._outputs(n, max(n_tasks, 1))
-        S = np.empty(_NS + workers, np.int64)
-        R = np.empty(_NR + workers, np.float64)
-        out = _SchedOut(*[a.ctypes.data for a in (NI, NF, order, S, R)])
+        g = _SchedGraph(n, *map(address_of, keep))
+        c = self._config(config, graph, order_points, stop_at, general)
+        NI, NF, order, out = self._outputs(n, max(n, 1), c.workers)
         api = self._api
         if api.pto_core_schedule(self._ptr, ctypes.byref(g), ctypes.byref(c), ctypes.byref(out)):
             raise NativeCoreError(api.pto_core_schedule_error(self._ptr).decode())
-        return Schedule(NI, NF, S, R, order[: S[_ORDN]], self._spans(), *self._collections())
+        S, R = self._counters
+        spans = self._spans() if S[_SPANN] else _NO_SPANS
+        collections = self._collections() if S[_GCN] else _NO_SPANS[:2]
+        return Schedule(NI, NF, S, R, order[: S[_ORDN]], spans, *collections)
 
-    def _outputs(self, n: int, n_order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """NI (4, n), NF (5, n) and order (n_order) in the kept memory: a new block when a
-        schedule still views the last (its Run is held) or the block is too small."""
+    def _config(
+        self,
+        config: Any,
+        graph: TaskGraph | None,
+        order_points: Sequence[int],
+        stop_at: int,
+        general: bool = False,
+    ) -> _SchedConfig:
+        """The scheduler's directives of ``config`` for ``graph``: made again only when
+        ``config`` changed."""
+        kept = self._kept_config
+        if kept is None or kept[0] != config:
+            kept = self._kept_config = (dataclasses.replace(config), *_sched_config(config))
+        c = kept[1]
+        c.stop_at, c.general = int(stop_at), int(general)
+        c.order_after = None
+        if config.batch_deps and graph is not None:
+            n_tasks = graph.num_tasks
+            after = np.zeros(n_tasks + 1, np.uint8)
+            points = np.asarray(order_points, np.int64)
+            after[points[(points > 0) & (points <= n_tasks)]] = 1
+            self._after = after  # (alive while the scheduler reads it)
+            c.order_after = address_of(after)
+        return c
+
+    def _outputs(self, n: int, n_order: int, workers: int) -> tuple:
+        """NI (4, n), NF (5, n) and order (n_order) in the kept memory, and the structure
+        of every output's address: a new block when a schedule still views the last (its
+        Run is held) or the block is too small. The counters (S, R) are new each run."""
         size = 9 * n + n_order
         # Held by self._out, getrefcount's argument and each view of an earlier schedule.
         if sys.getrefcount(self._out) > 2 or len(self._out) < size:
             self._out = np.empty(size, np.int64)
         out = self._out
+        self._counters = S, R = np.empty(_NS + workers, np.int64), np.empty(_NR + workers)
+        at = address_of(out)
         return (
             out[: 4 * n].reshape(4, n),
             out[4 * n : 9 * n].view(np.float64).reshape(5, n),
             out[9 * n : size],
+            _SchedOut(at, at + 32 * n, at + 72 * n, address_of(S), address_of(R)),
         )
 
     def _spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        tid = ctypes.POINTER(ctypes.c_int64)()
-        t0, t1 = ctypes.POINTER(ctypes.c_double)(), ctypes.POINTER(ctypes.c_double)()
-        k = self._api.pto_core_schedule_spans(self._ptr, *map(ctypes.byref, (tid, t0, t1)))
-        return tuple(_copied(p, k) for p in (tid, t0, t1))  # type: ignore[return-value]
+        tid, t0, t1 = self._where[:3]
+        k = self._api.pto_core_schedule_spans(self._ptr, *self._where_refs[:3])
+        return _copied(tid, k), _copied(t0, k), _copied(t1, k)
 
     def _collections(self) -> tuple[np.ndarray, np.ndarray]:
-        at, old = ctypes.POINTER(ctypes.c_int64)(), ctypes.POINTER(ctypes.c_int64)()
-        k = self._api.pto_core_schedule_collections(self._ptr, ctypes.byref(at), ctypes.byref(old))
+        at, old = self._where[3:]
+        k = self._api.pto_core_schedule_collections(self._ptr, *self._where_refs[3:])
         return _copied(at, k), _copied(old, k)
 
 
-class _PipeResult(ctypes.Structure):
-    _fields_ = [
-        *[
-            (n, ctypes.c_int64)
-            for n in ("num_nodes", "num_order", "workers", "num_spans", "num_sites", "num_blocked")
-        ],
-        *[(n, ctypes.POINTER(ctypes.c_int64)) for n in ("worker", "issue", "order", "tasks_run")],
-        *[(n, ctypes.POINTER(ctypes.c_double)) for n in ("start", "end", "busy", "stalls")],
-        *[(n, ctypes.POINTER(ctypes.c_int64)) for n in ("span_cause", "span_process")],
-        *[(n, ctypes.POINTER(ctypes.c_double)) for n in ("span_from", "span_to")],
-        ("site_begin", ctypes.POINTER(ctypes.c_int64)),
-        ("site_names", ctypes.POINTER(ctypes.c_int32)),
-        *[
-            (n, ctypes.POINTER(ctypes.c_int64))
-            for n in ("blocked_process", "blocked_op", "blocked_queue")
-        ],
-        ("num_collections", ctypes.c_int64),
-        *[(n, ctypes.POINTER(ctypes.c_int64)) for n in ("gc_at", "gc_old", "stream", "lane")],
-        ("site_origin", ctypes.POINTER(ctypes.c_int64)),
-        *[(n, ctypes.POINTER(ctypes.c_double)) for n in ("created", "issued", "deps_met")],
-        ("cost", ctypes.POINTER(ctypes.c_int64)),
-        ("steals", ctypes.c_int64),
-    ]
-
-
-class _PipeSchedule(ctypes.Structure):
-    _fields_ = [
-        *[
-            (n, ctypes.c_int64)
-            for n in (
-                "streams", "stream_keyed", "timing", "timing_n", "depth", "depth_scope",
-                "batch_deps", "task_window", "window_abort",
-            )
-        ],
-        ("interval", ctypes.c_double),
-    ]  # fmt: skip
-
-
-#: pto_core_pipe_run's outcomes.
-PIPE_OK, PIPE_DEADLOCK, PIPE_CLOSED, PIPE_BUILD, PIPE_OTHER, PIPE_COST, PIPE_WINDOW = range(7)
-_I64P = ctypes.POINTER(ctypes.c_int64)
-#: PtoCostFn: (node, kernel, origin site, names, #names, args, #args, coords, regions,
-#: #regions) -> cycles.
-COST_FUNCTION = ctypes.CFUNCTYPE(
-    ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int32),
-    ctypes.c_int64, _I64P, ctypes.c_int64, _I64P, _I64P, ctypes.c_int64,
-)  # fmt: skip
-#: PtoPlaceFn: (names, values, #coordinates, [pool, target, stream, priority]) -> 0, or failed.
-PLACE_FUNCTION = ctypes.CFUNCTYPE(
-    ctypes.c_int32, ctypes.POINTER(ctypes.c_int32), _I64P, ctypes.c_int64, _I64P
-)
-#: The operations a process waits in (pto_wsp_core.h), as the Python engine names them.
-PIPE_OPS = ("send", "recv", "record", "synchronize", "wait", "window", "")
-
-
-class PipeResult(NamedTuple):
-    """A pipeline run's results (copies): per node ``worker`` (-1: a barrier), ``issue``,
-    ``start``, ``end``; the dispatch ``order``; per worker ``busy`` cycles and ``tasks_run``;
-    ``stalls`` by cause (engine.STALL_CAUSES' order); ``spans`` (cause index, process or
-    -1 - task, from, to); ``sites`` (each site's coordinate name ids); ``blocked`` (process,
-    operation index, queue or -1) of the error's processes; per node ``stream``, ``lane``,
-    ``created``, ``issued``, ``deps_met`` (times) and ``cost``; the ``steals``;
-    the task window's TensorMap collections ``gc_at``, ``gc_old`` (as ``Schedule``'s)."""
-
-    worker: np.ndarray
-    issue: np.ndarray
-    start: np.ndarray
-    end: np.ndarray
-    order: np.ndarray
-    busy: np.ndarray
-    tasks_run: np.ndarray
-    stalls: np.ndarray
-    spans: list[tuple[int, int, float, float]]
-    sites: list[list[int]]
-    site_origin: list[int]
-    blocked: list[tuple[int, int, int]]
-    created: np.ndarray
-    issued: np.ndarray
-    deps_met: np.ndarray
-    cost: np.ndarray
-    steals: int
-    stream: np.ndarray
-    lane: np.ndarray
-    gc_at: np.ndarray
-    gc_old: np.ndarray
-
-
-class Pipe:
-    """A pipeline run on the core (its processes as coroutines, pto_wsp_core.h): made on the
-    ``Core`` of the run's graph; ``queue`` and ``process`` describe it, ``run`` runs it."""
-
-    def __init__(self, core: Core, workers: Sequence[int], ready_priority: bool, steal: bool,
-                 kernel_costs: Sequence[int]) -> None:  # fmt: skip
-        """``workers``: each worker's pool code; ``kernel_costs``: cycles per kernel id."""
-        self._api = api = _pipe_api()
-        self._core = core  # (freed after the pipe: the pipe points into it)
-        pools = np.ascontiguousarray(workers, np.uint8)
-        costs = np.ascontiguousarray(kernel_costs, np.int64)
-        self._ptr = api.pto_core_pipe_new(
-            core._ptr, len(pools), pools.ctypes.data, int(ready_priority), int(steal),
-            len(costs), costs.ctypes.data,
-        )  # fmt: skip
-        self._keep: list = []
-
-    def __del__(self) -> None:
-        ptr = getattr(self, "_ptr", None)
-        if ptr:
-            self._api.pto_core_pipe_free(ptr)
-            self._ptr = None
-
-    def sites(self, sites: Sequence[Sequence[int]], replica_name: int) -> None:
-        """Each task site's coordinate names (ids) and the id of ``replica``."""
-        begin = np.cumsum([0, *map(len, sites)]).astype(np.int64)
-        names = np.array([n for s in sites for n in s] or [0], np.int32)
-        self._api.pto_core_pipe_sites(
-            self._ptr, len(sites), begin.ctypes.data, names.ctypes.data, replica_name
-        )
-
-    def schedule(self, config: Any) -> None:
-        """The directives of ``config`` (a SimConfig) beyond workers, dispatch and issue."""
-        timing = _TIMING.get(config.timing, 2)
-        n = config.timing_n
-        s = _PipeSchedule(
-            streams=config.streams, stream_keyed=int(bool(config.stream_keyed)), timing=timing,
-            timing_n=n, depth=config.pipeline_depth, depth_scope=_SCOPE.get(config.depth_scope, 0),
-            batch_deps=config.batch_deps, task_window=config.task_window,
-            window_abort=int(config.window_overflow == "abort"),
-            interval=config.cycles_per_ms / n if timing == 1 and n else 0.0,
-        )  # fmt: skip
-        self._api.pto_core_pipe_schedule(self._ptr, ctypes.byref(s))
-
-    def cost_function(self, function: Any) -> None:
-        """The cycles of tasks whose kernel cost is -1: ``function``, a ``COST_FUNCTION``."""
-        self._keep.append(function)
-        self._api.pto_core_pipe_cost_function(self._ptr, function)
-
-    def place_function(self, function: Any) -> None:
-        """The placement of received tasks: ``function``, a ``PLACE_FUNCTION``."""
-        self._keep.append(function)
-        self._api.pto_core_pipe_place_function(self._ptr, function)
-
-    def body_function(self, function: Any) -> None:
-        """The functional mode: ``function`` (a ``COST_FUNCTION``, 0: the body ran) runs a
-        task's body as it starts."""
-        self._keep.append(function)
-        self._api.pto_core_pipe_body_function(self._ptr, function)
-
-    def close(self, queue: int) -> None:
-        """Close ``queue`` (from another thread while the run is under way)."""
-        self._api.pto_core_pipe_close(self._ptr, queue)
-
-    def channel(self, queue: int) -> tuple[bool, int]:
-        """(open, messages buffered) of ``queue``, now."""
-        is_open, size = ctypes.c_int64(), ctypes.c_int64()
-        self._api.pto_core_pipe_channel(self._ptr, queue, ctypes.byref(is_open), ctypes.byref(size))
-        return bool(is_open.value), size.value
-
-    def queue(self, capacity: int, is_event: bool) -> None:
-        self._api.pto_core_pipe_queue(self._ptr, capacity, int(is_event))
-
-    def process(self, function: int, args: Any, sends: Sequence[int], receives: Sequence[int]):
-        """A replica: ``function`` (MLIR's packed interface) called with ``args`` (a ctypes
-        array of argument addresses, kept alive here)."""
-        s = np.array([*sends, 0], np.int64)
-        r = np.array([*receives, 0], np.int64)
-        self._keep.append(args)
-        self._api.pto_core_pipe_process(
-            self._ptr, function, ctypes.addressof(args), len(sends), s.ctypes.data,
-            len(receives), r.ctypes.data,
-        )  # fmt: skip
-
-    def run(self) -> tuple[int, str]:
-        """Run to the end: the outcome (PIPE_*) and its message."""
-        outcome = self._api.pto_core_pipe_run(self._ptr)
-        return outcome, self._api.pto_core_pipe_message(self._ptr).decode()
-
-    def result(self) -> PipeResult:
-        r = _PipeResult()
-        self._api.pto_core_pipe_result(self._ptr, ctypes.byref(r))
-        n = r.num_nodes
-        begin = _copied(r.site_begin, r.num_sites + 1).tolist()
-        names = _copied(r.site_names, begin[-1]).tolist()
-        spans = zip(*(_copied(getattr(r, f), r.num_spans).tolist()
-                      for f in ("span_cause", "span_process", "span_from", "span_to")))  # fmt: skip
-        blocked = zip(*(_copied(getattr(r, f), r.num_blocked).tolist()
-                        for f in ("blocked_process", "blocked_op", "blocked_queue")))  # fmt: skip
-        return PipeResult(
-            worker=_copied(r.worker, n),
-            issue=_copied(r.issue, n),
-            start=_copied(r.start, n),
-            end=_copied(r.end, n),
-            order=_copied(r.order, r.num_order),
-            busy=_copied(r.busy, r.workers),
-            tasks_run=_copied(r.tasks_run, r.workers),
-            stalls=_copied(r.stalls, 8),
-            spans=list(spans),
-            sites=[names[a:b] for a, b in zip(begin, begin[1:])],
-            site_origin=_copied(r.site_origin, r.num_sites).tolist(),
-            created=_copied(r.created, n),
-            issued=_copied(r.issued, n),
-            deps_met=_copied(r.deps_met, n),
-            cost=_copied(r.cost, n),
-            steals=r.steals,
-            blocked=list(blocked),
-            stream=_copied(r.stream, n),
-            lane=_copied(r.lane, n),
-            gc_at=_copied(r.gc_at, r.num_collections),
-            gc_old=_copied(r.gc_old, r.num_collections),
-        )
-
-
-class Channels:
-    """The queues of a pipeline run under way, by name, for the host (another thread):
-    ``close(name)`` (applied at the run's next step) and ``state(name)`` (open, messages)."""
-
-    def __init__(self, pipe: Pipe, queues: list[str]) -> None:
-        self._pipe = pipe
-        self._ids = {q: i for i, q in enumerate(queues)}
-
-    def __contains__(self, name: str) -> bool:
-        return name in self._ids
-
-    def close(self, name: str) -> None:
-        self._pipe.close(self._ids[name])
-
-    def state(self, name: str) -> tuple[bool, int]:
-        return self._pipe.channel(self._ids[name])
-
-
-@cache
-def _pipe_api() -> ctypes.CDLL:
-    lib = _api()
-    p, i64 = ctypes.c_void_p, ctypes.c_int64
-    lib.pto_core_pipe_new.restype = p
-    lib.pto_core_pipe_new.argtypes = [p, i64, p, i64, i64, i64, p]
-    lib.pto_core_pipe_free.argtypes = [p]
-    lib.pto_core_pipe_sites.argtypes = [p, i64, p, p, ctypes.c_int32]
-    lib.pto_core_pipe_queue.argtypes = [p, i64, ctypes.c_int32]
-    lib.pto_core_pipe_cost_function.argtypes = [p, COST_FUNCTION]
-    lib.pto_core_pipe_schedule.argtypes = [p, ctypes.POINTER(_PipeSchedule)]
-    lib.pto_core_pipe_body_function.argtypes = [p, COST_FUNCTION]
-    lib.pto_core_pipe_close.argtypes = [p, i64]
-    lib.pto_core_pipe_channel.argtypes = [p, i64, p, p]
-    lib.pto_core_pipe_place_function.argtypes = [p, PLACE_FUNCTION]
-    lib.pto_core_pipe_process.argtypes = [p, p, p, i64, p, i64, p]
-    lib.pto_core_pipe_run.restype = ctypes.c_int32
-    lib.pto_core_pipe_run.argtypes = [p]
-    lib.pto_core_pipe_message.restype = ctypes.c_char_p
-    lib.pto_core_pipe_message.argtypes = [p]
-    lib.pto_core_pipe_result.argtypes = [p, ctypes.POINTER(_PipeResult)]
-    return lib
-
-
 def _copied(pointer, n: int) -> np.ndarray:
-    """A copy of the scheduler's array at ``pointer`` (n entries; reused by the next run)."""
+    """A copy of the core's array at ``pointer`` (n entries; reused by the next run)."""
+    dtype = _DTYPES[pointer._type_]
     if n == 0:
-        return np.zeros(0, _dtype_of(pointer._type_))
+        return np.zeros(0, dtype)
     address = ctypes.cast(pointer, ctypes.c_void_p).value
-    return np.asarray(_View(address, n, _dtype_of(pointer._type_), None)).copy()
+    return np.asarray(_View(address, n, dtype, None)).copy()
+
+
+#: numpy's types of the C types the core's arrays hold (numpy's own conversion of a ctypes
+#: type takes microseconds, and its first one much more).
+_DTYPES = {
+    ctypes.c_int64: np.dtype(np.int64),
+    ctypes.c_int32: np.dtype(np.int32),
+    ctypes.c_uint8: np.dtype(np.uint8),
+    ctypes.c_double: np.dtype(np.float64),
+}
 
 
 if __name__ == "__main__":

@@ -30,7 +30,8 @@ from pto_wsp.lowering.taskgraph import EDGE_KINDS, KIND_TASK, TaskGraph
 from pto_wsp.runtime.engine import STALL_CAUSES, SimConfig, Simulator
 from pto_wsp.runtime.graph import gc_paused
 from pto_wsp.runtime.kernels import KernelSpec
-from pto_wsp.runtime.native_core import Channels, Scheduler
+from pto_wsp.runtime.native_core import Scheduler
+from pto_wsp.runtime.native_pipe import Channels
 from pto_wsp.runtime.profiling import check_schedule, profile_totals, timed_specs
 from pto_wsp.runtime.run import Run, forget_collected
 from pto_wsp.runtime.threads import run_bodies_threaded
@@ -160,6 +161,11 @@ class Program:
         #: profiling=True: the wall time of each body call, per kernel (this run's).
         self._samples: dict[str, list[float]] = {}
         self.kernels = timed_specs(kernels, self._samples) if profiling else dict(kernels)
+        if config.functional:
+            # Which bodies do nothing (no call needed) is decided from their code, here at
+            # compile time: the first decision of a process costs ~0.4 ms (dis, inspect).
+            for spec in self.kernels.values():
+                spec.runnable  # noqa: B018
         self.debug = debug
         #: The pipeline run under way (its channels), or the last one's.
         self._live: Simulator | Channels | None = None
@@ -218,6 +224,14 @@ class Program:
             self._bindings[name] = self._check(spec, value)
         self._views.clear()  # (views of the arrays bound before: made again)
         self._kept_arguments = None
+        if self.native is not None and not self.native.is_pipeline and self.config.fast:
+            # A bound main program is ready to run: its arguments packed, a core and a
+            # scheduler allocated (their memory is faulted in by the runs that use it).
+            self.native.prepare(
+                self._bindings, self.config.infer_data_deps, self._reads_records()
+            )
+            if self._scheduler is None:
+                self._scheduler = Scheduler(self.config)
         return self
 
     def _check(self, spec: ArgSpec, value: Any) -> Any:
@@ -450,7 +464,7 @@ class Program:
             built = time.perf_counter()
             costs, failed = self._costs(graph)
             stop_at = -1 if failed is None else failed[0]
-            if self._scheduler is None:
+            if self._scheduler is None:  # (no bind() before: a program without arguments)
                 self._scheduler = Scheduler()
             schedule = self._scheduler.run(graph, costs, config, points, stop_at)
             graph = forget_collected(graph, schedule.gc_at, schedule.gc_old)
@@ -574,7 +588,7 @@ class Program:
             edges_by_kind = {name: int(kinds[i]) for i, name in enumerate(EDGE_KINDS)}
         ends = end[end >= 0]
         makespan = float(ends.max()) if ends.size else 0.0
-        streams = self.config.streams or len(np.unique(stream_of[kind == 0])) or 1
+        streams = self.config.streams or _distinct(stream_of[kind == 0]) or 1
         return Stats(
             mode=self.mode,
             num_tasks=num_tasks,
@@ -707,6 +721,13 @@ class Program:
 
     def __repr__(self) -> str:
         return f"<pto_wsp Program @{self.name} cpu_sim {self.mode}, {self.config.workers} workers>"
+
+
+def _distinct(values: np.ndarray) -> int:
+    """How many distinct values: np.unique's count, without its first call's import of
+    numpy.ma (~10 ms, a process's first stats())."""
+    ordered = np.sort(values)
+    return int(ordered.size and 1 + np.count_nonzero(ordered[1:] != ordered[:-1]))
 
 
 def integers_only(value: Any) -> bool:

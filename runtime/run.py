@@ -89,24 +89,10 @@ class Run:
         self.graph = graph
         self.kernels = kernels
         self.arrays = dict(arrays)
-        W = max(1, int(config.workers))
-        pools = list(config.pools()[:W])
-        self.n_workers = W
-        self.worker_pool = pools + [POOL_ANY] * (W - len(pools))
-        #: Per pool, the workers serving it (a pool nobody serves: every worker).
-        self.pool_workers = {
-            pool: [w for w, p in enumerate(self.worker_pool) if p in (pool, POOL_ANY)]
-            or list(range(W))
-            for pool in (POOL_VECTOR, POOL_CUBE)
-        }
-        self.pool_workers[POOL_ANY] = list(range(W))
-        NI, NF = schedule.NI, schedule.NF
-        self.worker_array = NI[_WORKER]
-        self.start_array = NF[_START]
-        self.end_array = NF[_END]
-        self.deps_t_array = NF[_DEPS_T]
-        self._created_t = NF[_CREATED_T]
+        self.n_workers = max(1, int(config.workers))
+        self._NI, self._NF = schedule.NI, schedule.NF
         if not schedule.S[_PLAIN]:  # (a plain schedule's: made from the graph when read)
+            NI, NF = schedule.NI, schedule.NF
             self.issue_seq_array = NI[_ISEQ]
             self.stream_of_array = NI[_SOF]
             self.lane_array = NI[_LANE]
@@ -120,6 +106,30 @@ class Run:
         self._specs: list[Any] = []
         #: Wall time per phase (Stats.phases_ms), set by the Program.
         self.phases_ms: dict[str, float] = {}
+
+    # (the schedule's rows, read when asked: a run read for its statistics alone reads few)
+    worker_array = property(lambda self: self._NI[_WORKER])
+    start_array = property(lambda self: self._NF[_START])
+    end_array = property(lambda self: self._NF[_END])
+    deps_t_array = property(lambda self: self._NF[_DEPS_T])
+
+    @functools.cached_property
+    def worker_pool(self) -> list[int]:
+        """Each worker's pool."""
+        pools = list(self.cfg.pools()[: self.n_workers])
+        return pools + [POOL_ANY] * (self.n_workers - len(pools))
+
+    @functools.cached_property
+    def pool_workers(self) -> dict[int, list[int]]:
+        """Per pool, the workers serving it (a pool nobody serves: every worker)."""
+        W = self.n_workers
+        out = {
+            pool: [w for w, p in enumerate(self.worker_pool) if p in (pool, POOL_ANY)]
+            or list(range(W))
+            for pool in (POOL_VECTOR, POOL_CUBE)
+        }
+        out[POOL_ANY] = list(range(W))
+        return out
 
     steals = property(lambda self: int(self._S[_STEALS]))
     live = property(lambda self: int(self._S[_LIVE]))
@@ -181,7 +191,7 @@ class Run:
     def created_t_array(self) -> np.ndarray:
         if not (self.cfg.gen_cost or self.cfg.task_window):  # all created at 0 (left unset)
             return np.zeros(len(self.end_array))
-        return self._created_t
+        return self._NF[_CREATED_T]
 
     @functools.cached_property
     def stall_spans(self) -> list[tuple[str, str, float, float]]:

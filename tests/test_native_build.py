@@ -9,6 +9,7 @@ are one clear error.
 
 import shutil
 import subprocess
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -319,17 +320,51 @@ def test_a_tensor_bound_again_with_another_shape_has_its_new_extents():
         program.build({**values, "X": np.zeros((2, 4), np.float32)})
 
 
-def test_programs_of_one_text_share_extents_each_seeing_its_binding():
-    """Each compile makes a NativeProgram; those of one text share the unread tensors'
-    descriptors (by argument position and shape), each build still checks its own shape."""
+def test_programs_of_one_text_each_see_their_binding():
+    """Each compile makes a NativeProgram (their code shared); each build checks its own
+    binding's shape."""
     _, first = program_of(ROW_LOOP)
     _, second = program_of(ROW_LOOP)
-    assert first is not second and first._extents is second._extents
+    assert first is not second and first.engine is second.engine
     values = {"n": 2, "lens": [0, 2], "X": np.zeros((3, 4), np.float32)}
     assert first.build(values).num_tasks == 2
     with pytest.raises(NativeError, match=r"^@p: task 1: its region of tensor 'X' lies outside"):
         second.build({**values, "X": np.zeros((2, 4), np.float32)})
     assert second.build(values).num_tasks == 2
+
+
+def test_a_build_again_reuses_the_memory_and_views_of_a_graph_let_go():
+    """The next build runs in the last one's core: the views of its arrays are the same
+    objects while the arrays have not moved; a graph still held keeps its own memory."""
+    _, program = program_of(ROW_LOOP)
+    values = {"n": 2, "lens": [0, 1]}
+    kind = weakref.ref(program.build(values).kind)
+    again = program.build(values)
+    assert again.kind is kind()
+    held, built = again.regions._values, list(again.regions)
+    other = program.build({"n": 2, "lens": [1, 0]})
+    assert other.regions._values is not held and list(again.regions) == built
+    assert [r.offsets for (r,) in other.regions] == [(1, 0), (0, 0)]
+
+
+def test_data_changed_in_place_is_read_by_the_next_build():
+    """The packed arguments are kept while the same arrays are bound: the program reads
+    their data where it is, so values changed in place are seen; an array of another type
+    is converted at each build (a copy), so its changes are seen too."""
+    _, program = program_of(ROW_LOOP)
+    for lens in (np.array([0, 1, 2]), np.array([0, 1, 2], np.int32)):
+        values = {"n": 3, "lens": lens}
+        assert [r.offsets[0] for (r,) in program.build(values).regions] == [0, 1, 2]
+        lens[:] = [2, 1, 0]
+        assert [r.offsets[0] for (r,) in program.build(values).regions] == [2, 1, 0]
+        kept = program._packed(values) is program._packed(values)
+        assert kept == (lens.dtype == np.int64)  # (a converted copy is made again)
+    values["lens"] = np.array([1, 1])
+    values["n"] = 2
+    assert [r.offsets[0] for (r,) in program.build(values).regions] == [1, 1]
+    values["lens"].shape = (1, 2)  # (reshaped in place: refused as any such binding)
+    with pytest.raises(NativeError, match=r"lens is bound to an array of shape \(1, 2\)"):
+        program.build(values)
 
 
 def test_an_array_of_the_wrong_shape_is_refused():

@@ -247,6 +247,12 @@ def test_a_scheduler_runs_again_from_a_clean_state():
         assert np.array_equal(a, b)
     assert first.NF[1].max() == 35.0  # five tasks of 7 cycles in order
     assert first.S[21:].tolist() == [5, 0, 0] and first.R[8:].tolist() == [35.0, 0.0, 0.0]
+    plain.workers, plain.pipeline_depth = 2, 1  # (changed in place: seen by the next run)
+    changed = scheduler.run(graph, costs, plain)
+    fresh = Scheduler(plain).run(graph, costs, plain)
+    for a, b in zip(changed[:5], fresh[:5]):
+        assert np.array_equal(a, b)
+    assert changed.S[21:].tolist() == [5, 0]
 
 
 def test_a_scheduler_writes_its_next_schedule_in_the_memory_of_the_last():

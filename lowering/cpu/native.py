@@ -12,13 +12,14 @@ the same nodes, fields and edges as tg-materialize's (docs/native.md).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import operator
 import re
+import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from xdsl.context import Context
@@ -43,7 +44,7 @@ from xdsl.utils.exceptions import PassFailedException
 from pto_wsp.errors import CompileError, ErrorCode, user_location
 from pto_wsp.lowering.cpu import objcache
 from pto_wsp.lowering.taskgraph import TaskGraph
-from pto_wsp.runtime.native_core import Core, library
+from pto_wsp.runtime.native_core import Core, address_of, library
 
 if TYPE_CHECKING:
     from pto_wsp.dialects import tg
@@ -62,10 +63,16 @@ WHOLE = 1 << 62
 # beyond _KEEP: each holds its JIT-compiled code).
 _ENGINES: dict[str, Any] = {}
 _KEEP = 64
-#: Per program text (as _ENGINES), the descriptors of its unread tensors by (argument,
-#: shape): shared by every NativeProgram of that text, so a new Program's first build
-#: makes no ctypes objects for them either.
-_EXTENTS: dict[str, dict[tuple, tuple]] = {}
+#: struct's format of each scalar argument's C type (its value is written at its address).
+_FORMATS = {
+    ctypes.c_bool: "?",
+    ctypes.c_int8: "b",
+    ctypes.c_int16: "h",
+    ctypes.c_int32: "i",
+    ctypes.c_int64: "q",
+    ctypes.c_float: "f",
+    ctypes.c_double: "d",
+}
 
 
 class NativeError(CompileError, ValueError):
@@ -81,6 +88,20 @@ class NativeError(CompileError, ValueError):
         self.loc = user_location()
         self.code = ErrorCode.INVALID_WORKLOAD
         Exception.__init__(self, message)
+
+
+class _Packed(NamedTuple):
+    """A build's arguments (``_arguments``): per argument (name, value bound, its shape)
+    they were made of, per tensor its extents, what the words point into, the words (the
+    argument addresses first), the context's word (the core's address goes there) and the
+    address of the packed call's argument array."""
+
+    seen: list[tuple[str, Any, tuple | None]]
+    shapes: list[tuple[int, ...]]
+    keep: list
+    words: np.ndarray
+    context: int
+    address: int
 
 
 @dataclass
@@ -120,12 +141,8 @@ class NativeProgram:
             for name, type_ in zip(self.arg_names, self.arg_types)
         ]  # fmt: skip
         self._tensors = [n if static is not None else "" for n, _, static, _, _ in self._plan]
-        #: (argument, shape) -> descriptor, its holder and extents of an unread tensor.
-        self._extents = _EXTENTS.get(self.text)
-        if self._extents is None:
-            if len(_EXTENTS) >= _KEEP:
-                del _EXTENTS[next(iter(_EXTENTS))]
-            self._extents = _EXTENTS[self.text] = {}
+        self._kept_packed: _Packed | None = None
+        self._kept_core: Core | None = None
 
     @property
     def is_pipeline(self) -> bool:
@@ -165,13 +182,11 @@ class NativeProgram:
             raise NativeError(
                 f"@{self.name} is a pipeline: its tasks are made as it runs (run_pipeline)"
             )
-        shapes, keep, addresses = self._arguments(bindings)
-        core = Core(shapes, infer_data_deps, records)
-        context = ctypes.c_int64(core.address)
-        addresses[0] = ctypes.addressof(context)
-        core.run(self._address, (ctypes.c_void_p * len(addresses))(*addresses))
-        del keep
-        self._check(core)
+        packed = self._packed(bindings)
+        core = self._core(packed.shapes, infer_data_deps, records)
+        packed.words[packed.context] = core.address
+        if not core.run(self._address, packed.address):
+            self._check(core)
         again = None if records else self._again(bindings, infer_data_deps)
         graph = core.graph(self.kernels, self.sites, self._tensors, self.scalars, self.kept, again)
         return graph, core.order_points()
@@ -185,43 +200,92 @@ class NativeProgram:
         }
         return lambda: self.build_with_points(now, infer_data_deps)[0]
 
+    def prepare(
+        self, bindings: Mapping[str, Any], infer_data_deps: bool = True, records: bool = True
+    ) -> None:
+        """Make beforehand what a build with ``bindings`` needs: the program's packed
+        arguments and a core (``Program.bind``). Errors wait for the build."""
+        with contextlib.suppress(NativeError):
+            self._core(self._packed(bindings).shapes, infer_data_deps, records)
+
+    def _core(self, shapes: list[tuple[int, ...]], infer_data_deps: bool, records: bool) -> Core:
+        """The core of the last build, started again in its memory, or a new one while the
+        last graph is still held."""
+        core = self._kept_core
+        if core is None or not core.restart(shapes, infer_data_deps, records):
+            core = self._kept_core = Core(shapes, infer_data_deps, records)
+        return core
+
+    def _packed(self, bindings: Mapping[str, Any]) -> _Packed:
+        """The packed call's arguments for ``bindings``: the last ones while every binding
+        is the same object of the same shape (its data is read where it is)."""
+        kept = self._kept_packed
+        if kept is not None and all(
+            bindings.get(name) is value and (shape is None or value.shape == shape)
+            for name, value, shape in kept.seen
+        ):
+            return kept
+        shapes, keep, addresses = self._arguments(bindings)
+        seen = [(name, bindings.get(name)) for name, *_ in self._plan]
+        words = keep[0]
+        packed = _Packed(
+            [(n, v, v.shape if isinstance(v, np.ndarray) else None) for n, v in seen],
+            shapes,
+            keep,
+            words,
+            len(addresses),  # (the context's word follows the argument addresses)
+            address_of(words),
+        )
+        # (kept unless data the program reads was copied: the copy would not see changes)
+        copied = any(not any(k is v for _, v in seen) for k in keep[1:])
+        self._kept_packed = None if copied else packed
+        return packed
+
     def _arguments(self, bindings: Mapping[str, Any]) -> tuple[list, list, list[int]]:
         """Per argument its extents (scalars: ``()``), what the addresses point into (alive
-        for the call) and the packed call's argument addresses (slot 0: the context's)."""
+        for the call: first the words they are in) and the packed call's argument addresses
+        (slot 0: the context's).
+
+        The words of one int64 array (not ctypes objects: a ctypes structure type costs tens
+        of microseconds to make): the argument addresses, the context, then per argument a
+        scalar's value, or a memref's descriptor address and its descriptor (MLIR's ranked
+        memref: allocated, aligned, offset, sizes, strides)."""
         shapes: list[tuple[int, ...]] = []
         keep: list = []
-        addresses = [0]
-        for index, (name, type_, static, kind, reads) in enumerate(self._plan):
+        items: list = []
+        for name, type_, static, kind, reads in self._plan:
             value = bindings.get(name)
             if static is None:
                 if value is None:
                     raise NativeError(f"@{self.name} needs a value for {name} (bind({name}=...))")
-                scalar = self._scalar(name, kind, value)
-                keep.append(scalar)
-                addresses.append(ctypes.addressof(scalar))
+                items.append(self._scalar(name, kind, value))
                 shapes.append(())
-                continue
-            # A tensor the program does not read is its extents alone: its descriptor is
-            # made once per shape (the same bindings again cost no ctypes objects).
-            key = None
-            if not reads and (value is None or isinstance(value, np.ndarray)):
-                # (by position: the text fixes each position's type, not its name)
-                key = (index, None if value is None else value.shape)
-            made = self._extents.get(key) if key is not None else None
-            if made is None:
+            else:
                 descriptor, shape = self._memref(name, type_, static, kind, reads, value, keep)
-                made = (descriptor, ctypes.c_void_p(ctypes.addressof(descriptor)), shape)
-                if key is not None:
-                    self._extents[key] = made
-            keep.append(made)
-            addresses.append(ctypes.addressof(made[1]))
-            shapes.append(made[2])
-        return shapes, keep, addresses
+                items.append(descriptor)
+                shapes.append(shape)
+        n = len(items)
+        size = 2 + n + sum(1 + len(i) if isinstance(i, list) else 1 for i in items)
+        words = np.zeros(size, np.int64)
+        base = address_of(words)
+        addresses = [base + 8 * (1 + n)]
+        at = 2 + n
+        for item in items:
+            addresses.append(base + 8 * at)
+            if isinstance(item, list):  # (the descriptor's address, then the descriptor)
+                words[at] = base + 8 * (at + 1)
+                words[at + 1 : at + 1 + len(item)] = item
+                at += 1 + len(item)
+            else:
+                struct.pack_into(item[0], words, 8 * at, item[1])
+                at += 1
+        words[: 1 + n] = addresses
+        return shapes, [words, *keep], addresses
 
-    def _scalar(self, name: str, ctype: Any, value: Any) -> Any:
-        """A scalar argument as its C type; an integer must fit it (ctypes would wrap)."""
+    def _scalar(self, name: str, ctype: Any, value: Any) -> tuple[str, Any]:
+        """A scalar argument as (struct format, value); an integer must fit its C type."""
         if ctype in (ctypes.c_float, ctypes.c_double):
-            return ctype(float(value))
+            return _FORMATS[ctype], float(value)
         try:
             number = operator.index(value)
         except TypeError:
@@ -229,12 +293,12 @@ class NativeProgram:
         bits = 8 * ctypes.sizeof(ctype)
         if ctype is not ctypes.c_bool and not -(1 << (bits - 1)) <= number < 1 << (bits - 1):
             raise NativeError(f"@{self.name}: {name} = {number} does not fit {bits} bits")
-        return ctype(number)
+        return _FORMATS[ctype], number
 
     def _memref(self, name, type_, static, dtype, reads, value, keep):
-        """The memref descriptor of an argument and the extents the core checks regions
-        against (-1: unknown). Only data the program reads is passed: a tensor used as task
-        regions alone is its extents (a descriptor without data)."""
+        """The memref descriptor of an argument (its words) and the extents the core checks
+        regions against (-1: unknown). Only data the program reads is passed: a tensor used
+        as task regions alone is its extents (a descriptor without data)."""
         if value is None and reads:
             raise NativeError(f"@{self.name} reads {name}, which is not bound (bind({name}=[...]))")
         data = None if value is None else np.asarray(value)
@@ -245,21 +309,18 @@ class NativeProgram:
                 f"@{self.name}: {name} is bound to an array of shape {data.shape}, "
                 f"which does not fit {type_}"
             )
-        rank = len(static)
-        descriptor = _descriptor(rank)()
         if reads:
             data = np.ascontiguousarray(data, dtype=dtype)
             keep.append(data)
-            descriptor.allocated = descriptor.aligned = data.ctypes.data
+            address = address_of(data)
             shape = data.shape
             strides = [s // data.itemsize for s in data.strides]
         else:
+            address = 0
             shape = tuple(static) if data is None else data.shape
-            strides = [0] * rank
-        if rank:
-            descriptor.shape[:] = [s if s >= 0 else WHOLE for s in shape]
-            descriptor.strides[:] = strides
-        return descriptor, tuple(shape)
+            strides = [0] * len(static)
+        sizes = [s if s >= 0 else WHOLE for s in shape]
+        return [address, address, 0, *sizes, *strides], tuple(shape)
 
     def _check(self, core: Core) -> None:
         message, node, check = core.error()
@@ -276,16 +337,6 @@ class NativeProgram:
             )
             raise NativeError(f"@{self.name}: task {node}: {message}")
         raise NativeError(f"@{self.name}: {message}")
-
-
-@cache
-def _descriptor(rank: int) -> type[ctypes.Structure]:
-    """MLIR's ranked memref descriptor of ``rank`` (the element type is not part of it)."""
-    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
-              ("offset", ctypes.c_int64)]  # fmt: skip
-    if rank:
-        fields += [("shape", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
-    return type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
 
 
 def _dtype(element: Attribute) -> np.dtype:

@@ -22,7 +22,8 @@ from pto_wsp.lowering.cpu.simgen import MAX_PROCESSES
 from pto_wsp.lowering.taskgraph import POOL_ANY
 from pto_wsp.runtime.engine import STALL_CAUSES
 from pto_wsp.runtime.kernels import BODY_ERRORS, KernelSpec, returned
-from pto_wsp.runtime.native_core import (
+from pto_wsp.runtime.native_core import Core, Schedule, _args, _regions
+from pto_wsp.runtime.native_pipe import (
     COST_FUNCTION,
     PIPE_BUILD,
     PIPE_CLOSED,
@@ -33,12 +34,8 @@ from pto_wsp.runtime.native_core import (
     PIPE_WINDOW,
     PLACE_FUNCTION,
     Channels,
-    Core,
     Pipe,
     PipeResult,
-    Schedule,
-    _args,
-    _regions,
 )
 from pto_wsp.runtime.run import Run, forget_collected, view
 

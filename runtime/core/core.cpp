@@ -385,16 +385,7 @@ static std::mutex g_kept_lock;
 static std::vector<PtoCore*> g_kept;
 static constexpr size_t kKeep = 1;
 
-PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* shapes) {
-  PtoCore* c = nullptr;
-  {
-    std::lock_guard<std::mutex> hold(g_kept_lock);
-    if (!g_kept.empty()) {
-      c = g_kept.back();
-      g_kept.pop_back();
-    }
-  }
-  if (c == nullptr) c = new PtoCore();
+static void start(PtoCore* c, int32_t num_tensors, const int32_t* ranks, const int64_t* shapes) {
   c->tmap.reset(host::TensorMap::take());
   c->ranks.assign(ranks, ranks + num_tensors);
   c->shapes.assign(shapes, shapes + static_cast<size_t>(num_tensors) * kMaxRank);
@@ -405,7 +396,26 @@ PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* 
     // A known shape lets the TensorMap keep dense grids of the tensor's tiles.
     if (known) c->tmap->declare(static_cast<uint64_t>(t) + 1, ranks[t], shape);
   }
+}
+
+PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* shapes) {
+  PtoCore* c = nullptr;
+  {
+    std::lock_guard<std::mutex> hold(g_kept_lock);
+    if (!g_kept.empty()) {
+      c = g_kept.back();
+      g_kept.pop_back();
+    }
+  }
+  if (c == nullptr) c = new PtoCore();
+  start(c, num_tensors, ranks, shapes);
   return c;
+}
+
+void pto_core_restart(PtoCore* core, int32_t num_tensors, const int32_t* ranks,
+                      const int64_t* shapes) {
+  core->reset();
+  start(core, num_tensors, ranks, shapes);
 }
 
 void pto_core_free(PtoCore* core) {

@@ -103,6 +103,11 @@ typedef struct PtoCore PtoCore;
 // shapes[i * PTO_CORE_MAX_RANK + d] (-1: unknown); a region outside a known extent fails.
 PTO_CORE_API PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* shapes);
 PTO_CORE_API void pto_core_free(PtoCore* core);
+// Start a new build on `core` with these tensors, as pto_core_new would make it: the last
+// build's arrays keep their memory where it is (the host's views of them stay valid until
+// an array grows), so a program built again in the same core meets no new memory.
+PTO_CORE_API void pto_core_restart(PtoCore* core, int32_t num_tensors, const int32_t* ranks,
+                                   const int64_t* shapes);
 // Run the compiled program `entry` (its packed interface: void(void**), MLIR's) on the core
 // with the packed `args`; the first error stops it there (nonzero: pto_core_error says why).
 PTO_CORE_API int32_t pto_core_run(PtoCore* core, void (*entry)(void**), void** args);
