@@ -142,39 +142,47 @@ struct Entry {
   bool unit;
 };
 
-struct Grid {
+// One dimension of a grid: what fast_cell reads of it, in one cache line.
+struct alignas(64) GridDim {
+  int64_t size, stride;  // its tiles'
+  int64_t start;         // dense: where the first cell starts (lo * width + residue)
+  int64_t n, mult;       // dense: cells along it, row-major multiplier
+  // dense: a tile at offset o lies in cell k = rotr((o - start) * inv, shift) if k < n, else
+  // in none. The width is odd << shift and inv the inverse of odd modulo 2^64: a multiple of
+  // the width gives its exact quotient, anything else a k of at least n (see make_grid).
+  // One cell along it: shift 0, inv 1 (o must be its start).
+  int64_t shift;
+  uint64_t inv;
+};
+
+// What an access of a tile reads first lies together: the grid's first line (flags, cells,
+// members), then one line per dimension (GridDim).
+struct alignas(64) Grid {
   bool alive = false;
   bool unit = true;
   bool dense = false;
+  bool fast = false;  // dense, and its tiles found by fast_cell (every width below 2^32)
   int32_t rank = 0;
-  int64_t size[kMaxRank];
-  int64_t stride[kMaxRank];
+  std::vector<int32_t> cells;  // dense: entry per cell, -1 empty
+  std::vector<int32_t> members;
+  GridDim at[kMaxRank];
   int64_t width[kMaxRank];
   int64_t residue[kMaxRank];
   int8_t shift[kMaxRank];  // log2(width), or -1 when the width is not a power of two
   int64_t lo[kMaxRank];    // dense: the first cell index per dimension
-  int64_t start[kMaxRank];  // dense: where the first cell starts (lo * width + residue)
-  int64_t n[kMaxRank];     // dense: cells per dimension
-  int64_t mult[kMaxRank];  // dense: row-major multipliers
-  // dense, for fast_cell: a tile's cell along d is (offset - start) >> fshift, which must
-  // leave no remainder ((offset - start) & fmask == 0): a power-of-two width, or shift 0 and
-  // mask 0 where the grid has one cell (the offset must be its start); fshift -1: divide.
-  int8_t fshift[kMaxRank];
-  int64_t fmask[kMaxRank];
-  std::vector<int32_t> cells;  // dense: entry per cell, -1 empty
-  FlatIndex hashed;            // otherwise
-  std::vector<int32_t> members;
+  FlatIndex hashed;        // not dense: entry by cell hash
 };
 
 struct TensorState {
+  // (an access's first line)
+  int last_grid = -1;
+  int alive_grids = 0;
+  int64_t count = 0;  // live entries
+  std::vector<Grid> grids;
+  std::vector<int32_t> others;
   int rank = -1;
   bool has_shape = false;
   int64_t shape[kMaxRank];
-  int64_t count = 0;  // live entries
-  std::vector<Grid> grids;
-  int alive_grids = 0;
-  int last_grid = -1;
-  std::vector<int32_t> others;
   FlatIndex others_exact;
 };
 
@@ -245,8 +253,9 @@ class TensorMap {
                    std::vector<int32_t>& found);
   int32_t new_entry(bool unit);
   int32_t new_in_cell(TensorState& st, int32_t grid, int64_t lin, bool unit);
-  // Entry en's offsets (of `st`), dimensions 0 .. rank - 1.
+  // Entry en's offsets, sizes and strides (of `st`), dimensions 0 .. rank - 1.
   void offsets_of(const TensorState& st, const Entry& en, int64_t* off) const;
+  void extent_of(const TensorState& st, const Entry& en, int64_t* size, int64_t* stride) const;
   // Whether entry e (of `st`) overlaps g / is contained in g.
   bool entry_overlaps(const TensorState& st, const Entry& en, const Geom& g) const;
   bool contained_in(const TensorState& st, const Entry& en, const Geom& g) const;
@@ -298,6 +307,8 @@ class TensorMap {
 };
 
 // ---------------------------------------------------------------------- inline members
+
+inline uint64_t rotr(uint64_t x, int64_t s) { return (x >> s) | (x << ((64 - s) & 63)); }
 
 inline __attribute__((always_inline)) TensorState& TensorMap::state_of(const TensorRegion& r) {
   const size_t i = r.tensor;
@@ -367,34 +378,28 @@ inline void TensorMap::append_readers(const Entry& en, std::vector<uint32_t>& ou
 }
 
 // Whether region r is a tile of the dense grid this tensor used last (the common case: a loop
-// walking the tiles of one tiling); then `lin` is its cell.
+// walking the tiles of one tiling); then `lin` is its cell. Branch-free over the dimensions:
+// the checks accumulate in `bad`.
 template <int R>
 inline __attribute__((always_inline)) bool TensorMap::fast_cell(const TensorState& st,
                                                                 const TensorRegion& r,
                                                                 int64_t& lin) const {
   if (st.last_grid < 0) return false;
   const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
+  if (!gr.fast || gr.rank != r.rank) return false;
   const int rank = R >= 0 ? R : gr.rank;
-  if (!gr.dense || gr.rank != r.rank) return false;
-  lin = 0;
+  uint64_t bad = 0;
+  int64_t l = 0;
+#pragma GCC unroll 8
   for (int d = 0; d < rank; ++d) {
-    if (r.sizes[d] != gr.size[d] || r.strides[d] != gr.stride[d]) return false;
-    // Relative to the first cell's start: a tile starts at a multiple of the width from it
-    // (floor semantics for shifts and, below, an exact quotient or a remainder).
-    const int64_t rel = r.offsets[d] - gr.start[d];
-    int64_t k;
-    const int shift = gr.fshift[d];
-    if (shift >= 0) {
-      if (rel & gr.fmask[d]) return false;
-      k = rel >> shift;
-    } else {
-      k = rel / gr.width[d];
-      if (k * gr.width[d] != rel) return false;
-    }
-    if (static_cast<uint64_t>(k) >= static_cast<uint64_t>(gr.n[d])) return false;
-    lin += k * gr.mult[d];
+    const GridDim& g = gr.at[d];
+    const uint64_t k = rotr(static_cast<uint64_t>(r.offsets[d] - g.start) * g.inv, g.shift);
+    bad |= static_cast<uint64_t>((r.sizes[d] ^ g.size) | (r.strides[d] ^ g.stride)) |
+           (k >= static_cast<uint64_t>(g.n));
+    l += static_cast<int64_t>(k) * g.mult;
   }
-  return true;
+  lin = l;
+  return bad == 0;
 }
 
 template <int R>
