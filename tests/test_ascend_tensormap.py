@@ -268,3 +268,33 @@ def test_a_reset_map_is_a_fresh_one(lib):
                     both.access(tensor, off, size, stride, access, task)
     finally:
         both.close()
+
+
+def test_tiles_of_every_width(lib):
+    """Tiles of widths 1, a power of two, odd, odd times a power of two, past 2^32, and of
+    grids spanning 2^63 (the one case the map divides by the width), at their cells' starts
+    and off them by a little or by half a tile: the same edges as the Python map."""
+    rng = random.Random(11)
+    shapes = {0: (48, 60), 1: (3 * 2**32,), 2: (40, 7), 3: (3 * 2**61,)}
+    tilings = {
+        0: [(4, 6), (12, 5), (1, 60), (16, 20)],
+        1: [(2**32,), (2**31 * 3,), (1,)],
+        2: [(5, 7), (8, 1), (40, 7)],
+        3: [(2**62,), (2**61,), (2**61 + 1,)],
+    }
+    both = Both(lib, shapes, set(shapes))
+    try:
+        for task in range(800):
+            tensor = rng.choice(list(shapes))
+            shape = shapes[tensor]
+            size = rng.choice(tilings[tensor])
+            off = []
+            for n, s in zip(shape, size):
+                k = rng.randrange(max(1, n // s))
+                shift = rng.choice([0, 0, 0, 1, s // 2, -1])
+                off.append(min(max(k * s + shift, 0), n - s))
+            stride = (1,) * len(shape)
+            access = rng.choice(["in", "in", "out", "inout"])
+            both.access(tensor, tuple(off), size, stride, access, task)
+    finally:
+        both.close()

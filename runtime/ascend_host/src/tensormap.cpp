@@ -53,16 +53,16 @@ inline void cell_span(const Grid& grid, int d, int64_t r0, int64_t r1, int64_t& 
   }
 }
 
-// fast_cell's division of a tile's offset by the width along one dimension (GridDim): false
-// for a width of 2^32 or more with several cells (then fast_cell is not used for the grid).
-// Exact: x = o - start (mod 2^64) times inv is x / odd when odd divides x, and rotating it
+// fast_cell's division of a tile's offset by the width along one dimension (GridDim).
+// Exact: x = o - start (mod 2^64) times inv is x / odd when odd divides x, and rotating that
 // by shift gives x / width when width divides x. Else k < n would mean x = k * width (mod
-// 2^64), with k * width < n * width < 2^52 (n <= kMaxDenseCells): x itself, a multiple.
-bool set_tile_division(GridDim& g, int64_t width) {
+// 2^64) with k * width <= (n - 1) * width < 2^64 (the cells cover an int64 extent): x
+// itself, a multiple.
+void set_tile_division(GridDim& g, int64_t width) {
   if (g.n == 1) {  // the offset must be the cell's start
     g.shift = 0;
     g.inv = 1;
-    return true;
+    return;
   }
   const uint64_t w = static_cast<uint64_t>(width);
   g.shift = __builtin_ctzll(w);
@@ -70,7 +70,6 @@ bool set_tile_division(GridDim& g, int64_t width) {
   uint64_t inv = odd;  // Newton's iteration: each step doubles the correct low bits (3 to 96)
   for (int i = 0; i < 5; ++i) inv *= 2 - odd * inv;
   g.inv = inv;
-  return w < (uint64_t(1) << 32);
 }
 
 // Python's a % b for b > 0.
@@ -591,11 +590,9 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
   gr.dense = false;
   gr.cells.clear();
   gr.hashed = FlatIndex();
-  gr.fast = false;
   if (st.has_shape) {
     // The cells covering indices 0 .. shape - 1 of every dimension.
     int64_t total = 1;
-    bool fast = true;
     for (int d = g.rank - 1; d >= 0; --d) {
       gr.lo[d] = floordiv_w(-residue[d], width[d]);
       gr.at[d].start = gr.lo[d] * width[d] + residue[d];
@@ -603,11 +600,10 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
       gr.at[d].n = hi >= gr.lo[d] ? hi - gr.lo[d] + 1 : 1;
       gr.at[d].mult = total;
       total = total > kMaxDenseCells ? total : total * gr.at[d].n;
-      fast = set_tile_division(gr.at[d], width[d]) && fast;
+      set_tile_division(gr.at[d], width[d]);
     }
     if (total <= kMaxDenseCells) {
       gr.dense = true;
-      gr.fast = fast;
       // Memory kept from an earlier run where there is (its pages are in already): the
       // cells, and the members array (at most one per cell).
       const size_t n = static_cast<size_t>(total);

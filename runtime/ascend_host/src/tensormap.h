@@ -149,7 +149,7 @@ struct alignas(64) GridDim {
   int64_t n, mult;       // dense: cells along it, row-major multiplier
   // dense: a tile at offset o lies in cell k = rotr((o - start) * inv, shift) if k < n, else
   // in none. The width is odd << shift and inv the inverse of odd modulo 2^64: a multiple of
-  // the width gives its exact quotient, anything else a k of at least n (see make_grid).
+  // the width gives its exact quotient, anything else a k of at least n (set_tile_division).
   // One cell along it: shift 0, inv 1 (o must be its start).
   int64_t shift;
   uint64_t inv;
@@ -161,7 +161,6 @@ struct alignas(64) Grid {
   bool alive = false;
   bool unit = true;
   bool dense = false;
-  bool fast = false;  // dense, and its tiles found by fast_cell (every width below 2^32)
   int32_t rank = 0;
   std::vector<int32_t> cells;  // dense: entry per cell, -1 empty
   std::vector<int32_t> members;
@@ -386,19 +385,19 @@ inline __attribute__((always_inline)) bool TensorMap::fast_cell(const TensorStat
                                                                 int64_t& lin) const {
   if (st.last_grid < 0) return false;
   const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
-  if (!gr.fast || gr.rank != r.rank) return false;
+  if (!gr.dense || gr.rank != r.rank) return false;
   const int rank = R >= 0 ? R : gr.rank;
-  uint64_t bad = 0;
-  int64_t l = 0;
+  uint64_t bad = 0, l = 0;  // (unsigned: k may be anything when bad)
 #pragma GCC unroll 8
   for (int d = 0; d < rank; ++d) {
     const GridDim& g = gr.at[d];
-    const uint64_t k = rotr(static_cast<uint64_t>(r.offsets[d] - g.start) * g.inv, g.shift);
+    const uint64_t rel = static_cast<uint64_t>(r.offsets[d]) - static_cast<uint64_t>(g.start);
+    const uint64_t k = rotr(rel * g.inv, g.shift);
     bad |= static_cast<uint64_t>((r.sizes[d] ^ g.size) | (r.strides[d] ^ g.stride)) |
            (k >= static_cast<uint64_t>(g.n));
-    l += static_cast<int64_t>(k) * g.mult;
+    l += k * static_cast<uint64_t>(g.mult);
   }
-  lin = l;
+  lin = static_cast<int64_t>(l);
   return bad == 0;
 }
 
