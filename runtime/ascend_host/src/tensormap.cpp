@@ -367,7 +367,7 @@ TensorState& TensorMap::state_slow(const TensorRegion& r) {
   const size_t i = r.tensor;
   TensorState& st = state(r.base);
   if (r.tensor != 0xFFFF) {
-    if (i >= by_arg_.size()) by_arg_.resize(i + 1, {0, nullptr});
+    if (i >= by_arg_.size()) by_arg_.resize(i + 1, {~uint64_t(0), nullptr});
     by_arg_[i] = {r.base, &st};
   }
   return st;

@@ -286,7 +286,8 @@ class TensorMap {
   }
 
   std::unordered_map<uint64_t, std::unique_ptr<TensorState>> tensors_;
-  // By program argument (TensorRegion::tensor): the state and its base, checked on use.
+  // By program argument (TensorRegion::tensor): the state and its base, checked on use (an
+  // unknown argument's base is ~0, no tensor's).
   std::vector<std::pair<uint64_t, TensorState*>> by_arg_;
   uint64_t last_base_ = 0;
   TensorState* last_state_ = nullptr;
@@ -311,7 +312,7 @@ inline uint64_t rotr(uint64_t x, int64_t s) { return (x >> s) | (x << ((64 - s) 
 
 inline __attribute__((always_inline)) TensorState& TensorMap::state_of(const TensorRegion& r) {
   const size_t i = r.tensor;
-  if (i < by_arg_.size() && by_arg_[i].first == r.base && by_arg_[i].second != nullptr)
+  if (i < by_arg_.size() && by_arg_[i].first == r.base)
     return *by_arg_[i].second;
   return state_slow(r);
 }
