@@ -32,27 +32,6 @@ inline int64_t floormod_w(int64_t a, int64_t w) {
   return r < 0 ? r + w : r;
 }
 
-inline int64_t floordiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-// A dense grid's cells k0..k1 along d holding a region's span r0..r1 (relative to the grid's
-// start): shifts for power-of-two widths, no division for a span inside the first cell.
-inline void cell_span(const Grid& grid, int d, int64_t r0, int64_t r1, int64_t& k0,
-                      int64_t& k1) {
-  if (grid.shift[d] >= 0) {
-    k0 = r0 >> grid.shift[d];
-    k1 = r1 >> grid.shift[d];
-  } else if (r0 >= 0 && r1 < grid.width[d]) {
-    k0 = k1 = 0;
-  } else {
-    k0 = floordiv(r0, grid.width[d]);
-    k1 = floordiv(r1, grid.width[d]);
-  }
-}
-
 // fast_cell's division of a tile's offset by the width along one dimension (GridDim).
 // Exact: x = o - start (mod 2^64) times inv is x / odd when odd divides x, and rotating that
 // by shift gives x / width when width divides x. Else k < n would mean x = k * width (mod
@@ -840,42 +819,6 @@ void TensorMap::overlapping(TensorState& st, const Geom& g, bool unit, int32_t o
     if (entry_overlaps(st, E(e), g)) found.push_back(e);
 }
 
-
-bool TensorMap::read_new_tile(TensorState& st, const TensorRegion& r, uint32_t task,
-                              std::vector<uint32_t>& raw, int64_t lin) {
-  const int32_t own = st.last_grid;
-  const Grid& gr = st.grids[static_cast<size_t>(own)];
-  if (!gr.unit) return false;
-  const Grid* other = nullptr;
-  for (size_t i = 0; i < st.grids.size(); ++i)
-    if (st.grids[i].alive && static_cast<int32_t>(i) != own) {
-      other = &st.grids[i];
-      break;
-    }
-  if (other == nullptr || !other->dense || !other->unit) return false;
-  const Grid& og = *other;
-  // find_in_grid's dense single-cell lookup (the region's sizes and strides are gr's).
-  const int rank = gr.rank;
-  int64_t olin = 0;
-  bool inside = true;
-  for (int d = 0; d < rank; ++d) {
-    const int64_t r0 = r.offsets[d] - og.at[d].start;
-    int64_t k0, k1;
-    cell_span(og, d, r0, r0 + (gr.at[d].size - 1) * gr.at[d].stride, k0, k1);
-    if (k0 != k1) return false;
-    inside = inside && static_cast<uint64_t>(k0) < static_cast<uint64_t>(og.at[d].n);
-    olin += k0 * og.at[d].mult;
-  }
-  const int32_t c = inside && st.count > 0 ? og.cells[static_cast<size_t>(olin)] : -1;
-  if (c >= 0 && E(c).writer != kNoTask) raw.push_back(E(c).writer);
-  const int32_t e = new_in_cell(st, own, lin, true);
-  if (c >= 0) {
-    E(e).alone = false;
-    E(c).alone = false;
-  }
-  add_reader(E(e), task);
-  return true;
-}
 
 void TensorMap::access_general(const TensorRegion& r, bool reads, bool writes, uint32_t task,
                                std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,

@@ -185,6 +185,28 @@ struct TensorState {
   FlatIndex others_exact;
 };
 
+// Floor division (b != 0).
+inline int64_t floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+// A dense grid's cells k0..k1 along d holding a region's span r0..r1 (relative to the grid's
+// start): shifts for power-of-two widths, no division for a span inside the first cell.
+inline void cell_span(const Grid& grid, int d, int64_t r0, int64_t r1, int64_t& k0,
+                      int64_t& k1) {
+  if (grid.shift[d] >= 0) {
+    k0 = r0 >> grid.shift[d];
+    k1 = r1 >> grid.shift[d];
+  } else if (r0 >= 0 && r1 < grid.width[d]) {
+    k0 = k1 = 0;
+  } else {
+    k0 = floordiv(r0, grid.width[d]);
+    k1 = floordiv(r1, grid.width[d]);
+  }
+}
+
 class TensorMap {
  public:
   TensorMap();
@@ -232,6 +254,7 @@ class TensorMap {
   // other tiling and no listed entries: if the tile lies within one cell of that other dense
   // grid (both of unit strides), what access_general would do, without a Geom or a candidate
   // list; false (nothing changed) otherwise.
+  template <int R>
   bool read_new_tile(TensorState& st, const TensorRegion& r, uint32_t task,
                      std::vector<uint32_t>& raw, int64_t lin);
   void add_chunk();
@@ -402,6 +425,49 @@ inline __attribute__((always_inline)) bool TensorMap::fast_cell(const TensorStat
   return bad == 0;
 }
 
+// (Out of line: the caller's fast path stays small.)
+template <int R>
+__attribute__((noinline)) bool TensorMap::read_new_tile(TensorState& st, const TensorRegion& r,
+                                                        uint32_t task,
+                                                        std::vector<uint32_t>& raw,
+                                                        int64_t lin) {
+  const int32_t own = st.last_grid;
+  const Grid& gr = st.grids[static_cast<size_t>(own)];
+  if (!gr.unit) return false;
+  const Grid* other = nullptr;
+  for (const Grid& g : st.grids)
+    if (g.alive && &g != &gr) {
+      other = &g;
+      break;
+    }
+  if (other == nullptr || !other->dense || !other->unit) return false;
+  const Grid& og = *other;
+  // find_in_grid's dense single-cell lookup (the region's sizes are gr's, its strides 1).
+  const int rank = R >= 0 ? R : gr.rank;
+  int64_t olin = 0;
+  bool one = true, inside = true;
+#pragma GCC unroll 8
+  for (int d = 0; d < rank; ++d) {
+    const int64_t r0 = r.offsets[d] - og.at[d].start;
+    int64_t k0, k1;
+    cell_span(og, d, r0, r0 + gr.at[d].size - 1, k0, k1);
+    one = one && k0 == k1;
+    inside = inside && static_cast<uint64_t>(k0) < static_cast<uint64_t>(og.at[d].n);
+    olin += k0 * og.at[d].mult;
+  }
+  if (!one) return false;
+  const int32_t c = inside && st.count > 0 ? og.cells[static_cast<size_t>(olin)] : -1;
+  const int32_t e = new_in_cell(st, own, lin, true);
+  if (c >= 0) {
+    Entry& ce = E(c);
+    if (ce.writer != kNoTask) raw.push_back(ce.writer);
+    ce.alone = false;
+    E(e).alone = false;
+  }
+  add_reader(E(e), task);
+  return true;
+}
+
 template <int R>
 inline __attribute__((always_inline)) void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
                               std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
@@ -425,7 +491,7 @@ inline __attribute__((always_inline)) void TensorMap::access(const TensorRegion&
       return;
     }
     if (e < 0 && !writes && st.alive_grids == 2 && st.others.empty() &&
-        read_new_tile(st, r, task, raw, lin))
+        read_new_tile<R>(st, r, task, raw, lin))
       return;
     if (e >= 0 && E(e).alone) {  // the same region again, nothing else overlapping it
       access_alone(E(e), reads, writes, task, raw, waw, war);
