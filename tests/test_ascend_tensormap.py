@@ -298,3 +298,31 @@ def test_tiles_of_every_width(lib):
             both.access(tensor, tuple(off), size, stride, access, task)
     finally:
         both.close()
+
+
+def test_boxes_over_a_full_grid(lib):
+    """Reads and writes of boxes spanning several cells along some dimensions and one along
+    others (a row of cells inside, a column, a block, the whole) of a grid whose every cell
+    holds a tile: its cells walked, not its entries scanned."""
+    shapes = {0: (4, 12, 16)}
+    both = Both(lib, shapes, {0})
+    try:
+        task = 0
+        for b in range(4):
+            for r in range(0, 12, 2):
+                for c in range(0, 16, 4):
+                    both.access(0, (b, r, c), (1, 2, 4), (1, 1, 1), "out", task)
+                    task += 1
+        boxes = [
+            ((1, 2, 4), (2, 6, 4)),
+            ((0, 0, 0), (4, 12, 16)),
+            ((3, 4, 0), (1, 4, 16)),
+            ((0, 3, 5), (3, 3, 5)),
+            ((2, 0, 8), (2, 12, 1)),
+        ]
+        for access in ("in", "inout", "in"):
+            for off, size in boxes:
+                both.access(0, off, size, (1, 1, 1), access, task)
+                task += 1
+    finally:
+        both.close()

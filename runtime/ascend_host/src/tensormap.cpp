@@ -773,22 +773,31 @@ void TensorMap::find_in_grid(const TensorState& st, const Grid& grid, const Geom
         b[d] = std::min<int64_t>(k1.k[d] - grid.lo[d], grid.at[d].n - 1);
         if (a[d] > b[d]) return;
       }
-      int64_t i[kMaxRank];
-      for (int d = 0; d < rank; ++d) i[d] = a[d];
+      // Rows along the innermost dimension the box spans several cells of (the dimensions
+      // after it have one), the row's start moved as a counter over the dimensions before it.
+      int in = rank - 1;
+      while (in > 0 && a[in] == b[in]) --in;
+      int64_t i[kMaxRank], lin = 0;
+      for (int d = 0; d < rank; ++d) {
+        i[d] = a[d];
+        lin += a[d] * grid.at[d].mult;
+      }
       const int32_t* cells = grid.cells.data();
-      const int last = rank - 1;
+      const int64_t step = grid.at[in].mult, len = b[in] - a[in] + 1;
       while (true) {
-        int64_t base = 0;
-        for (int d = 0; d < last; ++d) base += i[d] * grid.at[d].mult;
-        for (int64_t j = a[last]; j <= b[last]; ++j) {
-          const int32_t e = cells[base + j * grid.at[last].mult];
+        for (int64_t j = 0; j < len; ++j) {
+          const int32_t e = cells[lin + j * step];
           if (e >= 0) found.push_back(e);
         }
-        int d = last - 1;
-        while (d >= 0) {
-          if (++i[d] <= b[d]) break;
+        int d = in - 1;
+        for (; d >= 0; --d) {
+          if (i[d] < b[d]) {
+            ++i[d];
+            lin += grid.at[d].mult;
+            break;
+          }
+          lin -= (i[d] - a[d]) * grid.at[d].mult;
           i[d] = a[d];
-          --d;
         }
         if (d < 0) break;
       }
