@@ -382,7 +382,10 @@ void TensorMap::offsets_of(const TensorState& st, const Entry& en, int64_t* off)
     for (int d = 0; d < gr.rank; ++d) off[d] = kept[d];
     return;
   }
-  for (int d = 0; d < gr.rank; ++d) off[d] = gr.at[d].start + (en.lin / gr.at[d].mult) % gr.at[d].n * gr.width[d];
+  for (int d = 0; d < gr.rank; ++d) {
+    const GridDim& g = gr.at[d];
+    off[d] = g.start + (en.lin / g.mult) % g.n * gr.width[d];
+  }
 }
 
 void TensorMap::add_chunk() {
@@ -537,7 +540,8 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
     if (gr.alive) continue;
     bool same = gr.rank == g.rank;
     for (int d = 0; d < g.rank && same; ++d)
-      same = gr.at[d].size == g.size[d] && gr.at[d].stride == g.stride[d] && gr.residue[d] == residue[d];
+      same = gr.at[d].size == g.size[d] && gr.at[d].stride == g.stride[d] &&
+             gr.residue[d] == residue[d];
     if (same) slot = static_cast<int32_t>(i);
   }
   if (slot >= 0) {

@@ -446,7 +446,7 @@ __attribute__((noinline)) bool TensorMap::read_new_tile(TensorState& st, const T
   const Grid& og = *other;
   // find_in_grid's dense single-cell lookup (the region's sizes are gr's, its strides 1).
   const int rank = R >= 0 ? R : gr.rank;
-  int64_t olin = 0;
+  uint64_t olin = 0;  // (unsigned: k0 may be anything when the tile is not inside)
   bool one = true, inside = true;
 #pragma GCC unroll 8
   for (int d = 0; d < rank; ++d) {
@@ -455,7 +455,7 @@ __attribute__((noinline)) bool TensorMap::read_new_tile(TensorState& st, const T
     cell_span(og, d, r0, r0 + gr.at[d].size - 1, k0, k1);
     one = one && k0 == k1;
     inside = inside && static_cast<uint64_t>(k0) < static_cast<uint64_t>(og.at[d].n);
-    olin += k0 * og.at[d].mult;
+    olin += static_cast<uint64_t>(k0) * static_cast<uint64_t>(og.at[d].mult);
   }
   if (!one) return false;
   const int32_t c = inside && st.count > 0 ? og.cells[static_cast<size_t>(olin)] : -1;
