@@ -342,7 +342,9 @@ inline __attribute__((always_inline)) TensorState& TensorMap::state_of(const Ten
   return state_slow(r);
 }
 
-inline int32_t TensorMap::new_entry(bool unit) {
+// new_entry, new_in_cell and add_reader are forced inline: inlined into the native core's
+// region<R> with access<R>, they were left as calls on every new tile and every read.
+inline __attribute__((always_inline)) int32_t TensorMap::new_entry(bool unit) {
   int32_t e;
   if (!free_.empty()) {
     e = free_.back();
@@ -365,7 +367,9 @@ inline int32_t TensorMap::new_entry(bool unit) {
 }
 
 // A new entry in cell `lin` of dense grid `grid` (empty).
-inline int32_t TensorMap::new_in_cell(TensorState& st, int32_t grid, int64_t lin, bool unit) {
+inline __attribute__((always_inline)) int32_t TensorMap::new_in_cell(TensorState& st,
+                                                                    int32_t grid, int64_t lin,
+                                                                    bool unit) {
   Grid& gr = st.grids[static_cast<size_t>(grid)];
   const int32_t e = new_entry(unit);
   Entry& en = E(e);
@@ -378,7 +382,7 @@ inline int32_t TensorMap::new_in_cell(TensorState& st, int32_t grid, int64_t lin
   return e;
 }
 
-inline void TensorMap::add_reader(Entry& en, uint32_t task) {
+inline __attribute__((always_inline)) void TensorMap::add_reader(Entry& en, uint32_t task) {
   if (en.spill < 0) {
     if (en.nreaders > 0 && en.inl[en.nreaders - 1] == task) return;
     if (en.nreaders < static_cast<uint32_t>(kInlineReaders)) {
