@@ -268,3 +268,61 @@ def test_a_reset_map_is_a_fresh_one(lib):
                     both.access(tensor, off, size, stride, access, task)
     finally:
         both.close()
+
+
+def test_tiles_of_every_width(lib):
+    """Tiles of widths 1, a power of two, odd, odd times a power of two, past 2^32, and of
+    grids spanning 2^63 (the one case the map divides by the width), at their cells' starts
+    and off them by a little or by half a tile: the same edges as the Python map."""
+    rng = random.Random(11)
+    shapes = {0: (48, 60), 1: (3 * 2**32,), 2: (40, 7), 3: (3 * 2**61,)}
+    tilings = {
+        0: [(4, 6), (12, 5), (1, 60), (16, 20)],
+        1: [(2**32,), (2**31 * 3,), (1,)],
+        2: [(5, 7), (8, 1), (40, 7)],
+        3: [(2**62,), (2**61,), (2**61 + 1,)],
+    }
+    both = Both(lib, shapes, set(shapes))
+    try:
+        for task in range(800):
+            tensor = rng.choice(list(shapes))
+            shape = shapes[tensor]
+            size = rng.choice(tilings[tensor])
+            off = []
+            for n, s in zip(shape, size):
+                k = rng.randrange(max(1, n // s))
+                shift = rng.choice([0, 0, 0, 1, s // 2, -1])
+                off.append(min(max(k * s + shift, 0), n - s))
+            stride = (1,) * len(shape)
+            access = rng.choice(["in", "in", "out", "inout"])
+            both.access(tensor, tuple(off), size, stride, access, task)
+    finally:
+        both.close()
+
+
+def test_boxes_over_a_full_grid(lib):
+    """Reads and writes of boxes spanning several cells along some dimensions and one along
+    others (a row of cells inside, a column, a block, the whole) of a grid whose every cell
+    holds a tile: its cells walked, not its entries scanned."""
+    shapes = {0: (4, 12, 16)}
+    both = Both(lib, shapes, {0})
+    try:
+        task = 0
+        for b in range(4):
+            for r in range(0, 12, 2):
+                for c in range(0, 16, 4):
+                    both.access(0, (b, r, c), (1, 2, 4), (1, 1, 1), "out", task)
+                    task += 1
+        boxes = [
+            ((1, 2, 4), (2, 6, 4)),
+            ((0, 0, 0), (4, 12, 16)),
+            ((3, 4, 0), (1, 4, 16)),
+            ((0, 3, 5), (3, 3, 5)),
+            ((2, 0, 8), (2, 12, 1)),
+        ]
+        for access in ("in", "inout", "in"):
+            for off, size in boxes:
+                both.access(0, off, size, (1, 1, 1), access, task)
+                task += 1
+    finally:
+        both.close()

@@ -32,25 +32,23 @@ inline int64_t floormod_w(int64_t a, int64_t w) {
   return r < 0 ? r + w : r;
 }
 
-inline int64_t floordiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-// A dense grid's cells k0..k1 along d holding a region's span r0..r1 (relative to the grid's
-// start): shifts for power-of-two widths, no division for a span inside the first cell.
-inline void cell_span(const Grid& grid, int d, int64_t r0, int64_t r1, int64_t& k0,
-                      int64_t& k1) {
-  if (grid.shift[d] >= 0) {
-    k0 = r0 >> grid.shift[d];
-    k1 = r1 >> grid.shift[d];
-  } else if (r0 >= 0 && r1 < grid.width[d]) {
-    k0 = k1 = 0;
-  } else {
-    k0 = floordiv(r0, grid.width[d]);
-    k1 = floordiv(r1, grid.width[d]);
+// fast_cell's division of a tile's offset by the width along one dimension (GridDim).
+// Exact: x = o - start (mod 2^64) times inv is x / odd when odd divides x, and rotating that
+// by shift gives x / width when width divides x. Else k < n would mean x = k * width (mod
+// 2^64) with k * width <= (n - 1) * width < 2^64 (the cells cover an int64 extent): x
+// itself, a multiple.
+void set_tile_division(GridDim& g, int64_t width) {
+  if (g.n == 1) {  // the offset must be the cell's start
+    g.shift = 0;
+    g.inv = 1;
+    return;
   }
+  const uint64_t w = static_cast<uint64_t>(width);
+  g.shift = __builtin_ctzll(w);
+  const uint64_t odd = w >> g.shift;
+  uint64_t inv = odd;  // Newton's iteration: each step doubles the correct low bits (3 to 96)
+  for (int i = 0; i < 5; ++i) inv *= 2 - odd * inv;
+  g.inv = inv;
 }
 
 // Python's a % b for b > 0.
@@ -348,7 +346,7 @@ TensorState& TensorMap::state_slow(const TensorRegion& r) {
   const size_t i = r.tensor;
   TensorState& st = state(r.base);
   if (r.tensor != 0xFFFF) {
-    if (i >= by_arg_.size()) by_arg_.resize(i + 1, {0, nullptr});
+    if (i >= by_arg_.size()) by_arg_.resize(i + 1, {~uint64_t(0), nullptr});
     by_arg_[i] = {r.base, &st};
   }
   return st;
@@ -384,7 +382,10 @@ void TensorMap::offsets_of(const TensorState& st, const Entry& en, int64_t* off)
     for (int d = 0; d < gr.rank; ++d) off[d] = kept[d];
     return;
   }
-  for (int d = 0; d < gr.rank; ++d) off[d] = gr.start[d] + (en.lin / gr.mult[d]) % gr.n[d] * gr.width[d];
+  for (int d = 0; d < gr.rank; ++d) {
+    const GridDim& g = gr.at[d];
+    off[d] = g.start + (en.lin / g.mult) % g.n * gr.width[d];
+  }
 }
 
 void TensorMap::add_chunk() {
@@ -421,17 +422,26 @@ void TensorMap::add_reader_slow(Entry& en, uint32_t task) {
 }
 
 
-bool TensorMap::entry_overlaps(const TensorState& st, const Entry& en, const Geom& g) const {
-  const int64_t *size, *stride;
+void TensorMap::extent_of(const TensorState& st, const Entry& en, int64_t* size,
+                          int64_t* stride) const {
   if (en.grid >= 0) {
     const Grid& gr = st.grids[static_cast<size_t>(en.grid)];
-    size = gr.size;
-    stride = gr.stride;
-  } else {
-    const Geom& og = others_geom_[static_cast<size_t>(en.geom)];
-    size = og.size;
-    stride = og.stride;
+    for (int d = 0; d < gr.rank; ++d) {
+      size[d] = gr.at[d].size;
+      stride[d] = gr.at[d].stride;
+    }
+    return;
   }
+  const Geom& og = others_geom_[static_cast<size_t>(en.geom)];
+  for (int d = 0; d < og.rank; ++d) {
+    size[d] = og.size[d];
+    stride[d] = og.stride[d];
+  }
+}
+
+bool TensorMap::entry_overlaps(const TensorState& st, const Entry& en, const Geom& g) const {
+  int64_t size[kMaxRank], stride[kMaxRank];
+  extent_of(st, en, size, stride);
   int64_t off[kMaxRank];
   offsets_of(st, en, off);
   for (int d = 0; d < g.rank; ++d) {
@@ -447,16 +457,8 @@ bool TensorMap::entry_overlaps(const TensorState& st, const Entry& en, const Geo
 }
 
 bool TensorMap::contained_in(const TensorState& st, const Entry& en, const Geom& g) const {
-  const int64_t *size, *stride;
-  if (en.grid >= 0) {
-    const Grid& gr = st.grids[static_cast<size_t>(en.grid)];
-    size = gr.size;
-    stride = gr.stride;
-  } else {
-    const Geom& og = others_geom_[static_cast<size_t>(en.geom)];
-    size = og.size;
-    stride = og.stride;
-  }
+  int64_t size[kMaxRank], stride[kMaxRank];
+  extent_of(st, en, size, stride);
   // contains(g, entry): entries are never empty, nor is g (access returns early for it).
   int64_t off[kMaxRank];
   offsets_of(st, en, off);
@@ -478,7 +480,7 @@ int32_t TensorMap::classify(TensorState& st, const Geom& g, int64_t* width, int6
   auto same = [&](const Grid& grid) {
     if (!grid.alive) return false;
     for (int d = 0; d < g.rank; ++d)
-      if (grid.size[d] != g.size[d] || grid.stride[d] != g.stride[d] ||
+      if (grid.at[d].size != g.size[d] || grid.at[d].stride != g.stride[d] ||
           grid.residue[d] != residue[d])
         return false;
     return true;
@@ -498,8 +500,8 @@ int32_t TensorMap::cell_get(const Grid& grid, const Cell& c) const {
     int64_t lin = 0;
     for (int d = 0; d < grid.rank; ++d) {
       const int64_t k = c.k[d] - grid.lo[d];
-      if (k < 0 || k >= grid.n[d]) return -1;
-      lin += k * grid.mult[d];
+      if (k < 0 || k >= grid.at[d].n) return -1;
+      lin += k * grid.at[d].mult;
     }
     return grid.cells[static_cast<size_t>(lin)];
   }
@@ -538,7 +540,8 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
     if (gr.alive) continue;
     bool same = gr.rank == g.rank;
     for (int d = 0; d < g.rank && same; ++d)
-      same = gr.size[d] == g.size[d] && gr.stride[d] == g.stride[d] && gr.residue[d] == residue[d];
+      same = gr.at[d].size == g.size[d] && gr.at[d].stride == g.stride[d] &&
+             gr.residue[d] == residue[d];
     if (same) slot = static_cast<int32_t>(i);
   }
   if (slot >= 0) {
@@ -560,8 +563,8 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
   gr.rank = g.rank;
   gr.members.clear();
   for (int d = 0; d < g.rank; ++d) {
-    gr.size[d] = g.size[d];
-    gr.stride[d] = g.stride[d];
+    gr.at[d].size = g.size[d];
+    gr.at[d].stride = g.stride[d];
     gr.width[d] = width[d];
     gr.residue[d] = residue[d];
     const uint64_t w = static_cast<uint64_t>(width[d]);
@@ -575,13 +578,12 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
     int64_t total = 1;
     for (int d = g.rank - 1; d >= 0; --d) {
       gr.lo[d] = floordiv_w(-residue[d], width[d]);
-      gr.start[d] = gr.lo[d] * width[d] + residue[d];
+      gr.at[d].start = gr.lo[d] * width[d] + residue[d];
       const int64_t hi = floordiv_w(st.shape[d] - 1 - residue[d], width[d]);
-      gr.n[d] = hi >= gr.lo[d] ? hi - gr.lo[d] + 1 : 1;
-      gr.mult[d] = total;
-      total = total > kMaxDenseCells ? total : total * gr.n[d];
-      gr.fshift[d] = gr.n[d] == 1 ? 0 : gr.shift[d];
-      gr.fmask[d] = gr.fshift[d] > 0 ? width[d] - 1 : 0;
+      gr.at[d].n = hi >= gr.lo[d] ? hi - gr.lo[d] + 1 : 1;
+      gr.at[d].mult = total;
+      total = total > kMaxDenseCells ? total : total * gr.at[d].n;
+      set_tile_division(gr.at[d], width[d]);
     }
     if (total <= kMaxDenseCells) {
       gr.dense = true;
@@ -626,8 +628,8 @@ void TensorMap::insert(TensorState& st, int32_t e, const Geom& g, int32_t grid,
       bool inside = true;
       for (int d = 0; d < gr.rank; ++d) {
         const int64_t k = cell.k[d] - gr.lo[d];
-        inside = inside && k >= 0 && k < gr.n[d];
-        lin += k * gr.mult[d];
+        inside = inside && k >= 0 && k < gr.at[d].n;
+        lin += k * gr.at[d].mult;
       }
       if (inside) {
         en.lin = lin;
@@ -721,12 +723,12 @@ void TensorMap::find_in_grid(const TensorState& st, const Grid& grid, const Geom
     int64_t lin = 0;
     bool one = true, inside = true;
     for (int d = 0; d < rank && one; ++d) {
-      const int64_t r0 = g.off[d] - grid.start[d];
+      const int64_t r0 = g.off[d] - grid.at[d].start;
       int64_t k0, k1;
       cell_span(grid, d, r0, r0 + (g.size[d] - 1) * g.stride[d], k0, k1);
       one = k0 == k1;
-      inside = inside && static_cast<uint64_t>(k0) < static_cast<uint64_t>(grid.n[d]);
-      lin += k0 * grid.mult[d];
+      inside = inside && static_cast<uint64_t>(k0) < static_cast<uint64_t>(grid.at[d].n);
+      lin += k0 * grid.at[d].mult;
     }
     if (one) {
       if (!inside) return;
@@ -739,7 +741,7 @@ void TensorMap::find_in_grid(const TensorState& st, const Grid& grid, const Geom
   bool single = true;
   for (int d = 0; d < rank; ++d) {
     const int64_t last = g.off[d] + (g.size[d] - 1) * g.stride[d];
-    if (grid.dense && grid.n[d] == 1) {
+    if (grid.dense && grid.at[d].n == 1) {
       // One cell along d: a region inside it needs no division.
       const int64_t start = grid.lo[d] * grid.width[d] + grid.residue[d];
       if (g.off[d] >= start && last < start + grid.width[d]) {
@@ -772,25 +774,34 @@ void TensorMap::find_in_grid(const TensorState& st, const Grid& grid, const Geom
       int64_t a[kMaxRank], b[kMaxRank];
       for (int d = 0; d < rank; ++d) {
         a[d] = std::max<int64_t>(k0.k[d] - grid.lo[d], 0);
-        b[d] = std::min<int64_t>(k1.k[d] - grid.lo[d], grid.n[d] - 1);
+        b[d] = std::min<int64_t>(k1.k[d] - grid.lo[d], grid.at[d].n - 1);
         if (a[d] > b[d]) return;
       }
-      int64_t i[kMaxRank];
-      for (int d = 0; d < rank; ++d) i[d] = a[d];
+      // Rows along the innermost dimension the box spans several cells of (the dimensions
+      // after it have one), the row's start moved as a counter over the dimensions before it.
+      int in = rank - 1;
+      while (in > 0 && a[in] == b[in]) --in;
+      int64_t i[kMaxRank], lin = 0;
+      for (int d = 0; d < rank; ++d) {
+        i[d] = a[d];
+        lin += a[d] * grid.at[d].mult;
+      }
       const int32_t* cells = grid.cells.data();
-      const int last = rank - 1;
+      const int64_t step = grid.at[in].mult, len = b[in] - a[in] + 1;
       while (true) {
-        int64_t base = 0;
-        for (int d = 0; d < last; ++d) base += i[d] * grid.mult[d];
-        for (int64_t j = a[last]; j <= b[last]; ++j) {
-          const int32_t e = cells[base + j * grid.mult[last]];
+        for (int64_t j = 0; j < len; ++j) {
+          const int32_t e = cells[lin + j * step];
           if (e >= 0) found.push_back(e);
         }
-        int d = last - 1;
-        while (d >= 0) {
-          if (++i[d] <= b[d]) break;
+        int d = in - 1;
+        for (; d >= 0; --d) {
+          if (i[d] < b[d]) {
+            ++i[d];
+            lin += grid.at[d].mult;
+            break;
+          }
+          lin -= (i[d] - a[d]) * grid.at[d].mult;
           i[d] = a[d];
-          --d;
         }
         if (d < 0) break;
       }
@@ -821,42 +832,6 @@ void TensorMap::overlapping(TensorState& st, const Geom& g, bool unit, int32_t o
     if (entry_overlaps(st, E(e), g)) found.push_back(e);
 }
 
-
-bool TensorMap::read_new_tile(TensorState& st, const TensorRegion& r, uint32_t task,
-                              std::vector<uint32_t>& raw, int64_t lin) {
-  const int32_t own = st.last_grid;
-  const Grid& gr = st.grids[static_cast<size_t>(own)];
-  if (!gr.unit) return false;
-  const Grid* other = nullptr;
-  for (size_t i = 0; i < st.grids.size(); ++i)
-    if (st.grids[i].alive && static_cast<int32_t>(i) != own) {
-      other = &st.grids[i];
-      break;
-    }
-  if (other == nullptr || !other->dense || !other->unit) return false;
-  const Grid& og = *other;
-  // find_in_grid's dense single-cell lookup (the region's sizes and strides are gr's).
-  const int rank = gr.rank;
-  int64_t olin = 0;
-  bool inside = true;
-  for (int d = 0; d < rank; ++d) {
-    const int64_t r0 = r.offsets[d] - og.start[d];
-    int64_t k0, k1;
-    cell_span(og, d, r0, r0 + (gr.size[d] - 1) * gr.stride[d], k0, k1);
-    if (k0 != k1) return false;
-    inside = inside && static_cast<uint64_t>(k0) < static_cast<uint64_t>(og.n[d]);
-    olin += k0 * og.mult[d];
-  }
-  const int32_t c = inside && st.count > 0 ? og.cells[static_cast<size_t>(olin)] : -1;
-  if (c >= 0 && E(c).writer != kNoTask) raw.push_back(E(c).writer);
-  const int32_t e = new_in_cell(st, own, lin, true);
-  if (c >= 0) {
-    E(e).alone = false;
-    E(c).alone = false;
-  }
-  add_reader(E(e), task);
-  return true;
-}
 
 void TensorMap::access_general(const TensorRegion& r, bool reads, bool writes, uint32_t task,
                                std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,

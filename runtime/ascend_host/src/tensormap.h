@@ -142,41 +142,70 @@ struct Entry {
   bool unit;
 };
 
-struct Grid {
+// One dimension of a grid: what fast_cell reads of it, in one cache line.
+struct alignas(64) GridDim {
+  int64_t size, stride;  // its tiles'
+  int64_t start;         // dense: where the first cell starts (lo * width + residue)
+  int64_t n, mult;       // dense: cells along it, row-major multiplier
+  // dense: a tile at offset o lies in cell k = rotr((o - start) * inv, shift) if k < n, else
+  // in none. The width is odd << shift and inv the inverse of odd modulo 2^64: a multiple of
+  // the width gives its exact quotient, anything else a k of at least n (set_tile_division).
+  // One cell along it: shift 0, inv 1 (o must be its start).
+  int64_t shift;
+  uint64_t inv;
+};
+
+// What an access of a tile reads first lies together: the grid's first line (flags, cells,
+// members), then one line per dimension (GridDim).
+struct alignas(64) Grid {
   bool alive = false;
   bool unit = true;
   bool dense = false;
   int32_t rank = 0;
-  int64_t size[kMaxRank];
-  int64_t stride[kMaxRank];
+  std::vector<int32_t> cells;  // dense: entry per cell, -1 empty
+  std::vector<int32_t> members;
+  GridDim at[kMaxRank];
   int64_t width[kMaxRank];
   int64_t residue[kMaxRank];
   int8_t shift[kMaxRank];  // log2(width), or -1 when the width is not a power of two
   int64_t lo[kMaxRank];    // dense: the first cell index per dimension
-  int64_t start[kMaxRank];  // dense: where the first cell starts (lo * width + residue)
-  int64_t n[kMaxRank];     // dense: cells per dimension
-  int64_t mult[kMaxRank];  // dense: row-major multipliers
-  // dense, for fast_cell: a tile's cell along d is (offset - start) >> fshift, which must
-  // leave no remainder ((offset - start) & fmask == 0): a power-of-two width, or shift 0 and
-  // mask 0 where the grid has one cell (the offset must be its start); fshift -1: divide.
-  int8_t fshift[kMaxRank];
-  int64_t fmask[kMaxRank];
-  std::vector<int32_t> cells;  // dense: entry per cell, -1 empty
-  FlatIndex hashed;            // otherwise
-  std::vector<int32_t> members;
+  FlatIndex hashed;        // not dense: entry by cell hash
 };
 
 struct TensorState {
+  // (an access's first line)
+  int last_grid = -1;
+  int alive_grids = 0;
+  int64_t count = 0;  // live entries
+  std::vector<Grid> grids;
+  std::vector<int32_t> others;
   int rank = -1;
   bool has_shape = false;
   int64_t shape[kMaxRank];
-  int64_t count = 0;  // live entries
-  std::vector<Grid> grids;
-  int alive_grids = 0;
-  int last_grid = -1;
-  std::vector<int32_t> others;
   FlatIndex others_exact;
 };
+
+// Floor division (b != 0).
+inline int64_t floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+// A dense grid's cells k0..k1 along d holding a region's span r0..r1 (relative to the grid's
+// start): shifts for power-of-two widths, no division for a span inside the first cell.
+inline void cell_span(const Grid& grid, int d, int64_t r0, int64_t r1, int64_t& k0,
+                      int64_t& k1) {
+  if (grid.shift[d] >= 0) {
+    k0 = r0 >> grid.shift[d];
+    k1 = r1 >> grid.shift[d];
+  } else if (r0 >= 0 && r1 < grid.width[d]) {
+    k0 = k1 = 0;
+  } else {
+    k0 = floordiv(r0, grid.width[d]);
+    k1 = floordiv(r1, grid.width[d]);
+  }
+}
 
 class TensorMap {
  public:
@@ -225,6 +254,7 @@ class TensorMap {
   // other tiling and no listed entries: if the tile lies within one cell of that other dense
   // grid (both of unit strides), what access_general would do, without a Geom or a candidate
   // list; false (nothing changed) otherwise.
+  template <int R>
   bool read_new_tile(TensorState& st, const TensorRegion& r, uint32_t task,
                      std::vector<uint32_t>& raw, int64_t lin);
   void add_chunk();
@@ -245,8 +275,9 @@ class TensorMap {
                    std::vector<int32_t>& found);
   int32_t new_entry(bool unit);
   int32_t new_in_cell(TensorState& st, int32_t grid, int64_t lin, bool unit);
-  // Entry en's offsets (of `st`), dimensions 0 .. rank - 1.
+  // Entry en's offsets, sizes and strides (of `st`), dimensions 0 .. rank - 1.
   void offsets_of(const TensorState& st, const Entry& en, int64_t* off) const;
+  void extent_of(const TensorState& st, const Entry& en, int64_t* size, int64_t* stride) const;
   // Whether entry e (of `st`) overlaps g / is contained in g.
   bool entry_overlaps(const TensorState& st, const Entry& en, const Geom& g) const;
   bool contained_in(const TensorState& st, const Entry& en, const Geom& g) const;
@@ -263,9 +294,11 @@ class TensorMap {
   }
   // An access to exactly an entry's region that nothing else on the tensor overlaps: its
   // writer and readers are the only dependencies, and the access replaces or joins them.
-  void access_alone(Entry& en, bool reads, bool writes, uint32_t task,
-                    std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
-                    std::vector<uint32_t>& war) {
+  // (Inlined: half of a large build's accesses end here.)
+  __attribute__((always_inline)) void access_alone(Entry& en, bool reads, bool writes,
+                                                   uint32_t task, std::vector<uint32_t>& raw,
+                                                   std::vector<uint32_t>& waw,
+                                                   std::vector<uint32_t>& war) {
     if (writes) {
       if (en.writer != kNoTask) (reads ? raw : waw).push_back(en.writer);
       append_readers(en, war);
@@ -278,7 +311,8 @@ class TensorMap {
   }
 
   std::unordered_map<uint64_t, std::unique_ptr<TensorState>> tensors_;
-  // By program argument (TensorRegion::tensor): the state and its base, checked on use.
+  // By program argument (TensorRegion::tensor): the state and its base, checked on use (an
+  // unknown argument's base is ~0, no tensor's).
   std::vector<std::pair<uint64_t, TensorState*>> by_arg_;
   uint64_t last_base_ = 0;
   TensorState* last_state_ = nullptr;
@@ -299,14 +333,18 @@ class TensorMap {
 
 // ---------------------------------------------------------------------- inline members
 
+inline uint64_t rotr(uint64_t x, int64_t s) { return (x >> s) | (x << ((64 - s) & 63)); }
+
 inline __attribute__((always_inline)) TensorState& TensorMap::state_of(const TensorRegion& r) {
   const size_t i = r.tensor;
-  if (i < by_arg_.size() && by_arg_[i].first == r.base && by_arg_[i].second != nullptr)
+  if (i < by_arg_.size() && by_arg_[i].first == r.base)
     return *by_arg_[i].second;
   return state_slow(r);
 }
 
-inline int32_t TensorMap::new_entry(bool unit) {
+// new_entry, new_in_cell and add_reader are forced inline: inlined into the native core's
+// region<R> with access<R>, they were left as calls on every new tile and every read.
+inline __attribute__((always_inline)) int32_t TensorMap::new_entry(bool unit) {
   int32_t e;
   if (!free_.empty()) {
     e = free_.back();
@@ -329,7 +367,9 @@ inline int32_t TensorMap::new_entry(bool unit) {
 }
 
 // A new entry in cell `lin` of dense grid `grid` (empty).
-inline int32_t TensorMap::new_in_cell(TensorState& st, int32_t grid, int64_t lin, bool unit) {
+inline __attribute__((always_inline)) int32_t TensorMap::new_in_cell(TensorState& st,
+                                                                    int32_t grid, int64_t lin,
+                                                                    bool unit) {
   Grid& gr = st.grids[static_cast<size_t>(grid)];
   const int32_t e = new_entry(unit);
   Entry& en = E(e);
@@ -342,7 +382,7 @@ inline int32_t TensorMap::new_in_cell(TensorState& st, int32_t grid, int64_t lin
   return e;
 }
 
-inline void TensorMap::add_reader(Entry& en, uint32_t task) {
+inline __attribute__((always_inline)) void TensorMap::add_reader(Entry& en, uint32_t task) {
   if (en.spill < 0) {
     if (en.nreaders > 0 && en.inl[en.nreaders - 1] == task) return;
     if (en.nreaders < static_cast<uint32_t>(kInlineReaders)) {
@@ -367,33 +407,70 @@ inline void TensorMap::append_readers(const Entry& en, std::vector<uint32_t>& ou
 }
 
 // Whether region r is a tile of the dense grid this tensor used last (the common case: a loop
-// walking the tiles of one tiling); then `lin` is its cell.
+// walking the tiles of one tiling); then `lin` is its cell. Branch-free over the dimensions:
+// the checks accumulate in `bad`.
 template <int R>
 inline __attribute__((always_inline)) bool TensorMap::fast_cell(const TensorState& st,
                                                                 const TensorRegion& r,
                                                                 int64_t& lin) const {
   if (st.last_grid < 0) return false;
   const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
-  const int rank = R >= 0 ? R : gr.rank;
   if (!gr.dense || gr.rank != r.rank) return false;
-  lin = 0;
+  const int rank = R >= 0 ? R : gr.rank;
+  uint64_t bad = 0, l = 0;  // (unsigned: k may be anything when bad)
+#pragma GCC unroll 8
   for (int d = 0; d < rank; ++d) {
-    if (r.sizes[d] != gr.size[d] || r.strides[d] != gr.stride[d]) return false;
-    // Relative to the first cell's start: a tile starts at a multiple of the width from it
-    // (floor semantics for shifts and, below, an exact quotient or a remainder).
-    const int64_t rel = r.offsets[d] - gr.start[d];
-    int64_t k;
-    const int shift = gr.fshift[d];
-    if (shift >= 0) {
-      if (rel & gr.fmask[d]) return false;
-      k = rel >> shift;
-    } else {
-      k = rel / gr.width[d];
-      if (k * gr.width[d] != rel) return false;
-    }
-    if (static_cast<uint64_t>(k) >= static_cast<uint64_t>(gr.n[d])) return false;
-    lin += k * gr.mult[d];
+    const GridDim& g = gr.at[d];
+    const uint64_t rel = static_cast<uint64_t>(r.offsets[d]) - static_cast<uint64_t>(g.start);
+    const uint64_t k = rotr(rel * g.inv, g.shift);
+    bad |= static_cast<uint64_t>((r.sizes[d] ^ g.size) | (r.strides[d] ^ g.stride)) |
+           (k >= static_cast<uint64_t>(g.n));
+    l += k * static_cast<uint64_t>(g.mult);
   }
+  lin = static_cast<int64_t>(l);
+  return bad == 0;
+}
+
+// (Out of line: the caller's fast path stays small.)
+template <int R>
+__attribute__((noinline)) bool TensorMap::read_new_tile(TensorState& st, const TensorRegion& r,
+                                                        uint32_t task,
+                                                        std::vector<uint32_t>& raw,
+                                                        int64_t lin) {
+  const int32_t own = st.last_grid;
+  const Grid& gr = st.grids[static_cast<size_t>(own)];
+  if (!gr.unit) return false;
+  const Grid* other = nullptr;
+  for (const Grid& g : st.grids)
+    if (g.alive && &g != &gr) {
+      other = &g;
+      break;
+    }
+  if (other == nullptr || !other->dense || !other->unit) return false;
+  const Grid& og = *other;
+  // find_in_grid's dense single-cell lookup (the region's sizes are gr's, its strides 1).
+  const int rank = R >= 0 ? R : gr.rank;
+  uint64_t olin = 0;  // (unsigned: k0 may be anything when the tile is not inside)
+  bool one = true, inside = true;
+#pragma GCC unroll 8
+  for (int d = 0; d < rank; ++d) {
+    const int64_t r0 = r.offsets[d] - og.at[d].start;
+    int64_t k0, k1;
+    cell_span(og, d, r0, r0 + gr.at[d].size - 1, k0, k1);
+    one = one && k0 == k1;
+    inside = inside && static_cast<uint64_t>(k0) < static_cast<uint64_t>(og.at[d].n);
+    olin += static_cast<uint64_t>(k0) * static_cast<uint64_t>(og.at[d].mult);
+  }
+  if (!one) return false;
+  const int32_t c = inside && st.count > 0 ? og.cells[static_cast<size_t>(olin)] : -1;
+  const int32_t e = new_in_cell(st, own, lin, true);
+  if (c >= 0) {
+    Entry& ce = E(c);
+    if (ce.writer != kNoTask) raw.push_back(ce.writer);
+    ce.alone = false;
+    E(e).alone = false;
+  }
+  add_reader(E(e), task);
   return true;
 }
 
@@ -420,7 +497,7 @@ inline __attribute__((always_inline)) void TensorMap::access(const TensorRegion&
       return;
     }
     if (e < 0 && !writes && st.alive_grids == 2 && st.others.empty() &&
-        read_new_tile(st, r, task, raw, lin))
+        read_new_tile<R>(st, r, task, raw, lin))
       return;
     if (e >= 0 && E(e).alone) {  // the same region again, nothing else overlapping it
       access_alone(E(e), reads, writes, task, raw, waw, war);
