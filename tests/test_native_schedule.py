@@ -142,15 +142,14 @@ def test_the_plain_loop_gives_the_general_loops_schedule(seed):
             timing=("immediate", "batched")[int(rng.integers(0, 2))],  # (batched(0): immediate)
         )
         assert plain_shaped(config, graph)
-        run = Run(
-            config=config,
-            graph=graph,
-            schedule=Scheduler().run(graph, costs, config),
-            costs=costs,
-            kernels={},
-            arrays={},
-        )
+        run = _scheduled(graph, costs, config)
         assert_loops_agree(run)
+
+
+def _scheduled(graph, costs, config: SimConfig) -> Run:
+    """The run of ``graph`` as the native scheduler places it (no bodies)."""
+    schedule = Scheduler().run(graph, costs, config)
+    return Run(config=config, graph=graph, schedule=schedule, costs=costs, kernels={}, arrays={})
 
 
 def test_a_barrier_done_by_another_of_its_group_completes_once():
@@ -177,14 +176,7 @@ def test_a_barrier_done_by_another_of_its_group_completes_once():
     ]
     costs = np.where(graph.kind == 0, 1, 0).astype(np.int64)
     config = SimConfig(workers=2, functional=False, gen_cost=5)
-    run = Run(
-        config=config,
-        graph=graph,
-        schedule=Scheduler().run(graph, costs, config),
-        costs=costs,
-        kernels={},
-        arrays={},
-    )
+    run = _scheduled(graph, costs, config)
     assert run.end_array.tolist() == [1.0, 6.0, 10.0, 10.0, 11.0]
     assert run.issue_seq_array.tolist() == [0, 1, -1, -1, 2]
     assert run.stalls["dependencies"] == 0.0
