@@ -302,6 +302,17 @@ sched.schedule @zero for @three_stage {
         assert "@three_stage: " in err and "zero.mlir:32:10: arith.remui: division by zero" in err
 
 
+@pytest.mark.parametrize("cost", ["9223372036854775807", "9007199254740992"])
+def test_a_kernel_cost_past_the_virtual_clock_is_one_error_line(capsys, tmp_path, cost):
+    # (virtual time is a float64: a constant cost of 2^53 or more is refused at compile)
+    text = (EXAMPLES / "three_stage.mlir").read_text()
+    bad = tmp_path / "cost.mlir"
+    bad.write_text(text.replace("cost(200)", f"cost({cost})", 1))
+    code, _, err = run(capsys, bad, "--bind", "batch_size=2")
+    assert code == 1 and "Traceback" not in err and "internal error" not in err
+    assert f"kernel @compute_kernel: cost {cost} is not in [0, 2^53)" in err
+
+
 def test_a_failing_kernel_is_reported(capsys, tmp_path):
     script = tmp_path / "boom.py"
     script.write_text(

@@ -296,6 +296,8 @@ def _kernel_specs(
         derived = op.cost is None and not op.cost_region.blocks and tile is not None
         if op.cost is not None:
             cost: int | Callable[..., int] = int(op.cost.value.data)
+            if not 0 <= cost <= MAX_COST:  # (virtual time is a float64: exact below 2^53)
+                raise _error(f"kernel @{name}: cost {cost} is not in [0, 2^53)", loc)
         elif op.cost_region.blocks:
             from pto_wsp.lowering.cpu.pygen import CodegenError
 
