@@ -226,8 +226,8 @@ void block_give(void* p, size_t bytes, size_t keep) {
 }
 
 namespace {
-constexpr size_t kChunkBytes = sizeof(Entry) << 15;
-constexpr size_t kKeepChunks = 16;  // 25 MB of entries (a 200k-task run needs ~11)
+constexpr size_t kChunkBytes = sizeof(Entry) << 16;
+constexpr size_t kKeepChunks = 16;  // 32 MB of entries (a 200k-task run needs ~6)
 }  // namespace
 
 TensorMap::TensorMap() = default;
@@ -384,41 +384,35 @@ void TensorMap::offsets_of(const TensorState& st, const Entry& en, int64_t* off)
   }
   for (int d = 0; d < gr.rank; ++d) {
     const GridDim& g = gr.at[d];
-    off[d] = g.start + (en.lin / g.mult) % g.n * gr.width[d];
+    off[d] = g.start + (static_cast<int64_t>(en.lin) / g.mult) % g.n * gr.width[d];
   }
 }
 
 void TensorMap::add_chunk() {
-  static_assert((size_t(1) << 15) == (size_t(1) << kChunkBits), "kChunkBytes");
+  static_assert((size_t(1) << 16) == (size_t(1) << kChunkBits), "kChunkBytes");
   // The first chunk in 4 kB pages, touched as a small run fills it; the next ones, which a
-  // large run fills, in huge pages (a chunk is 1.5 MB: below block_take's own threshold).
+  // large run fills, in huge pages (a chunk is 2 MB, one huge page).
   chunks_.push_back(static_cast<Entry*>(block_take(kChunkBytes, !chunks_.empty())));
 }
 
 
 
 
+// (add_reader's case of full inline readers: they move to a spill array.)
 void TensorMap::add_reader_slow(Entry& en, uint32_t task) {
-  if (en.spill < 0) {
-    int32_t sp;
-    if (!free_spills_.empty()) {
-      sp = free_spills_.back();
-      free_spills_.pop_back();
-    } else {
-      sp = static_cast<int32_t>(spills_.size());
-      spills_.emplace_back();
-    }
-    std::vector<uint32_t>& v = spills_[static_cast<size_t>(sp)];
-    v.assign(en.inl, en.inl + en.nreaders);
-    v.push_back(task);
-    en.spill = sp;
-    ++en.nreaders;
-    return;
+  int32_t sp;
+  if (!free_spills_.empty()) {
+    sp = free_spills_.back();
+    free_spills_.pop_back();
+  } else {
+    sp = static_cast<int32_t>(spills_.size());
+    spills_.emplace_back();
   }
-  std::vector<uint32_t>& v = spills_[static_cast<size_t>(en.spill)];
-  if (!v.empty() && v.back() == task) return;
+  std::vector<uint32_t>& v = spills_[static_cast<size_t>(sp)];
+  v.assign(en.inl, en.inl + en.ninl);
   v.push_back(task);
-  ++en.nreaders;
+  en.inl[0] = static_cast<uint32_t>(sp);
+  en.ninl = kSpilled;
 }
 
 
@@ -617,7 +611,7 @@ void TensorMap::insert(TensorState& st, int32_t e, const Geom& g, int32_t grid,
   Entry& en = E(e);
   if (grid >= 0) {
     Grid& gr = st.grids[grid];
-    en.grid = static_cast<int16_t>(grid);
+    en.grid = static_cast<int8_t>(grid);
     Cell cell;
     for (int d = 0; d < g.rank; ++d) cell.k[d] = floordiv_w(g.off[d], width[d]);
     en.member = static_cast<int32_t>(gr.members.size());
@@ -632,13 +626,14 @@ void TensorMap::insert(TensorState& st, int32_t e, const Geom& g, int32_t grid,
         lin += k * gr.at[d].mult;
       }
       if (inside) {
-        en.lin = lin;
+        en.lin = static_cast<uint32_t>(lin);
         gr.cells[static_cast<size_t>(lin)] = e;
         placed = true;
       }
     } else {
-      en.lin = static_cast<int64_t>(cell_hash(cell, gr.rank));
-      gr.hashed.insert(static_cast<uint64_t>(en.lin), e);
+      const uint64_t h = cell_hash(cell, gr.rank);
+      en.lin = static_cast<uint32_t>(h);
+      gr.hashed.insert(h, e);
       if (!free_offs_.empty()) {
         en.geom = free_offs_.back();
         free_offs_.pop_back();
@@ -667,7 +662,7 @@ void TensorMap::insert(TensorState& st, int32_t e, const Geom& g, int32_t grid,
     others_geom_.push_back(g);
   }
   const uint64_t h = geom_hash(g);
-  en.lin = static_cast<int64_t>(h);
+  en.lin = static_cast<uint32_t>(h);
   en.member = static_cast<int32_t>(st.others.size());
   st.others.push_back(e);
   st.others_exact.insert(h, e);
@@ -682,13 +677,13 @@ void TensorMap::remove(TensorState& st, int32_t e) {
     if (gr.dense) {
       gr.cells[static_cast<size_t>(en.lin)] = -1;
     } else {
-      gr.hashed.erase(static_cast<uint64_t>(en.lin), e);
+      gr.hashed.erase(en.lin, e);
       free_offs_.push_back(en.geom);
       en.geom = -1;
     }
     members = &gr.members;
   } else {
-    st.others_exact.erase(static_cast<uint64_t>(en.lin), e);
+    st.others_exact.erase(en.lin, e);
     members = &st.others;
     free_geoms_.push_back(en.geom);
     en.geom = -1;
@@ -703,12 +698,11 @@ void TensorMap::remove(TensorState& st, int32_t e) {
     --st.alive_grids;
     if (st.last_grid == en.grid) st.last_grid = -1;
   }
-  if (en.spill >= 0) {
-    spills_[static_cast<size_t>(en.spill)].clear();
-    free_spills_.push_back(en.spill);
-    en.spill = -1;
+  if (en.ninl == kSpilled) {
+    spills_[en.inl[0]].clear();
+    free_spills_.push_back(static_cast<int32_t>(en.inl[0]));
   }
-  en.nreaders = 0;
+  en.ninl = 0;
   free_.push_back(e);
 }
 
@@ -937,19 +931,18 @@ void TensorMap::gc_before(uint32_t task) {
     for (int32_t e : all) {
       Entry& en = E(e);
       if (en.writer != kNoTask && en.writer < task) en.writer = kNoTask;
-      if (en.nreaders > 0 && readers(en)[0] < task) {
-        if (en.spill >= 0) {
-          std::vector<uint32_t>& v = spills_[static_cast<size_t>(en.spill)];
+      if (nreaders(en) > 0 && readers(en)[0] < task) {
+        if (en.ninl == kSpilled) {
+          std::vector<uint32_t>& v = spills_[en.inl[0]];
           v.erase(v.begin(), std::lower_bound(v.begin(), v.end(), task));
-          en.nreaders = static_cast<uint32_t>(v.size());
         } else {
-          const uint32_t* first = std::lower_bound(en.inl, en.inl + en.nreaders, task);
-          const uint32_t drop = static_cast<uint32_t>(first - en.inl);
-          for (uint32_t i = drop; i < en.nreaders; ++i) en.inl[i - drop] = en.inl[i];
-          en.nreaders -= drop;
+          const uint32_t* first = std::lower_bound(en.inl, en.inl + en.ninl, task);
+          const uint8_t drop = static_cast<uint8_t>(first - en.inl);
+          for (int i = drop; i < en.ninl; ++i) en.inl[i - drop] = en.inl[i];
+          en.ninl = static_cast<uint8_t>(en.ninl - drop);
         }
       }
-      if (en.writer == kNoTask && en.nreaders == 0) remove(st, e);
+      if (en.writer == kNoTask && nreaders(en) == 0) remove(st, e);
     }
   }
 }

@@ -84,7 +84,8 @@ class FlatIndex {
     slots_[i].entry = e;
     ++used_;
   }
-  void erase(uint64_t h, int32_t e) {
+  // h: the hash's low 32 bits suffice (they hold the mask's bits: no table has 2^32 slots).
+  void erase(uint32_t h, int32_t e) {
     size_t i = h & mask_;
     while (slots_[i].entry != e) i = (i + 1) & mask_;
     slots_[i].entry = kDead;
@@ -125,22 +126,28 @@ void* block_take(size_t bytes);  // huge pages from 2 MB on
 void* block_take(size_t bytes, bool huge);
 void block_give(void* p, size_t bytes, size_t keep);
 
+// ninl: an entry's readers are in spills_[inl[0]] instead of inline.
+constexpr uint8_t kSpilled = 0xFF;
+
 // One region geometry of a tensor. In a grid, its sizes and strides are the grid's, and its
 // offsets its cell's start (a dense grid: from lin; a hashed one: kept at grid_offs_[geom]);
 // in the scanned list, its whole geometry is others_geom_[geom]. (No offsets in the entry: a
-// large build's entries were a fifth of its memory.)
+// large build's entries were a fifth of its memory; 32 bytes, half a cache line.)
 struct Entry {
-  int64_t lin;      // its dense cell; else its cell hash (hashed grid) or geometry hash (list)
-  uint32_t writer;  // kNoTask: none
-  uint32_t nreaders;
-  uint32_t inl[kInlineReaders];  // the readers, while spill < 0
-  int32_t spill;                 // else spills_[spill] holds them (in order)
+  // Its dense cell (a dense grid has at most kMaxDenseCells); else the low 32 bits of its cell
+  // hash (hashed grid) or geometry hash (list), all FlatIndex::erase needs.
+  uint32_t lin;
+  uint32_t writer;               // kNoTask: none
+  uint32_t inl[kInlineReaders];  // its readers (in order); spilled: inl[0] is their spills_ index
   int32_t member;                // its position in the grid's (or the list's) members
   int32_t geom;                  // the list: its geometry; a hashed grid: its offsets
-  int16_t grid;                  // its tiling grid, or -1: the scanned list
+  int8_t grid;                   // its tiling grid, or -1: the scanned list
+  uint8_t ninl;                  // readers in inl, or kSpilled
   bool alone;
   bool unit;
 };
+static_assert(sizeof(Entry) == 32, "an entry is half a cache line");
+static_assert(kMaxGrids <= 127 && kMaxDenseCells <= (int64_t(1) << 32), "Entry's field widths");
 
 // One dimension of a grid: what fast_cell reads of it, in one cache line.
 struct alignas(64) GridDim {
@@ -235,7 +242,7 @@ class TensorMap {
   size_t size() const;
 
  private:
-  static constexpr int kChunkBits = 15;  // (a chunk: 1.5 MB, in one huge page)
+  static constexpr int kChunkBits = 16;  // (a chunk: 2 MB, one huge page)
   Entry& E(int32_t e) {
     return chunks_[static_cast<size_t>(e) >> kChunkBits][e & ((1 << kChunkBits) - 1)];
   }
@@ -286,11 +293,16 @@ class TensorMap {
   void add_reader_slow(Entry& en, uint32_t task);
   void append_readers(const Entry& en, std::vector<uint32_t>& out) const;
   void clear_readers(Entry& en) {
-    en.nreaders = 0;
-    if (en.spill >= 0) spills_[static_cast<size_t>(en.spill)].clear();
+    if (en.ninl == kSpilled)
+      spills_[en.inl[0]].clear();
+    else
+      en.ninl = 0;
   }
   const uint32_t* readers(const Entry& en) const {
-    return en.spill < 0 ? en.inl : spills_[static_cast<size_t>(en.spill)].data();
+    return en.ninl != kSpilled ? en.inl : spills_[en.inl[0]].data();
+  }
+  size_t nreaders(const Entry& en) const {
+    return en.ninl != kSpilled ? en.ninl : spills_[en.inl[0]].size();
   }
   // An access to exactly an entry's region that nothing else on the tensor overlaps: its
   // writer and readers are the only dependencies, and the access replaces or joins them.
@@ -354,10 +366,9 @@ inline __attribute__((always_inline)) int32_t TensorMap::new_entry(bool unit) {
     if ((static_cast<size_t>(e) >> kChunkBits) >= chunks_.size()) add_chunk();
   }
   Entry& en = E(e);
-  en.lin = -1;
+  en.lin = 0;
   en.writer = kNoTask;
-  en.nreaders = 0;
-  en.spill = -1;
+  en.ninl = 0;
   en.member = 0;
   en.geom = -1;
   en.grid = -1;
@@ -373,8 +384,8 @@ inline __attribute__((always_inline)) int32_t TensorMap::new_in_cell(TensorState
   Grid& gr = st.grids[static_cast<size_t>(grid)];
   const int32_t e = new_entry(unit);
   Entry& en = E(e);
-  en.grid = static_cast<int16_t>(grid);
-  en.lin = lin;
+  en.grid = static_cast<int8_t>(grid);
+  en.lin = static_cast<uint32_t>(lin);
   en.member = static_cast<int32_t>(gr.members.size());
   gr.members.push_back(e);
   gr.cells[static_cast<size_t>(lin)] = e;
@@ -383,27 +394,27 @@ inline __attribute__((always_inline)) int32_t TensorMap::new_in_cell(TensorState
 }
 
 inline __attribute__((always_inline)) void TensorMap::add_reader(Entry& en, uint32_t task) {
-  if (en.spill < 0) {
-    if (en.nreaders > 0 && en.inl[en.nreaders - 1] == task) return;
-    if (en.nreaders < static_cast<uint32_t>(kInlineReaders)) {
-      en.inl[en.nreaders++] = task;
+  if (en.ninl != kSpilled) {
+    if (en.ninl > 0 && en.inl[en.ninl - 1] == task) return;
+    if (en.ninl < kInlineReaders) {
+      en.inl[en.ninl++] = task;
       return;
     }
   } else {
     // Spilled: append to its array (a whole K/V slice read by every tile's task).
-    std::vector<uint32_t>& v = spills_[static_cast<size_t>(en.spill)];
+    std::vector<uint32_t>& v = spills_[en.inl[0]];
     if (!v.empty() && v.back() == task) return;
     v.push_back(task);
-    ++en.nreaders;
     return;
   }
   add_reader_slow(en, task);
 }
 
 inline void TensorMap::append_readers(const Entry& en, std::vector<uint32_t>& out) const {
-  if (en.nreaders == 0) return;
+  const size_t n = nreaders(en);
+  if (n == 0) return;
   const uint32_t* r = readers(en);
-  out.insert(out.end(), r, r + en.nreaders);
+  out.insert(out.end(), r, r + n);
 }
 
 // Whether region r is a tile of the dense grid this tensor used last (the common case: a loop
