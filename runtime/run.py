@@ -262,6 +262,8 @@ class Run:
         tg = self.task_graph
         runnable = [self._spec(k).runnable for k in range(len(tg.kernels))]
         some = any(body is not None for body in runnable)
+        if not some and progress is None:
+            return  # (no body to run, no one to tell)
         if views is not None:
             _check_views(views, self.arrays)
         core_graph = some and getattr(tg.regions, "info", None) is not None
