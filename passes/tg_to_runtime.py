@@ -101,6 +101,10 @@ RUNTIME_API: dict[str, tuple[int, int]] = {
 
 #: Numbering shared with the core (task_abi.h, runtime/graph.py).
 ACCESS = {"in": 0, "out": 1, "inout": 2}
+#: A read the site table marks for the core's TensorMap (pto_wsp_core.h): after every task
+#: that writes its tensor (LOOKUP: its writers are looked up, the read is not recorded: no
+#: later write can depend on it), or of a tensor no task writes (UNWRITTEN: nothing to do).
+LOOKUP, UNWRITTEN = 3, 4
 POOLS = {"vector": 0, "cube": 1, "any": 255}
 DOMAINS = {"host_cpu": 0, "aicore": 1, "aie_tile": 2}
 
@@ -164,6 +168,8 @@ class _Lowering(RuntimeChecks):
     refs: list[memref.GetGlobalOp] = field(default_factory=list)
     buffers: tuple[SSAValue, memref.AllocaOp, SSAValue] | None = None
     given: dict[memref.AllocaOp, list[int]] = field(default_factory=dict)
+    #: Per task op, its regions' access codes where a read is LOOKUP or UNWRITTEN.
+    reads_after: dict[tg.TaskOp, list[int]] = field(default_factory=dict)
 
     @property
     def ctx(self) -> SSAValue:
@@ -409,11 +415,12 @@ class _Lowering(RuntimeChecks):
         entry += [len(op.params), len(op.coords), len(views)]
         given += [self.scalar(p, op) for p in op.params]
         given += op.coords
-        for view, access in zip(views, op.access):
+        codes = self.reads_after.get(op) or [ACCESS[a.data] for a in op.access]
+        for view, code in zip(views, codes):
             rank = len(view.offsets)
             if rank > MAX_RANK:
                 _fail(op, f"a region of rank {rank}: the runtime core takes ranks up to {MAX_RANK}")
-            entry += [view.tensor, ACCESS[access.data], rank]
+            entry += [view.tensor, code, rank]
             given += [v for dim in zip(view.offsets, view.sizes, view.strides) for v in dim]
         table, values = self.store(given, op)
         at = self.add(table, 8 * len(self.sites), op)
@@ -626,6 +633,49 @@ def _expand_calls(module: ModuleOp, program: tg.ProgramOp, stack: tuple[str, ...
     return copy
 
 
+def _root_argument(value: SSAValue) -> BlockArgument | None:
+    """The program argument a region is a view of (None: not a subview chain of one)."""
+    while isinstance(value.owner, memref.SubviewOp):
+        value = value.owner.source
+    return value if isinstance(value, BlockArgument) else None
+
+
+def reads_after_writes(body: Block) -> dict[tg.TaskOp, list[int]]:
+    """Per task op of a program's body (no pipeline: its tasks are created in the order of
+    the body's top-level ops), its regions' access codes when a read is LOOKUP (every task
+    site writing that tensor lies in an earlier top-level op: each of its tasks is created
+    after every write of the tensor) or UNWRITTEN (no task site writes the tensor). Only
+    such reads' entries differ from ACCESS."""
+    tasks = [op for op in body.walk() if isinstance(op, tg.TaskOp)]
+    top: dict[tg.TaskOp, int] = {}
+    order = {op: i for i, op in enumerate(body.ops)}
+    for op in tasks:
+        outer: Operation = op
+        while outer.parent_block() is not body:
+            outer = outer.parent_op()  # type: ignore[assignment]
+        top[op] = order[outer]
+    roots = {op: [_root_argument(r) for r in op.resources] for op in tasks}
+    last_write: dict[BlockArgument, int] = {}
+    for op in tasks:
+        for root, access in zip(roots[op], op.access):
+            if root is not None and access.data != "in":
+                last_write[root] = max(last_write.get(root, -1), top[op])
+    out: dict[tg.TaskOp, list[int]] = {}
+    for op in tasks:
+        codes = [ACCESS[a.data] for a in op.access]
+        for i, (root, access) in enumerate(zip(roots[op], op.access)):
+            if root is None or access.data != "in":
+                continue
+            written = last_write.get(root)
+            if written is None:
+                codes[i] = UNWRITTEN
+            elif written < top[op]:
+                codes[i] = LOOKUP
+        if codes != [ACCESS[a.data] for a in op.access]:
+            out[op] = codes
+    return out
+
+
 def site_table_name(program: str) -> str:
     """The symbol of the site table of ``program`` (a ``memref.global`` beside its code)."""
     return f"__pto_sites_{program}"
@@ -648,7 +698,9 @@ def lower_program(module: ModuleOp, program: tg.ProgramOp) -> list[Operation]:
     inputs = [IndexType(), *program.function_type.inputs.data]
     function = func.FuncOp(name, (inputs, []), Region([body]))
     function.attributes["pto.arg_names"] = ArrayAttr(list(program.arg_names.data))
-    lowering = _Lowering(function, table_name=site_table_name(name))
+    lowering = _Lowering(
+        function, table_name=site_table_name(name), reads_after=reads_after_writes(body)
+    )
     if any(isinstance(op, tg_events.EVENT_OPS_TYPES) for op in body.walk()):
         # (before the first task: the core tracks every task's stream from there)
         Rewriter.insert_op(

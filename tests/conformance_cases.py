@@ -338,6 +338,40 @@ tg.program @regions(%X: memref<64x64xf32>, %spec: memref<?x8xindex>, %n: index) 
 """
 
 
+#: REGIONS, then a second loop reading random regions of X and W: every read after the last
+#: task that writes X (tg-to-runtime-calls marks it a lookup: the core looks its writers up
+#: and records nothing) and of W, which no task writes (the core leaves it out of the map);
+#: each read region twice in a row (the core answers the second from its memo of the site's
+#: last read).
+REGIONS_AFTER = (
+    REGIONS.replace("@regions(", "@regions_after(")
+    .replace("@rd(", "@rd_a(")
+    .replace("@wr(", "@wr_a(")
+    .replace("@rw(", "@rw_a(")
+    .replace("%n: index)", "%n: index, %W: memref<64x64xf32>, %reads: memref<?x8xindex>, %m: index)")
+    .replace(
+        "wsp.kernel @rw_a(",
+        "wsp.kernel @rd2(x: in memref<?x?xf32>, w: in memref<?x?xf32>) unit(vector)\n"
+        "wsp.kernel @rw_a(",
+    )
+    .rstrip()
+    .removesuffix("}")
+    + """  scf.for %t = %c0 to %m step %c1 {
+    %o0 = memref.load %reads[%t, %c0] : memref<?x8xindex>
+    %o1 = memref.load %reads[%t, %c1] : memref<?x8xindex>
+    %s0 = memref.load %reads[%t, %c2] : memref<?x8xindex>
+    %s1 = memref.load %reads[%t, %c3] : memref<?x8xindex>
+    %t0 = memref.load %reads[%t, %c4] : memref<?x8xindex>
+    %t1 = memref.load %reads[%t, %c5] : memref<?x8xindex>
+    %v = memref.subview %X[%o0, %o1] [%s0, %s1] [%t0, %t1] : memref<64x64xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+    %w = memref.subview %W[%o0, %o1] [%s0, %s1] [%t0, %t1] : memref<64x64xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+    tg.task @rd2() resources(%v, %w : memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>) access(in, in) at(t = %t) pool(vector)
+  }
+}
+"""
+)
+
+
 def random_spec(rng: np.random.Generator, n: int) -> np.ndarray:
     """n random in-bounds regions of a 64x64 tensor: offsets, sizes, strides, kind, point."""
     spec = np.zeros((n, 8), dtype=np.int64)
@@ -711,6 +745,25 @@ CASES = [
             },
         )
         for seed in (0, 2, 4, 6)
+    ),
+    *(
+        Case(
+            f"regions_after_{seed}",
+            REGIONS_AFTER,
+            options={"workers": 3, "mode": "cycles"},
+            n=None,
+            program="regions_after",
+            data={
+                "X": np.zeros((64, 64), np.float32),
+                "W": np.zeros((64, 64), np.float32),
+                "spec": random_spec(np.random.default_rng(seed), 200),
+                "n": 200,
+                # (each read twice: the core's repeated-read memo answers the second)
+                "reads": np.repeat(random_spec(np.random.default_rng(seed + 1), 100), 2, axis=0),
+                "m": 200,
+            },
+        )
+        for seed in (1, 3)
     ),
     Case(
         "pipeline",

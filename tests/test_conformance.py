@@ -456,6 +456,11 @@ SHOWS = {
     # of their pools takes its task and gates it at that instant.
     "gated_pools": lambda o: ("pipeline_depth", "task 6", 21.0, 30.0) in o["spans"],
     **{f"regions_{seed}": _edges(*EDGE_KINDS) for seed in (0, 2, 4, 6)},
+    # The second loop's reads find their writers: read-after-write edges into its tasks.
+    **{
+        f"regions_after_{seed}": lambda o: any(d >= 200 for _, d in o["edges"]["raw"])
+        for seed in (1, 3)
+    },
 }
 
 

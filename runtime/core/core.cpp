@@ -52,10 +52,22 @@ void PtoCore::submit() {
 // Not vectorized: the caller has just stored d[] value by value, and wider loads of it stall
 // (a store cannot be forwarded to a load that spans two stores).
 template <int R>
-__attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void PtoCore::region(int64_t tensor, int64_t access, const int64_t* d) {
+__attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void PtoCore::region(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key) {
   if (!open) return;
+  Repeat* rep = nullptr;
+  if (access >= PTO_ACCESS_LOOKUP && key != nullptr && !record) {
+    rep = &repeats[(reinterpret_cast<uintptr_t>(key) >> 3) & (kRepeats - 1)];
+    uint64_t differ = 0;
+#pragma GCC unroll 24
+    for (int i = 0; i < 3 * R; ++i) differ |= static_cast<uint64_t>(rep->d[i] ^ d[i]);
+    if (rep->key == key && rep->build == build && differ == 0) {
+      raw.insert(raw.end(), rep->writers, rep->writers + rep->n);
+      return;
+    }
+  }
   const uint32_t id = num_nodes() - 1;
-  if (tensor < 0 || tensor >= static_cast<int64_t>(ranks.size()) || access < 0 || access > 2 ||
+  if (tensor < 0 || tensor >= static_cast<int64_t>(ranks.size()) || access < 0 ||
+      access > PTO_ACCESS_UNWRITTEN ||
       R != ranks[static_cast<size_t>(tensor)]) {
     open = false;
     return fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
@@ -83,8 +95,22 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
                     "stride < 1)",
                 id);
   }
-  if (record) put_region<R>(r, static_cast<uint8_t>(access));
-  if (infer_data_deps) tmap->access<R>(r, static_cast<uint8_t>(access), id, raw, waw, war);
+  // (a read the site table marks: recorded as a read, looked up or left out of the map)
+  const uint8_t mode = static_cast<uint8_t>(access > PTO_ACCESS_INOUT ? 0 : access);
+  if (record) put_region<R>(r, mode);
+  if (access < PTO_ACCESS_LOOKUP) {
+    if (infer_data_deps) tmap->access<R>(r, mode, id, raw, waw, war);
+    return;
+  }
+  const size_t before = raw.size();
+  if (infer_data_deps && access == PTO_ACCESS_LOOKUP) tmap->lookup<R>(r, raw);
+  const size_t n = raw.size() - before;
+  if (rep == nullptr || n > 4) return;
+  rep->key = key;
+  rep->build = build;
+  rep->n = static_cast<uint32_t>(n);
+  for (size_t i = 0; i < n; ++i) rep->writers[i] = raw[before + i];
+  for (int i = 0; i < 3 * R; ++i) rep->d[i] = d[i];
 }
 
 template <int R>
@@ -230,13 +256,14 @@ namespace {
 
 // (the rank is the site's: a task's regions take the same branches each time)
 [[gnu::always_inline]] inline void region(PtoCore& c, int64_t tensor, int64_t access,
-                                          int64_t rank, const int64_t* d) {
+                                          int64_t rank, const int64_t* d,
+                                          const int64_t* key = nullptr) {
   if (c.pipe != nullptr && csp::capturing(c.pipe))
     return csp::capture_region(c.pipe, tensor, access, rank, d);
   switch (rank) {
 #define PTO_RANK_CASE(R) \
   case R:                \
-    return c.region<R>(tensor, access, d);
+    return c.region<R>(tensor, access, d, key);
     PTO_RANK_CASE(0) PTO_RANK_CASE(1) PTO_RANK_CASE(2) PTO_RANK_CASE(3) PTO_RANK_CASE(4)
     PTO_RANK_CASE(5) PTO_RANK_CASE(6) PTO_RANK_CASE(7) PTO_RANK_CASE(8)
 #undef PTO_RANK_CASE
@@ -298,7 +325,7 @@ void pto_tg_task(intptr_t core, const int64_t* site, const int64_t* v) {
     v += scalars + coords;
     const int64_t* r = site + PTO_SITE_HEAD;
     for (int64_t i = site[PTO_SITE_REGIONS]; i > 0; --i, r += 3) {
-      region(c, r[0], r[1], r[2], v);
+      region(c, r[0], r[1], r[2], v, r);
       v += 3 * r[2];
     }
     submit(c);

@@ -125,6 +125,21 @@ struct PtoCore {
   // scratch.
   std::vector<uint32_t> raw, waw, war;
   std::vector<uint64_t> preds;
+  // A read the site table marks (PTO_ACCESS_LOOKUP, PTO_ACCESS_UNWRITTEN) that the site's
+  // next task repeats: per region of a site (its place in the site table, direct-mapped) the
+  // values last checked and the writers they gave. No task writes the tensor while the site
+  // makes its tasks (what the marks say), so the same values give the same writers (a loop's
+  // invariant region: a K/V slice every tile's task reads). Valid in build `build` only.
+  struct Repeat {
+    const int64_t* key = nullptr;
+    uint64_t build = 0;
+    uint32_t n = 0;
+    uint32_t writers[4];
+    int64_t d[3 * kMaxRank];
+  };
+  static constexpr size_t kRepeats = 64;
+  Repeat repeats[kRepeats];
+  uint64_t build = 1;
   // Errors.
   std::string error;
   int64_t error_node = -1, error_check = -1;
@@ -140,6 +155,7 @@ struct PtoCore {
   uint32_t num_nodes() const { return static_cast<uint32_t>(kind.size()); }
   // Empty again, keeping every array's memory (see pto_core_new).
   void reset() {
+    ++build;
     scopes.reset();
     first_reason.reset();
     events = order::Events();
@@ -236,7 +252,7 @@ struct PtoCore {
   // R, its loops have a constant trip count: a build's regions alternate ranks, and loops of
   // varying length mispredict their exits.
   template <int R>
-  void region(int64_t tensor, int64_t access, const int64_t* d);
+  void region(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key);
   template <int R>
   void put_region(const pto::wsp::TensorRegion& r, uint8_t access);
   void widen();

@@ -27,7 +27,8 @@ extern "C" {
 #endif
 
 // ------------------------------------------------------------------ the program's calls
-// Access: 0 in, 1 out, 2 inout. Pool: 0 vector, 1 cube, 255 any. Domain: 0 host_cpu,
+// Access: 0 in, 1 out, 2 inout (PTO_ACCESS_*; a site's region may also be 3 or 4, below).
+// Pool: 0 vector, 1 cube, 255 any. Domain: 0 host_cpu,
 // 1 aicore, 2 aie_tile. Target -1: the runtime decides.
 
 // tg.task, in one call: `site` is the task site's entry in the program's site table (a
@@ -35,10 +36,20 @@ extern "C" {
 // `values` the task's own values in the entry's order. An entry (int64 values, PTO_SITE_*):
 // site, kernel, domain; pool, target, stream, priority (their constants); which of these four
 // `values` gives instead (bit k: the k-th); the numbers of scalars, coordinates and regions;
-// then per region its program argument `tensor`, access (0 read, 1 write, 2 both) and rank R
+// then per region its program argument `tensor`, access (0 read, 1 write, 2 both; a read
+// may be 3, LOOKUP: every task writing the tensor was created before, so the read is only
+// looked up in the TensorMap, not recorded; or 4, UNWRITTEN: no task writes the tensor, the
+// map is not consulted; both recorded as 0) and rank R
 // (0 to PTO_CORE_MAX_RANK). `values`: the place values not constant, the scalars, the
 // coordinates, then per region 3R values: per root dimension its offset, size and stride in
 // the tensor's index space. The task is then added to the graph with its dependencies.
+enum {
+  PTO_ACCESS_IN,
+  PTO_ACCESS_OUT,
+  PTO_ACCESS_INOUT,
+  PTO_ACCESS_LOOKUP,
+  PTO_ACCESS_UNWRITTEN,
+};
 enum {
   PTO_SITE_SITE,
   PTO_SITE_KERNEL,

@@ -922,6 +922,28 @@ void TensorMap::access_general(const TensorRegion& r, bool reads, bool writes, u
   }
 }
 
+void TensorMap::lookup_general(const TensorRegion& r, TensorState& st,
+                               std::vector<uint32_t>& raw) {
+  Geom g;
+  g.base = r.base;
+  g.rank = r.rank;
+  for (int d = 0; d < kMaxRank; ++d) {
+    const bool in = d < r.rank;
+    g.off[d] = in ? r.offsets[d] : 0;
+    g.size[d] = in ? r.sizes[d] : 1;
+    g.stride[d] = in ? r.strides[d] : 1;
+  }
+  if (is_empty(g)) return;
+  if (st.rank != g.rank)
+    throw std::runtime_error("a tensor accessed with regions of rank " + std::to_string(g.rank) +
+                             " after rank " + std::to_string(st.rank));
+  std::vector<int32_t>& cands = cands_;
+  cands.clear();
+  overlapping(st, g, is_unit(g), -1, cands);
+  for (int32_t c : cands)
+    if (E(c).writer != kNoTask) raw.push_back(E(c).writer);
+}
+
 void TensorMap::gc_before(uint32_t task) {
   for (auto& kv : tensors_) {
     TensorState& st = *kv.second;

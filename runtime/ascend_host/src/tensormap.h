@@ -230,6 +230,11 @@ class TensorMap {
   template <int R = -1>
   void access(const TensorRegion& r, uint8_t access, uint32_t task, std::vector<uint32_t>& raw,
               std::vector<uint32_t>& waw, std::vector<uint32_t>& war);
+  // A read recorded nowhere: the writers of every entry overlapping r, into raw, as a read's
+  // read-after-write edges (what access() would give, without the reader's entry). For a
+  // read after every task that writes the tensor: no later write needs it as a reader.
+  template <int R = -1>
+  void lookup(const TensorRegion& r, std::vector<uint32_t>& raw);
   // Forget every access by a task older than `task` (task_window).
   void gc_before(uint32_t task);
   // A map for a run: one kept from an earlier run (reset, its memory kept: entry chunks,
@@ -261,6 +266,7 @@ class TensorMap {
   // other tiling and no listed entries: if the tile lies within one cell of that other dense
   // grid (both of unit strides), what access_general would do, without a Geom or a candidate
   // list; false (nothing changed) otherwise.
+  void lookup_general(const TensorRegion& r, TensorState& st, std::vector<uint32_t>& raw);
   template <int R>
   bool read_new_tile(TensorState& st, const TensorRegion& r, uint32_t task,
                      std::vector<uint32_t>& raw, int64_t lin);
@@ -519,6 +525,46 @@ inline __attribute__((always_inline)) void TensorMap::access(const TensorRegion&
     return;
   }
   access_general(r, reads, writes, task, raw, waw, war, st, -2, -1, 0);
+}
+
+template <int R>
+inline __attribute__((always_inline)) void TensorMap::lookup(const TensorRegion& r,
+                                                             std::vector<uint32_t>& raw) {
+  TensorState& st = state_of(r);
+  if (st.count == 0) return;
+  int64_t lin = 0;
+  if (fast_cell<R>(st, r, lin)) {
+    const int32_t e = st.grids[static_cast<size_t>(st.last_grid)].cells[static_cast<size_t>(lin)];
+    if (e >= 0 && E(e).alone) {  // the entry of exactly this region, nothing else overlapping
+      if (E(e).writer != kNoTask) raw.push_back(E(e).writer);
+      return;
+    }
+    if (e < 0 && st.alive_grids == 1 && st.others.empty()) return;  // an empty tile
+  } else if (st.last_grid >= 0 && st.alive_grids == 1 && st.others.empty()) {
+    // A region of unit strides inside one cell of the tensor's only tiling (dense, of unit
+    // strides): that cell's entry is all it overlaps (find_in_grid's single-cell case).
+    const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
+    const int rank = R >= 0 ? R : gr.rank;
+    if (gr.dense && gr.unit && gr.rank == r.rank) {
+      uint64_t lin1 = 0;
+      bool one = true, inside = true;
+#pragma GCC unroll 8
+      for (int d = 0; d < rank; ++d) {
+        const int64_t r0 = r.offsets[d] - gr.at[d].start;
+        int64_t k0, k1;
+        cell_span(gr, d, r0, r0 + r.sizes[d] - 1, k0, k1);
+        one = one && k0 == k1 && r.strides[d] == 1 && r.sizes[d] > 0;
+        inside = inside && static_cast<uint64_t>(k0) < static_cast<uint64_t>(gr.at[d].n);
+        lin1 += static_cast<uint64_t>(k0) * static_cast<uint64_t>(gr.at[d].mult);
+      }
+      if (one) {
+        const int32_t e = inside ? gr.cells[static_cast<size_t>(lin1)] : -1;
+        if (e >= 0 && E(e).writer != kNoTask) raw.push_back(E(e).writer);
+        return;
+      }
+    }
+  }
+  lookup_general(r, st, raw);
 }
 
 }  // namespace host
