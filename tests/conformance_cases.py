@@ -348,7 +348,9 @@ REGIONS_AFTER = (
     .replace("@rd(", "@rd_a(")
     .replace("@wr(", "@wr_a(")
     .replace("@rw(", "@rw_a(")
-    .replace("%n: index)", "%n: index, %W: memref<64x64xf32>, %reads: memref<?x8xindex>, %m: index)")
+    .replace(
+        "%n: index)", "%n: index, %W: memref<64x64xf32>, %reads: memref<?x8xindex>, %m: index)"
+    )
     .replace(
         "wsp.kernel @rw_a(",
         "wsp.kernel @rd2(x: in memref<?x?xf32>, w: in memref<?x?xf32>) unit(vector)\n"
