@@ -66,6 +66,7 @@ from xdsl.utils.exceptions import PassFailedException
 from pto_wsp.dialects import tg, tg_events
 from pto_wsp.dialects.tg_calls import call_cycle
 from pto_wsp.passes.diagnostics import location_of
+from pto_wsp.passes.tg_reads import LOOKUP, UNWRITTEN, reads_after_writes
 from pto_wsp.passes.tg_runtime_checks import DIVISIONS, RuntimeChecks, Value, constant_of
 
 NAME = "tg-to-runtime-calls"
@@ -101,10 +102,9 @@ RUNTIME_API: dict[str, tuple[int, int]] = {
 
 #: Numbering shared with the core (task_abi.h, runtime/graph.py).
 ACCESS = {"in": 0, "out": 1, "inout": 2}
-#: A read the site table marks for the core's TensorMap (pto_wsp_core.h): after every task
-#: that writes its tensor (LOOKUP: its writers are looked up, the read is not recorded: no
-#: later write can depend on it), or of a tensor no task writes (UNWRITTEN: nothing to do).
-LOOKUP, UNWRITTEN = 3, 4
+#: The site table's access of a read passes/tg_reads.py marks (pto_wsp_core.h's
+#: PTO_ACCESS_LOOKUP, PTO_ACCESS_UNWRITTEN).
+READ_MARKS = {LOOKUP: 3, UNWRITTEN: 4}
 POOLS = {"vector": 0, "cube": 1, "any": 255}
 DOMAINS = {"host_cpu": 0, "aicore": 1, "aie_tile": 2}
 
@@ -168,8 +168,8 @@ class _Lowering(RuntimeChecks):
     refs: list[memref.GetGlobalOp] = field(default_factory=list)
     buffers: tuple[SSAValue, memref.AllocaOp, SSAValue] | None = None
     given: dict[memref.AllocaOp, list[int]] = field(default_factory=dict)
-    #: Per task op, its regions' access codes where a read is LOOKUP or UNWRITTEN.
-    reads_after: dict[tg.TaskOp, list[int]] = field(default_factory=dict)
+    #: Per task op with a read after every write of its tensor, its regions' marks.
+    reads_after: dict[tg.TaskOp, list[str]] = field(default_factory=dict)
 
     @property
     def ctx(self) -> SSAValue:
@@ -415,7 +415,8 @@ class _Lowering(RuntimeChecks):
         entry += [len(op.params), len(op.coords), len(views)]
         given += [self.scalar(p, op) for p in op.params]
         given += op.coords
-        codes = self.reads_after.get(op) or [ACCESS[a.data] for a in op.access]
+        marks = self.reads_after.get(op) or [""] * len(views)
+        codes = [READ_MARKS.get(m) or ACCESS[a.data] for m, a in zip(marks, op.access)]
         for view, code in zip(views, codes):
             rank = len(view.offsets)
             if rank > MAX_RANK:
@@ -631,49 +632,6 @@ def _expand_calls(module: ModuleOp, program: tg.ProgramOp, stack: tuple[str, ...
         Rewriter.inline_block(body, InsertPoint.before(call), list(call.args))
         Rewriter.erase_op(call)
     return copy
-
-
-def _root_argument(value: SSAValue) -> BlockArgument | None:
-    """The program argument a region is a view of (None: not a subview chain of one)."""
-    while isinstance(value.owner, memref.SubviewOp):
-        value = value.owner.source
-    return value if isinstance(value, BlockArgument) else None
-
-
-def reads_after_writes(body: Block) -> dict[tg.TaskOp, list[int]]:
-    """Per task op of a program's body (no pipeline: its tasks are created in the order of
-    the body's top-level ops), its regions' access codes when a read is LOOKUP (every task
-    site writing that tensor lies in an earlier top-level op: each of its tasks is created
-    after every write of the tensor) or UNWRITTEN (no task site writes the tensor). Only
-    such reads' entries differ from ACCESS."""
-    tasks = [op for op in body.walk() if isinstance(op, tg.TaskOp)]
-    top: dict[tg.TaskOp, int] = {}
-    order = {op: i for i, op in enumerate(body.ops)}
-    for op in tasks:
-        outer: Operation = op
-        while outer.parent_block() is not body:
-            outer = outer.parent_op()  # type: ignore[assignment]
-        top[op] = order[outer]
-    roots = {op: [_root_argument(r) for r in op.resources] for op in tasks}
-    last_write: dict[BlockArgument, int] = {}
-    for op in tasks:
-        for root, access in zip(roots[op], op.access):
-            if root is not None and access.data != "in":
-                last_write[root] = max(last_write.get(root, -1), top[op])
-    out: dict[tg.TaskOp, list[int]] = {}
-    for op in tasks:
-        codes = [ACCESS[a.data] for a in op.access]
-        for i, (root, access) in enumerate(zip(roots[op], op.access)):
-            if root is None or access.data != "in":
-                continue
-            written = last_write.get(root)
-            if written is None:
-                codes[i] = UNWRITTEN
-            elif written < top[op]:
-                codes[i] = LOOKUP
-        if codes != [ACCESS[a.data] for a in op.access]:
-            out[op] = codes
-    return out
 
 
 def site_table_name(program: str) -> str:

@@ -353,3 +353,34 @@ def test_module_without_programs_and_bad_options():
         emit_tree(example("scan"), soc="310p", stub_kernels=True)
     with pytest.raises(AscendEmitError, match="no tg.program @nope"):
         emit_tree(example("scan"), program="nope", stub_kernels=True)
+
+
+# ------------------------------------------------------------------ reads after the last write
+
+READS = """
+wsp.kernel @fill(t: out memref<4xf32>) unit(vector)
+wsp.kernel @use(a: in memref<4xf32>, w: in memref<4xf32>, b: out memref<4xf32>) unit(vector)
+tg.program @p(%A: memref<4xf32>, %W: memref<4xf32>, %B: memref<4xf32>) {
+  tg.task @fill() resources(%A : memref<4xf32>) access(out) pool(vector)
+  tg.task @use() resources(%A, %W, %B : memref<4xf32>, memref<4xf32>, memref<4xf32>) access(in, in, out) pool(vector)
+}
+"""
+
+
+def test_reads_after_the_last_write_are_not_recorded():
+    """A read after every write of its tensor is only looked up, a read of a tensor no task
+    writes not at all (passes/tg_reads.py); a program another calls keeps recorded reads: its
+    reads depend on where it is called."""
+    text = emit_tree(parse(READS), stub_kernels=True).files["aicpu_orchestrate.cpp"]
+    assert "_t.add_input_lookup(" in text and "_t.add_input_unwritten(" in text
+    assert "_t.add_input(" not in text
+    called = (
+        READS
+        + """
+tg.program @q(%A: memref<4xf32>, %W: memref<4xf32>, %B: memref<4xf32>) {
+  tg.call @p(%A, %W, %B : memref<4xf32>, memref<4xf32>, memref<4xf32>)
+}
+"""
+    )
+    text = emit_tree(parse(called), stub_kernels=True).files["aicpu_orchestrate.cpp"]
+    assert text.count("_t.add_input(") == 2 and "_t.add_input_" not in text

@@ -34,6 +34,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from pto_wsp.dialects import tg, tg_events
 from pto_wsp.passes.globals import constant_array
+from pto_wsp.passes.tg_reads import reads_after_writes
 
 from .abi import _CXX_KEYWORDS, element, identifier
 from .errors import emission_error
@@ -210,6 +211,7 @@ class ProgramEmitter:
         self.names = _Names({"_b", "_t", "_a"} | _CXX_KEYWORDS)
         self.views: dict[SSAValue, _ViewInfo] = {}
         self.live: set[SSAValue] = set()
+        self.marks = _read_marks(program, module)
 
     # ------------------------------------------------------------------ helpers
 
@@ -560,13 +562,32 @@ class ProgramEmitter:
                 self.line(f"_t.add_scalar(static_cast<int32_t>({name}));")
             else:
                 self.line(f"_t.add_scalar({name});")
-        for r, a in zip(op.resources, op.access):
-            self.line(f"_t.{_ACCESS_CALL[a.data]}({self.names[r]});")
+        marks = self.marks.get(op) or [""] * len(op.resources)
+        for r, a, mark in zip(op.resources, op.access, marks):
+            call = _ACCESS_CALL[a.data] + (f"_{mark}" if mark else "")
+            self.line(f"_t.{call}({self.names[r]});")
         for i, c in enumerate(op.coords):
             self.line(f"_t.at({i}, {self.names[c]});")
         self.line("_b.submit(_t);")
         self.indent -= 1
         self.line("}")
+
+
+def _read_marks(program: tg.ProgramOp, module: ModuleOp) -> dict[tg.TaskOp, list[str]]:
+    """The reads of ``program`` its builder need not record (passes/tg_reads.py): only for
+    a program that is no pipeline, calls none and that no program calls (each is a C++
+    function of its own: a callee's reads depend on where it is called)."""
+    name = program.sym_name.data
+    if (
+        program.processes()
+        or any(isinstance(op, tg.CallOp | tg.QueueOp) for op in program.walk())
+        or any(
+            isinstance(op, tg.CallOp) and op.callee.root_reference.data == name
+            for op in module.walk()
+        )
+    ):
+        return {}
+    return reads_after_writes(program.body.block)
 
 
 def _rank_reduction_mask(sizes: list[int], result: list[int]) -> list[bool]:

@@ -489,8 +489,13 @@ void Builder::submit(TaskBuilder& t) {
   m.raw.clear();
   m.waw.clear();
   m.war.clear();
-  for (int i = 0; i < s.pod.num_io; ++i)
-    m.tmap.access(s.pod.io[i].region, s.pod.io[i].access, id, m.raw, m.waw, m.war);
+  for (int i = 0; i < s.pod.num_io; ++i) {
+    const TaskIO& io = s.pod.io[i];
+    if (io.reads == 0)
+      m.tmap.access(io.region, io.access, id, m.raw, m.waw, m.war);
+    else if (io.reads == 1)
+      m.tmap.lookup(io.region, m.raw);
+  }
   std::vector<uint64_t>& ps = m.preds;
   ps.clear();
   for (uint32_t f : m.scopes.current()) ps.push_back(pack(f, kStructural));

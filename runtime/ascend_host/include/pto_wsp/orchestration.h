@@ -166,6 +166,10 @@ class TaskBuilder {
   void add_scalar(double v) { next_arg().f64 = v; }
   void add_scalar_f16(uint16_t bits) { next_arg().f16 = bits; }
   void add_input(const View& v) { add(v, Access::In); }
+  // A read after every task writing its tensor (lookup), or of a tensor no task writes
+  // (unwritten): the TensorMap records no reader (TaskIO::reads).
+  void add_input_lookup(const View& v) { add(v, Access::In, 1); }
+  void add_input_unwritten(const View& v) { add(v, Access::In, 2); }
   void add_output(const View& v) { add(v, Access::Out); }
   void add_inout(const View& v) { add(v, Access::InOut); }
   void at(int i, int64_t v) { coords_[i] = v; }
@@ -174,7 +178,7 @@ class TaskBuilder {
 
  private:
   friend class Builder;
-  __attribute__((always_inline)) void add(const View& v, Access a) {
+  __attribute__((always_inline)) void add(const View& v, Access a, uint8_t reads = 0) {
     const TensorArg* __restrict t = v.t;
     const int rank = t->rank;
     TaskIO* __restrict io = &pod_->io[pod_->num_io++];
@@ -185,6 +189,7 @@ class TaskBuilder {
     r.kept = static_cast<uint16_t>(v.kept);
     r.tensor = static_cast<uint16_t>(t->index);
     io->access = static_cast<uint8_t>(a);
+    io->reads = reads;
     // A region outside its tensor would let the kernel write past the bound array (the view
     // knows: View::outside). All kMaxRank dimensions are copied (the view holds offset 0,
     // size 1, stride 1 beyond the root's rank, the tensor mem_stride 0): no loop at run

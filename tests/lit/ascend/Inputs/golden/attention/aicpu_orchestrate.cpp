@@ -44,9 +44,9 @@ void attention_orchestrate(pto::wsp::Builder& _b, const pto::wsp::View& Q_in, co
         _t.add_scalar(b);
         _t.add_scalar(h);
         _t.add_scalar(len);
-        _t.add_input(v5);
-        _t.add_input(v6);
-        _t.add_input(v7);
+        _t.add_input_unwritten(v5);
+        _t.add_input_unwritten(v6);
+        _t.add_input_unwritten(v7);
         _t.add_output(v8);
         _t.at(0, b);
         _t.at(1, h);

@@ -58,7 +58,11 @@ union ScalarArg {
 struct TaskIO {
   TensorRegion region;
   uint8_t access;  // Access
-  uint8_t reserved[7];
+  // An In region's dependency tracking (ReadMark): 0 a recorded reader; 1 lookup (every
+  // task writing its tensor came before: its writers looked up, no reader recorded); 2 a
+  // tensor no task writes (nothing to look up).
+  uint8_t reads;
+  uint8_t reserved[6];
 };
 
 // One task (seed 004 §6.2.1 TaskNodePod), as the AICore wrapper reads it.

@@ -31,7 +31,7 @@ void scan_orchestrate(pto::wsp::Builder& _b, const pto::wsp::View& in_in, const 
   {
     {
       pto::wsp::TaskBuilder _t = _b.alloc_task(KERNEL_SCAN_FIRST, pto::wsp::ExecDomain::HostCPU, pto::wsp::ExecPool::Vector, -1, 0, 0, &kSite0);
-      _t.add_input(v0);
+      _t.add_input_unwritten(v0);
       _t.add_output(v1);
       _b.submit(_t);
     }
@@ -49,7 +49,7 @@ void scan_orchestrate(pto::wsp::Builder& _b, const pto::wsp::View& in_in, const 
           pto::wsp::TaskBuilder _t = _b.alloc_task(KERNEL_SCAN_STEP, pto::wsp::ExecDomain::HostCPU, pto::wsp::ExecPool::Vector, -1, 0, 0, &kSite1);
           _t.add_scalar(i);
           _t.add_input(v4);
-          _t.add_input(v5);
+          _t.add_input_unwritten(v5);
           _t.add_output(v6);
           _t.at(0, j);
           _b.submit(_t);
