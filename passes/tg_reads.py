@@ -34,6 +34,12 @@ def root_argument(value: SSAValue) -> BlockArgument | None:
     return value if isinstance(value, BlockArgument) else None
 
 
+def _argument_of(body: Block, region: SSAValue) -> BlockArgument | None:
+    """The argument of the program ``body`` a region views, if that is what it is."""
+    root = root_argument(region)
+    return root if root is not None and root.block is body else None
+
+
 def reads_after_writes(body: Block) -> dict[tg.TaskOp, list[str]]:
     """Per task op of ``body`` (a program's body: no pipeline, calls inlined) with a
     ``lookup`` or ``unwritten`` read, per region its mark ('' for every other access)."""
@@ -45,12 +51,15 @@ def reads_after_writes(body: Block) -> dict[tg.TaskOp, list[str]]:
         while outer.parent_block() is not body:
             outer = outer.parent_op()  # type: ignore[assignment]
         top[op] = order[outer]
-    roots = {op: [root_argument(r) for r in op.resources] for op in tasks}
+    roots = {op: [_argument_of(body, r) for r in op.resources] for op in tasks}
     last_write: dict[BlockArgument, int] = {}
     for op in tasks:
         for root, access in zip(roots[op], op.access):
-            if root is not None and access.data != "in":
-                last_write[root] = max(last_write.get(root, -1), top[op])
+            if access.data == "in":
+                continue
+            if root is None:  # (a write of a view this cannot follow: it may be any tensor)
+                return {}
+            last_write[root] = max(last_write.get(root, -1), top[op])
     marks: dict[tg.TaskOp, list[str]] = {}
     for op in tasks:
         found = [""] * len(op.access)
