@@ -55,7 +55,7 @@ sched.schedule @s for @w {
 // ORCH:            pto::wsp::TaskBuilder _t = _b.alloc_task(KERNEL_K, pto::wsp::ExecDomain::HostCPU, pto::wsp::ExecPool::Cube, h, 0, 0, &kSite0);
 // ORCH-NEXT:       _t.add_scalar(b);
 // ORCH-NEXT:       _t.add_scalar(h);
-// ORCH-NEXT:       _t.add_input([[X]]);
+// ORCH-NEXT:       _t.add_input_unwritten([[X]]);
 // ORCH-NEXT:       _t.add_inout([[Y]]);
 // ORCH-NEXT:       _t.at(0, b);
 // ORCH-NEXT:       _t.at(1, h);
