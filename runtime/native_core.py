@@ -167,6 +167,19 @@ _GRAPH_ARRAYS = {
 }
 
 
+#: The node columns the core leaves out (NULL) while every node has the default: the host
+#: reads them as that value broadcast (no memory), the scheduler gets NULL back.
+_DEFAULTS = {"target": -1, "stream": 0, "priority": 0}
+
+
+def _sched_column(values: np.ndarray, name: str) -> np.ndarray | None:
+    """A node column as the scheduler reads it: None (NULL) for the core's broadcast default."""
+    uniform = len(values) > 0 and values.strides == (0,) and name in _DEFAULTS
+    if uniform and values[0] == _DEFAULTS[name]:
+        return None
+    return np.ascontiguousarray(values, np.int64)
+
+
 class _Graph(ctypes.Structure):
     # (addresses as plain ints: a POINTER field costs a cast per read)
     _fields_ = [
@@ -338,6 +351,8 @@ class Core:
         """The graph's array ``name`` (n entries) as a numpy array, without a copy: the last
         build's view while the array has not moved; the view keeps the core's memory."""
         address = getattr(g, name)
+        if address is None and name in _DEFAULTS:
+            return np.broadcast_to(np.int64(_DEFAULTS[name]), (n,))
         kept = self._views.get(name)
         if kept is not None and kept[0] == address and kept[1] == n:
             return kept[2]
@@ -682,13 +697,13 @@ class Scheduler:
             np.ascontiguousarray(graph.kind, np.uint8),
             np.ascontiguousarray(graph.pool, np.uint8),
             np.ascontiguousarray(costs, np.int64),
-            *[np.ascontiguousarray(getattr(graph, f), np.int64) for f in _SCHED_I64],
+            *[_sched_column(getattr(graph, f), f) for f in _SCHED_I64],
             np.ascontiguousarray(graph.fanin, np.int32),
             np.ascontiguousarray(graph.fanout_edges, np.int32),
         ]
         if len(keep[2]) != n:
             raise NativeCoreError(f"{len(keep[2])} costs for a graph of {n} nodes")
-        g = _SchedGraph(n, *map(address_of, keep))
+        g = _SchedGraph(n, *[None if a is None else address_of(a) for a in keep])
         c = self._config(config, graph, order_points, stop_at, general)
         NI, NF, order, out = self._outputs(n, max(n, 1), c.workers)
         api = self._api

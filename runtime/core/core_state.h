@@ -83,6 +83,33 @@ class Grow {
   size_t size_ = 0, cap_ = 0;
 };
 
+// A node column whose value is the same default for almost every workload (a task's target,
+// stream, priority): nothing is stored while every node has the default (data() is NULL,
+// which PtoGraph's readers take for "every node the default"); the first other value
+// back-fills the nodes before it (24 B a task that a large first build would touch fresh).
+class Sparse {
+ public:
+  explicit Sparse(int64_t fallback) : fallback_(fallback) {}
+  void put(uint32_t node, int64_t v) {
+    if (!on_) {
+      if (v == fallback_) return;
+      values_.assign(node, fallback_);
+      on_ = true;
+    }
+    values_.push_back(v);
+  }
+  const int64_t* data() const { return on_ ? values_.data() : nullptr; }
+  void clear() {
+    values_.clear();
+    on_ = false;
+  }
+
+ private:
+  Grow<int64_t> values_;
+  int64_t fallback_;
+  bool on_ = false;
+};
+
 struct PtoCore {
   order::Scopes scopes;
   order::FirstReason first_reason;
@@ -109,7 +136,7 @@ struct PtoCore {
   // The graph.
   Grow<uint8_t> kind, pool, domain;
   Grow<int32_t> kernel, site;
-  Grow<int64_t> target, stream, priority;
+  Sparse target{-1}, stream{0}, priority{0};
   Grow<int64_t> args_begin{0}, args, coords_begin{0}, coords, regions_begin{0};
   // Per node its regions (tensor, access, rank, then per dimension offset, size, stride): in
   // int32 while every value fits (a large build's largest array, halved), else from the first
@@ -172,8 +199,8 @@ struct PtoCore {
     open = false;
     for (auto* v : {&kind, &pool, &domain, &edge_kind, &fanout_kind}) v->clear();
     for (auto* v : {&kernel, &site, &fanin, &fanout_edges, &regions32}) v->clear();
-    for (auto* v : {&target, &stream, &priority, &args, &coords, &regions, &fanout_begin})
-      v->clear();
+    for (auto* v : {&args, &coords, &regions, &fanout_begin}) v->clear();
+    for (auto* v : {&target, &stream, &priority}) v->clear();
     for (auto* v : {&args_begin, &coords_begin, &regions_begin}) v->assign(1, 0);
     edge_src.clear();
     for (int64_t& k : edges_by_kind) k = 0;
@@ -205,9 +232,9 @@ struct PtoCore {
     if (record) site.push_back(st);  // (read with the records alone)
     pool.push_back(pl);
     domain.push_back(dom);
-    target.push_back(tgt);
-    stream.push_back(str);
-    priority.push_back(prio);
+    target.put(id, tgt);
+    stream.put(id, str);
+    priority.put(id, prio);
     return id;
   }
   void seal(uint32_t id) {

@@ -138,7 +138,8 @@ PTO_CORE_API int64_t pto_core_error_check(const PtoCore* core);
 
 // The task graph built (runtime/graph.py's TaskGraph arrays), valid until pto_core_free.
 // Per node: kind (0 task, 1 barrier), kernel and site (-1 for a barrier), pool, domain,
-// target, stream, priority, fanin; fanout in CSR (fanout_begin has num_nodes + 1 entries,
+// target, stream, priority (each NULL while every node has the default: -1, 0, 0), fanin;
+// fanout in CSR (fanout_begin has num_nodes + 1 entries,
 // each row ascending, edge_kind per edge: 0 structural, 1 raw, 2 waw, 3 war). Per node in
 // CSR too: args, coords, and regions as (tensor, access, rank, offsets, sizes, strides):
 // regions32 (int32) when every value of the build fits 32 bits, else regions (int64); the
@@ -165,8 +166,9 @@ PTO_CORE_API int64_t pto_core_order_points(const PtoCore* core, const int64_t** 
 // main program, replayed over the graph's arrays (docs/native.md "Scheduling").
 
 // The graph: per node kind (0 task, 1 barrier), pool (0 vector, 1 cube, 255 any), cost in
-// cycles (0 for barriers), priority, target (-1: none), stream, fanin; fanout in CSR
-// (PtoGraph's arrays, cost added).
+// cycles (0 for barriers), priority, target (-1: none), stream (these three NULL: every
+// node the default, -1 target, 0 otherwise), fanin; fanout in CSR (PtoGraph's arrays, cost
+// added).
 typedef struct PtoSchedGraph {
   int64_t num_nodes;
   const uint8_t *kind, *pool;
