@@ -250,11 +250,12 @@ struct PtoCore {
     (void)dst;
     const size_t n = ps.size();
     fanin.push_back(static_cast<int32_t>(n));
-    uint32_t* src = edge_src.extend(n);
-    uint8_t* kinds = edge_kind.extend(n);
+    const uint64_t* __restrict from = ps.data();
+    uint32_t* __restrict src = edge_src.extend(n);
+    uint8_t* __restrict kinds = edge_kind.extend(n);
     for (size_t i = 0; i < n; ++i) {
-      src[i] = static_cast<uint32_t>(ps[i]);
-      kinds[i] = static_cast<uint8_t>(ps[i] >> 32);
+      src[i] = static_cast<uint32_t>(from[i]);
+      kinds[i] = static_cast<uint8_t>(from[i] >> 32);
     }
   }
   uint32_t barrier(const std::vector<uint32_t>& nodes) {
