@@ -157,7 +157,8 @@ def library() -> Path:
 _GRAPH_ARRAYS = {
     **dict.fromkeys(("kind", "pool", "domain"), np.dtype(np.uint8)),
     **dict.fromkeys(("kernel", "site", "fanin", "fanout_edges"), np.dtype(np.int32)),
-    **dict.fromkeys(("target", "stream", "priority", "fanout_begin"), np.dtype(np.int64)),
+    **dict.fromkeys(("target", "stream", "priority"), np.dtype(np.int64)),
+    "fanout_begin": np.dtype(np.int32),
     "edge_kind": np.dtype(np.uint8),
     **dict.fromkeys(
         ("args_begin", "args", "coords_begin", "coords", "regions_begin", "regions"),
@@ -201,6 +202,7 @@ def _api() -> ctypes.CDLL:
         "pto_core_no_data_deps": (None, [p]),
         "pto_core_no_records": (None, [p]),
         "pto_core_max_nodes": (None, [p, i64]),
+        "pto_core_max_edges": (None, [p, i64]),
         "pto_core_run": (i32, [p, p, p]),
         "pto_core_error": (ctypes.c_char_p, [p]),
         "pto_core_error_node": (i64, [p]),
@@ -310,6 +312,7 @@ class Core:
         if not records:
             self._api.pto_core_no_records(self._ptr)
         self._api.pto_core_max_nodes(self._ptr, max_nodes())
+        self._api.pto_core_max_edges(self._ptr, max_edges())
         # (None once a build ran)
         self._started: tuple | None = (shapes, infer_data_deps, records)
 
@@ -406,7 +409,7 @@ class Core:
             fields = tuple(_Unrecorded(n, name, load) for name in ("args", "regions", "coords"))
         return TaskGraph(
             **{name: view(g, name, n) for name in _NODE_ARRAYS},
-            fanout_begin=view(g, "fanout_begin", n + 1) if n else np.zeros(1, np.int64),
+            fanout_begin=view(g, "fanout_begin", n + 1) if n else np.zeros(1, np.int32),
             fanout_edges=view(g, "fanout_edges", e),
             edge_kind=view(g, "edge_kind", e),
             kernels=list(kernels),
@@ -446,6 +449,17 @@ def max_nodes() -> int:
     except (ValueError, OSError):
         memory = 16 << 30
     return max(1 << 20, memory // 1024)
+
+
+#: The most edges a graph may have: fanout_begin is int32.
+MAX_EDGES = (1 << 31) - 1
+
+
+@cache
+def max_edges() -> int:
+    """The most edges a build may make: ~40 B each (the core's arrays and the copies a host
+    makes of them), in this machine's memory, and never more than ``MAX_EDGES``."""
+    return min(MAX_EDGES, max(1 << 24, max_nodes() * 1024 // 40))
 
 
 def _regions(tensors: list[str], site: np.ndarray, kept: Sequence[Sequence[Sequence[int]]]):
@@ -578,7 +592,7 @@ class _SchedOut(ctypes.Structure):
 
 
 #: The graph's int64 arrays the scheduler reads after the costs, in PtoSchedGraph's order.
-_SCHED_I64 = ("priority", "target", "stream", "fanout_begin")
+_SCHED_I64 = ("priority", "target", "stream")
 
 
 def _sched_config(config: Any) -> tuple[_SchedConfig, np.ndarray]:
@@ -693,11 +707,14 @@ class Scheduler:
         general loop even for a plain schedule (tests compare the two). NativeCoreError
         when it cannot."""
         n = graph.num_nodes
+        if graph.num_edges > MAX_EDGES:
+            raise NativeCoreError(f"a graph of {graph.num_edges} edges, more than {MAX_EDGES}")
         keep = [
             np.ascontiguousarray(graph.kind, np.uint8),
             np.ascontiguousarray(graph.pool, np.uint8),
             np.ascontiguousarray(costs, np.int64),
             *[_sched_column(getattr(graph, f), f) for f in _SCHED_I64],
+            np.ascontiguousarray(graph.fanout_begin, np.int32),
             np.ascontiguousarray(graph.fanin, np.int32),
             np.ascontiguousarray(graph.fanout_edges, np.int32),
         ]

@@ -337,6 +337,17 @@ def test_a_placement_column_is_stored_from_its_first_other_value(column, default
     assert_same_graph(placed, materialize(module, module.ops.last, values))
 
 
+def test_more_edges_than_memory_holds_is_a_memory_error(monkeypatch):
+    """(fanout_begin is int32: never more than 2^31 - 1 edges, fewer on a small machine)"""
+    _, program = program_of(ROW_LOOP)
+    values = {"n": 4, "lens": [0, 0, 0, 0]}  # each task waits for the one before
+    assert program.build(values).num_edges == 3
+    assert native_core.max_edges() <= native_core.MAX_EDGES == (1 << 31) - 1
+    monkeypatch.setattr(native_core, "max_edges", lambda: 2)
+    with pytest.raises(MemoryError, match=r"^@p: the program creates more than 2 edges"):
+        program.build(values)
+
+
 def test_a_tensor_bound_again_with_another_shape_has_its_new_extents():
     _, program = program_of(ROW_LOOP)
     values = {"n": 2, "lens": [0, 2], "X": np.zeros((3, 4), np.float32)}

@@ -184,7 +184,7 @@ void PtoCore::csr() {
   fanout_begin.resize(n + 2);
   fanout_edges.resize(e);
   fanout_kind.resize(e);
-  int64_t* __restrict begin = fanout_begin.data();
+  int32_t* __restrict begin = fanout_begin.data();
   const uint32_t* __restrict src = edge_src.data();
   const uint8_t* __restrict kinds = edge_kind.data();
   const int32_t* __restrict in = fanin.data();
@@ -196,7 +196,7 @@ void PtoCore::csr() {
   size_t i = 0;
   for (size_t dst = 0; dst < n; ++dst) {
     for (const size_t end = i + static_cast<size_t>(in[dst]); i < end; ++i) {
-      const int64_t k = begin[src[i] + 1]++;
+      const int32_t k = begin[src[i] + 1]++;
       dst_of[k] = static_cast<int32_t>(dst);
       kind_of[k] = kinds[i];
     }
@@ -481,6 +481,8 @@ void pto_core_no_records(PtoCore* core) { core->record = false; }
 void pto_core_max_nodes(PtoCore* core, int64_t n) {
   core->max_nodes = std::min<int64_t>(n, 0xFFFFFFF0);
 }
+
+void pto_core_max_edges(PtoCore* core, int64_t n) { core->max_edges = std::min(n, kMaxEdges); }
 
 int32_t pto_core_run(PtoCore* core, void (*entry)(void**), void** args) {
   if (setjmp(core->stop) == 0) {

@@ -110,6 +110,10 @@ class Sparse {
   bool on_ = false;
 };
 
+// The most edges a graph may have: fanout_begin is int32 (half the bytes a node, and
+// 2^31 edges are ~20 GB of the core's edge arrays alone).
+static constexpr int64_t kMaxEdges = 0x7FFFFFFF;
+
 struct PtoCore {
   order::Scopes scopes;
   order::FirstReason first_reason;
@@ -122,6 +126,7 @@ struct PtoCore {
   // which a cycles-mode run without cost functions never reads.
   bool record = true;
   int64_t max_nodes = 0xFFFFFFF0;     // more is an error (the host sets it from the memory)
+  int64_t max_edges = kMaxEdges;      // so is this (and fanout_begin's int32 holds no more)
   // pto_core_run's return point: an error stops the program there (an endless or huge loop
   // of failed calls would still spin).
   jmp_buf stop;
@@ -173,7 +178,7 @@ struct PtoCore {
   Grow<int32_t> fanin;  // per node its edges in, written as it is made
   // The CSR made by pto_core_graph.
   Grow<int32_t> fanout_edges;
-  Grow<int64_t> fanout_begin;
+  Grow<int32_t> fanout_begin;
   Grow<uint8_t> fanout_kind;
   bool graphed = false;  // the CSR is made (once: the host holds views of these arrays)
   // The pipeline run this builder belongs to (csp.cpp), else null: a main program's build.
@@ -192,14 +197,16 @@ struct PtoCore {
     infer_data_deps = true;
     record = true;
     max_nodes = 0xFFFFFFF0;
+    max_edges = kMaxEdges;
     running = false;
     tmap.reset();
     ranks.clear();
     shapes.clear();
     open = false;
     for (auto* v : {&kind, &pool, &domain, &edge_kind, &fanout_kind}) v->clear();
-    for (auto* v : {&kernel, &site, &fanin, &fanout_edges, &regions32}) v->clear();
-    for (auto* v : {&args, &coords, &regions, &fanout_begin}) v->clear();
+    for (auto* v : {&kernel, &site, &fanin, &fanout_edges, &fanout_begin, &regions32})
+      v->clear();
+    for (auto* v : {&args, &coords, &regions}) v->clear();
     for (auto* v : {&target, &stream, &priority}) v->clear();
     for (auto* v : {&args_begin, &coords_begin, &regions_begin}) v->assign(1, 0);
     edge_src.clear();
@@ -247,8 +254,11 @@ struct PtoCore {
   // The edges into the node just made (dst): edge_src and edge_kind are grouped by
   // destination in node order, fanin[dst] long each (no destination array).
   void edges(const std::vector<uint64_t>& ps, uint32_t dst) {
-    (void)dst;
     const size_t n = ps.size();
+    if (edge_src.size() + n > static_cast<size_t>(max_edges))
+      return fail("out of memory: the program creates more than " + std::to_string(max_edges) +
+                      " edges (what this machine's memory holds)",
+                  dst);
     fanin.push_back(static_cast<int32_t>(n));
     const uint64_t* __restrict from = ps.data();
     uint32_t* __restrict src = edge_src.extend(n);

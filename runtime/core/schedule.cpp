@@ -16,7 +16,7 @@
 using namespace sched;  // NOLINT(build/namespaces): the scheduler's row and counter names
 
 const PtoSchedGraph* PtoScheduler::ascending(const PtoSchedGraph* graph) {
-  const int64_t* begin = graph->fanout_begin;
+  const int32_t* begin = graph->fanout_begin;
   const int32_t* edges = graph->fanout_edges;
   bool ok = true;
   for (int64_t v = 0; ok && v < graph->num_nodes; ++v)
