@@ -354,13 +354,16 @@ class Core:
         """The graph's array ``name`` (n entries) as a numpy array, without a copy: the last
         build's view while the array has not moved; the view keeps the core's memory."""
         address = getattr(g, name)
-        if address is None and name in _DEFAULTS:
-            return np.broadcast_to(np.int64(_DEFAULTS[name]), (n,))
         kept = self._views.get(name)
         if kept is not None and kept[0] == address and kept[1] == n:
             return kept[2]
         dtype = _GRAPH_ARRAYS[name]
-        view = np.asarray(_View(address, n, dtype, self._memory)) if n else np.zeros(0, dtype)
+        if address is None and name in _DEFAULTS:  # (every node the default: not stored)
+            view = np.broadcast_to(np.asarray(_DEFAULTS[name], dtype), (n,))
+        elif n:
+            view = np.asarray(_View(address, n, dtype, self._memory))
+        else:
+            view = np.zeros(0, dtype)
         self._views[name] = (address, n, view)
         return view
 
