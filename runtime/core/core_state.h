@@ -87,9 +87,9 @@ class Grow {
 // stream, priority): nothing is stored while every node has the default (data() is NULL,
 // which PtoGraph's readers take for "every node the default"); the first other value
 // back-fills the nodes before it (24 B a task that a large first build would touch fresh).
-class Sparse {
+class DefaultColumn {
  public:
-  explicit Sparse(int64_t fallback) : fallback_(fallback) {}
+  explicit DefaultColumn(int64_t fallback) : fallback_(fallback) {}
   void put(uint32_t node, int64_t v) {
     if (!on_) {
       if (v == fallback_) return;
@@ -141,7 +141,7 @@ struct PtoCore {
   // The graph.
   Grow<uint8_t> kind, pool, domain;
   Grow<int32_t> kernel, site;
-  Sparse target{-1}, stream{0}, priority{0};
+  DefaultColumn target{-1}, stream{0}, priority{0};
   Grow<int64_t> args_begin{0}, args, coords_begin{0}, coords, regions_begin{0};
   // Per node its regions (tensor, access, rank, then per dimension offset, size, stride): in
   // int32 while every value fits (a large build's largest array, halved), else from the first
