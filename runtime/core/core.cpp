@@ -36,8 +36,8 @@ void PtoCore::submit() {
   open = false;
   scopes.created(id);
   if (events.on) events.created(id, task_stream);
-  // (sized once and written through a pointer: push_back's capacity tests and reloads of
-  // the vector's ends were a third of a task's submit)
+  // (sized once and written through a pointer: no capacity test and no reload of the
+  // vector's end a candidate)
   const std::vector<uint32_t>& scope = scopes.current();
   const size_t ne = events.on ? event_preds.size() : 0;
   preds.resize(scope.size() + ne + raw.size() + waw.size() + war.size());
