@@ -479,7 +479,7 @@ void pto_core_no_data_deps(PtoCore* core) { core->infer_data_deps = false; }
 void pto_core_no_records(PtoCore* core) { core->record = false; }
 
 void pto_core_max_nodes(PtoCore* core, int64_t n) {
-  core->max_nodes = std::min<int64_t>(n, 0xFFFFFFF0);
+  core->max_nodes = std::min(n, kMaxNodes);
 }
 
 void pto_core_max_edges(PtoCore* core, int64_t n) { core->max_edges = std::min(n, kMaxEdges); }

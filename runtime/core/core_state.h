@@ -110,9 +110,9 @@ class DefaultColumn {
   bool on_ = false;
 };
 
-// The most edges a graph may have: fanout_begin is int32 (half the bytes a node, and
-// 2^31 edges are ~20 GB of the core's edge arrays alone).
-static constexpr int64_t kMaxEdges = 0x7FFFFFFF;
+// The most nodes and edges a graph may have: node ids (fanout_edges) and fanout_begin are
+// int32 (half the bytes of int64; 2^31 edges are ~20 GB of the core's edge arrays alone).
+static constexpr int64_t kMaxNodes = 0x7FFFFFF0, kMaxEdges = 0x7FFFFFFF;
 
 struct PtoCore {
   order::Scopes scopes;
@@ -125,7 +125,7 @@ struct PtoCore {
   // false: no args, coords, regions or sites (pto_core_no_records): most of a task's bytes,
   // which a cycles-mode run without cost functions never reads.
   bool record = true;
-  int64_t max_nodes = 0xFFFFFFF0;     // more is an error (the host sets it from the memory)
+  int64_t max_nodes = kMaxNodes;      // more is an error (the host sets it from the memory)
   int64_t max_edges = kMaxEdges;      // so is this (and fanout_begin's int32 holds no more)
   // pto_core_run's return point: an error stops the program there (an endless or huge loop
   // of failed calls would still spin).
@@ -196,7 +196,7 @@ struct PtoCore {
     order_points.clear();
     infer_data_deps = true;
     record = true;
-    max_nodes = 0xFFFFFFF0;
+    max_nodes = kMaxNodes;
     max_edges = kMaxEdges;
     running = false;
     tmap.reset();

@@ -122,7 +122,8 @@ PTO_CORE_API void pto_core_restart(PtoCore* core, int32_t num_tensors, const int
 // Run the compiled program `entry` (its packed interface: void(void**), MLIR's) on the core
 // with the packed `args`; the first error stops it there (nonzero: pto_core_error says why).
 PTO_CORE_API int32_t pto_core_run(PtoCore* core, void (*entry)(void**), void** args);
-// At most `n` nodes (more: an out-of-memory error, not a process the system kills).
+// At most `n` nodes, never more than 2^31 - 16 (node ids are int32 in fanout_edges): more is an
+// out-of-memory error, not a process the system kills.
 PTO_CORE_API void pto_core_max_nodes(PtoCore* core, int64_t n);
 // At most `n` edges, and never more than 2^31 - 1 (fanout_begin is int32): more is an error.
 PTO_CORE_API void pto_core_max_edges(PtoCore* core, int64_t n);
