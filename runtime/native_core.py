@@ -157,7 +157,8 @@ def library() -> Path:
 _GRAPH_ARRAYS = {
     **dict.fromkeys(("kind", "pool", "domain"), np.dtype(np.uint8)),
     **dict.fromkeys(("kernel", "site", "fanin", "fanout_edges"), np.dtype(np.int32)),
-    **dict.fromkeys(("target", "stream", "priority", "fanout_begin"), np.dtype(np.int64)),
+    **dict.fromkeys(("target", "stream", "priority"), np.dtype(np.int64)),
+    "fanout_begin": np.dtype(np.int32),
     "edge_kind": np.dtype(np.uint8),
     **dict.fromkeys(
         ("args_begin", "args", "coords_begin", "coords", "regions_begin", "regions"),
@@ -165,6 +166,19 @@ _GRAPH_ARRAYS = {
     ),
     "regions32": np.dtype(np.int32),
 }
+
+
+#: The node columns the core leaves out (NULL) while every node has the default: the host
+#: reads them as that value broadcast (no memory), the scheduler gets NULL back.
+_DEFAULTS = {"target": -1, "stream": 0, "priority": 0}
+
+
+def _sched_column(values: np.ndarray, name: str) -> np.ndarray | None:
+    """A node column as the scheduler reads it: None (NULL) for the core's broadcast default."""
+    uniform = len(values) > 0 and values.strides == (0,) and name in _DEFAULTS
+    if uniform and values[0] == _DEFAULTS[name]:
+        return None
+    return np.ascontiguousarray(values, np.int64)
 
 
 class _Graph(ctypes.Structure):
@@ -188,6 +202,7 @@ def _api() -> ctypes.CDLL:
         "pto_core_no_data_deps": (None, [p]),
         "pto_core_no_records": (None, [p]),
         "pto_core_max_nodes": (None, [p, i64]),
+        "pto_core_max_edges": (None, [p, i64]),
         "pto_core_run": (i32, [p, p, p]),
         "pto_core_error": (ctypes.c_char_p, [p]),
         "pto_core_error_node": (i64, [p]),
@@ -297,6 +312,7 @@ class Core:
         if not records:
             self._api.pto_core_no_records(self._ptr)
         self._api.pto_core_max_nodes(self._ptr, max_nodes())
+        self._api.pto_core_max_edges(self._ptr, max_edges())
         # (None once a build ran)
         self._started: tuple | None = (shapes, infer_data_deps, records)
 
@@ -342,7 +358,12 @@ class Core:
         if kept is not None and kept[0] == address and kept[1] == n:
             return kept[2]
         dtype = _GRAPH_ARRAYS[name]
-        view = np.asarray(_View(address, n, dtype, self._memory)) if n else np.zeros(0, dtype)
+        if address is None and name in _DEFAULTS:  # (every node the default: not stored)
+            view = np.broadcast_to(np.asarray(_DEFAULTS[name], dtype), (n,))
+        elif n:
+            view = np.asarray(_View(address, n, dtype, self._memory))
+        else:
+            view = np.zeros(0, dtype)
         self._views[name] = (address, n, view)
         return view
 
@@ -391,7 +412,7 @@ class Core:
             fields = tuple(_Unrecorded(n, name, load) for name in ("args", "regions", "coords"))
         return TaskGraph(
             **{name: view(g, name, n) for name in _NODE_ARRAYS},
-            fanout_begin=view(g, "fanout_begin", n + 1) if n else np.zeros(1, np.int64),
+            fanout_begin=view(g, "fanout_begin", n + 1) if n else np.zeros(1, np.int32),
             fanout_edges=view(g, "fanout_edges", e),
             edge_kind=view(g, "edge_kind", e),
             kernels=list(kernels),
@@ -431,6 +452,17 @@ def max_nodes() -> int:
     except (ValueError, OSError):
         memory = 16 << 30
     return max(1 << 20, memory // 1024)
+
+
+#: The most edges a graph may have: fanout_begin is int32.
+MAX_EDGES = (1 << 31) - 1
+
+
+@cache
+def max_edges() -> int:
+    """The most edges a build may make: ~40 B each (the core's arrays and the copies a host
+    makes of them), in this machine's memory, and never more than ``MAX_EDGES``."""
+    return min(MAX_EDGES, max(1 << 24, max_nodes() * 1024 // 40))
 
 
 def _regions(tensors: list[str], site: np.ndarray, kept: Sequence[Sequence[Sequence[int]]]):
@@ -563,7 +595,7 @@ class _SchedOut(ctypes.Structure):
 
 
 #: The graph's int64 arrays the scheduler reads after the costs, in PtoSchedGraph's order.
-_SCHED_I64 = ("priority", "target", "stream", "fanout_begin")
+_SCHED_I64 = ("priority", "target", "stream")
 
 
 def _sched_config(config: Any) -> tuple[_SchedConfig, np.ndarray]:
@@ -678,17 +710,20 @@ class Scheduler:
         general loop even for a plain schedule (tests compare the two). NativeCoreError
         when it cannot."""
         n = graph.num_nodes
+        if graph.num_edges > MAX_EDGES:
+            raise NativeCoreError(f"a graph of {graph.num_edges} edges, more than {MAX_EDGES}")
         keep = [
             np.ascontiguousarray(graph.kind, np.uint8),
             np.ascontiguousarray(graph.pool, np.uint8),
             np.ascontiguousarray(costs, np.int64),
-            *[np.ascontiguousarray(getattr(graph, f), np.int64) for f in _SCHED_I64],
+            *[_sched_column(getattr(graph, f), f) for f in _SCHED_I64],
+            np.ascontiguousarray(graph.fanout_begin, np.int32),
             np.ascontiguousarray(graph.fanin, np.int32),
             np.ascontiguousarray(graph.fanout_edges, np.int32),
         ]
         if len(keep[2]) != n:
             raise NativeCoreError(f"{len(keep[2])} costs for a graph of {n} nodes")
-        g = _SchedGraph(n, *map(address_of, keep))
+        g = _SchedGraph(n, *[None if a is None else address_of(a) for a in keep])
         c = self._config(config, graph, order_points, stop_at, general)
         NI, NF, order, out = self._outputs(n, max(n, 1), c.workers)
         api = self._api

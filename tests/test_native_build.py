@@ -312,6 +312,42 @@ def test_regions_beyond_32_bits_are_kept_whole(far, width):
     assert_same_graph(native, materialize(module, module.ops.last, values))
 
 
+PLACED_LOOP = """
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %p = memref.load %lens[%i] : memref<?xindex>
+    %x = memref.subview %X[%i, 0] [1, 4] [1, 1] : memref<?x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+    tg.task @k(%i : index) resources(%x : memref<4xf32, strided<[1], offset: ?>>) access(inout) at(i = %i) pool(vector) COLUMN(%p)
+  }
+"""
+
+
+@pytest.mark.parametrize("column, default", [("target", -1), ("stream", 0), ("priority", 0)])
+def test_a_placement_column_is_stored_from_its_first_other_value(column, default):
+    """While every node has the default the column is not stored (the host reads a broadcast,
+    no memory); the first other value stores it, the nodes before it back-filled."""
+    module, program = program_of(PLACED_LOOP.replace("COLUMN", column))
+    plain = program.build({"n": 3, "lens": [default] * 3})
+    assert getattr(plain, column).strides == (0,)
+    assert getattr(plain, column).tolist() == [default] * 3
+    values = {"n": 4, "lens": [default, default, 3, default]}
+    placed = program.build(values)
+    assert getattr(placed, column).tolist() == [default, default, 3, default]
+    assert_same_graph(placed, materialize(module, module.ops.last, values))
+
+
+def test_more_edges_than_memory_holds_is_a_memory_error(monkeypatch):
+    """(fanout_begin is int32: never more than 2^31 - 1 edges, fewer on a small machine)"""
+    _, program = program_of(ROW_LOOP)
+    values = {"n": 4, "lens": [0, 0, 0, 0]}  # each task waits for the one before
+    assert program.build(values).num_edges == 3
+    assert native_core.max_edges() <= native_core.MAX_EDGES == (1 << 31) - 1
+    monkeypatch.setattr(native_core, "max_edges", lambda: 2)
+    with pytest.raises(MemoryError, match=r"^@p: the program creates more than 2 edges"):
+        program.build(values)
+
+
 def test_a_tensor_bound_again_with_another_shape_has_its_new_extents():
     _, program = program_of(ROW_LOOP)
     values = {"n": 2, "lens": [0, 2], "X": np.zeros((3, 4), np.float32)}

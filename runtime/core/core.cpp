@@ -36,13 +36,20 @@ void PtoCore::submit() {
   open = false;
   scopes.created(id);
   if (events.on) events.created(id, task_stream);
-  preds.clear();
-  for (uint32_t f : scopes.current()) preds.push_back(order::pack(f, order::kStructural));
-  if (events.on)
-    for (uint32_t f : event_preds) preds.push_back(order::pack(f, order::kStructural));
-  for (uint32_t p : raw) preds.push_back(order::pack(p, order::kRaw));
-  for (uint32_t p : waw) preds.push_back(order::pack(p, order::kWaw));
-  for (uint32_t p : war) preds.push_back(order::pack(p, order::kWar));
+  // (sized once and written through a pointer: no capacity test and no reload of the
+  // vector's end a candidate)
+  const std::vector<uint32_t>& scope = scopes.current();
+  const size_t ne = events.on ? event_preds.size() : 0;
+  preds.resize(scope.size() + ne + raw.size() + waw.size() + war.size());
+  uint64_t* at = preds.data();
+  const auto put = [&at](const uint32_t* from, size_t n, order::EdgeKind k) {
+    for (size_t i = 0; i < n; ++i) *at++ = order::pack(from[i], k);
+  };
+  put(scope.data(), scope.size(), order::kStructural);
+  put(event_preds.data(), ne, order::kStructural);
+  put(raw.data(), raw.size(), order::kRaw);
+  put(waw.data(), waw.size(), order::kWaw);
+  put(war.data(), war.size(), order::kWar);
   first_reason.filter(preds, id, edges_by_kind);
   edges(preds, id);
   seal(id);
@@ -172,19 +179,26 @@ void PtoCore::csr() {
   // Edges come grouped by increasing destination: a counting sort by source keeps each
   // fanout row ascending. Row r's count goes to begin[r + 2]: after the prefix sums,
   // begin[r + 1] is where row r starts, and placing its edges moves it to where row r ends,
-  // leaving begin[0 .. n] the rows' starts (no cursor array).
-  fanout_begin.assign(n + 2, 0);
-  int64_t* begin = fanout_begin.data();
-  for (size_t i = 0; i < e; ++i) ++begin[edge_src[i] + 2];
-  for (size_t i = 2; i <= n + 1; ++i) begin[i] += begin[i - 1];
+  // leaving begin[0 .. n] the rows' starts (no cursor array). Through local restrict
+  // pointers: a store through the members' made the compiler load every member again.
+  fanout_begin.resize(n + 2);
   fanout_edges.resize(e);
   fanout_kind.resize(e);
+  int32_t* __restrict begin = fanout_begin.data();
+  const uint32_t* __restrict src = edge_src.data();
+  const uint8_t* __restrict kinds = edge_kind.data();
+  const int32_t* __restrict in = fanin.data();
+  int32_t* __restrict dst_of = fanout_edges.data();
+  uint8_t* __restrict kind_of = fanout_kind.data();
+  std::fill(begin, begin + n + 2, 0);
+  for (size_t i = 0; i < e; ++i) ++begin[src[i] + 2];
+  for (size_t i = 2; i <= n + 1; ++i) begin[i] += begin[i - 1];
   size_t i = 0;
   for (size_t dst = 0; dst < n; ++dst) {
-    for (const size_t end = i + static_cast<size_t>(fanin[dst]); i < end; ++i) {
-      const int64_t k = begin[edge_src[i] + 1]++;
-      fanout_edges[static_cast<size_t>(k)] = static_cast<int32_t>(dst);
-      fanout_kind[static_cast<size_t>(k)] = edge_kind[i];
+    for (const size_t end = i + static_cast<size_t>(in[dst]); i < end; ++i) {
+      const int32_t k = begin[src[i] + 1]++;
+      dst_of[k] = static_cast<int32_t>(dst);
+      kind_of[k] = kinds[i];
     }
   }
   fanout_begin.resize(n + 1);
@@ -465,8 +479,10 @@ void pto_core_no_data_deps(PtoCore* core) { core->infer_data_deps = false; }
 void pto_core_no_records(PtoCore* core) { core->record = false; }
 
 void pto_core_max_nodes(PtoCore* core, int64_t n) {
-  core->max_nodes = std::min<int64_t>(n, 0xFFFFFFF0);
+  core->max_nodes = std::min(n, kMaxNodes);
 }
+
+void pto_core_max_edges(PtoCore* core, int64_t n) { core->max_edges = std::min(n, kMaxEdges); }
 
 int32_t pto_core_run(PtoCore* core, void (*entry)(void**), void** args) {
   if (setjmp(core->stop) == 0) {

@@ -83,6 +83,37 @@ class Grow {
   size_t size_ = 0, cap_ = 0;
 };
 
+// A node column whose value is the same default for almost every workload (a task's target,
+// stream, priority): nothing is stored while every node has the default (data() is NULL,
+// which PtoGraph's readers take for "every node the default"); the first other value
+// back-fills the nodes before it (24 B a task that a large first build would touch fresh).
+class DefaultColumn {
+ public:
+  explicit DefaultColumn(int64_t fallback) : fallback_(fallback) {}
+  void put(uint32_t node, int64_t v) {
+    if (!on_) {
+      if (v == fallback_) return;
+      values_.assign(node, fallback_);
+      on_ = true;
+    }
+    values_.push_back(v);
+  }
+  const int64_t* data() const { return on_ ? values_.data() : nullptr; }
+  void clear() {
+    values_.clear();
+    on_ = false;
+  }
+
+ private:
+  Grow<int64_t> values_;
+  int64_t fallback_;
+  bool on_ = false;
+};
+
+// The most nodes and edges a graph may have: node ids (fanout_edges) and fanout_begin are
+// int32 (half the bytes of int64; 2^31 edges are ~20 GB of the core's edge arrays alone).
+static constexpr int64_t kMaxNodes = 0x7FFFFFF0, kMaxEdges = 0x7FFFFFFF;
+
 struct PtoCore {
   order::Scopes scopes;
   order::FirstReason first_reason;
@@ -94,7 +125,8 @@ struct PtoCore {
   // false: no args, coords, regions or sites (pto_core_no_records): most of a task's bytes,
   // which a cycles-mode run without cost functions never reads.
   bool record = true;
-  int64_t max_nodes = 0xFFFFFFF0;     // more is an error (the host sets it from the memory)
+  int64_t max_nodes = kMaxNodes;      // more is an error (the host sets it from the memory)
+  int64_t max_edges = kMaxEdges;      // so is this (and fanout_begin's int32 holds no more)
   // pto_core_run's return point: an error stops the program there (an endless or huge loop
   // of failed calls would still spin).
   jmp_buf stop;
@@ -109,7 +141,7 @@ struct PtoCore {
   // The graph.
   Grow<uint8_t> kind, pool, domain;
   Grow<int32_t> kernel, site;
-  Grow<int64_t> target, stream, priority;
+  DefaultColumn target{-1}, stream{0}, priority{0};
   Grow<int64_t> args_begin{0}, args, coords_begin{0}, coords, regions_begin{0};
   // Per node its regions (tensor, access, rank, then per dimension offset, size, stride): in
   // int32 while every value fits (a large build's largest array, halved), else from the first
@@ -146,7 +178,7 @@ struct PtoCore {
   Grow<int32_t> fanin;  // per node its edges in, written as it is made
   // The CSR made by pto_core_graph.
   Grow<int32_t> fanout_edges;
-  Grow<int64_t> fanout_begin;
+  Grow<int32_t> fanout_begin;
   Grow<uint8_t> fanout_kind;
   bool graphed = false;  // the CSR is made (once: the host holds views of these arrays)
   // The pipeline run this builder belongs to (csp.cpp), else null: a main program's build.
@@ -164,16 +196,18 @@ struct PtoCore {
     order_points.clear();
     infer_data_deps = true;
     record = true;
-    max_nodes = 0xFFFFFFF0;
+    max_nodes = kMaxNodes;
+    max_edges = kMaxEdges;
     running = false;
     tmap.reset();
     ranks.clear();
     shapes.clear();
     open = false;
     for (auto* v : {&kind, &pool, &domain, &edge_kind, &fanout_kind}) v->clear();
-    for (auto* v : {&kernel, &site, &fanin, &fanout_edges, &regions32}) v->clear();
-    for (auto* v : {&target, &stream, &priority, &args, &coords, &regions, &fanout_begin})
+    for (auto* v : {&kernel, &site, &fanin, &fanout_edges, &fanout_begin, &regions32})
       v->clear();
+    for (auto* v : {&args, &coords, &regions}) v->clear();
+    for (auto* v : {&target, &stream, &priority}) v->clear();
     for (auto* v : {&args_begin, &coords_begin, &regions_begin}) v->assign(1, 0);
     edge_src.clear();
     for (int64_t& k : edges_by_kind) k = 0;
@@ -205,9 +239,9 @@ struct PtoCore {
     if (record) site.push_back(st);  // (read with the records alone)
     pool.push_back(pl);
     domain.push_back(dom);
-    target.push_back(tgt);
-    stream.push_back(str);
-    priority.push_back(prio);
+    target.put(id, tgt);
+    stream.put(id, str);
+    priority.put(id, prio);
     return id;
   }
   void seal(uint32_t id) {
@@ -220,14 +254,18 @@ struct PtoCore {
   // The edges into the node just made (dst): edge_src and edge_kind are grouped by
   // destination in node order, fanin[dst] long each (no destination array).
   void edges(const std::vector<uint64_t>& ps, uint32_t dst) {
-    (void)dst;
     const size_t n = ps.size();
+    if (edge_src.size() + n > static_cast<size_t>(max_edges))
+      return fail("out of memory: the program creates more than " + std::to_string(max_edges) +
+                      " edges (what this machine's memory holds)",
+                  dst);
     fanin.push_back(static_cast<int32_t>(n));
-    uint32_t* src = edge_src.extend(n);
-    uint8_t* kinds = edge_kind.extend(n);
+    const uint64_t* __restrict from = ps.data();
+    uint32_t* __restrict src = edge_src.extend(n);
+    uint8_t* __restrict kinds = edge_kind.extend(n);
     for (size_t i = 0; i < n; ++i) {
-      src[i] = static_cast<uint32_t>(ps[i]);
-      kinds[i] = static_cast<uint8_t>(ps[i] >> 32);
+      src[i] = static_cast<uint32_t>(from[i]);
+      kinds[i] = static_cast<uint8_t>(from[i] >> 32);
     }
   }
   uint32_t barrier(const std::vector<uint32_t>& nodes) {

@@ -122,8 +122,11 @@ PTO_CORE_API void pto_core_restart(PtoCore* core, int32_t num_tensors, const int
 // Run the compiled program `entry` (its packed interface: void(void**), MLIR's) on the core
 // with the packed `args`; the first error stops it there (nonzero: pto_core_error says why).
 PTO_CORE_API int32_t pto_core_run(PtoCore* core, void (*entry)(void**), void** args);
-// At most `n` nodes (more: an out-of-memory error, not a process the system kills).
+// At most `n` nodes, never more than 2^31 - 16 (node ids are int32 in fanout_edges): more is an
+// out-of-memory error, not a process the system kills.
 PTO_CORE_API void pto_core_max_nodes(PtoCore* core, int64_t n);
+// At most `n` edges, and never more than 2^31 - 1 (fanout_begin is int32): more is an error.
+PTO_CORE_API void pto_core_max_edges(PtoCore* core, int64_t n);
 // Infer no data edges in this build (structural and event edges only): before the program runs.
 PTO_CORE_API void pto_core_no_data_deps(PtoCore* core);
 // Record no task's scalars, coordinates, regions or site in this build (the graph's args,
@@ -138,8 +141,8 @@ PTO_CORE_API int64_t pto_core_error_check(const PtoCore* core);
 
 // The task graph built (runtime/graph.py's TaskGraph arrays), valid until pto_core_free.
 // Per node: kind (0 task, 1 barrier), kernel and site (-1 for a barrier), pool, domain,
-// target, stream, priority, fanin; fanout in CSR (fanout_begin has num_nodes + 1 entries,
-// each row ascending, edge_kind per edge: 0 structural, 1 raw, 2 waw, 3 war). Per node in
+// target, stream, priority (each NULL while every node has the default: -1, 0, 0), fanin;
+// fanout in CSR (fanout_begin, int32, has num_nodes + 1 entries, each row ascending, edge_kind per edge: 0 structural, 1 raw, 2 waw, 3 war). Per node in
 // CSR too: args, coords, and regions as (tensor, access, rank, offsets, sizes, strides):
 // regions32 (int32) when every value of the build fits 32 bits, else regions (int64); the
 // other one is NULL.
@@ -147,7 +150,8 @@ typedef struct PtoGraph {
   int64_t num_nodes, num_edges, num_tasks;
   const uint8_t *kind, *pool, *domain;
   const int32_t *kernel, *site, *fanin, *fanout_edges;
-  const int64_t *target, *stream, *priority, *fanout_begin;
+  const int64_t *target, *stream, *priority;
+  const int32_t* fanout_begin;
   const uint8_t* edge_kind;
   const int64_t *args_begin, *args, *coords_begin, *coords, *regions_begin, *regions;
   const int32_t* regions32;
@@ -165,12 +169,14 @@ PTO_CORE_API int64_t pto_core_order_points(const PtoCore* core, const int64_t** 
 // main program, replayed over the graph's arrays (docs/native.md "Scheduling").
 
 // The graph: per node kind (0 task, 1 barrier), pool (0 vector, 1 cube, 255 any), cost in
-// cycles (0 for barriers), priority, target (-1: none), stream, fanin; fanout in CSR
-// (PtoGraph's arrays, cost added).
+// cycles (0 for barriers), priority, target (-1: none), stream (these three NULL: every
+// node the default, -1 target, 0 otherwise), fanin; fanout in CSR (PtoGraph's arrays, cost
+// added).
 typedef struct PtoSchedGraph {
   int64_t num_nodes;
   const uint8_t *kind, *pool;
-  const int64_t *cost, *priority, *target, *stream, *fanout_begin;
+  const int64_t *cost, *priority, *target, *stream;
+  const int32_t* fanout_begin;
   const int32_t *fanin, *fanout_edges;
 } PtoSchedGraph;
 

@@ -16,7 +16,7 @@
 using namespace sched;  // NOLINT(build/namespaces): the scheduler's row and counter names
 
 const PtoSchedGraph* PtoScheduler::ascending(const PtoSchedGraph* graph) {
-  const int64_t* begin = graph->fanout_begin;
+  const int32_t* begin = graph->fanout_begin;
   const int32_t* edges = graph->fanout_edges;
   bool ok = true;
   for (int64_t v = 0; ok && v < graph->num_nodes; ++v)
@@ -110,7 +110,7 @@ bool PtoScheduler::prepare(const PtoSchedGraph* graph, const PtoSchedConfig* con
   }
   // (tasks of one priority are ready in issue order, as with none)
   const int64_t* first = nullptr;
-  for (int64_t i = 0; config->ready_priority && one_priority && i < n; ++i)
+  for (int64_t i = 0; config->ready_priority && g.priority && one_priority && i < n; ++i)
     if (g.kind[i] == 0) {
       if (first == nullptr) first = &g.priority[i];
       one_priority = g.priority[i] == *first;

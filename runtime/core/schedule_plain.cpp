@@ -103,7 +103,7 @@ class Plain {
 
   void enqueue(int64_t tid) {
     const int p = rules::pool_index(g_.pool[tid]);
-    const int64_t target = g_.target[tid];
+    const int64_t target = s_.target_of(tid);
     const int64_t h = target >= 0 ? rules::target_worker(target, s_.cand[p]) : W_ + p;
     ++queued_;
     queues_[h].push(tid);

@@ -238,6 +238,11 @@ struct PtoScheduler {
   std::vector<sched::BasicQueue<int64_t>> plain_queues;
   bool one_priority = true;
 
+  // A node's target, stream and priority: a NULL column is every node's default.
+  int64_t target_of(int64_t v) const { return g.target != nullptr ? g.target[v] : -1; }
+  int64_t stream_of(int64_t v) const { return g.stream != nullptr ? g.stream[v] : 0; }
+  int64_t priority_of(int64_t v) const { return g.priority != nullptr ? g.priority[v] : 0; }
+
   // ---------------------------------------------------------------- setting up (schedule.cpp)
   bool prepare(const PtoSchedGraph* graph, const PtoSchedConfig* config, PtoSchedOut* out);
   // A graph that grows from nothing, the results kept here.
@@ -303,7 +308,7 @@ struct PtoScheduler {
       if (csr) deps[d] = g.fanin[d] - predone[d];
       blk[d] = deps[d] + (d == tid ? 1 : 0);
       pidx[d] = static_cast<uint8_t>(rules::pool_index(g.pool[d]));
-      if (keyed_scopes) sdense[d] = dense_stream(g.stream[d]);
+      if (keyed_scopes) sdense[d] = dense_stream(stream_of(d));
     }
     if (tid >= 0) {
       ++S[kLive];
@@ -395,7 +400,7 @@ struct PtoScheduler {
     tb.clear();
   }
   int64_t stream_key(int64_t tid) const {
-    return rules::stream_key(c.stream_keyed != 0, g.stream[tid],
+    return rules::stream_key(c.stream_keyed != 0, stream_of(tid),
                              static_cast<uint64_t>(S[sched::kIssued]),
                              std::max<int64_t>(c.streams, 1));
   }
@@ -408,7 +413,7 @@ struct PtoScheduler {
     if (c.streams) {  // a task starts after the earlier-issued tasks of its lane have started
       const int64_t s = stream_key(tid);
       NI[kSof][tid] = s;
-      const int64_t target = g.target[tid];
+      const int64_t target = target_of(tid);
       const int64_t placed = target < 0 ? -1 : rules::target_worker(target, cand[pidx[tid]]);
       const int64_t lane = rules::lane_of(s, c.streams, placed);
       NI[kLane][tid] = lane;
@@ -421,7 +426,7 @@ struct PtoScheduler {
       }
       ltail[lane] = tid;
     } else {
-      NI[kSof][tid] = g.stream[tid];
+      NI[kSof][tid] = stream_of(tid);
     }
     ++S[kIssued];
     dec(tid);
@@ -442,8 +447,8 @@ struct PtoScheduler {
   void enqueue(int64_t tid) {
     using namespace sched;  // NOLINT(build/namespaces)
     const int p = pidx[tid];
-    const int64_t target = g.target[tid];
-    const Ready r{c.ready_priority ? g.priority[tid] : 0, NI[kIseq][tid], tid};
+    const int64_t target = target_of(tid);
+    const Ready r{c.ready_priority ? priority_of(tid) : 0, NI[kIseq][tid], tid};
     int64_t h;
     if (target >= 0) {
       h = rules::target_worker(target, cand[p]);
