@@ -81,20 +81,10 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
                     std::to_string(access) + ", rank " + std::to_string(R) + ")",
                 id);
   }
-  pto::wsp::TensorRegion r;
-  r.base = static_cast<uint64_t>(tensor) + 1;
-  r.tensor = static_cast<uint16_t>(tensor);
-  r.rank = static_cast<uint8_t>(R);
   const int64_t* shape = &shapes[static_cast<size_t>(tensor) * kMaxRank];
   bool out = false;
 #pragma GCC unroll 8
-  for (int i = 0; i < R; ++i) {
-    const int64_t o = d[3 * i], n = d[3 * i + 1], s = d[3 * i + 2];
-    r.offsets[i] = o;
-    r.sizes[i] = n;
-    r.strides[i] = s;
-    out |= outside(o, n, s, shape[i]);
-  }
+  for (int i = 0; i < R; ++i) out |= outside(d[3 * i], d[3 * i + 1], d[3 * i + 2], shape[i]);
   if (out) {
     open = false;
     return fail("its region of tensor " + std::to_string(tensor) +
@@ -104,7 +94,10 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
   }
   // (a read the site table marks: recorded as a read, looked up or left out of the map)
   const uint8_t mode = static_cast<uint8_t>(access > PTO_ACCESS_INOUT ? 0 : access);
-  if (record) put_region<R>(r, mode);
+  if (record) put_region<R>(tensor, mode, d);
+  // (read in place: the map's common paths copy nothing)
+  const host::RegionRef<3> r{d, d + 1, d + 2, static_cast<uint64_t>(tensor) + 1,
+                             static_cast<uint16_t>(tensor), static_cast<uint8_t>(R)};
   if (access < PTO_ACCESS_LOOKUP) {
     if (infer_data_deps) tmap->access<R>(r, mode, id, raw, waw, war);
     return;
@@ -121,22 +114,22 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
 }
 
 template <int R>
-void PtoCore::put_region(const pto::wsp::TensorRegion& r, uint8_t access) {
+void PtoCore::put_region(int64_t tensor, uint8_t access, const int64_t* d) {
   constexpr size_t n = 3 + 3 * R;
   if (!wide) {
     // Written narrowed, then taken back if a value did not fit: the test is on the values
     // (x fits in int32 when x + 2^31 < 2^32), not on what was stored.
     int32_t* v = regions32.extend(n);
-    v[0] = r.tensor;
+    v[0] = static_cast<int32_t>(tensor);
     v[1] = access;
     v[2] = R;
     uint64_t out = 0;
 #pragma GCC unroll 8
-    for (int d = 0; d < R; ++d) {
-      const int64_t o = r.offsets[d], z = r.sizes[d], s = r.strides[d];
-      v[3 + d] = static_cast<int32_t>(o);
-      v[3 + R + d] = static_cast<int32_t>(z);
-      v[3 + 2 * R + d] = static_cast<int32_t>(s);
+    for (int i = 0; i < R; ++i) {
+      const int64_t o = d[3 * i], z = d[3 * i + 1], s = d[3 * i + 2];
+      v[3 + i] = static_cast<int32_t>(o);
+      v[3 + R + i] = static_cast<int32_t>(z);
+      v[3 + 2 * R + i] = static_cast<int32_t>(s);
       const uint64_t bias = uint64_t(1) << 31;
       out |= (static_cast<uint64_t>(o) + bias) | (static_cast<uint64_t>(z) + bias) |
              (static_cast<uint64_t>(s) + bias);
@@ -146,14 +139,14 @@ void PtoCore::put_region(const pto::wsp::TensorRegion& r, uint8_t access) {
     widen();
   }
   int64_t* v = regions.extend(n);
-  v[0] = r.tensor;
+  v[0] = tensor;
   v[1] = access;
   v[2] = R;
 #pragma GCC unroll 8
-  for (int d = 0; d < R; ++d) {
-    v[3 + d] = r.offsets[d];
-    v[3 + R + d] = r.sizes[d];
-    v[3 + 2 * R + d] = r.strides[d];
+  for (int i = 0; i < R; ++i) {
+    v[3 + i] = d[3 * i];
+    v[3 + R + i] = d[3 * i + 1];
+    v[3 + 2 * R + i] = d[3 * i + 2];
   }
 }
 

@@ -292,7 +292,7 @@ struct PtoCore {
   template <int R>
   void region(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key);
   template <int R>
-  void put_region(const pto::wsp::TensorRegion& r, uint8_t access);
+  void put_region(int64_t tensor, uint8_t access, const int64_t* d);
   void widen();
   void submit();
   void graph(PtoGraph* out);
