@@ -587,19 +587,21 @@ inline __attribute__((always_inline)) void TensorMap::lookup(const RegionRef<S>&
     // strides; a tile of it too): that cell's entry is all it overlaps (find_in_grid's
     // single-cell case).
     const int rank = R >= 0 ? R : gr.rank;
-    uint64_t lin = 0;
-    bool one = true, inside = true;
+    // (No bools: spilled as bytes and reloaded wider, they stalled. n | (n - 1) has its sign
+    // bit set when n <= 0.)
+    uint64_t lin = 0, several = 0, outside = 0;
 #pragma GCC unroll 8
     for (int d = 0; d < rank; ++d) {
       const int64_t r0 = r.o(d) - gr.at[d].start;
       int64_t k0, k1;
       cell_span(gr, d, r0, r0 + r.n(d) - 1, k0, k1);
-      one &= (k0 == k1) & (r.s(d) == 1) & (r.n(d) > 0);
-      inside &= static_cast<uint64_t>(k0) < static_cast<uint64_t>(gr.at[d].n);
+      const uint64_t n = static_cast<uint64_t>(r.n(d));
+      several |= static_cast<uint64_t>((k0 ^ k1) | (r.s(d) ^ 1)) | ((n | (n - 1)) >> 63);
+      outside |= static_cast<uint64_t>(k0) >= static_cast<uint64_t>(gr.at[d].n);
       lin += static_cast<uint64_t>(k0) * static_cast<uint64_t>(gr.at[d].mult);
     }
-    if (one) {
-      const int32_t e = inside ? gr.cells[static_cast<size_t>(lin)] : -1;
+    if (several == 0) {
+      const int32_t e = outside == 0 ? gr.cells[static_cast<size_t>(lin)] : -1;
       if (e >= 0 && E(e).writer != kNoTask) raw.push_back(E(e).writer);
       return;
     }
