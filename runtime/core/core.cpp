@@ -62,14 +62,21 @@ template <int R>
 __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void PtoCore::region(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key) {
   if (!open) return;
   Repeat* rep = nullptr;
+  bool mine = false;
   if (access >= PTO_ACCESS_LOOKUP && key != nullptr && !record) {
     rep = &repeats[(reinterpret_cast<uintptr_t>(key) >> 3) & (kRepeats - 1)];
-    uint64_t differ = 0;
+    mine = rep->key == key && rep->build == build;
+    if (mine && rep->misses >= kVarying && (++rep->misses & 63) != 0) {
+      rep = nullptr;  // (a region that changes task by task: its values are not compared)
+    } else {
+      uint64_t differ = 0;
 #pragma GCC unroll 24
-    for (int i = 0; i < 3 * R; ++i) differ |= static_cast<uint64_t>(rep->d[i] ^ d[i]);
-    if (rep->key == key && rep->build == build && differ == 0) {
-      raw.insert(raw.end(), rep->writers, rep->writers + rep->n);
-      return;
+      for (int i = 0; i < 3 * R; ++i) differ |= static_cast<uint64_t>(rep->d[i] ^ d[i]);
+      if (mine && differ == 0) {
+        rep->misses = 0;
+        for (uint32_t i = 0; i < rep->n; ++i) raw.push_back(rep->writers[i]);  // (insert: a call)
+        return;
+      }
     }
   }
   const uint32_t id = num_nodes() - 1;
@@ -106,6 +113,9 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
   if (infer_data_deps && access == PTO_ACCESS_LOOKUP) tmap->lookup<R>(r, raw);
   const size_t n = raw.size() - before;
   if (rep == nullptr || n > 4) return;
+  // (a miss in a row; a region compared again after skipping starts counting anew, so one
+  // that has become a repeated read gets its memo back)
+  rep->misses = mine && rep->misses < kVarying ? rep->misses + 1 : 0;
   rep->key = key;
   rep->build = build;
   rep->n = static_cast<uint32_t>(n);
@@ -322,8 +332,12 @@ void pto_tg_task(intptr_t core, const int64_t* site, const int64_t* v) {
   guarded(core, [&](PtoCore& c) {
     int64_t place[4];
     const int64_t varying = site[PTO_SITE_VARYING];
-    for (int k = 0; k < 4; ++k)
-      place[k] = (varying >> k) & 1 ? *v++ : site[PTO_SITE_PLACE + k];
+    if (varying == 0) {  // (the common case: no branch per field)
+      for (int k = 0; k < 4; ++k) place[k] = site[PTO_SITE_PLACE + k];
+    } else {
+      for (int k = 0; k < 4; ++k)
+        place[k] = (varying >> k) & 1 ? *v++ : site[PTO_SITE_PLACE + k];
+    }
     begin(c, site[PTO_SITE_KERNEL], site[PTO_SITE_SITE], place[0], site[PTO_SITE_DOMAIN],
           place[1], place[2], place[3]);
     const int64_t scalars = site[PTO_SITE_SCALARS], coords = site[PTO_SITE_COORDS];

@@ -161,15 +161,19 @@ struct PtoCore {
   // next task repeats: per region of a site (its place in the site table, direct-mapped) the
   // values last checked and the writers they gave. No task writes the tensor while the site
   // makes its tasks (what the marks say), so the same values give the same writers (a loop's
-  // invariant region: a K/V slice every tile's task reads). Valid in build `build` only.
+  // invariant region: a K/V slice every tile's task reads). Valid in build `build` only. A
+  // region that missed kVarying times in a row (a tile's own, new each task) is compared
+  // only every 64th time: checking and keeping its values would be spent for nothing.
   struct Repeat {
     const int64_t* key = nullptr;
     uint64_t build = 0;
     uint32_t n = 0;
+    uint32_t misses = 0;  // in a row, of this key in this build
     uint32_t writers[4];
     int64_t d[3 * kMaxRank];
   };
   static constexpr size_t kRepeats = 64;
+  static constexpr uint32_t kVarying = 2;
   Repeat repeats[kRepeats];
   uint64_t build = 1;
   // Errors.
