@@ -268,9 +268,10 @@ class TensorMap {
   void access(const RegionRef<S>& r, uint8_t access, uint32_t task,
               std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
               std::vector<uint32_t>& war);
+  template <int R = -1>
   void access(const TensorRegion& r, uint8_t access, uint32_t task, std::vector<uint32_t>& raw,
               std::vector<uint32_t>& waw, std::vector<uint32_t>& war) {
-    this->access<-1>(region_ref(r), access, task, raw, waw, war);
+    this->access<R>(region_ref(r), access, task, raw, waw, war);
   }
   // A read recorded nowhere: the writers of every entry overlapping r, into raw, as a read's
   // read-after-write edges (what access() would give, without the reader's entry). For a
