@@ -278,6 +278,10 @@ class TensorMap {
   // read after every task that writes the tensor: no later write needs it as a reader.
   template <int R = -1, int S>
   void lookup(const RegionRef<S>& r, std::vector<uint32_t>& raw);
+  template <int R = -1>
+  void lookup(const TensorRegion& r, std::vector<uint32_t>& raw) {
+    lookup<R>(region_ref(r), raw);
+  }
   // Forget every access by a task older than `task` (task_window).
   void gc_before(uint32_t task);
   // A map for a run: one kept from an earlier run (reset, its memory kept: entry chunks,
