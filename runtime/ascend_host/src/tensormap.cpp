@@ -301,9 +301,7 @@ void TensorMap::reset() {
   };
   for (auto& kv : tensors_) {
     TensorState& st = *kv.second;
-    for (Grid& gr : st.grids) {
-      keep(spare_cells_, gr.cells);
-    }
+    for (Grid& gr : st.grids) keep(spare_cells_, gr.cells);
     st.rank = -1;
     st.has_shape = false;
     st.count = 0;

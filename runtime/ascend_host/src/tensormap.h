@@ -57,6 +57,7 @@ uint64_t geom_hash(const Geom& g);
 struct Cell {
   int64_t k[kMaxRank];
 };
+uint64_t cell_hash(const Cell& c, int rank);
 
 // A region read where its values lie: dimension d's offset, size and stride at off[S * d],
 // size[S * d], stride[S * d] (a TensorRegion's arrays: S = 1; the native core's site values,
@@ -90,7 +91,6 @@ __attribute__((noinline)) Geom geom_of(const RegionRef<S>& r) {
   }
   return g;
 }
-uint64_t cell_hash(const Cell& c, int rank);
 
 // An open-addressing index from 64-bit hashes to entry numbers. Keys are compared through
 // the entries (the caller's predicate), so a slot is 16 bytes.
