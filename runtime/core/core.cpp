@@ -105,12 +105,13 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
   // (read in place: the map's common paths copy nothing)
   const host::RegionRef<3> r{d, d + 1, d + 2, static_cast<uint64_t>(tensor) + 1,
                              static_cast<uint16_t>(tensor), static_cast<uint8_t>(R)};
+  host::TensorState& st = *states[static_cast<size_t>(tensor)];
   if (access < PTO_ACCESS_LOOKUP) {
-    if (infer_data_deps) tmap->access<R>(r, mode, id, raw, waw, war);
+    if (infer_data_deps) tmap->access<R>(st, r, mode, id, raw, waw, war);
     return;
   }
   const size_t before = raw.size();
-  if (infer_data_deps && access == PTO_ACCESS_LOOKUP) tmap->lookup<R>(r, raw);
+  if (infer_data_deps && access == PTO_ACCESS_LOOKUP) tmap->lookup<R>(st, r, raw);
   const size_t n = raw.size() - before;
   if (rep == nullptr || n > 4) return;
   // (a miss in a row; a region compared again after skipping starts counting anew, so one
@@ -442,7 +443,10 @@ static void start(PtoCore* c, int32_t num_tensors, const int32_t* ranks, const i
     bool known = ranks[t] <= kMaxRank;
     for (int d = 0; d < ranks[t] && known; ++d) known = shape[d] >= 0;
     // A known shape lets the TensorMap keep dense grids of the tensor's tiles.
-    if (known) c->tmap->declare(static_cast<uint64_t>(t) + 1, ranks[t], shape);
+    const uint64_t base = static_cast<uint64_t>(t) + 1;
+    if (known) c->tmap->declare(base, ranks[t], shape);
+    // (kept: a region reaches its tensor's state without the map's lookup by argument)
+    c->states.push_back(c->tmap->state_for(base, static_cast<uint16_t>(t)));
   }
 }
 

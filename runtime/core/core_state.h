@@ -137,6 +137,7 @@ struct PtoCore {
                                                                     host::TensorMap::give};
   std::vector<int32_t> ranks;
   std::vector<int64_t> shapes;  // per tensor kMaxRank extents, -1 unknown
+  std::vector<host::TensorState*> states;  // per tensor its state in tmap (this build's)
   bool open = false;  // a task is being described
   // The graph.
   Grow<uint8_t> kind, pool, domain;
@@ -206,6 +207,7 @@ struct PtoCore {
     tmap.reset();
     ranks.clear();
     shapes.clear();
+    states.clear();
     open = false;
     for (auto* v : {&kind, &pool, &domain, &edge_kind, &fanout_kind}) v->clear();
     for (auto* v : {&kernel, &site, &fanin, &fanout_edges, &fanout_begin, &regions32})

@@ -264,24 +264,30 @@ class TensorMap {
   // The common cases (a tile of the tensor's last tiling: a new tile of its only tiling, or
   // the same region again with nothing else overlapping it) are inline, below. R >= 0: the
   // region's rank, known to the caller (loops of a constant trip count).
-  template <int R = -1, int S>
-  void access(const RegionRef<S>& r, uint8_t access, uint32_t task,
-              std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
-              std::vector<uint32_t>& war);
   template <int R = -1>
   void access(const TensorRegion& r, uint8_t access, uint32_t task, std::vector<uint32_t>& raw,
               std::vector<uint32_t>& waw, std::vector<uint32_t>& war) {
-    this->access<R>(region_ref(r), access, task, raw, waw, war);
+    const RegionRef<1> ref = region_ref(r);
+    this->access<R>(state_of(ref), ref, access, task, raw, waw, war);
   }
+  // The same, of a region read in place, the tensor's state given (state_for).
+  template <int R = -1, int S>
+  void access(TensorState& st, const RegionRef<S>& r, uint8_t access, uint32_t task,
+              std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
+              std::vector<uint32_t>& war);
   // A read recorded nowhere: the writers of every entry overlapping r, into raw, as a read's
   // read-after-write edges (what access() would give, without the reader's entry). For a
   // read after every task that writes the tensor: no later write needs it as a reader.
-  template <int R = -1, int S>
-  void lookup(const RegionRef<S>& r, std::vector<uint32_t>& raw);
   template <int R = -1>
   void lookup(const TensorRegion& r, std::vector<uint32_t>& raw) {
-    lookup<R>(region_ref(r), raw);
+    const RegionRef<1> ref = region_ref(r);
+    lookup<R>(state_of(ref), ref, raw);
   }
+  template <int R = -1, int S>
+  void lookup(TensorState& st, const RegionRef<S>& r, std::vector<uint32_t>& raw);
+  // The state of the tensor at `base` (program argument `tensor`, 0xFFFF: none), made if it
+  // is new: a caller may keep it for its accesses until reset().
+  TensorState* state_for(uint64_t base, uint16_t tensor) { return &state_slow(base, tensor); }
   // Forget every access by a task older than `task` (task_window).
   void gc_before(uint32_t task);
   // A map for a run: one kept from an earlier run (reset, its memory kept: entry chunks,
@@ -545,12 +551,14 @@ __attribute__((noinline)) bool TensorMap::read_new_tile(TensorState& st, const R
 }
 
 template <int R, int S>
-inline __attribute__((always_inline)) void TensorMap::access(const RegionRef<S>& r, uint8_t access, uint32_t task,
-                              std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
-                              std::vector<uint32_t>& war) {
+inline __attribute__((always_inline)) void TensorMap::access(TensorState& st,
+                                                             const RegionRef<S>& r,
+                                                             uint8_t access, uint32_t task,
+                                                             std::vector<uint32_t>& raw,
+                                                             std::vector<uint32_t>& waw,
+                                                             std::vector<uint32_t>& war) {
   const bool reads = access != static_cast<uint8_t>(Access::Out);
   const bool writes = access != static_cast<uint8_t>(Access::In);
-  TensorState& st = state_of(r);
   int64_t lin = 0;
   if (fast_cell<R, S>(st, r, lin)) {
     Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
@@ -581,9 +589,9 @@ inline __attribute__((always_inline)) void TensorMap::access(const RegionRef<S>&
 }
 
 template <int R, int S>
-inline __attribute__((always_inline)) void TensorMap::lookup(const RegionRef<S>& r,
+inline __attribute__((always_inline)) void TensorMap::lookup(TensorState& st,
+                                                             const RegionRef<S>& r,
                                                              std::vector<uint32_t>& raw) {
-  TensorState& st = state_of(r);
   if (st.count == 0) return;
   if (st.last_grid < 0) return lookup_general(geom_of(r), st, raw);
   const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
