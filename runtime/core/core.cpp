@@ -62,14 +62,21 @@ template <int R>
 __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void PtoCore::region(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key) {
   if (!open) return;
   Repeat* rep = nullptr;
+  bool mine = false;
   if (access >= PTO_ACCESS_LOOKUP && key != nullptr && !record) {
     rep = &repeats[(reinterpret_cast<uintptr_t>(key) >> 3) & (kRepeats - 1)];
-    uint64_t differ = 0;
+    mine = rep->key == key && rep->build == build;
+    if (mine && rep->misses >= kVarying && (++rep->misses & 63) != 0) {
+      rep = nullptr;  // (a region that changes task by task: its values are not compared)
+    } else {
+      uint64_t differ = 0;
 #pragma GCC unroll 24
-    for (int i = 0; i < 3 * R; ++i) differ |= static_cast<uint64_t>(rep->d[i] ^ d[i]);
-    if (rep->key == key && rep->build == build && differ == 0) {
-      raw.insert(raw.end(), rep->writers, rep->writers + rep->n);
-      return;
+      for (int i = 0; i < 3 * R; ++i) differ |= static_cast<uint64_t>(rep->d[i] ^ d[i]);
+      if (mine && differ == 0) {
+        rep->misses = 0;
+        for (uint32_t i = 0; i < rep->n; ++i) raw.push_back(rep->writers[i]);  // (insert: a call)
+        return;
+      }
     }
   }
   const uint32_t id = num_nodes() - 1;
@@ -81,20 +88,10 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
                     std::to_string(access) + ", rank " + std::to_string(R) + ")",
                 id);
   }
-  pto::wsp::TensorRegion r;
-  r.base = static_cast<uint64_t>(tensor) + 1;
-  r.tensor = static_cast<uint16_t>(tensor);
-  r.rank = static_cast<uint8_t>(R);
   const int64_t* shape = &shapes[static_cast<size_t>(tensor) * kMaxRank];
   bool out = false;
 #pragma GCC unroll 8
-  for (int i = 0; i < R; ++i) {
-    const int64_t o = d[3 * i], n = d[3 * i + 1], s = d[3 * i + 2];
-    r.offsets[i] = o;
-    r.sizes[i] = n;
-    r.strides[i] = s;
-    out |= outside(o, n, s, shape[i]);
-  }
+  for (int i = 0; i < R; ++i) out |= outside(d[3 * i], d[3 * i + 1], d[3 * i + 2], shape[i]);
   if (out) {
     open = false;
     return fail("its region of tensor " + std::to_string(tensor) +
@@ -104,15 +101,22 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
   }
   // (a read the site table marks: recorded as a read, looked up or left out of the map)
   const uint8_t mode = static_cast<uint8_t>(access > PTO_ACCESS_INOUT ? 0 : access);
-  if (record) put_region<R>(r, mode);
+  if (record) put_region<R>(tensor, mode, d);
+  // (read in place: the map's common paths copy nothing)
+  const host::RegionRef<3> r{d, d + 1, d + 2, static_cast<uint64_t>(tensor) + 1,
+                             static_cast<uint16_t>(tensor), static_cast<uint8_t>(R)};
+  host::TensorState& st = *states[static_cast<size_t>(tensor)];
   if (access < PTO_ACCESS_LOOKUP) {
-    if (infer_data_deps) tmap->access<R>(r, mode, id, raw, waw, war);
+    if (infer_data_deps) tmap->access<R>(st, r, mode, id, raw, waw, war);
     return;
   }
   const size_t before = raw.size();
-  if (infer_data_deps && access == PTO_ACCESS_LOOKUP) tmap->lookup<R>(r, raw);
+  if (infer_data_deps && access == PTO_ACCESS_LOOKUP) tmap->lookup<R>(st, r, raw);
   const size_t n = raw.size() - before;
   if (rep == nullptr || n > 4) return;
+  // (a miss in a row; a region compared again after skipping starts counting anew, so one
+  // that has become a repeated read gets its memo back)
+  rep->misses = mine && rep->misses < kVarying ? rep->misses + 1 : 0;
   rep->key = key;
   rep->build = build;
   rep->n = static_cast<uint32_t>(n);
@@ -121,22 +125,22 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
 }
 
 template <int R>
-void PtoCore::put_region(const pto::wsp::TensorRegion& r, uint8_t access) {
+void PtoCore::put_region(int64_t tensor, uint8_t access, const int64_t* d) {
   constexpr size_t n = 3 + 3 * R;
   if (!wide) {
     // Written narrowed, then taken back if a value did not fit: the test is on the values
     // (x fits in int32 when x + 2^31 < 2^32), not on what was stored.
     int32_t* v = regions32.extend(n);
-    v[0] = r.tensor;
+    v[0] = static_cast<int32_t>(tensor);
     v[1] = access;
     v[2] = R;
     uint64_t out = 0;
 #pragma GCC unroll 8
-    for (int d = 0; d < R; ++d) {
-      const int64_t o = r.offsets[d], z = r.sizes[d], s = r.strides[d];
-      v[3 + d] = static_cast<int32_t>(o);
-      v[3 + R + d] = static_cast<int32_t>(z);
-      v[3 + 2 * R + d] = static_cast<int32_t>(s);
+    for (int i = 0; i < R; ++i) {
+      const int64_t o = d[3 * i], z = d[3 * i + 1], s = d[3 * i + 2];
+      v[3 + i] = static_cast<int32_t>(o);
+      v[3 + R + i] = static_cast<int32_t>(z);
+      v[3 + 2 * R + i] = static_cast<int32_t>(s);
       const uint64_t bias = uint64_t(1) << 31;
       out |= (static_cast<uint64_t>(o) + bias) | (static_cast<uint64_t>(z) + bias) |
              (static_cast<uint64_t>(s) + bias);
@@ -146,14 +150,14 @@ void PtoCore::put_region(const pto::wsp::TensorRegion& r, uint8_t access) {
     widen();
   }
   int64_t* v = regions.extend(n);
-  v[0] = r.tensor;
+  v[0] = tensor;
   v[1] = access;
   v[2] = R;
 #pragma GCC unroll 8
-  for (int d = 0; d < R; ++d) {
-    v[3 + d] = r.offsets[d];
-    v[3 + R + d] = r.sizes[d];
-    v[3 + 2 * R + d] = r.strides[d];
+  for (int i = 0; i < R; ++i) {
+    v[3 + i] = d[3 * i];
+    v[3 + R + i] = d[3 * i + 1];
+    v[3 + 2 * R + i] = d[3 * i + 2];
   }
 }
 
@@ -329,8 +333,12 @@ void pto_tg_task(intptr_t core, const int64_t* site, const int64_t* v) {
   guarded(core, [&](PtoCore& c) {
     int64_t place[4];
     const int64_t varying = site[PTO_SITE_VARYING];
-    for (int k = 0; k < 4; ++k)
-      place[k] = (varying >> k) & 1 ? *v++ : site[PTO_SITE_PLACE + k];
+    if (varying == 0) {  // (the common case: no branch per field)
+      for (int k = 0; k < 4; ++k) place[k] = site[PTO_SITE_PLACE + k];
+    } else {
+      for (int k = 0; k < 4; ++k)
+        place[k] = (varying >> k) & 1 ? *v++ : site[PTO_SITE_PLACE + k];
+    }
     begin(c, site[PTO_SITE_KERNEL], site[PTO_SITE_SITE], place[0], site[PTO_SITE_DOMAIN],
           place[1], place[2], place[3]);
     const int64_t scalars = site[PTO_SITE_SCALARS], coords = site[PTO_SITE_COORDS];
@@ -435,7 +443,10 @@ static void start(PtoCore* c, int32_t num_tensors, const int32_t* ranks, const i
     bool known = ranks[t] <= kMaxRank;
     for (int d = 0; d < ranks[t] && known; ++d) known = shape[d] >= 0;
     // A known shape lets the TensorMap keep dense grids of the tensor's tiles.
-    if (known) c->tmap->declare(static_cast<uint64_t>(t) + 1, ranks[t], shape);
+    const uint64_t base = static_cast<uint64_t>(t) + 1;
+    if (known) c->tmap->declare(base, ranks[t], shape);
+    // (kept: a region reaches its tensor's state without the map's lookup by argument)
+    c->states.push_back(c->tmap->state_for(base, static_cast<uint16_t>(t)));
   }
 }
 

@@ -137,6 +137,7 @@ struct PtoCore {
                                                                     host::TensorMap::give};
   std::vector<int32_t> ranks;
   std::vector<int64_t> shapes;  // per tensor kMaxRank extents, -1 unknown
+  std::vector<host::TensorState*> states;  // per tensor its state in tmap (this build's)
   bool open = false;  // a task is being described
   // The graph.
   Grow<uint8_t> kind, pool, domain;
@@ -161,15 +162,19 @@ struct PtoCore {
   // next task repeats: per region of a site (its place in the site table, direct-mapped) the
   // values last checked and the writers they gave. No task writes the tensor while the site
   // makes its tasks (what the marks say), so the same values give the same writers (a loop's
-  // invariant region: a K/V slice every tile's task reads). Valid in build `build` only.
+  // invariant region: a K/V slice every tile's task reads). Valid in build `build` only. A
+  // region that missed kVarying times in a row (a tile's own, new each task) is compared
+  // only every 64th time: checking and keeping its values would be spent for nothing.
   struct Repeat {
     const int64_t* key = nullptr;
     uint64_t build = 0;
     uint32_t n = 0;
+    uint32_t misses = 0;  // in a row, of this key in this build
     uint32_t writers[4];
     int64_t d[3 * kMaxRank];
   };
   static constexpr size_t kRepeats = 64;
+  static constexpr uint32_t kVarying = 2;
   Repeat repeats[kRepeats];
   uint64_t build = 1;
   // Errors.
@@ -202,6 +207,7 @@ struct PtoCore {
     tmap.reset();
     ranks.clear();
     shapes.clear();
+    states.clear();
     open = false;
     for (auto* v : {&kind, &pool, &domain, &edge_kind, &fanout_kind}) v->clear();
     for (auto* v : {&kernel, &site, &fanin, &fanout_edges, &fanout_begin, &regions32})
@@ -292,7 +298,7 @@ struct PtoCore {
   template <int R>
   void region(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key);
   template <int R>
-  void put_region(const pto::wsp::TensorRegion& r, uint8_t access);
+  void put_region(int64_t tensor, uint8_t access, const int64_t* d);
   void widen();
   void submit();
   void graph(PtoGraph* out);

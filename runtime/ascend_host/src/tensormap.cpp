@@ -301,10 +301,7 @@ void TensorMap::reset() {
   };
   for (auto& kv : tensors_) {
     TensorState& st = *kv.second;
-    for (Grid& gr : st.grids) {
-      keep(spare_cells_, gr.cells);
-      keep(spare_members_, gr.members);
-    }
+    for (Grid& gr : st.grids) keep(spare_cells_, gr.cells);
     st.rank = -1;
     st.has_shape = false;
     st.count = 0;
@@ -342,12 +339,12 @@ void TensorMap::declare(uint64_t base, int rank, const int64_t* shape) {
 }
 
 
-TensorState& TensorMap::state_slow(const TensorRegion& r) {
-  const size_t i = r.tensor;
-  TensorState& st = state(r.base);
-  if (r.tensor != 0xFFFF) {
+TensorState& TensorMap::state_slow(uint64_t base, uint16_t tensor) {
+  const size_t i = tensor;
+  TensorState& st = state(base);
+  if (tensor != 0xFFFF) {
     if (i >= by_arg_.size()) by_arg_.resize(i + 1, {~uint64_t(0), nullptr});
-    by_arg_[i] = {r.base, &st};
+    by_arg_[i] = {base, &st};
   }
   return st;
 }
@@ -556,6 +553,8 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
   gr.unit = unit;
   gr.rank = g.rank;
   gr.members.clear();
+  gr.listed = true;
+  gr.live = 0;
   for (int d = 0; d < g.rank; ++d) {
     gr.at[d].size = g.size[d];
     gr.at[d].stride = g.stride[d];
@@ -581,19 +580,13 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
     }
     if (total <= kMaxDenseCells) {
       gr.dense = true;
-      // Memory kept from an earlier run where there is (its pages are in already): the
-      // cells, and the members array (at most one per cell).
+      gr.listed = false;
+      // Memory kept from an earlier run where there is (its pages are in already).
       const size_t n = static_cast<size_t>(total);
       if (gr.cells.capacity() < n && !spare_cells_.empty()) {
         std::vector<int32_t> v = spare_for(spare_cells_, n);
         if (v.capacity() > gr.cells.capacity()) gr.cells.swap(v);
       }
-      if (gr.members.capacity() < n && !spare_members_.empty()) {
-        std::vector<int32_t> v = spare_for(spare_members_, n);
-        if (v.capacity() > gr.members.capacity()) gr.members.swap(v);
-        gr.members.clear();
-      }
-      gr.members.reserve(n);  // (grown by doubling it would copy itself, touching twice as much)
       gr.cells.assign(n, -1);
     }
   }
@@ -614,8 +607,6 @@ void TensorMap::insert(TensorState& st, int32_t e, const Geom& g, int32_t grid,
     en.grid = static_cast<int8_t>(grid);
     Cell cell;
     for (int d = 0; d < g.rank; ++d) cell.k[d] = floordiv_w(g.off[d], width[d]);
-    en.member = static_cast<int32_t>(gr.members.size());
-    gr.members.push_back(e);
     bool placed = false;
     if (gr.dense) {
       int64_t lin = 0;
@@ -644,10 +635,16 @@ void TensorMap::insert(TensorState& st, int32_t e, const Geom& g, int32_t grid,
       std::copy(g.off, g.off + kMaxRank, &grid_offs_[static_cast<size_t>(en.geom) * kMaxRank]);
       placed = true;
     }
-    if (placed) return;
+    if (placed) {
+      if (gr.listed) {
+        en.member = static_cast<int32_t>(gr.members.size());
+        gr.members.push_back(e);
+      }
+      ++gr.live;
+      return;
+    }
     // A region outside the declared shape: keep it in the scanned list instead.
-    gr.members.pop_back();
-    if (gr.members.empty()) {
+    if (gr.live == 0) {
       gr.alive = false;
       --st.alive_grids;
     }
@@ -671,7 +668,7 @@ void TensorMap::insert(TensorState& st, int32_t e, const Geom& g, int32_t grid,
 void TensorMap::remove(TensorState& st, int32_t e) {
   Entry& en = E(e);
   --st.count;
-  std::vector<int32_t>* members;
+  std::vector<int32_t>* members = nullptr;
   if (en.grid >= 0) {
     Grid& gr = st.grids[en.grid];
     if (gr.dense) {
@@ -681,22 +678,24 @@ void TensorMap::remove(TensorState& st, int32_t e) {
       free_offs_.push_back(en.geom);
       en.geom = -1;
     }
-    members = &gr.members;
+    if (gr.listed) members = &gr.members;
+    if (--gr.live == 0) {
+      // Free the slot for another tiling (its cells stay allocated for a revival).
+      gr.alive = false;
+      --st.alive_grids;
+      if (st.last_grid == en.grid) st.last_grid = -1;
+    }
   } else {
     st.others_exact.erase(en.lin, e);
     members = &st.others;
     free_geoms_.push_back(en.geom);
     en.geom = -1;
   }
-  const int32_t last = members->back();
-  (*members)[static_cast<size_t>(en.member)] = last;
-  E(last).member = en.member;
-  members->pop_back();
-  if (en.grid >= 0 && members->empty()) {
-    // Free the slot for another tiling (its cells stay allocated for a revival).
-    st.grids[en.grid].alive = false;
-    --st.alive_grids;
-    if (st.last_grid == en.grid) st.last_grid = -1;
+  if (members != nullptr) {
+    const int32_t last = members->back();
+    (*members)[static_cast<size_t>(en.member)] = last;
+    E(last).member = en.member;
+    members->pop_back();
   }
   if (en.ninl == kSpilled) {
     spills_[en.inl[0]].clear();
@@ -706,7 +705,19 @@ void TensorMap::remove(TensorState& st, int32_t e) {
   free_.push_back(e);
 }
 
-void TensorMap::find_in_grid(const TensorState& st, const Grid& grid, const Geom& g, bool unit,
+void TensorMap::list_members(Grid& grid) {
+  if (grid.listed) return;
+  grid.members.clear();
+  grid.members.reserve(static_cast<size_t>(grid.live));
+  for (const int32_t e : grid.cells) {
+    if (e < 0) continue;
+    E(e).member = static_cast<int32_t>(grid.members.size());
+    grid.members.push_back(e);
+  }
+  grid.listed = true;
+}
+
+void TensorMap::find_in_grid(const TensorState& st, Grid& grid, const Geom& g, bool unit,
                              std::vector<int32_t>& found) {
   const int rank = g.rank;
   const bool exact = grid.unit && unit;
@@ -761,7 +772,7 @@ void TensorMap::find_in_grid(const TensorState& st, const Grid& grid, const Geom
     const uint64_t n = static_cast<uint64_t>(k1.k[d] - k0.k[d] + 1);
     count = (count > (1ull << 40) / (n ? n : 1)) ? (1ull << 41) : count * n;
   }
-  if (count <= grid.members.size()) {
+  if (count <= static_cast<uint64_t>(grid.live)) {
     Cell c = k0;
     if (grid.dense && exact) {
       // Walk the dense cells row by row: the cells of the box inside the grid.
@@ -812,6 +823,7 @@ void TensorMap::find_in_grid(const TensorState& st, const Grid& grid, const Geom
       if (d < 0) break;
     }
   } else {
+    list_members(grid);
     for (int32_t e : grid.members)
       if (entry_overlaps(st, E(e), g)) found.push_back(e);
   }
@@ -827,19 +839,10 @@ void TensorMap::overlapping(TensorState& st, const Geom& g, bool unit, int32_t o
 }
 
 
-void TensorMap::access_general(const TensorRegion& r, bool reads, bool writes, uint32_t task,
+void TensorMap::access_general(const Geom& g, bool reads, bool writes, uint32_t task,
                                std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
                                std::vector<uint32_t>& war, TensorState& st, int32_t known,
                                int32_t known_entry, int64_t lin) {
-  Geom g;
-  g.base = r.base;
-  g.rank = r.rank;
-  for (int d = 0; d < kMaxRank; ++d) {
-    const bool in = d < r.rank;
-    g.off[d] = in ? r.offsets[d] : 0;
-    g.size[d] = in ? r.sizes[d] : 1;
-    g.stride[d] = in ? r.strides[d] : 1;
-  }
   if (is_empty(g)) return;
   if (st.rank != g.rank) {
     if (st.rank >= 0)
@@ -922,17 +925,8 @@ void TensorMap::access_general(const TensorRegion& r, bool reads, bool writes, u
   }
 }
 
-void TensorMap::lookup_general(const TensorRegion& r, TensorState& st,
+void TensorMap::lookup_general(const Geom& g, TensorState& st,
                                std::vector<uint32_t>& raw) {
-  Geom g;
-  g.base = r.base;
-  g.rank = r.rank;
-  for (int d = 0; d < kMaxRank; ++d) {
-    const bool in = d < r.rank;
-    g.off[d] = in ? r.offsets[d] : 0;
-    g.size[d] = in ? r.sizes[d] : 1;
-    g.stride[d] = in ? r.strides[d] : 1;
-  }
   if (is_empty(g)) return;
   if (st.rank != g.rank)
     throw std::runtime_error("a tensor accessed with regions of rank " + std::to_string(g.rank) +
@@ -948,8 +942,11 @@ void TensorMap::gc_before(uint32_t task) {
   for (auto& kv : tensors_) {
     TensorState& st = *kv.second;
     std::vector<int32_t> all(st.others);
-    for (const Grid& gr : st.grids)
-      if (gr.alive) all.insert(all.end(), gr.members.begin(), gr.members.end());
+    for (Grid& gr : st.grids) {
+      if (!gr.alive) continue;
+      list_members(gr);
+      all.insert(all.end(), gr.members.begin(), gr.members.end());
+    }
     for (int32_t e : all) {
       Entry& en = E(e);
       if (en.writer != kNoTask && en.writer < task) en.writer = kNoTask;

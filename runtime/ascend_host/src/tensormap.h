@@ -59,6 +59,39 @@ struct Cell {
 };
 uint64_t cell_hash(const Cell& c, int rank);
 
+// A region read where its values lie: dimension d's offset, size and stride at off[S * d],
+// size[S * d], stride[S * d] (a TensorRegion's arrays: S = 1; the native core's site values,
+// offset, size, stride per dimension: S = 3). The common accesses copy nothing.
+template <int S>
+struct RegionRef {
+  const int64_t* off;
+  const int64_t* size;
+  const int64_t* stride;
+  uint64_t base;    // the root tensor's
+  uint16_t tensor;  // its program argument (0xFFFF: none)
+  uint8_t rank;
+  int64_t o(int d) const { return off[S * d]; }
+  int64_t n(int d) const { return size[S * d]; }
+  int64_t s(int d) const { return stride[S * d]; }
+};
+inline RegionRef<1> region_ref(const TensorRegion& r) {
+  return {r.offsets, r.sizes, r.strides, r.base, r.tensor, r.rank};
+}
+// The region's Geom, for the general paths (out of line: the inline paths build none).
+template <int S>
+__attribute__((noinline)) Geom geom_of(const RegionRef<S>& r) {
+  Geom g;
+  g.base = r.base;
+  g.rank = r.rank;
+  for (int d = 0; d < kMaxRank; ++d) {
+    const bool in = d < r.rank;
+    g.off[d] = in ? r.o(d) : 0;
+    g.size[d] = in ? r.n(d) : 1;
+    g.stride[d] = in ? r.s(d) : 1;
+  }
+  return g;
+}
+
 // An open-addressing index from 64-bit hashes to entry numbers. Keys are compared through
 // the entries (the caller's predicate), so a slot is 16 bytes.
 class FlatIndex {
@@ -139,7 +172,7 @@ struct Entry {
   uint32_t lin;
   uint32_t writer;               // kNoTask: none
   uint32_t inl[kInlineReaders];  // its readers (in order); spilled: inl[0] is their spills_ index
-  int32_t member;                // its position in the grid's (or the list's) members
+  int32_t member;                // its position in the grid's (or the list's) members, if listed
   int32_t geom;                  // the list: its geometry; a hashed grid: its offsets
   int8_t grid;                   // its tiling grid, or -1: the scanned list
   uint8_t ninl;                  // readers in inl, or kSpilled
@@ -168,9 +201,13 @@ struct alignas(64) Grid {
   bool alive = false;
   bool unit = true;
   bool dense = false;
+  // Whether `members` lists the grid's entries. A dense grid's cells hold them already: its
+  // list is made (list_members) only when a scan needs it, so a new tile stores 4 bytes less.
+  bool listed = true;
   int32_t rank = 0;
   std::vector<int32_t> cells;  // dense: entry per cell, -1 empty
   std::vector<int32_t> members;
+  int64_t live = 0;  // its entries
   GridDim at[kMaxRank];
   int64_t width[kMaxRank];
   int64_t residue[kMaxRank];
@@ -201,8 +238,8 @@ inline int64_t floordiv(int64_t a, int64_t b) {
 
 // A dense grid's cells k0..k1 along d holding a region's span r0..r1 (relative to the grid's
 // start): shifts for power-of-two widths, no division for a span inside the first cell.
-inline void cell_span(const Grid& grid, int d, int64_t r0, int64_t r1, int64_t& k0,
-                      int64_t& k1) {
+inline __attribute__((always_inline)) void cell_span(const Grid& grid, int d, int64_t r0,
+                                                     int64_t r1, int64_t& k0, int64_t& k1) {
   if (grid.shift[d] >= 0) {
     k0 = r0 >> grid.shift[d];
     k1 = r1 >> grid.shift[d];
@@ -229,16 +266,32 @@ class TensorMap {
   // region's rank, known to the caller (loops of a constant trip count).
   template <int R = -1>
   void access(const TensorRegion& r, uint8_t access, uint32_t task, std::vector<uint32_t>& raw,
-              std::vector<uint32_t>& waw, std::vector<uint32_t>& war);
+              std::vector<uint32_t>& waw, std::vector<uint32_t>& war) {
+    const RegionRef<1> ref = region_ref(r);
+    this->access<R>(state_of(ref), ref, access, task, raw, waw, war);
+  }
+  // The same, of a region read in place, the tensor's state given (state_for).
+  template <int R = -1, int S>
+  void access(TensorState& st, const RegionRef<S>& r, uint8_t access, uint32_t task,
+              std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
+              std::vector<uint32_t>& war);
   // A read recorded nowhere: the writers of every entry overlapping r, into raw, as a read's
   // read-after-write edges (what access() would give, without the reader's entry). For a
   // read after every task that writes the tensor: no later write needs it as a reader.
   template <int R = -1>
-  void lookup(const TensorRegion& r, std::vector<uint32_t>& raw);
+  void lookup(const TensorRegion& r, std::vector<uint32_t>& raw) {
+    const RegionRef<1> ref = region_ref(r);
+    lookup<R>(state_of(ref), ref, raw);
+  }
+  template <int R = -1, int S>
+  void lookup(TensorState& st, const RegionRef<S>& r, std::vector<uint32_t>& raw);
+  // The state of the tensor at `base` (program argument `tensor`, 0xFFFF: none), made if it
+  // is new: a caller may keep it for its accesses until reset().
+  TensorState* state_for(uint64_t base, uint16_t tensor) { return &state_slow(base, tensor); }
   // Forget every access by a task older than `task` (task_window).
   void gc_before(uint32_t task);
   // A map for a run: one kept from an earlier run (reset, its memory kept: entry chunks,
-  // reader arrays, each grid's cells and members, tensor states), else a new one; give()
+  // reader arrays, each grid's cells, tensor states), else a new one; give()
   // resets it and keeps it (at most two) for the next run, since fresh pages cost a fault
   // each (~2 us on the benchmark's VM).
   static TensorMap* take();
@@ -254,11 +307,11 @@ class TensorMap {
   const Entry& E(int32_t e) const {
     return chunks_[static_cast<size_t>(e) >> kChunkBits][e & ((1 << kChunkBits) - 1)];
   }
-  template <int R>
-  bool fast_cell(const TensorState& st, const TensorRegion& r, int64_t& lin) const;
+  template <int R, int S>
+  bool fast_cell(const TensorState& st, const RegionRef<S>& r, int64_t& lin) const;
   // access() beyond its inline cases; known: the region's grid when fast_cell classified it
   // (known_entry its cell's entry, lin the cell), else -2.
-  void access_general(const TensorRegion& r, bool reads, bool writes, uint32_t task,
+  void access_general(const Geom& g, bool reads, bool writes, uint32_t task,
                       std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
                       std::vector<uint32_t>& war, TensorState& st, int32_t known,
                       int32_t known_entry, int64_t lin);
@@ -266,14 +319,15 @@ class TensorMap {
   // other tiling and no listed entries: if the tile lies within one cell of that other dense
   // grid (both of unit strides), what access_general would do, without a Geom or a candidate
   // list; false (nothing changed) otherwise.
-  void lookup_general(const TensorRegion& r, TensorState& st, std::vector<uint32_t>& raw);
-  template <int R>
-  bool read_new_tile(TensorState& st, const TensorRegion& r, uint32_t task,
+  void lookup_general(const Geom& g, TensorState& st, std::vector<uint32_t>& raw);
+  template <int R, int S>
+  bool read_new_tile(TensorState& st, const RegionRef<S>& r, uint32_t task,
                      std::vector<uint32_t>& raw, int64_t lin);
   void add_chunk();
   TensorState& state(uint64_t base);
-  TensorState& state_of(const TensorRegion& r);
-  TensorState& state_slow(const TensorRegion& r);
+  template <int S>
+  TensorState& state_of(const RegionRef<S>& r);
+  TensorState& state_slow(uint64_t base, uint16_t tensor);
   int32_t classify(TensorState& st, const Geom& g, int64_t* width, int64_t* residue);
   int32_t cell_get(const Grid& grid, const Cell& c) const;
   int32_t find_exact(TensorState& st, const Geom& g, int32_t grid, const int64_t* width);
@@ -282,8 +336,9 @@ class TensorMap {
   int32_t make_grid(TensorState& st, const Geom& g, bool unit, const int64_t* width,
                     const int64_t* residue);
   void remove(TensorState& st, int32_t e);
-  void find_in_grid(const TensorState& st, const Grid& grid, const Geom& g, bool unit,
+  void find_in_grid(const TensorState& st, Grid& grid, const Geom& g, bool unit,
                     std::vector<int32_t>& found);
+  void list_members(Grid& grid);
   void overlapping(TensorState& st, const Geom& g, bool unit, int32_t own,
                    std::vector<int32_t>& found);
   int32_t new_entry(bool unit);
@@ -344,20 +399,21 @@ class TensorMap {
   std::vector<int64_t> grid_offs_;  // kMaxRank per hashed-grid entry
   std::vector<int32_t> free_offs_;
   std::vector<int32_t> cands_;
-  // Kept by reset() for the next run: tensor states, grids' cells and members arrays.
+  // Kept by reset() for the next run: tensor states, grids' cells arrays.
   std::vector<std::unique_ptr<TensorState>> spare_states_;
-  std::vector<std::vector<int32_t>> spare_cells_, spare_members_;
+  std::vector<std::vector<int32_t>> spare_cells_;
 };
 
 // ---------------------------------------------------------------------- inline members
 
 inline uint64_t rotr(uint64_t x, int64_t s) { return (x >> s) | (x << ((64 - s) & 63)); }
 
-inline __attribute__((always_inline)) TensorState& TensorMap::state_of(const TensorRegion& r) {
+template <int S>
+inline __attribute__((always_inline)) TensorState& TensorMap::state_of(const RegionRef<S>& r) {
   const size_t i = r.tensor;
   if (i < by_arg_.size() && by_arg_[i].first == r.base)
     return *by_arg_[i].second;
-  return state_slow(r);
+  return state_slow(r.base, r.tensor);
 }
 
 // new_entry, new_in_cell and add_reader are forced inline: inlined into the native core's
@@ -392,9 +448,12 @@ inline __attribute__((always_inline)) int32_t TensorMap::new_in_cell(TensorState
   Entry& en = E(e);
   en.grid = static_cast<int8_t>(grid);
   en.lin = static_cast<uint32_t>(lin);
-  en.member = static_cast<int32_t>(gr.members.size());
-  gr.members.push_back(e);
+  if (gr.listed) {
+    en.member = static_cast<int32_t>(gr.members.size());
+    gr.members.push_back(e);
+  }
   gr.cells[static_cast<size_t>(lin)] = e;
+  ++gr.live;
   ++st.count;
   return e;
 }
@@ -426,9 +485,9 @@ inline void TensorMap::append_readers(const Entry& en, std::vector<uint32_t>& ou
 // Whether region r is a tile of the dense grid this tensor used last (the common case: a loop
 // walking the tiles of one tiling); then `lin` is its cell. Branch-free over the dimensions:
 // the checks accumulate in `bad`.
-template <int R>
+template <int R, int S>
 inline __attribute__((always_inline)) bool TensorMap::fast_cell(const TensorState& st,
-                                                                const TensorRegion& r,
+                                                                const RegionRef<S>& r,
                                                                 int64_t& lin) const {
   if (st.last_grid < 0) return false;
   const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
@@ -438,9 +497,9 @@ inline __attribute__((always_inline)) bool TensorMap::fast_cell(const TensorStat
 #pragma GCC unroll 8
   for (int d = 0; d < rank; ++d) {
     const GridDim& g = gr.at[d];
-    const uint64_t rel = static_cast<uint64_t>(r.offsets[d]) - static_cast<uint64_t>(g.start);
+    const uint64_t rel = static_cast<uint64_t>(r.o(d)) - static_cast<uint64_t>(g.start);
     const uint64_t k = rotr(rel * g.inv, g.shift);
-    bad |= static_cast<uint64_t>((r.sizes[d] ^ g.size) | (r.strides[d] ^ g.stride)) |
+    bad |= static_cast<uint64_t>((r.n(d) ^ g.size) | (r.s(d) ^ g.stride)) |
            (k >= static_cast<uint64_t>(g.n));
     l += k * static_cast<uint64_t>(g.mult);
   }
@@ -449,8 +508,8 @@ inline __attribute__((always_inline)) bool TensorMap::fast_cell(const TensorStat
 }
 
 // (Out of line: the caller's fast path stays small.)
-template <int R>
-__attribute__((noinline)) bool TensorMap::read_new_tile(TensorState& st, const TensorRegion& r,
+template <int R, int S>
+__attribute__((noinline)) bool TensorMap::read_new_tile(TensorState& st, const RegionRef<S>& r,
                                                         uint32_t task,
                                                         std::vector<uint32_t>& raw,
                                                         int64_t lin) {
@@ -471,7 +530,7 @@ __attribute__((noinline)) bool TensorMap::read_new_tile(TensorState& st, const T
   bool one = true, inside = true;
 #pragma GCC unroll 8
   for (int d = 0; d < rank; ++d) {
-    const int64_t r0 = r.offsets[d] - og.at[d].start;
+    const int64_t r0 = r.o(d) - og.at[d].start;
     int64_t k0, k1;
     cell_span(og, d, r0, r0 + gr.at[d].size - 1, k0, k1);
     one = one && k0 == k1;
@@ -491,15 +550,17 @@ __attribute__((noinline)) bool TensorMap::read_new_tile(TensorState& st, const T
   return true;
 }
 
-template <int R>
-inline __attribute__((always_inline)) void TensorMap::access(const TensorRegion& r, uint8_t access, uint32_t task,
-                              std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
-                              std::vector<uint32_t>& war) {
+template <int R, int S>
+inline __attribute__((always_inline)) void TensorMap::access(TensorState& st,
+                                                             const RegionRef<S>& r,
+                                                             uint8_t access, uint32_t task,
+                                                             std::vector<uint32_t>& raw,
+                                                             std::vector<uint32_t>& waw,
+                                                             std::vector<uint32_t>& war) {
   const bool reads = access != static_cast<uint8_t>(Access::Out);
   const bool writes = access != static_cast<uint8_t>(Access::In);
-  TensorState& st = state_of(r);
   int64_t lin = 0;
-  if (fast_cell<R>(st, r, lin)) {
+  if (fast_cell<R, S>(st, r, lin)) {
     Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
     int32_t e = gr.cells[static_cast<size_t>(lin)];
     if (e < 0 && st.alive_grids == 1 && st.others.empty()) {
@@ -514,57 +575,61 @@ inline __attribute__((always_inline)) void TensorMap::access(const TensorRegion&
       return;
     }
     if (e < 0 && !writes && st.alive_grids == 2 && st.others.empty() &&
-        read_new_tile<R>(st, r, task, raw, lin))
+        read_new_tile<R, S>(st, r, task, raw, lin))
       return;
     if (e >= 0 && E(e).alone) {  // the same region again, nothing else overlapping it
       access_alone(E(e), reads, writes, task, raw, waw, war);
       return;
     }
     // Not handled here: its classification and cell are known.
-    access_general(r, reads, writes, task, raw, waw, war, st, st.last_grid, e, lin);
+    access_general(geom_of(r), reads, writes, task, raw, waw, war, st, st.last_grid, e, lin);
     return;
   }
-  access_general(r, reads, writes, task, raw, waw, war, st, -2, -1, 0);
+  access_general(geom_of(r), reads, writes, task, raw, waw, war, st, -2, -1, 0);
 }
 
-template <int R>
-inline __attribute__((always_inline)) void TensorMap::lookup(const TensorRegion& r,
+template <int R, int S>
+inline __attribute__((always_inline)) void TensorMap::lookup(TensorState& st,
+                                                             const RegionRef<S>& r,
                                                              std::vector<uint32_t>& raw) {
-  TensorState& st = state_of(r);
   if (st.count == 0) return;
-  int64_t lin = 0;
-  if (fast_cell<R>(st, r, lin)) {
-    const int32_t e = st.grids[static_cast<size_t>(st.last_grid)].cells[static_cast<size_t>(lin)];
-    if (e >= 0 && E(e).alone) {  // the entry of exactly this region, nothing else overlapping
-      if (E(e).writer != kNoTask) raw.push_back(E(e).writer);
+  if (st.last_grid < 0) return lookup_general(geom_of(r), st, raw);
+  const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
+  if (st.alive_grids == 1 && st.others.empty() && gr.dense && gr.unit && gr.rank == r.rank) {
+    // A region of unit strides inside one cell of the tensor's only tiling (dense, of unit
+    // strides; a tile of it too): that cell's entry is all it overlaps (find_in_grid's
+    // single-cell case).
+    const int rank = R >= 0 ? R : gr.rank;
+    // (No bools: spilled as bytes and reloaded wider, they stalled. n | (n - 1) has its sign
+    // bit set when n <= 0.)
+    uint64_t lin = 0, several = 0, outside = 0;
+#pragma GCC unroll 8
+    for (int d = 0; d < rank; ++d) {
+      const int64_t r0 = r.o(d) - gr.at[d].start;
+      int64_t k0, k1;
+      cell_span(gr, d, r0, r0 + r.n(d) - 1, k0, k1);
+      const uint64_t n = static_cast<uint64_t>(r.n(d));
+      several |= static_cast<uint64_t>((k0 ^ k1) | (r.s(d) ^ 1)) | ((n | (n - 1)) >> 63);
+      outside |= static_cast<uint64_t>(k0) >= static_cast<uint64_t>(gr.at[d].n);
+      lin += static_cast<uint64_t>(k0) * static_cast<uint64_t>(gr.at[d].mult);
+    }
+    if (several == 0) {
+      const int32_t e = outside == 0 ? gr.cells[static_cast<size_t>(lin)] : -1;
+      if (e >= 0 && E(e).writer != kNoTask) raw.push_back(E(e).writer);
       return;
     }
-    if (e < 0 && st.alive_grids == 1 && st.others.empty()) return;  // an empty tile
-  } else if (st.last_grid >= 0 && st.alive_grids == 1 && st.others.empty()) {
-    // A region of unit strides inside one cell of the tensor's only tiling (dense, of unit
-    // strides): that cell's entry is all it overlaps (find_in_grid's single-cell case).
-    const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
-    const int rank = R >= 0 ? R : gr.rank;
-    if (gr.dense && gr.unit && gr.rank == r.rank) {
-      uint64_t lin1 = 0;
-      bool one = true, inside = true;
-#pragma GCC unroll 8
-      for (int d = 0; d < rank; ++d) {
-        const int64_t r0 = r.offsets[d] - gr.at[d].start;
-        int64_t k0, k1;
-        cell_span(gr, d, r0, r0 + r.sizes[d] - 1, k0, k1);
-        one = one && k0 == k1 && r.strides[d] == 1 && r.sizes[d] > 0;
-        inside = inside && static_cast<uint64_t>(k0) < static_cast<uint64_t>(gr.at[d].n);
-        lin1 += static_cast<uint64_t>(k0) * static_cast<uint64_t>(gr.at[d].mult);
-      }
-      if (one) {
-        const int32_t e = inside ? gr.cells[static_cast<size_t>(lin1)] : -1;
-        if (e >= 0 && E(e).writer != kNoTask) raw.push_back(E(e).writer);
+  } else {
+    int64_t lin = 0;
+    if (fast_cell<R, S>(st, r, lin)) {
+      const int32_t e = gr.cells[static_cast<size_t>(lin)];
+      if (e >= 0 && E(e).alone) {  // the entry of exactly this region, nothing else overlapping
+        if (E(e).writer != kNoTask) raw.push_back(E(e).writer);
         return;
       }
+      if (e < 0 && st.alive_grids == 1 && st.others.empty()) return;  // an empty tile
     }
   }
-  lookup_general(r, st, raw);
+  lookup_general(geom_of(r), st, raw);
 }
 
 }  // namespace host
