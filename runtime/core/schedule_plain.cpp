@@ -11,7 +11,8 @@
 // A task is issued as it is created, so its issue number (its number among the tasks), stream
 // (its own), lane (0) and issue time (its creation time) say nothing the graph does not: they
 // are not written (the host knows them from S[kPlain]), and neither are creation times
-// without a generator cost (all 0).
+// without a generator cost (all 0) nor when a node's dependencies were met: its creation, or
+// its last predecessor's end if later (the host derives them when asked).
 #include <stdint.h>
 
 #include <vector>
@@ -33,7 +34,6 @@ class Plain {
         worker_(s.NI[kWorker]),
         start_(s.NF[kStart]),
         end_(s.NF[kEnd]),
-        deps_(s.NF[kDepsT]),
         created_(s.c.gen_cost ? s.NF[kCreatedT] : nullptr),
         busy_(s.busy),
         trun_(s.trun),
@@ -75,13 +75,11 @@ class Plain {
     // (the task counts its predecessors the barriers complete, not issued yet)
     ncreated_ = task ? last : last + 1;
     // Every row is written once: a barrier's worker and start here, a task's when it starts
-    // (each does: nothing stops a plain run), ends when done, deps met when the last
-    // predecessor is done or here if that was before.
+    // (each does: nothing stops a plain run), ends when done.
     const int64_t barriers = task ? last : last + 1;
     for (int64_t d = first; d < barriers; ++d) {
       worker_[d] = -1;
       start_[d] = end_[d] = -1.0;
-      if (left_[d] == 0) deps_[d] = t;
     }
     if (created_)
       for (int64_t d = first; d <= last; ++d) created_[d] = t;
@@ -93,10 +91,7 @@ class Plain {
     if (task) {
       ncreated_ = last + 1;
       ++nissued_;
-      if (left_[last] == 0) {  // (done before, or by the barriers just now: t)
-        deps_[last] = t;
-        enqueue(last);
-      }
+      if (left_[last] == 0) enqueue(last);  // (done before, or by the barriers just now)
     }
     if (nidle_ > 0) dispatch_idle();
   }
@@ -183,7 +178,6 @@ class Plain {
       const int64_t d = edges[e];
       // (a node created later counts only the predecessors not done by then)
       if (--left[d] != 0 || d >= ncreated_) continue;
-      deps_[d] = now;
       if (g_.kind[d] != 0) {
         end_[d] = now;
         s_.stack.push_back(d);
@@ -200,7 +194,7 @@ class Plain {
   const int64_t W_;
   int32_t* left_;  // per node: predecessors not done
   int64_t* worker_;
-  double *start_, *end_, *deps_, *created_;
+  double *start_, *end_, *created_;
   double* busy_;
   int64_t* trun_;
   BasicQueue<int64_t>* queues_;
