@@ -146,6 +146,23 @@ def test_the_plain_loop_gives_the_general_loops_schedule(seed):
         assert_loops_agree(run)
 
 
+def test_the_plain_loop_with_more_workers_than_a_word_has_bits():
+    """70 workers of every pool, busy at once, some tasks pinned by targets (idle workers are
+    kept a bit each, in 64-bit words): the plain loop gives the general loop's schedule."""
+    rng = np.random.default_rng(7)
+    builder = GraphBuilder({})
+    for i in range(400):
+        deps = [int(rng.integers(0, i))] if i > 100 and rng.integers(0, 2) else []
+        target = int(rng.integers(0, 70)) if rng.integers(0, 5) == 0 else -1
+        builder.add_task("k", pool=(0, 1, 255)[i % 3], target=target, deps=deps)
+    graph = builder.build()
+    costs = rng.integers(1, 9, graph.num_nodes).astype(np.int64)
+    pools = ("vector", "cube", "any") * 23 + ("any",)
+    run = _scheduled(graph, costs, SimConfig(workers=70, worker_pools=pools, functional=False))
+    assert run.worker_array.max() >= 64
+    assert_loops_agree(run)
+
+
 def _scheduled(graph, costs, config: SimConfig) -> Run:
     """The run of ``graph`` as the native scheduler places it (no bodies)."""
     schedule = Scheduler().run(graph, costs, config)
