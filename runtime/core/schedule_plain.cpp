@@ -27,6 +27,7 @@ using namespace sched;  // NOLINT(build/namespaces): the scheduler's row and cou
 namespace {
 
 constexpr int64_t kEmpty = std::numeric_limits<int64_t>::max();  // an empty queue's head
+constexpr double kNever = std::numeric_limits<double>::infinity();  // no completion pending
 
 // A task running: when it completes, on which worker.
 struct Running {
@@ -74,7 +75,7 @@ class Plain {
     double gen = 0.0;
     for (int64_t tid = 0; tid < n; ++tid) {
       if (g_.kind[tid] != 0) continue;
-      while (rhead_ != rtail_ && running_[rhead_ & rmask_].t <= gen) advance();
+      while (due_ <= gen) advance();
       if (now_ < gen) now_ = gen;
       create(first, tid, gen);
       first = tid + 1;
@@ -152,22 +153,21 @@ class Plain {
     ++queued_;
   }
 
-  // Queue h's head leaves it.
-  int64_t pop(int64_t h) {
+  // Queue h's head, tid, leaves it.
+  void pop(int64_t h, int64_t tid) {
     PlainQueue& q = queues_[h];
-    const int64_t tid = head_[h];
-    if (q.head < q.fifo.size() && q.fifo[q.head] == tid) {
+    const size_t n = q.fifo.size();
+    if (q.head < n && q.fifo[q.head] == tid) {
       ++q.head;
     } else {
       std::pop_heap(q.heap.begin(), q.heap.end(), std::greater<int32_t>());
       q.heap.pop_back();
     }
-    const int64_t a = q.head < q.fifo.size() ? q.fifo[q.head] : kEmpty;
+    const int64_t a = q.head < n ? q.fifo[q.head] : kEmpty;
     const int64_t b = q.heap.empty() ? kEmpty : q.heap.front();
     head_[h] = a < b ? a : b;
     if (h >= W_ && head_[h] == kEmpty) pools_ &= ~(1 << (h - W_));
     --queued_;
-    return tid;
   }
 
   // Idle workers, lowest first, start the best task each may take: the lowest id at the
@@ -189,7 +189,8 @@ class Plain {
           top = lower ? x : top;
         }
         if (best < 0) continue;
-        const int64_t tid = pop(best);
+        const int64_t tid = top;
+        pop(best, tid);
         idle_[k] &= ~(uint64_t(1) << (w % 64));
         --nidle;
         worker_[tid] = w;
@@ -205,6 +206,7 @@ class Plain {
         for (; i != rhead_ && running_[(i - 1) & rmask_].t > t; --i)
           running_[i & rmask_] = running_[(i - 1) & rmask_];
         running_[i & rmask_] = Running{t, tid, w};
+        if (i == rhead_) due_ = t;
       }
     }
     ordn_ = ordn;
@@ -225,6 +227,7 @@ class Plain {
       ++completed_;
       complete_node(tid);
     }
+    due_ = rhead_ != rtail_ ? running_[rhead_ & rmask_].t : kNever;
     if (queued_ > 0) dispatch_idle();
     return true;
   }
@@ -276,6 +279,7 @@ class Plain {
   std::vector<Running> running_;  // a ring, [rhead_, rtail_): at most one a worker
   const size_t rmask_;
   size_t rhead_ = 0, rtail_ = 0;
+  double due_ = kNever;  // the earliest completion's time
   double now_ = 0.0, stall_ = 0.0;
   int64_t ncreated_ = 0, nissued_ = 0, completed_ = 0, ordn_ = 0, queued_ = 0;
   int64_t nidle_ = W_;
