@@ -146,6 +146,24 @@ def test_the_plain_loop_gives_the_general_loops_schedule(seed):
         assert_loops_agree(run)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_the_plain_loop_on_fanout_rows_out_of_order(seed):
+    """Random graphs with every fanout row reversed: the plain loop, which finds a
+    completion's ready successors out of order and runs again on sorted rows, gives the
+    general loop's schedule (which sorts them first)."""
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(6):
+        graph = _random_graph(rng, int(rng.integers(20, 80)))
+        begin = graph.fanout_begin
+        reversed_rows = np.concatenate(
+            [graph.fanout_edges[begin[v] : begin[v + 1]][::-1] for v in range(graph.num_nodes)]
+        ).astype(graph.fanout_edges.dtype)
+        graph = dataclasses.replace(graph, fanout_edges=reversed_rows)
+        costs = np.where(graph.kind == 0, rng.integers(0, 20, graph.num_nodes), 0)
+        config = SimConfig(workers=int(rng.integers(1, 5)), functional=False, gen_cost=3)
+        assert_loops_agree(_scheduled(graph, costs.astype(np.int64), config))
+
+
 def test_the_plain_loop_with_more_workers_than_a_word_has_bits():
     """70 workers of every pool, busy at once, some tasks pinned by targets (idle workers are
     kept a bit each, in 64-bit words): the plain loop gives the general loop's schedule."""

@@ -69,7 +69,9 @@ class Plain {
     }
   }
 
-  void run() {
+  // False: a completion's ready successors came out of order (a fanout row not ascending:
+  // the stalls summed in another order than the general loop's, which sorts the rows).
+  bool run() {
     const int64_t n = g_.num_nodes;
     int64_t first = 0;
     double gen = 0.0;
@@ -96,6 +98,7 @@ class Plain {
     s_.T[kNow] = now_;
     s_.T[kGen] = gen;
     s_.stalls[kStDeps] = stall_;
+    return ascending_;
   }
 
  private:
@@ -248,10 +251,13 @@ class Plain {
     int32_t* const left = left_;
     const int32_t* const edges = g_.fanout_edges;
     const double now = now_;
+    int64_t last = -1;  // the last successor ready
     for (int64_t e = g_.fanout_begin[v], end = g_.fanout_begin[v + 1]; e < end; ++e) {
       const int64_t d = edges[e];
       // (a node created later counts only the predecessors not done by then)
       if (--left[d] != 0 || d >= ncreated_) continue;
+      ascending_ &= d > last;  // (the ready ones in order: taken as from a sorted row)
+      last = d;
       if (g_.kind[d] != 0) {
         end_[d] = now;
         s_.stack.push_back(d);
@@ -280,6 +286,7 @@ class Plain {
   const size_t rmask_;
   size_t rhead_ = 0, rtail_ = 0;
   double due_ = kNever;  // the earliest completion's time
+  bool ascending_ = true;  // each completion's ready successors came in ascending order
   double now_ = 0.0, stall_ = 0.0;
   int64_t ncreated_ = 0, nissued_ = 0, completed_ = 0, ordn_ = 0, queued_ = 0;
   int64_t nidle_ = W_;
@@ -293,14 +300,23 @@ bool PtoScheduler::plain() const {
          (!c.ready_priority || one_priority);
 }
 
+// A fanout row out of order (a caller's graph) sums the stalls in another order than the
+// general loop's, which sorts the rows: the run is made again with them sorted.
 void PtoScheduler::run_plain() {
-  left.assign(g.fanin, g.fanin + g.num_nodes);
-  plain_queues.resize(W + 3);
-  for (PlainQueue& q : plain_queues) {
-    q.fifo.clear();
-    q.heap.clear();
-    q.head = 0;
+  for (bool again = false;; again = true) {
+    if (again) {
+      g = *ascending(&g);
+      std::fill(trun, trun + W, 0);
+      std::fill(busy, busy + W, 0.0);
+    }
+    left.assign(g.fanin, g.fanin + g.num_nodes);
+    plain_queues.resize(W + 3);
+    for (PlainQueue& q : plain_queues) {
+      q.fifo.clear();
+      q.heap.clear();
+      q.head = 0;
+    }
+    if (Plain(*this).run() || again) break;
   }
-  Plain(*this).run();
   check_drained();
 }
