@@ -651,8 +651,8 @@ class Schedule(NamedTuple):
     dependencies met, created: left unset without a generator cost or a task window, when
     every node is created at 0). A plain schedule (``S[9]`` 1: timing immediate, no streams,
     pipeline_depth, task window, work stealing or batch_deps, one priority) issues each task
-    as it is created and leaves issue numbers, streams, lanes and issue times unset (``Run``
-    makes them from the graph). ``S`` counters then tasks run per worker,
+    as it is created and leaves issue numbers, streams, lanes, issue times and
+    dependencies-met times unset (``Run`` makes them from the graph and the end times). ``S`` counters then tasks run per worker,
     ``R`` clock, stalls by cause, busy cycles per worker, ``order`` the dispatch order,
     ``spans`` (task or -1 for the generator, from, to) and the task window's TensorMap
     collections (after ``gc_at[i]`` nodes, the accesses of nodes before ``gc_old[i]``)."""

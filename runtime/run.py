@@ -97,6 +97,7 @@ class Run:
             self.stream_of_array = NI[_SOF]
             self.lane_array = NI[_LANE]
             self.issued_t_array = NF[_ISSUED_T]
+            self.deps_t_array = NF[_DEPS_T]
         self.cost_array = costs
         self.order = schedule.order
         self._S = schedule.S
@@ -111,7 +112,6 @@ class Run:
     worker_array = property(lambda self: self._NI[_WORKER])
     start_array = property(lambda self: self._NF[_START])
     end_array = property(lambda self: self._NF[_END])
-    deps_t_array = property(lambda self: self._NF[_DEPS_T])
 
     @functools.cached_property
     def worker_pool(self) -> list[int]:
@@ -169,7 +169,8 @@ class Run:
 
     # A plain schedule (no streams, timing immediate: native_core.Schedule) issues each task
     # as it is created, so the scheduler does not write these: issue numbers count the tasks,
-    # a task's stream is its own, every lane 0, and a task is issued when it is created.
+    # a task's stream is its own, every lane 0, a task is issued when it is created and a
+    # node's dependencies are met when it is created or its last predecessor ends.
     @functools.cached_property
     def issue_seq_array(self) -> np.ndarray:
         tasks = self.task_graph.kind == 0
@@ -186,6 +187,16 @@ class Run:
     @functools.cached_property
     def issued_t_array(self) -> np.ndarray:
         return np.where(self.task_graph.kind == 0, self.created_t_array, -1.0)
+
+    @functools.cached_property
+    def deps_t_array(self) -> np.ndarray:
+        # (a node's dependencies are met when it is created, or when its last predecessor
+        # ends if that is later)
+        graph = self.task_graph
+        deps = self.created_t_array.copy()
+        sources = np.repeat(np.arange(graph.num_nodes), np.diff(graph.fanout_begin))
+        np.maximum.at(deps, graph.fanout_edges, self.end_array[sources])
+        return deps
 
     @property
     def created_t_array(self) -> np.ndarray:

@@ -91,7 +91,8 @@ void PtoScheduler::configure(const PtoSchedConfig& config) {
 
 bool PtoScheduler::prepare(const PtoSchedGraph* graph, const PtoSchedConfig* config,
                            PtoSchedOut* out) {
-  g = *ascending(graph);
+  // (the plain loop sorts the fanout rows only if it finds one out of order: run_plain)
+  g = *graph;
   csr = true;
   hooks = nullptr;
   const int64_t n = g.num_nodes;
@@ -127,6 +128,7 @@ bool PtoScheduler::prepare(const PtoSchedGraph* graph, const PtoSchedConfig* con
   configure(*config);
   cap = n;
   if (plain()) return true;
+  g = *ascending(graph);
   rows(n);
   task_ids.clear();
   for (int64_t i = 0; i < n; ++i)

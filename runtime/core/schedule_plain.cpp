@@ -5,15 +5,19 @@
 // no pipeline_depth, no task window, no work stealing, no batch_deps and one priority: then
 // a task is ready when its predecessors are done, and it waits in its target worker's or its
 // pool's queue in creation order. scheduler.h states the rules for every schedule; this loop
-// is those rules for this case with none of the per-node tests of the others and a quarter of
-// the per-node state, and its results are the general loop's to the bit (tests run both).
+// is those rules for this case with none of the per-node tests of the others and one count a
+// node, and its results are the general loop's to the bit (tests run both).
 //
 // A task is issued as it is created, so its issue number (its number among the tasks), stream
 // (its own), lane (0) and issue time (its creation time) say nothing the graph does not: they
 // are not written (the host knows them from S[kPlain]), and neither are creation times
-// without a generator cost (all 0).
+// without a generator cost (all 0) nor when a node's dependencies were met: its creation, or
+// its last predecessor's end if later (the host derives them when asked).
 #include <stdint.h>
 
+#include <algorithm>
+#include <functional>
+#include <limits>
 #include <vector>
 
 #include "scheduler.h"
@@ -21,6 +25,22 @@
 using namespace sched;  // NOLINT(build/namespaces): the scheduler's row and counter names
 
 namespace {
+
+constexpr int64_t kEmpty = std::numeric_limits<int64_t>::max();  // an empty queue's head
+constexpr double kNever = std::numeric_limits<double>::infinity();  // no completion pending
+
+// A task running: when it completes, on which worker.
+struct Running {
+  double t;
+  int64_t tid, w;
+};
+
+// The smallest power of two >= n.
+size_t ring_size(int64_t n) {
+  size_t k = 1;
+  while (k < static_cast<size_t>(n)) k *= 2;
+  return k;
+}
 
 // One plain run over a prepared scheduler's graph and outputs.
 class Plain {
@@ -33,19 +53,31 @@ class Plain {
         worker_(s.NI[kWorker]),
         start_(s.NF[kStart]),
         end_(s.NF[kEnd]),
-        deps_(s.NF[kDepsT]),
         created_(s.c.gen_cost ? s.NF[kCreatedT] : nullptr),
         busy_(s.busy),
         trun_(s.trun),
-        queues_(s.plain_queues.data()) {}
+        order_(s.order),
+        queues_(s.plain_queues.data()),
+        head_(s.W + 3, kEmpty),
+        idle_((s.W + 63) / 64, 0),
+        serves_(s.W, 0),
+        running_(ring_size(s.W)),
+        rmask_(running_.size() - 1) {
+    for (int64_t w = 0; w < W_; ++w) {
+      idle_[w / 64] |= uint64_t(1) << (w % 64);
+      for (int p = 0; p < 3; ++p) serves_[w] |= static_cast<uint8_t>(s.serves[w * 3 + p] << p);
+    }
+  }
 
-  void run() {
+  // False: a completion's ready successors came out of order (a fanout row not ascending:
+  // the stalls summed in another order than the general loop's, which sorts the rows).
+  bool run() {
     const int64_t n = g_.num_nodes;
     int64_t first = 0;
     double gen = 0.0;
     for (int64_t tid = 0; tid < n; ++tid) {
       if (g_.kind[tid] != 0) continue;
-      while (!s_.events.empty() && s_.events.top().t <= gen) advance();
+      while (due_ <= gen) advance();
       if (now_ < gen) now_ = gen;
       create(first, tid, gen);
       first = tid + 1;
@@ -66,100 +98,140 @@ class Plain {
     s_.T[kNow] = now_;
     s_.T[kGen] = gen;
     s_.stalls[kStDeps] = stall_;
+    return ascending_;
   }
 
  private:
   // Nodes first..last join at time t (a task last, the barriers before it; or barriers only).
   void create(int64_t first, int64_t last, double t) {
     const bool task = g_.kind[last] == 0;
-    // (the task counts its predecessors the barriers complete, not issued yet)
-    ncreated_ = task ? last : last + 1;
-    // Every row is written once: a barrier's worker and start here, a task's when it starts
-    // (each does: nothing stops a plain run), ends when done, deps met when the last
-    // predecessor is done or here if that was before.
-    const int64_t barriers = task ? last : last + 1;
-    for (int64_t d = first; d < barriers; ++d) {
-      worker_[d] = -1;
-      start_[d] = end_[d] = -1.0;
-      if (left_[d] == 0) deps_[d] = t;
-    }
+    if (first < last || !task) barriers(first, task ? last : last + 1);
     if (created_)
       for (int64_t d = first; d <= last; ++d) created_[d] = t;
-    for (int64_t d = first; d < barriers; ++d)
+    if (task) {
+      ncreated_ = last + 1;
+      ++nissued_;
+      if (left_[last] == 0) enqueue(last);  // (done before, or by the barriers just now)
+    }
+    if (nidle_ > 0 && queued_ > 0) dispatch_idle();
+  }
+
+  // Barriers first..end-1 join (before the task `end`, if any: it counts the predecessors
+  // they complete, not created yet). Every row is written once: a barrier's worker and start
+  // here, a task's when it starts (each does: nothing stops a plain run), ends when done.
+  void barriers(int64_t first, int64_t end) {
+    ncreated_ = end;
+    for (int64_t d = first; d < end; ++d) {
+      worker_[d] = -1;
+      start_[d] = end_[d] = -1.0;
+    }
+    for (int64_t d = first; d < end; ++d)
       if (left_[d] == 0 && end_[d] < 0) {  // (not done meanwhile by another's completion)
         end_[d] = now_;
         complete_node(d);
       }
-    if (task) {
-      ncreated_ = last + 1;
-      ++nissued_;
-      if (left_[last] == 0) {  // (done before, or by the barriers just now: t)
-        deps_[last] = t;
-        enqueue(last);
-      }
-    }
-    if (nidle_ > 0) dispatch_idle();
   }
 
+  // Ready task tid waits in its target worker's queue, else its pool's: the ids of a queue
+  // ascending, so a task pushed after a later one goes to the heap. (The one place the loop
+  // reads a task's pool and target.)
   void enqueue(int64_t tid) {
     const int p = rules::pool_index(g_.pool[tid]);
     const int64_t target = s_.target_of(tid);
     const int64_t h = target >= 0 ? rules::target_worker(target, s_.cand[p]) : W_ + p;
+    PlainQueue& q = queues_[h];
+    const int32_t id = static_cast<int32_t>(tid);
+    if (q.head == q.fifo.size()) {
+      q.fifo.clear();
+      q.head = 0;
+      q.fifo.push_back(id);
+    } else if (q.fifo.back() < id) {
+      q.fifo.push_back(id);
+    } else {
+      q.heap.push_back(id);
+      std::push_heap(q.heap.begin(), q.heap.end(), std::greater<int32_t>());
+    }
+    if (tid < head_[h]) head_[h] = tid;
+    if (h >= W_) pools_ |= 1 << (h - W_);
     ++queued_;
-    queues_[h].push(tid);
   }
 
-  // The best task idle worker w may take, or -1 (the general pick without stealing).
-  int64_t pick(int64_t w) {
-    int64_t best = -1;
-    if (queues_[w].size()) best = w;
-    const uint8_t* serves = &s_.serves[w * 3];
-    for (int p = 0; p < 3; ++p) {
-      const int64_t h = W_ + p;
-      if (serves[p] && queues_[h].size() && (best < 0 || queues_[h].top() < queues_[best].top()))
-        best = h;
+  // Queue h's head, tid, leaves it.
+  void pop(int64_t h, int64_t tid) {
+    PlainQueue& q = queues_[h];
+    const size_t n = q.fifo.size();
+    if (q.head < n && q.fifo[q.head] == tid) {
+      ++q.head;
+    } else {
+      std::pop_heap(q.heap.begin(), q.heap.end(), std::greater<int32_t>());
+      q.heap.pop_back();
     }
-    if (best < 0) return -1;
+    const int64_t a = q.head < n ? q.fifo[q.head] : kEmpty;
+    const int64_t b = q.heap.empty() ? kEmpty : q.heap.front();
+    head_[h] = a < b ? a : b;
+    if (h >= W_ && head_[h] == kEmpty) pools_ &= ~(1 << (h - W_));
     --queued_;
-    return queues_[best].pop();
   }
 
-  // Idle workers, lowest first, start the best task each may take (nothing is queued while
-  // they do: one pass).
+  // Idle workers, lowest first, start the best task each may take: the lowest id at the
+  // head of its own queue and of the pools' queues it serves (nothing is queued while they
+  // do: one pass). (Counters in locals: a member is reloaded after every store to an output
+  // row, which the compiler cannot tell apart from it.)
   void dispatch_idle() {
-    uint8_t* idle = s_.idle.data();
-    for (int64_t w = 0; w < W_ && queued_ > 0; ++w) {
-      if (!idle[w]) continue;
-      const int64_t tid = pick(w);
-      if (tid < 0) continue;
-      idle[w] = 0;
-      --nidle_;
-      worker_[tid] = w;
-      start_[tid] = now_;
-      s_.order[ordn_++] = tid;
-      const int64_t cost = g_.cost[tid];
-      busy_[w] += static_cast<double>(cost);
-      ++trun_[w];
-      s_.events.push(now_ + static_cast<double>(cost), ordn_, kEvComplete,
-                     static_cast<int32_t>(w), tid);
+    const double now = now_;
+    int64_t ordn = ordn_, nidle = nidle_;
+    for (size_t k = 0; k < idle_.size() && queued_ > 0; ++k) {
+      for (uint64_t bits = idle_[k]; bits != 0 && queued_ > 0; bits &= bits - 1) {
+        const int64_t w = static_cast<int64_t>(k * 64) + __builtin_ctzll(bits);
+        int64_t best = -1, top = head_[w];
+        if (top != kEmpty) best = w;
+        for (unsigned m = pools_ & serves_[w]; m != 0; m &= m - 1) {
+          const int64_t h = W_ + __builtin_ctz(m), x = head_[h];
+          const bool lower = x < top;  // (no branch: which pool is first is not predictable)
+          best = lower ? h : best;
+          top = lower ? x : top;
+        }
+        if (best < 0) continue;
+        const int64_t tid = top;
+        pop(best, tid);
+        idle_[k] &= ~(uint64_t(1) << (w % 64));
+        --nidle;
+        worker_[tid] = w;
+        start_[tid] = now;
+        order_[ordn++] = tid;
+        const double cost = static_cast<double>(g_.cost[tid]);
+        busy_[w] += cost;
+        ++trun_[w];
+        // (among the running, earliest first: after those due at the same time, which
+        // started first)
+        size_t i = rtail_++;
+        const double t = now + cost;
+        for (; i != rhead_ && running_[(i - 1) & rmask_].t > t; --i)
+          running_[i & rmask_] = running_[(i - 1) & rmask_];
+        running_[i & rmask_] = Running{t, tid, w};
+        if (i == rhead_) due_ = t;
+      }
     }
+    ordn_ = ordn;
+    nidle_ = nidle;
   }
 
   // The completions of the next instant, then idle workers pick: false if none is pending.
   bool advance() {
-    if (s_.events.empty()) return false;
-    const double t = s_.events.top().t;
+    if (rhead_ == rtail_) return false;
+    const double t = running_[rhead_ & rmask_].t;
     now_ = t;
-    while (!s_.events.empty() && s_.events.top().t == t) {
-      const int64_t tid = s_.events.top().tid, w = s_.events.top().worker;
-      s_.events.pop();
+    while (rhead_ != rtail_ && running_[rhead_ & rmask_].t == t) {
+      const Running& r = running_[rhead_++ & rmask_];
+      const int64_t tid = r.tid, w = r.w;
       end_[tid] = t;
-      s_.idle[w] = 1;
+      idle_[w / 64] |= uint64_t(1) << (w % 64);
       ++nidle_;
       ++completed_;
       complete_node(tid);
     }
-    if (nidle_ > 0) dispatch_idle();
+    due_ = rhead_ != rtail_ ? running_[rhead_ & rmask_].t : kNever;
+    if (queued_ > 0) dispatch_idle();
     return true;
   }
 
@@ -179,11 +251,13 @@ class Plain {
     int32_t* const left = left_;
     const int32_t* const edges = g_.fanout_edges;
     const double now = now_;
+    int64_t last = -1;  // the last successor ready
     for (int64_t e = g_.fanout_begin[v], end = g_.fanout_begin[v + 1]; e < end; ++e) {
       const int64_t d = edges[e];
       // (a node created later counts only the predecessors not done by then)
       if (--left[d] != 0 || d >= ncreated_) continue;
-      deps_[d] = now;
+      ascending_ &= d > last;  // (the ready ones in order: taken as from a sorted row)
+      last = d;
       if (g_.kind[d] != 0) {
         end_[d] = now;
         s_.stack.push_back(d);
@@ -200,10 +274,19 @@ class Plain {
   const int64_t W_;
   int32_t* left_;  // per node: predecessors not done
   int64_t* worker_;
-  double *start_, *end_, *deps_, *created_;
+  double *start_, *end_, *created_;
   double* busy_;
-  int64_t* trun_;
-  BasicQueue<int64_t>* queues_;
+  int64_t *trun_, *order_;
+  PlainQueue* queues_;
+  std::vector<int64_t> head_;     // per queue: its lowest id, or kEmpty
+  unsigned pools_ = 0;            // a bit a pool whose queue is not empty
+  std::vector<uint64_t> idle_;    // a bit an idle worker
+  std::vector<uint8_t> serves_;   // per worker: a bit a pool it takes tasks of
+  std::vector<Running> running_;  // a ring, [rhead_, rtail_): at most one a worker
+  const size_t rmask_;
+  size_t rhead_ = 0, rtail_ = 0;
+  double due_ = kNever;  // the earliest completion's time
+  bool ascending_ = true;  // each completion's ready successors came in ascending order
   double now_ = 0.0, stall_ = 0.0;
   int64_t ncreated_ = 0, nissued_ = 0, completed_ = 0, ordn_ = 0, queued_ = 0;
   int64_t nidle_ = W_;
@@ -217,10 +300,23 @@ bool PtoScheduler::plain() const {
          (!c.ready_priority || one_priority);
 }
 
+// A fanout row out of order (a caller's graph) sums the stalls in another order than the
+// general loop's, which sorts the rows: the run is made again with them sorted.
 void PtoScheduler::run_plain() {
-  left.assign(g.fanin, g.fanin + g.num_nodes);
-  plain_queues.resize(W + 3);
-  for (BasicQueue<int64_t>& q : plain_queues) q.clear();
-  Plain(*this).run();
+  for (bool again = false;; again = true) {
+    if (again) {
+      g = *ascending(&g);
+      std::fill(trun, trun + W, 0);
+      std::fill(busy, busy + W, 0.0);
+    }
+    left.assign(g.fanin, g.fanin + g.num_nodes);
+    plain_queues.resize(W + 3);
+    for (PlainQueue& q : plain_queues) {
+      q.fifo.clear();
+      q.heap.clear();
+      q.head = 0;
+    }
+    if (Plain(*this).run() || again) break;
+  }
   check_drained();
 }

@@ -58,10 +58,8 @@ struct Later {
 };
 
 // A ready queue: a FIFO of the tasks pushed in ascending order (most of them) and a heap of
-// the others; its head is the smaller of the two heads. The general path queues Ready
-// entries; the plain loop (schedule_plain.cpp) queues bare task ids, its order's key.
-template <class T>
-class BasicQueue {
+// the others; its head is the smaller of the two heads.
+class Queue {
  public:
   void clear() {
     ring_.clear();
@@ -69,7 +67,7 @@ class BasicQueue {
     heap_.clear();
   }
   size_t size() const { return ring_.size() - head_ + heap_.size(); }
-  void push(const T& r) {
+  void push(const Ready& r) {
     if (head_ == ring_.size() || ring_.back() < r) {
       ring_.push_back(r);
     } else {
@@ -77,14 +75,14 @@ class BasicQueue {
       std::push_heap(heap_.begin(), heap_.end(), Later());
     }
   }
-  const T& top() const {
+  const Ready& top() const {
     if (head_ < ring_.size() && (heap_.empty() || ring_[head_] < heap_.front()))
       return ring_[head_];
     return heap_.front();
   }
-  T pop() {
+  Ready pop() {
     if (head_ < ring_.size() && (heap_.empty() || ring_[head_] < heap_.front())) {
-      T r = ring_[head_++];
+      Ready r = ring_[head_++];
       if (head_ == ring_.size()) {
         ring_.clear();
         head_ = 0;
@@ -92,16 +90,22 @@ class BasicQueue {
       return r;
     }
     std::pop_heap(heap_.begin(), heap_.end(), Later());
-    T r = heap_.back();
+    Ready r = heap_.back();
     heap_.pop_back();
     return r;
   }
 
  private:
-  std::vector<T> ring_, heap_;
+  std::vector<Ready> ring_, heap_;
   size_t head_ = 0;
 };
-using Queue = BasicQueue<Ready>;
+
+// The plain loop's ready queue (schedule_plain.cpp): task ids, lowest first (ids pushed
+// ascending in a FIFO from `head` on, the others in a min-heap).
+struct PlainQueue {
+  std::vector<int32_t> fifo, heap;
+  size_t head = 0;
+};
 
 struct Event {
   double t;
@@ -235,7 +239,7 @@ struct PtoScheduler {
   // The plain loop's state (schedule_plain.cpp): predecessors not done per node, the queues
   // of task ids; one_priority: every task has the same priority.
   std::vector<int32_t> left;
-  std::vector<sched::BasicQueue<int64_t>> plain_queues;
+  std::vector<sched::PlainQueue> plain_queues;
   bool one_priority = true;
 
   // A node's target, stream and priority: a NULL column is every node's default.
