@@ -17,7 +17,10 @@ calls of the core's C API (runtime/core/pto_wsp_core.h), declared as ``func.func
 | `tg.event_query "e"` | `pto_tg_event_query(ctx, event) -> index`, compared with 0 |
 | `tg.call` | the callee's body, inlined |
 
-A region is stated in its root tensor's index space (what the TensorMap decides overlap on):
+A read the program's shape puts after every write of its tensor, or of a tensor no task writes
+(passes/tg_reads.py), has access 3 (lookup) or 4 (unwritten) in the site table: the core's
+TensorMap records no reader for it. A region is stated in its root tensor's index space (what
+the TensorMap decides overlap on):
 the ``memref.subview`` chain from a program argument is folded into per-dimension offset,
 size and stride values, as tg-materialize does. What native code must not do on bad data is
 checked first, and calls ``pto_tg_check_failed(ctx, check)`` instead: a ``memref.load`` outside
