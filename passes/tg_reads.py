@@ -27,17 +27,24 @@ from pto_wsp.dialects import tg
 LOOKUP, UNWRITTEN = "lookup", "unwritten"
 
 
-def root_argument(value: SSAValue) -> BlockArgument | None:
-    """The program argument a region is a view of (None: not a subview chain of one)."""
+def view_root(value: SSAValue) -> SSAValue:
+    """What a ``memref.subview`` chain views: a program argument, a global's data, ..."""
     while isinstance(value.owner, memref.SubviewOp):
         value = value.owner.source
-    return value if isinstance(value, BlockArgument) else None
+    return value
+
+
+def top_level(op: Operation, block: Block) -> Operation:
+    """The op of ``block`` that holds ``op`` (``op`` itself when it is one)."""
+    while op.parent_block() is not block:
+        op = op.parent_op()  # type: ignore[assignment]
+    return op
 
 
 def _argument_of(body: Block, region: SSAValue) -> BlockArgument | None:
     """The argument of the program ``body`` a region views, if that is what it is."""
-    root = root_argument(region)
-    return root if root is not None and root.block is body else None
+    root = view_root(region)
+    return root if isinstance(root, BlockArgument) and root.block is body else None
 
 
 def reads_after_writes(body: Block) -> dict[tg.TaskOp, list[str]]:
@@ -45,12 +52,7 @@ def reads_after_writes(body: Block) -> dict[tg.TaskOp, list[str]]:
     ``lookup`` or ``unwritten`` read, per region its mark ('' for every other access)."""
     tasks = [op for op in body.walk() if isinstance(op, tg.TaskOp)]
     order = {op: i for i, op in enumerate(body.ops)}
-    top: dict[tg.TaskOp, int] = {}
-    for op in tasks:
-        outer: Operation = op
-        while outer.parent_block() is not body:
-            outer = outer.parent_op()  # type: ignore[assignment]
-        top[op] = order[outer]
+    top = {op: order[top_level(op, body)] for op in tasks}
     roots = {op: [_argument_of(body, r) for r in op.resources] for op in tasks}
     last_write: dict[BlockArgument, int] = {}
     for op in tasks:

@@ -12,6 +12,7 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from pto_wsp.passes.diagnostics import location_of
+from pto_wsp.passes.tg_reads import view_root
 
 Value = int | SSAValue
 
@@ -35,7 +36,7 @@ class RuntimeChecks:
         """``memref.load`` reads only inside the memref: otherwise the runtime is told."""
         if not op.indices:
             return
-        root = _root_argument(op.memref)
+        root = view_root(op.memref)
         names = self.func.attributes["pto.arg_names"]
         assert isinstance(names, ArrayAttr)
         name = "a value"
@@ -127,9 +128,3 @@ def constant_of(v: Value) -> Value:
         if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType):
             return attr.value.data
     return v
-
-
-def _root_argument(value: SSAValue) -> SSAValue:
-    while isinstance(value.owner, memref.SubviewOp):
-        value = value.owner.source
-    return value

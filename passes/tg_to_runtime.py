@@ -69,7 +69,7 @@ from xdsl.utils.exceptions import PassFailedException
 from pto_wsp.dialects import tg, tg_events
 from pto_wsp.dialects.tg_calls import call_cycle
 from pto_wsp.passes.diagnostics import location_of
-from pto_wsp.passes.tg_reads import LOOKUP, UNWRITTEN, reads_after_writes
+from pto_wsp.passes.tg_reads import LOOKUP, UNWRITTEN, reads_after_writes, top_level
 from pto_wsp.passes.tg_runtime_checks import DIVISIONS, RuntimeChecks, Value, constant_of
 
 NAME = "tg-to-runtime-calls"
@@ -439,9 +439,7 @@ class _Lowering(RuntimeChecks):
         table, values, address = self.task_buffers()
         slot, own = self.slot(values, len(given))
         block = self.func.body.block
-        top: Operation = op
-        while top.parent_block() is not block:
-            top = top.parent_op()  # type: ignore[assignment]
+        top = top_level(op, block)
         for i, value in enumerate(given):
             known = constant_of(value)
             once = own and (isinstance(known, int) or _defined_in(known, block))

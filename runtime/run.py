@@ -192,10 +192,9 @@ class Run:
     def deps_t_array(self) -> np.ndarray:
         # (a node's dependencies are met when it is created, or when its last predecessor
         # ends if that is later)
-        graph = self.task_graph
         deps = self.created_t_array.copy()
-        sources = np.repeat(np.arange(graph.num_nodes), np.diff(graph.fanout_begin))
-        np.maximum.at(deps, graph.fanout_edges, self.end_array[sources])
+        sources, destinations = self.task_graph.edges()
+        np.maximum.at(deps, destinations, self.end_array[sources])
         return deps
 
     @property
