@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
@@ -284,6 +285,9 @@ class Core:
         self._tensors: tuple = ((), None)  # (shapes, pto_core_new's arguments for them)
         #: Per graph array: (address, length, its view) of the last build.
         self._views: dict[str, tuple[int, int, np.ndarray]] = {}
+        self._g = _Graph()  # (pto_core_graph's answer)
+        self._g_ref = ctypes.byref(self._g)
+        self._fixed = b""  # (its bytes the last time)
         self._points = ctypes.POINTER(ctypes.c_int64)()  # (where the ordering points are)
         self._points_ref = ctypes.byref(self._points)
         memory = _Memory(api, api.pto_core_new(*self._arguments(shapes)))
@@ -383,11 +387,16 @@ class Core:
         ``pto.scalars`` and ``pto.kept``; without them: ints, every dimension). A build
         without records takes its args, regions and coords from ``again()`` (the same
         graph built with them), called when one of them is first read."""
-        g = _Graph()
-        if self._api.pto_core_graph(self._ptr, ctypes.byref(g)) != 0:
+        g = self._g
+        if self._api.pto_core_graph(self._ptr, self._g_ref) != 0:
             raise NativeCoreError(self.error()[0])
         n, e = g.num_nodes, g.num_edges
         view = self._view
+        # (the same sizes and addresses as the last build: its views of the arrays of n,
+        # n + 1 and e entries, without a test each)
+        fixed = bytes(g)
+        same = fixed == self._fixed
+        self._fixed = fixed
 
         def per_node(begin, values, make, info=None) -> _PerNode:
             starts = view(g, begin, n + 1)
@@ -408,13 +417,17 @@ class Core:
         elif again is None:
             raise NativeCoreError("a build without records needs again() to read them")
         else:
-            load = cache(again)  # (one build for the three fields)
+            load = _Once(again)  # (one build for the three fields)
             fields = tuple(_Unrecorded(n, name, load) for name in ("args", "regions", "coords"))
+        if same and n:
+            columns = {name: self._views[name][2] for name in _FIXED_ARRAYS}
+        else:
+            columns = {name: view(g, name, n) for name in _NODE_ARRAYS}
+            columns["fanout_begin"] = view(g, "fanout_begin", n + 1) if n else np.zeros(1, np.int32)
+            columns["fanout_edges"] = view(g, "fanout_edges", e)
+            columns["edge_kind"] = view(g, "edge_kind", e)
         return TaskGraph(
-            **{name: view(g, name, n) for name in _NODE_ARRAYS},
-            fanout_begin=view(g, "fanout_begin", n + 1) if n else np.zeros(1, np.int32),
-            fanout_edges=view(g, "fanout_edges", e),
-            edge_kind=view(g, "edge_kind", e),
+            **columns,
             kernels=list(kernels),
             args=fields[0],
             regions=fields[1],
@@ -424,6 +437,8 @@ class Core:
 
 #: The graph's arrays of one entry per node, as TaskGraph names them.
 _NODE_ARRAYS = ("kind", "kernel", "pool", "domain", "target", "stream", "priority", "fanin")
+#: Those and the fanout's: their sizes are the graph's (Core.graph).
+_FIXED_ARRAYS = (*_NODE_ARRAYS, "fanout_begin", "fanout_edges", "edge_kind")
 
 
 def _args(site: np.ndarray, scalars: Sequence[str]):
@@ -534,6 +549,23 @@ class _PerNode:
             return False
 
 
+class _Once:
+    """A function's result, computed on the first call (functools.cache costs ~1 us to
+    make, on every build)."""
+
+    __slots__ = ("_function", "_result")
+
+    def __init__(self, function: Callable[[], Any]) -> None:
+        self._function = function
+
+    def __call__(self) -> Any:
+        try:
+            return self._result
+        except AttributeError:
+            self._result = self._function()
+            return self._result
+
+
 class _Unrecorded(_PerNode):
     """A per-node field a build did not record: ``load()`` (the graph built again with
     records) gives it when it is first read."""
@@ -558,7 +590,8 @@ class _SchedGraph(ctypes.Structure):
         ("num_nodes", ctypes.c_int64),
         *[(n, ctypes.c_void_p) for n in ("kind", "pool")],
         *[(n, ctypes.c_void_p) for n in ("cost", "priority", "target", "stream", "fanout_begin")],
-        *[(n, ctypes.c_void_p) for n in ("fanin", "fanout_edges")],
+        *[(n, ctypes.c_void_p) for n in ("fanin", "fanout_edges", "kernel", "kernel_cost")],
+        ("num_kernel_costs", ctypes.c_int64),
     ]
 
 
@@ -684,6 +717,9 @@ class Scheduler:
         self._out = np.empty(0, np.int64)
         #: (a copy of the last SimConfig, its PtoSchedConfig, the pools that points to).
         self._kept_config: tuple | None = None
+        #: (weak references to the graph's columns, their _SchedGraph) of the last run.
+        self._kept_graph: tuple | None = None
+        self._table = np.zeros(1, np.int64)  # kernel costs, the barriers' first
         if config is not None:
             self._config(config, None, (), -1)
 
@@ -696,34 +732,32 @@ class Scheduler:
     def run(
         self,
         graph: TaskGraph,
-        costs: np.ndarray,
+        costs: np.ndarray | None,
         config: Any,
         order_points: Sequence[int] = (),
         stop_at: int = -1,
         general: bool = False,
+        kernel_costs: np.ndarray | None = None,
     ) -> Schedule:
         """Schedule ``graph`` as the engine runs it with ``config`` (a SimConfig), each node
-        costing ``costs[node]`` cycles; ``order_points`` lists how many tasks preceded each
-        ordering point (batch_deps flushes there). With task_window's overflow=abort the run
-        stops at the creation that finds the window full, and with ``stop_at`` before the
-        creation of that task (by number): ``Schedule.stopped`` then says so. ``general``: the
-        general loop even for a plain schedule (tests compare the two). NativeCoreError
-        when it cannot."""
+        costing ``costs[node]`` cycles (``costs`` None: its kernel's ``kernel_costs[kernel]``,
+        a barrier 0); ``order_points`` lists how many tasks preceded each ordering point
+        (batch_deps flushes there). With task_window's overflow=abort the run stops at the
+        creation that finds the window full, and with ``stop_at`` before the creation of that
+        task (by number): ``Schedule.stopped`` then says so. ``general``: the general loop
+        even for a plain schedule (tests compare the two). NativeCoreError when it cannot."""
         n = graph.num_nodes
         if graph.num_edges > MAX_EDGES:
             raise NativeCoreError(f"a graph of {graph.num_edges} edges, more than {MAX_EDGES}")
-        keep = [
-            np.ascontiguousarray(graph.kind, np.uint8),
-            np.ascontiguousarray(graph.pool, np.uint8),
-            np.ascontiguousarray(costs, np.int64),
-            *[_sched_column(getattr(graph, f), f) for f in _SCHED_I64],
-            np.ascontiguousarray(graph.fanout_begin, np.int32),
-            np.ascontiguousarray(graph.fanin, np.int32),
-            np.ascontiguousarray(graph.fanout_edges, np.int32),
-        ]
-        if len(keep[2]) != n:
-            raise NativeCoreError(f"{len(keep[2])} costs for a graph of {n} nodes")
-        g = _SchedGraph(n, *[None if a is None else address_of(a) for a in keep])
+        g = self._graph(graph)
+        if costs is not None:
+            costs = np.ascontiguousarray(costs, np.int64)
+            if len(costs) != n:
+                raise NativeCoreError(f"{len(costs)} costs for a graph of {n} nodes")
+            g.cost, g.kernel_cost, g.num_kernel_costs = address_of(costs), None, 0
+        else:
+            table = self._kernel_costs(kernel_costs)
+            g.cost, g.kernel_cost, g.num_kernel_costs = None, address_of(table), len(table)
         c = self._config(config, graph, order_points, stop_at, general)
         NI, NF, order, out = self._outputs(n, max(n, 1), c.workers)
         api = self._api
@@ -733,6 +767,49 @@ class Scheduler:
         spans = self._spans() if S[_SPANN] else _NO_SPANS
         collections = self._collections() if S[_GCN] else _NO_SPANS[:2]
         return Schedule(NI, NF, S, R, order[: S[_ORDN]], spans, *collections)
+
+    def _graph(self, graph: TaskGraph) -> _SchedGraph:
+        """The scheduler's view of ``graph`` (costs left to the caller): the last run's while
+        it read the same arrays in place (a Program's graph built again in the same memory)."""
+        columns = (
+            graph.kind,
+            graph.pool,
+            *[getattr(graph, f) for f in _SCHED_I64],
+            graph.fanout_begin,
+            graph.fanin,
+            graph.fanout_edges,
+            graph.kernel,
+        )
+        kept = self._kept_graph
+        if kept is not None and all(r() is a for r, a in zip(kept[0], columns)):
+            return kept[1]
+        keep = [
+            np.ascontiguousarray(graph.kind, np.uint8),
+            np.ascontiguousarray(graph.pool, np.uint8),
+            *[_sched_column(getattr(graph, f), f) for f in _SCHED_I64],
+            np.ascontiguousarray(graph.fanout_begin, np.int32),
+            np.ascontiguousarray(graph.fanin, np.int32),
+            np.ascontiguousarray(graph.fanout_edges, np.int32),
+            np.ascontiguousarray(graph.kernel, np.int32),
+        ]
+        addresses = [None if a is None else address_of(a) for a in keep]
+        g = _SchedGraph(graph.num_nodes, *addresses[:2], None, *addresses[2:], None, 0)
+        # Kept only when every array is read in place (a copy would miss changes to it), and
+        # by weak references: a view held here would keep the core from building again in
+        # its memory. While they all lead to the caller's arrays, the addresses are theirs.
+        in_place = all(a is None or a is b for a, b in zip(keep, columns))
+        self._kept_graph = (tuple(map(weakref.ref, columns)), g) if in_place else None
+        self._keep = None if in_place else keep  # (copies: alive while the scheduler reads)
+        return g
+
+    def _kernel_costs(self, kernel_costs: np.ndarray | None) -> np.ndarray:
+        """The scheduler's table of kernel costs: the barriers' 0, then ``kernel_costs``."""
+        given = np.asarray(() if kernel_costs is None else kernel_costs, np.int64)
+        table = self._table
+        if len(table) != len(given) + 1 or table[1:].tobytes() != given.tobytes():
+            table = self._table = np.zeros(len(given) + 1, np.int64)
+            table[1:] = given
+        return table
 
     def _config(
         self,

@@ -181,6 +181,7 @@ class Program:
         self._scheduler: Scheduler | None = None  # the core's, its memory kept between runs
         self._views: dict = {}  # the views of the bound tensors the bodies got (Run.run_bodies)
         self._kept_arguments: tuple | None = None  # _arguments' result until the next bind
+        self._tensor_names = [a.name for a in args if a.kind == "tensor"]
         #: Why the last execution ran on the reference engine (None: on the native core).
         self.fast_declined: str | None = None
         self._elapsed_ms = 0.0
@@ -448,10 +449,11 @@ class Program:
     def _run_native(self, config: SimConfig, progress: Callable[[int, int], None] | None) -> Run:
         """A main program on the native core: build the graph with the compiled program,
         schedule it, then (functional mode) run the bodies in dispatch order."""
+        bound = self._bindings
         arrays = {
-            a.name: self._bindings[a.name]
-            for a in self.args
-            if a.kind == "tensor" and isinstance(self._bindings.get(a.name), np.ndarray)
+            name: bound[name]
+            for name in self._tensor_names
+            if isinstance(bound.get(name), np.ndarray)
         }
         # The last run's graph and schedule are the core's and the scheduler's memory: let go
         # of them first, and this build reuses that memory instead of faulting in fresh pages.
@@ -462,17 +464,20 @@ class Program:
                 self._bindings, config.infer_data_deps, self._reads_records()
             )
             built = time.perf_counter()
-            costs, failed = self._costs(graph)
+            costs, table, failed = self._costs(graph)
             stop_at = -1 if failed is None else failed[0]
             if self._scheduler is None:  # (no bind() before: a program without arguments)
                 self._scheduler = Scheduler()
-            schedule = self._scheduler.run(graph, costs, config, points, stop_at)
+            schedule = self._scheduler.run(
+                graph, costs, config, points, stop_at, kernel_costs=table
+            )
             graph = forget_collected(graph, schedule.gc_at, schedule.gc_old)
             run = Run(
                 config=config,
                 graph=graph,
                 schedule=schedule,
                 costs=costs,
+                kernel_costs=table,
                 kernels=self.kernels,
                 arrays=arrays,
             )
@@ -527,12 +532,15 @@ class Program:
             return True
         return any(s is not None and s.cost.__class__ is not int for s in specs)
 
-    def _costs(self, graph: TaskGraph) -> tuple[np.ndarray, tuple[int, ExecutionError] | None]:
-        """Each node's cycles (0 for barriers): a kernel's constant, or its cost function
-        called per task (``KernelSpec.task_cycles``, as the engine does). The second result:
-        the first task (by number) whose cost could not be computed, and its error."""
-        kinds = len(graph.kernels)
-        table = np.zeros(kinds + 1, np.int64)  # (the last entry, kernel -1: the barriers)
+    def _costs(
+        self, graph: TaskGraph
+    ) -> tuple[np.ndarray | None, np.ndarray, tuple[int, ExecutionError] | None]:
+        """The nodes' cycles: per kernel id when every kernel's cost is a constant (per-node
+        costs None: a node costs its kernel's, a barrier 0), else per node too (0 for
+        barriers; a cost function called per task, ``KernelSpec.task_cycles``, as the engine
+        does). The third result: the first task (by number) whose cost could not be
+        computed, and its error."""
+        table = np.zeros(len(graph.kernels), np.int64)
         functions = []
         for kid, name in enumerate(graph.kernels):
             spec = self.kernels.get(name) or KernelSpec(name, [], [], origin="unknown")
@@ -540,9 +548,9 @@ class Program:
                 table[kid] = spec.cost
             else:
                 functions.append(kid)
-        costs = table[graph.kernel]
         if not functions:
-            return costs, None
+            return None, table, None
+        costs = np.append(table, 0)[graph.kernel]  # (kernel -1, the barriers: the last, 0)
         ids = np.flatnonzero(np.isin(graph.kernel, functions)).tolist()
         kernel, args, regions, coords = graph.kernel, graph.args, graph.regions, graph.coords
         specs = {kid: self.kernels.get(graph.kernels[kid]) for kid in functions}
@@ -552,9 +560,9 @@ class Program:
                 cycles = spec.task_cycles(i, coords[i], args[i], regions[i])
             except ExecutionError as error:
                 number = int(np.count_nonzero(graph.kind[:i] == KIND_TASK))
-                return costs, (number, error)
+                return costs, table, (number, error)
             costs[i] = cycles
-        return costs, None
+        return costs, table, None
 
     # ------------------------------------------------------------------ results
 

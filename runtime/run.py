@@ -80,8 +80,9 @@ class Run:
         config: Any,
         graph: TaskGraph,
         schedule: Schedule,
-        costs: np.ndarray,
+        costs: np.ndarray | None,
         kernels: Mapping[str, Any],
+        kernel_costs: np.ndarray | None = None,
         arrays: Mapping[str, np.ndarray],
     ) -> None:
         self.cfg = config
@@ -98,7 +99,9 @@ class Run:
             self.lane_array = NI[_LANE]
             self.issued_t_array = NF[_ISSUED_T]
             self.deps_t_array = NF[_DEPS_T]
-        self.cost_array = costs
+        if costs is not None:
+            self.cost_array = costs
+        self._kernel_costs = kernel_costs
         self.order = schedule.order
         self._S = schedule.S
         self._R = schedule.R
@@ -171,6 +174,11 @@ class Run:
     # as it is created, so the scheduler does not write these: issue numbers count the tasks,
     # a task's stream is its own, every lane 0, a task is issued when it is created and a
     # node's dependencies are met when it is created or its last predecessor ends.
+    @functools.cached_property
+    def cost_array(self) -> np.ndarray:
+        # (costs None: each node's kernel's, the barriers' 0; kernel -1 reads the last)
+        return np.append(self._kernel_costs, 0)[self.task_graph.kernel]
+
     @functools.cached_property
     def issue_seq_array(self) -> np.ndarray:
         tasks = self.task_graph.kind == 0

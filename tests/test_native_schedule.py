@@ -303,6 +303,52 @@ def test_a_scheduler_writes_its_next_schedule_in_the_memory_of_the_last():
     del fillers
 
 
+@pytest.mark.parametrize("general", [False, True])
+def test_costs_by_kernel_schedule_as_the_same_costs_per_node(general):
+    """A Program's constant kernel costs go to the scheduler as one table (``kernel_costs``,
+    no per-node array): both loops schedule as with each node's cost given, barriers 0."""
+    rng = np.random.default_rng(3)
+    builder = GraphBuilder({})
+    builder.use_events()
+    for i in range(300):
+        if i % 7 == 3:
+            builder.event_record("e", None)  # (barriers: kernel -1)
+            builder.event_wait("e", None)
+        deps = sorted(set(rng.integers(0, builder.num_nodes, 2).tolist())) if i else []
+        builder.add_task("abc"[i % 3], pool=(0, 1, 255)[i % 3], deps=deps)
+    graph = builder.build()
+    table = np.array([5, 0, 13], np.int64)
+    per_node = np.where(graph.kind == 0, table[graph.kernel], 0)
+    config = SimConfig(workers=3, worker_pools=("vector", "cube", "any"), functional=False)
+    by_kernel = Scheduler().run(graph, None, config, general=general, kernel_costs=table)
+    by_node = Scheduler().run(graph, per_node, config, general=general)
+    for a, b in zip(_defined(by_kernel), _defined(by_node)):
+        assert np.array_equal(a, b)
+    run = Run(
+        config=config, graph=graph, schedule=by_kernel, costs=None, kernels={},
+        arrays={}, kernel_costs=table,
+    )  # fmt: skip
+    assert run.cost_array.tolist() == per_node.tolist()
+
+
+def test_a_scheduler_reads_a_graph_changed_in_place():
+    """The scheduler keeps its view of a graph it read in place (a Program's graph built
+    again in the same memory): a change made to those arrays in between is seen."""
+    graph = _chain(6)
+    config = SimConfig(workers=2, functional=False)
+    scheduler = Scheduler()
+    table = np.array([4], np.int64)
+    first = scheduler.run(graph, None, config, kernel_costs=table)
+    assert first.NF[1].max() == 24.0  # six tasks of 4 cycles in a chain
+    graph.pool[:] = 1  # (every task a cube task: a cube worker or an any worker takes it)
+    graph.fanout_edges[:] = graph.num_nodes - 1  # (every row's successor the last node)
+    graph.fanin[:] = 0
+    graph.fanin[-1] = graph.num_edges
+    again = scheduler.run(graph, None, config, kernel_costs=np.array([9], np.int64))
+    # (five tasks two at a time, the last after all of them)
+    assert again.NF[1].tolist() == [9.0, 9.0, 18.0, 18.0, 27.0, 36.0]
+
+
 def test_what_it_cannot_schedule_is_one_clear_error():
     graph = _chain(2)
     config = SimConfig(workers=2, functional=False)
@@ -312,6 +358,12 @@ def test_what_it_cannot_schedule_is_one_clear_error():
     costs[0] = -1
     with pytest.raises(NativeCoreError, match=r"^node 0: a cost not in \[0, 2\^53\)$"):
         Scheduler().run(graph, costs, config)
+    with pytest.raises(NativeCoreError, match=r"^kernel 0: a cost not in \[0, 2\^53\)$"):
+        Scheduler().run(graph, None, config, kernel_costs=np.array([-2]))
+    with pytest.raises(
+        NativeCoreError, match=r"^kernel 0 of a node has no cost \(0 kernel costs\)$"
+    ):
+        Scheduler().run(graph, None, config, kernel_costs=np.zeros(0, np.int64))
     pools = graph.pool.copy()
     pools[1] = 7
     with pytest.raises(NativeCoreError, match="^node 1: pool 7 is not vector, cube or any$"):

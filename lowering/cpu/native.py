@@ -194,10 +194,10 @@ class NativeProgram:
     def _again(self, bindings: Mapping[str, Any], infer_data_deps: bool) -> Any:
         """The graph of a build without records, built again with them: from the bindings
         of now (the data the program reads copied: the caller may change it in place)."""
-        now = {
-            name: np.array(value) if name in self.reads and value is not None else value
-            for name, value in bindings.items()
-        }
+        now = dict(bindings)
+        for name in self.reads:
+            if now.get(name) is not None:
+                now[name] = np.array(now[name])
         return lambda: self.build_with_points(now, infer_data_deps)[0]
 
     def prepare(

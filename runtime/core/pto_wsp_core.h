@@ -171,13 +171,18 @@ PTO_CORE_API int64_t pto_core_order_points(const PtoCore* core, const int64_t** 
 // The graph: per node kind (0 task, 1 barrier), pool (0 vector, 1 cube, 255 any), cost in
 // cycles (0 for barriers), priority, target (-1: none), stream (these three NULL: every
 // node the default, -1 target, 0 otherwise), fanin; fanout in CSR (PtoGraph's arrays, cost
-// added).
+// added). cost NULL: a node costs kernel_cost[kernel + 1] (its kernel's cycles, the
+// barriers' -1 kernel entry 0 first; num_kernel_costs entries): no per-node array to fill
+// when every kernel's cost is a constant.
 typedef struct PtoSchedGraph {
   int64_t num_nodes;
   const uint8_t *kind, *pool;
   const int64_t *cost, *priority, *target, *stream;
   const int32_t* fanout_begin;
   const int32_t *fanin, *fanout_edges;
+  const int32_t* kernel;
+  const int64_t* kernel_cost;
+  int64_t num_kernel_costs;
 } PtoSchedGraph;
 
 // The schedule. worker_pool: each worker's pool code. timing: 0 immediate, 1 rate_limit

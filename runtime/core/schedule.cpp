@@ -89,6 +89,30 @@ void PtoScheduler::configure(const PtoSchedConfig& config) {
   halted = false;
 }
 
+bool PtoScheduler::kernel_costs_valid() {
+  const int64_t nk = g.num_kernel_costs;
+  if (g.kernel_cost == nullptr || g.kernel == nullptr || nk < 1) {
+    error = "a graph without costs needs its kernels and their costs";
+    return false;
+  }
+  for (int64_t k = 0; k < nk; ++k)
+    if (g.kernel_cost[k] < 0 || g.kernel_cost[k] >= (int64_t(1) << 53)) {
+      error = "kernel " + std::to_string(k - 1) + ": a cost not in [0, 2^53)";
+      return false;
+    }
+  int32_t lo = 0, hi = -1;  // (no branch a node: the pass vectorizes)
+  for (int64_t i = 0; i < g.num_nodes; ++i) {
+    lo = std::min(lo, g.kernel[i]);
+    hi = std::max(hi, g.kernel[i]);
+  }
+  if (lo < -1 || hi + 1 >= nk) {
+    error = "kernel " + std::to_string(lo < -1 ? lo : hi) + " of a node has no cost (" +
+            std::to_string(nk - 1) + " kernel costs)";
+    return false;
+  }
+  return true;
+}
+
 bool PtoScheduler::prepare(const PtoSchedGraph* graph, const PtoSchedConfig* config,
                            PtoSchedOut* out) {
   // (the plain loop sorts the fanout rows only if it finds one out of order: run_plain)
@@ -104,11 +128,12 @@ bool PtoScheduler::prepare(const PtoSchedGraph* graph, const PtoSchedConfig* con
               " is not vector, cube or any";
       return false;
     }
-    if (g.cost[i] < 0 || g.cost[i] >= (int64_t(1) << 53)) {
+    if (g.cost != nullptr && (g.cost[i] < 0 || g.cost[i] >= (int64_t(1) << 53))) {
       error = "node " + std::to_string(i) + ": a cost not in [0, 2^53)";
       return false;
     }
   }
+  if (g.cost == nullptr && !kernel_costs_valid()) return false;
   // (tasks of one priority are ready in issue order, as with none)
   const int64_t* first = nullptr;
   for (int64_t i = 0; config->ready_priority && g.priority && one_priority && i < n; ++i)

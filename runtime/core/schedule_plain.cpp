@@ -199,7 +199,7 @@ class Plain {
         worker_[tid] = w;
         start_[tid] = now;
         order_[ordn++] = tid;
-        const double cost = static_cast<double>(g_.cost[tid]);
+        const double cost = static_cast<double>(s_.cost_of(tid));
         busy_[w] += cost;
         ++trun_[w];
         // (among the running, earliest first: after those due at the same time, which

@@ -246,9 +246,14 @@ struct PtoScheduler {
   int64_t target_of(int64_t v) const { return g.target != nullptr ? g.target[v] : -1; }
   int64_t stream_of(int64_t v) const { return g.stream != nullptr ? g.stream[v] : 0; }
   int64_t priority_of(int64_t v) const { return g.priority != nullptr ? g.priority[v] : 0; }
+  // (without a per-node cost: its kernel's, the barriers' first)
+  int64_t cost_of(int64_t v) const {
+    return g.cost != nullptr ? g.cost[v] : g.kernel_cost[g.kernel[v] + 1];
+  }
 
   // ---------------------------------------------------------------- setting up (schedule.cpp)
   bool prepare(const PtoSchedGraph* graph, const PtoSchedConfig* config, PtoSchedOut* out);
+  bool kernel_costs_valid();  // (prepare's, for a graph without per-node costs)
   // A graph that grows from nothing, the results kept here.
   void start(const PtoSchedConfig& config, PtoSchedHooks* h);
   void configure(const PtoSchedConfig& config);
@@ -540,7 +545,7 @@ struct PtoScheduler {
       }
       order[S[kOrdN]++] = tid;
       if (hooks != nullptr && !hooks->started(tid)) halted = true;
-      const int64_t cost = g.cost[tid];
+      const int64_t cost = cost_of(tid);
       busy[w] += static_cast<double>(cost);
       ++trun[w];
       epush(now + static_cast<double>(cost), kEvComplete, static_cast<int32_t>(w), tid);
