@@ -216,14 +216,20 @@ class NativeProgram:
             core = self._kept_core = Core(shapes, infer_data_deps, records)
         return core
 
+    @staticmethod
+    def _still(kept: _Packed, bindings: Mapping[str, Any]) -> bool:
+        """Whether every binding is the one ``kept`` was packed for, of the same shape."""
+        get = bindings.get
+        for name, value, shape in kept.seen:  # (a loop: all() of a generator costs twice)
+            if get(name) is not value or (shape is not None and value.shape != shape):
+                return False
+        return True
+
     def _packed(self, bindings: Mapping[str, Any]) -> _Packed:
         """The packed call's arguments for ``bindings``: the last ones while every binding
         is the same object of the same shape (its data is read where it is)."""
         kept = self._kept_packed
-        if kept is not None and all(
-            bindings.get(name) is value and (shape is None or value.shape == shape)
-            for name, value, shape in kept.seen
-        ):
+        if kept is not None and self._still(kept, bindings):
             return kept
         shapes, keep, addresses = self._arguments(bindings)
         seen = [(name, bindings.get(name)) for name, *_ in self._plan]
