@@ -328,8 +328,9 @@ class Core:
         and the next build needs a new Core."""
         if self._started == (shapes, infer_data_deps, records):
             return True  # (no build since the core started: nothing to start again)
-        if any(sys.getrefcount(v) > _UNHELD for _, _, v in self._views.values()):
-            return False
+        for _, _, v in self._views.values():  # (a loop: any() of a generator costs twice)
+            if sys.getrefcount(v) > _UNHELD:
+                return False
         self._api.pto_core_restart(self._ptr, *self._arguments(shapes))
         self._start(shapes, infer_data_deps, records)
         return True
@@ -781,8 +782,12 @@ class Scheduler:
             graph.kernel,
         )
         kept = self._kept_graph
-        if kept is not None and all(r() is a for r, a in zip(kept[0], columns)):
-            return kept[1]
+        if kept is not None:
+            for r, a in zip(kept[0], columns):
+                if r() is not a:
+                    break
+            else:
+                return kept[1]
         keep = [
             np.ascontiguousarray(graph.kind, np.uint8),
             np.ascontiguousarray(graph.pool, np.uint8),

@@ -527,10 +527,14 @@ class Program:
         """Whether an execute reads its tasks' scalars, coordinates and regions: a body to
         run (functional mode) or a cost function does; other readers (``graph()``) have
         the graph built again with them when they first read them."""
-        specs = [self.kernels.get(name) for name in self.native.kernels]
-        if self.config.functional and any(s is not None and s.runnable is not None for s in specs):
-            return True
-        return any(s is not None and s.cost.__class__ is not int for s in specs)
+        functional = self.config.functional
+        for name in self.native.kernels:
+            s = self.kernels.get(name)
+            if s is not None and (
+                s.cost.__class__ is not int or functional and s.runnable is not None
+            ):
+                return True
+        return False
 
     def _costs(
         self, graph: TaskGraph
