@@ -256,18 +256,36 @@ def test_workers_holding_during_the_build_are_woken(program, monkeypatch, worker
     assert stats.ring_stalls > 0
 
 
+@pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("n", [1000, 9000])
-def test_one_worker_woken_late(program, n):
-    """One worker: its kept thread is woken once the build has 1,024 tasks (9,000: then it
-    runs beside the build, and the ring of 4,096 slots wraps) or never (1,000: the worker
-    runs on the orchestrating thread after the build). Every task runs once."""
+def test_workers_woken_late(program, n, workers):
+    """The kept threads are woken once the build has 1,024 tasks (9,000: then they run beside
+    the build, and the ring of 4,096 slots wraps) or never (1,000: every worker's tasks run on
+    the orchestrating thread after the build). Every task runs once, each on a worker of its
+    pool."""
     p = program.for_program("marks")
-    p.workers = 1
+    p.workers, p.record = workers, True
     for _ in range(3):
         log = np.full((n, 2), -1, dtype=np.int64)
         p.execute(log=log, n=n)
         assert (log[:, 0] == np.arange(n)).all() and (log[:, 1] == 1).all()
-        assert p.stats().num_tasks == n
+        assert p.stats().num_tasks == sum(p.stats().tasks_per_worker) == n
+        # marks are vector tasks: with two workers, worker 0 (vector) runs them all.
+        assert {row["worker"] for row in p.schedule_of()} == {0}
+
+
+@pytest.mark.parametrize("join_us", ["0", "60000000"])
+def test_other_workers_join_after_the_build(program, monkeypatch, join_us):
+    """A run the orchestrating thread executes alone after the build wakes the other workers
+    once it has lasted PTO_WSP_HOST_JOIN_US (0: after its first task; a minute: never here):
+    either way every task runs once, and pipeline_depth 1 still holds on three workers."""
+    monkeypatch.setenv("PTO_WSP_HOST_JOIN_US", join_us)
+    p, log = run(program, "marks", 1000, workers=3)
+    assert (log[:1000, 0] == np.arange(1000)).all() and (log[:1000, 1] == 1).all()
+    assert sum(p.stats().tasks_per_worker) == 1000
+    p, log = run(program, "depth", 12, workers=3)
+    assert sorted(log[:12, 0] - log[:12, 0].min()) == list(range(12))
+    assert log[:12, 1].max() == 1
 
 
 def test_kernel_error_names_the_task(program):

@@ -218,13 +218,13 @@ struct Builder::Impl {
   // pipeline_depth gates: global, per stream (mod 256), per pool.
   std::unique_ptr<std::atomic<int64_t>[]> gates;
 
-  // A one-worker run's kept thread, not woken yet (see pto_wsp_run): woken by wake_workers
-  // once the build has kWakeAt tasks or before the orchestrator waits for a completion.
-  // Until then its thread may not take the run (WorkerPool::start with notify_now false):
-  // the run has one thread, the orchestrator's, which also runs the worker after the build
-  // if nothing woke the thread. solo says so: the wiring, completions, pending counts and
-  // ready queues then do without locks and read-modify-writes (plain loads and stores of the
-  // same fields; the pool's mutex orders them before the thread's first look, if woken).
+  // A run's kept threads, not woken yet (see pto_wsp_run): woken by wake_workers once the
+  // build has kWakeAt tasks or before the orchestrator waits for a completion. Until then no
+  // thread may take the run (WorkerPool::start): the run has one thread, the orchestrator's,
+  // which also runs every worker's tasks after the build (run_solo) if nothing woke the
+  // threads. solo says so: the wiring, completions, pending counts and ready queues then do
+  // without locks and read-modify-writes (plain loads and stores of the same fields; the
+  // pool's mutex orders them before a thread's first look, if woken).
   void (*wake_fn)(void*) = nullptr;
   void* wake_ctx = nullptr;
   bool solo = false;
@@ -306,6 +306,7 @@ struct Builder::Impl {
                total_nodes.load(std::memory_order_acquire);
   }
   void worker(int w);
+  bool run_solo(int w);
   void run_task(int w, uint32_t id);
   std::atomic<int64_t>* gate(const Slot& s);
   std::string describe(uint32_t id);

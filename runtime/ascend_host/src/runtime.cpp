@@ -41,12 +41,11 @@ class WorkerPool {
     return g_pool;
   }
 
-  // Runs fn(ctx, w) for w in [0, n) on the kept threads; false (and the pool released) when
-  // they cannot run it: too many workers, or a thread could not be started.
-  // notify_now: wake the kept threads now; otherwise the run is reserved to the caller: no
-  // kept thread takes it (not even one woken by chance) until notify(), and run_untaken runs
-  // all of it if notify() never came.
-  bool start(int n, void (*fn)(void*, int), void* ctx, bool notify_now = true) {
+  // Has the kept threads run fn(ctx, w) for w in [0, n) once notify() comes; false (and the
+  // pool released) when they cannot: too many workers, or a thread could not be started.
+  // Until notify() the run is reserved to the caller: no kept thread takes it (not even one
+  // woken by chance), and run_untaken runs all of it if notify() never came.
+  bool start(int n, void (*fn)(void*, int), void* ctx) {
     if (n > kPoolThreads) {
       busy_.unlock();
       return false;
@@ -72,13 +71,11 @@ class WorkerPool {
     left_ = n;
     fn_ = fn;
     ctx_ = ctx;
-    reserved_ = !notify_now;
-    lk.unlock();
-    if (notify_now) wake_threads();
+    reserved_ = true;
     return true;
   }
 
-  // A reserved run (start with notify_now false) released to the kept threads, woken.
+  // The started run released to the kept threads, woken.
   void notify() {
     {
       std::lock_guard<std::mutex> g(m_);
@@ -93,9 +90,10 @@ class WorkerPool {
   // done building runs worker i itself instead of switching to the thread and back (~10 us
   // each way on the benchmark's VM); the thread, when it wakes, finds its turn taken.
   // here: the fn to call on this thread instead (the same work, the caller's state kept).
+  // A run still reserved stays so until here() notifies (Impl::run_solo runs every worker's
+  // tasks on this thread meanwhile), or until every fn is taken here.
   void run_untaken(void (*here)(void*, int)) {
     std::unique_lock<std::mutex> lk(m_);
-    reserved_ = false;  // a thread that wakes now finds its turn taken
     for (int i = 0; i < n_; ++i) {
       if (taken_[static_cast<size_t>(i)] == gen_) continue;
       taken_[static_cast<size_t>(i)] = gen_;
@@ -104,6 +102,7 @@ class WorkerPool {
       lk.lock();
       --left_;
     }
+    reserved_ = false;  // a thread that wakes now finds its turn taken
   }
 
   // Until every fn of the started run has returned; then the pool is free.
@@ -338,13 +337,12 @@ int32_t pto_wsp_run(void* run_handle, const char* program, const PtoWspHostArg* 
   } job{&m, worker_cpu.data()};
   // Kept threads (host::WorkerPool), or threads of this run when the pool is busy.
   host::WorkerPool* pool = host::WorkerPool::acquire();
-  // A one-worker run wakes its kept thread only once the build has Impl::kWakeAt tasks, or
-  // before the orchestrator waits for a completion: a smaller run has its worker run here
-  // after the build (run_untaken) — as a pinned run did anyway (the woken thread runs only
-  // once the orchestrator blocks), without the wake-up's system call (~1-2 us).
-  const bool defer = workers == 1;
-  if (pool != nullptr && !pool->start(workers, &WorkerJob::run, &job, !defer)) pool = nullptr;
-  if (pool != nullptr && defer) {
+  // The kept threads are woken only once the build has Impl::kWakeAt tasks, or before the
+  // orchestrator waits for a completion: a smaller run's tasks run here after the build
+  // (run_untaken, Impl::run_solo), without the wake-ups' system calls and the hand-offs of
+  // every ready task between CPUs (a 1k-task run with two woken workers took twice as long).
+  if (pool != nullptr && !pool->start(workers, &WorkerJob::run, &job)) pool = nullptr;
+  if (pool != nullptr) {
     m.wake_fn = &host::WorkerPool::notify_cb;
     m.wake_ctx = pool;
     m.solo = true;
