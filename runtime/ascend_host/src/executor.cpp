@@ -9,6 +9,33 @@ namespace host {
 thread_local int64_t block_idx = 0;
 thread_local int64_t block_num = 1;
 thread_local bool on_worker = false;  // the calling thread is a worker
+
+// Kept ready-queue cells (ReadyQueue::Kept): up to 16 rings of at most 65,536 cells (512 KB),
+// for this library only (internal linkage, as the worker pool: another library's ReadyQueue
+// may differ).
+namespace {
+std::mutex g_cells_m;
+std::vector<ReadyQueue::Kept> g_cells;
+}  // namespace
+
+bool ReadyQueue::take_kept(uint64_t capacity, Kept& out) {
+  std::lock_guard<std::mutex> g(g_cells_m);
+  for (size_t i = g_cells.size(); i-- > 0;)
+    if (g_cells[i].capacity == capacity) {
+      out = g_cells[i];
+      g_cells.erase(g_cells.begin() + static_cast<std::ptrdiff_t>(i));
+      return true;
+    }
+  return false;
+}
+
+bool ReadyQueue::give_kept(const Kept& k) {
+  if (k.capacity > (uint64_t(1) << 16)) return false;
+  std::lock_guard<std::mutex> g(g_cells_m);
+  if (g_cells.size() >= 16) return false;
+  g_cells.push_back(k);
+  return true;
+}
 }  // namespace host
 
 // A task starts (a worker took it and passed its pipeline_depth gate): the next task of its

@@ -42,11 +42,44 @@ class SpinLock {
 // task ring's slots) are unfinished at once. Priority: a heap under a mutex.
 class ReadyQueue {
  public:
+  struct Cell {  // 8 bytes: positions wrap at 2^32 (compared as differences)
+    std::atomic<uint32_t> seq;
+    uint32_t id;
+  };
+  // An empty ring's cells, kept from one run to the next (executor.cpp): a run's queues
+  // start where an earlier run's ended instead of writing every cell again (5 x 4,096 cells
+  // for two workers, ~15 us a run).
+  struct Kept {
+    Cell* cells;
+    uint64_t capacity;
+    uint32_t pos;  // head and tail: each cell's seq is the next position that maps to it
+  };
+  static bool take_kept(uint64_t capacity, Kept& out);
+  static bool give_kept(const Kept& k);
+
+  ReadyQueue() = default;
+  ReadyQueue(const ReadyQueue&) = delete;
+  ReadyQueue& operator=(const ReadyQueue&) = delete;
+  ~ReadyQueue() {
+    if (!cells_) return;
+    const uint32_t head = head_.load(std::memory_order_relaxed);
+    if (head == tail_.load(std::memory_order_relaxed) &&
+        give_kept({cells_.get(), mask_ + 1, head}))
+      cells_.release();
+  }
+
   void init(bool priority, uint64_t capacity) {
     priority_ = priority;
     if (priority_) return;
-    cells_.reset(new Cell[capacity]);
     mask_ = capacity - 1;
+    Kept k;
+    if (take_kept(capacity, k)) {
+      cells_.reset(k.cells);
+      head_.store(k.pos, std::memory_order_relaxed);
+      tail_.store(k.pos, std::memory_order_relaxed);
+      return;
+    }
+    cells_.reset(new Cell[capacity]);
     for (uint64_t i = 0; i < capacity; ++i)
       cells_[i].seq.store(static_cast<uint32_t>(i), std::memory_order_relaxed);
   }
@@ -137,10 +170,6 @@ class ReadyQueue {
   }
 
  private:
-  struct Cell {  // 8 bytes: positions wrap at 2^32 (compared as differences)
-    std::atomic<uint32_t> seq;
-    uint32_t id;
-  };
   using Item = std::pair<int64_t, uint32_t>;
   bool priority_ = false;
   std::unique_ptr<Cell[]> cells_;
