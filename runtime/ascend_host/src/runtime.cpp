@@ -90,8 +90,8 @@ class WorkerPool {
   // done building runs worker i itself instead of switching to the thread and back (~10 us
   // each way on the benchmark's VM); the thread, when it wakes, finds its turn taken.
   // here: the fn to call on this thread instead (the same work, the caller's state kept).
-  // A run still reserved stays so until here() notifies (Impl::run_solo runs every worker's
-  // tasks on this thread meanwhile), or until every fn is taken here.
+  // A run never notified stays reserved while here() runs (Impl::run_solo runs every
+  // worker's tasks on this thread, and may notify), until every fn is taken here.
   void run_untaken(void (*here)(void*, int)) {
     std::unique_lock<std::mutex> lk(m_);
     for (int i = 0; i < n_; ++i) {
