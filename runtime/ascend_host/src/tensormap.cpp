@@ -244,7 +244,7 @@ constexpr size_t kKeepSpareVectors = 64;
 constexpr size_t kKeepSpills = size_t(1) << 16;
 
 // A kept vector with room for `n` elements: the smallest such, else the largest (moved out).
-std::vector<int32_t> spare_for(std::vector<std::vector<int32_t>>& spares, size_t n) {
+std::vector<CellSlot> spare_for(std::vector<std::vector<CellSlot>>& spares, size_t n) {
   size_t best = spares.size();
   for (size_t i = 0; i < spares.size(); ++i) {
     const size_t c = spares[i].capacity();
@@ -255,7 +255,7 @@ std::vector<int32_t> spare_for(std::vector<std::vector<int32_t>>& spares, size_t
     const size_t b = spares[best].capacity();
     if ((c >= n && (b < n || c < b)) || (b < n && c > b)) best = i;
   }
-  std::vector<int32_t> v;
+  std::vector<CellSlot> v;
   if (best < spares.size()) {
     v.swap(spares[best]);
     spares[best].swap(spares.back());
@@ -291,7 +291,7 @@ void TensorMap::give(TensorMap* m) {
 }
 
 void TensorMap::reset() {
-  auto keep = [](std::vector<std::vector<int32_t>>& spares, std::vector<int32_t>& v) {
+  auto keep = [](std::vector<std::vector<CellSlot>>& spares, std::vector<CellSlot>& v) {
     if (v.capacity() == 0) return;
     v.clear();
     if (spares.size() < kKeepSpareVectors) {
@@ -494,7 +494,7 @@ int32_t TensorMap::cell_get(const Grid& grid, const Cell& c) const {
       if (k < 0 || k >= grid.at[d].n) return -1;
       lin += k * grid.at[d].mult;
     }
-    return grid.cells[static_cast<size_t>(lin)];
+    return grid.cells[static_cast<size_t>(lin)].entry;
   }
   const int rank = grid.rank;
   return grid.hashed.find(cell_hash(c, rank), [&](int32_t e) {
@@ -584,10 +584,10 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
       // Memory kept from an earlier run where there is (its pages are in already).
       const size_t n = static_cast<size_t>(total);
       if (gr.cells.capacity() < n && !spare_cells_.empty()) {
-        std::vector<int32_t> v = spare_for(spare_cells_, n);
+        std::vector<CellSlot> v = spare_for(spare_cells_, n);
         if (v.capacity() > gr.cells.capacity()) gr.cells.swap(v);
       }
-      gr.cells.assign(n, -1);
+      gr.cells.assign(n, CellSlot{-1, kNoTask});
     }
   }
   ++st.alive_grids;
@@ -618,7 +618,7 @@ void TensorMap::insert(TensorState& st, int32_t e, const Geom& g, int32_t grid,
       }
       if (inside) {
         en.lin = static_cast<uint32_t>(lin);
-        gr.cells[static_cast<size_t>(lin)] = e;
+        gr.cells[static_cast<size_t>(lin)] = {e, en.writer};
         placed = true;
       }
     } else {
@@ -672,7 +672,7 @@ void TensorMap::remove(TensorState& st, int32_t e) {
   if (en.grid >= 0) {
     Grid& gr = st.grids[en.grid];
     if (gr.dense) {
-      gr.cells[static_cast<size_t>(en.lin)] = -1;
+      gr.cells[static_cast<size_t>(en.lin)] = {-1, kNoTask};
     } else {
       gr.hashed.erase(en.lin, e);
       free_offs_.push_back(en.geom);
@@ -709,7 +709,8 @@ void TensorMap::list_members(Grid& grid) {
   if (grid.listed) return;
   grid.members.clear();
   grid.members.reserve(static_cast<size_t>(grid.live));
-  for (const int32_t e : grid.cells) {
+  for (const CellSlot& c : grid.cells) {
+    const int32_t e = c.entry;
     if (e < 0) continue;
     E(e).member = static_cast<int32_t>(grid.members.size());
     grid.members.push_back(e);
@@ -737,7 +738,7 @@ void TensorMap::find_in_grid(const TensorState& st, Grid& grid, const Geom& g, b
     }
     if (one) {
       if (!inside) return;
-      const int32_t e = grid.cells[static_cast<size_t>(lin)];
+      const int32_t e = grid.cells[static_cast<size_t>(lin)].entry;
       if (e >= 0 && (exact || entry_overlaps(st, E(e), g))) found.push_back(e);
       return;
     }
@@ -782,34 +783,12 @@ void TensorMap::find_in_grid(const TensorState& st, Grid& grid, const Geom& g, b
         b[d] = std::min<int64_t>(k1.k[d] - grid.lo[d], grid.at[d].n - 1);
         if (a[d] > b[d]) return;
       }
-      // Rows along the innermost dimension the box spans several cells of (the dimensions
-      // after it have one), the row's start moved as a counter over the dimensions before it.
-      int in = rank - 1;
-      while (in > 0 && a[in] == b[in]) --in;
-      int64_t i[kMaxRank], lin = 0;
-      for (int d = 0; d < rank; ++d) {
-        i[d] = a[d];
-        lin += a[d] * grid.at[d].mult;
-      }
-      const int32_t* cells = grid.cells.data();
-      const int64_t step = grid.at[in].mult, len = b[in] - a[in] + 1;
-      while (true) {
+      for_rows(grid, rank, a, b, [&](const CellSlot* at, int64_t len, int64_t step) {
         for (int64_t j = 0; j < len; ++j) {
-          const int32_t e = cells[lin + j * step];
+          const int32_t e = at[j * step].entry;
           if (e >= 0) found.push_back(e);
         }
-        int d = in - 1;
-        for (; d >= 0; --d) {
-          if (i[d] < b[d]) {
-            ++i[d];
-            lin += grid.at[d].mult;
-            break;
-          }
-          lin -= (i[d] - a[d]) * grid.at[d].mult;
-          i[d] = a[d];
-        }
-        if (d < 0) break;
-      }
+      });
       return;
     }
     while (true) {
@@ -867,7 +846,7 @@ void TensorMap::access_general(const Geom& g, bool reads, bool writes, uint32_t 
     entry = find_exact(st, g, grid, width);
   }
   if (entry >= 0 && E(entry).alone) {  // the same region again, nothing else overlapping it
-    access_alone(E(entry), reads, writes, task, raw, waw, war);
+    access_alone(E(entry), writer_slot(st, E(entry)), reads, writes, task, raw, waw, war);
     return;
   }
   const bool unit = is_unit(g);
@@ -895,7 +874,7 @@ void TensorMap::access_general(const Geom& g, bool reads, bool writes, uint32_t 
     }
     if (entry < 0) {
       if (known >= 0 && !removed) {
-        entry = new_in_cell(st, known, lin, unit);
+        entry = new_in_cell(st, known, lin, unit, kNoTask);
       } else {
         entry = new_entry(unit);
         // The grid may have died with the entries just removed: classify again.
@@ -904,14 +883,14 @@ void TensorMap::access_general(const Geom& g, bool reads, bool writes, uint32_t 
     }
     Entry& en = E(entry);
     if (kept) en.alone = false;
-    en.writer = task;
+    set_writer(st, en, task);
     clear_readers(en);
   } else {
     for (int32_t c : cands)
       if (E(c).writer != kNoTask) raw.push_back(E(c).writer);
     if (entry < 0) {
       if (known >= 0) {
-        entry = new_in_cell(st, known, lin, unit);
+        entry = new_in_cell(st, known, lin, unit, kNoTask);
       } else {
         entry = new_entry(unit);
         insert(st, entry, g, grid, width, residue);
@@ -949,7 +928,7 @@ void TensorMap::gc_before(uint32_t task) {
     }
     for (int32_t e : all) {
       Entry& en = E(e);
-      if (en.writer != kNoTask && en.writer < task) en.writer = kNoTask;
+      if (en.writer != kNoTask && en.writer < task) set_writer(st, en, kNoTask);
       if (nreaders(en) > 0 && readers(en)[0] < task) {
         if (en.ninl == kSpilled) {
           std::vector<uint32_t>& v = spills_[en.inl[0]];

@@ -23,6 +23,7 @@
 
 #include <stdint.h>
 
+#include <algorithm>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -34,7 +35,7 @@ namespace wsp {
 namespace host {
 
 constexpr int kMaxGrids = 16;
-// A dense grid holds at most this many cells (4 bytes each); larger tilings are hashed.
+// A dense grid holds at most this many cells (8 bytes each); larger tilings are hashed.
 constexpr int64_t kMaxDenseCells = int64_t(1) << 20;
 constexpr uint32_t kNoTask = 0xFFFFFFFFu;
 constexpr int kInlineReaders = 3;
@@ -195,6 +196,14 @@ struct alignas(64) GridDim {
   uint64_t inv;
 };
 
+// A dense grid's cell: its entry (-1: none) and that entry's writer (kNoTask: none, or no
+// entry), kept in step with the entry's (set_writer): a lookup reads a cell's writer in one
+// load instead of the chain cell, entry chunk, entry.
+struct CellSlot {
+  int32_t entry;
+  uint32_t writer;
+};
+
 // What an access of a tile reads first lies together: the grid's first line (flags, cells,
 // members), then one line per dimension (GridDim).
 struct alignas(64) Grid {
@@ -205,7 +214,7 @@ struct alignas(64) Grid {
   // list is made (list_members) only when a scan needs it, so a new tile stores 4 bytes less.
   bool listed = true;
   int32_t rank = 0;
-  std::vector<int32_t> cells;  // dense: entry per cell, -1 empty
+  std::vector<CellSlot> cells;  // dense: per cell
   std::vector<int32_t> members;
   int64_t live = 0;  // its entries
   GridDim at[kMaxRank];
@@ -342,7 +351,23 @@ class TensorMap {
   void overlapping(TensorState& st, const Geom& g, bool unit, int32_t own,
                    std::vector<int32_t>& found);
   int32_t new_entry(bool unit);
-  int32_t new_in_cell(TensorState& st, int32_t grid, int64_t lin, bool unit);
+  int32_t new_in_cell(TensorState& st, int32_t grid, int64_t lin, bool unit, uint32_t writer);
+  // Where entry en's writer is kept beside it (its dense cell), else null.
+  uint32_t* writer_slot(TensorState& st, const Entry& en) {
+    if (en.grid < 0) return nullptr;
+    Grid& gr = st.grids[static_cast<size_t>(en.grid)];
+    return gr.dense ? &gr.cells[en.lin].writer : nullptr;
+  }
+  void set_writer(TensorState& st, Entry& en, uint32_t writer) {
+    en.writer = writer;
+    if (uint32_t* at = writer_slot(st, en)) *at = writer;
+  }
+  // The writers of the cells of the tensor's only tiling (dense, of unit strides) that a
+  // region of unit strides spanning several of them overlaps, into raw; false (nothing
+  // added) when the grid holds fewer entries than the box has cells (find_in_grid scans its
+  // entries then: their order).
+  template <int R, int S>
+  bool lookup_box(const Grid& gr, const RegionRef<S>& r, std::vector<uint32_t>& raw);
   // Entry en's offsets, sizes and strides (of `st`), dimensions 0 .. rank - 1.
   void offsets_of(const TensorState& st, const Entry& en, int64_t* off) const;
   void extent_of(const TensorState& st, const Entry& en, int64_t* size, int64_t* stride) const;
@@ -367,15 +392,17 @@ class TensorMap {
   }
   // An access to exactly an entry's region that nothing else on the tensor overlaps: its
   // writer and readers are the only dependencies, and the access replaces or joins them.
-  // (Inlined: half of a large build's accesses end here.)
-  __attribute__((always_inline)) void access_alone(Entry& en, bool reads, bool writes,
-                                                   uint32_t task, std::vector<uint32_t>& raw,
+  // slot: writer_slot(en). (Inlined: half of a large build's accesses end here.)
+  __attribute__((always_inline)) void access_alone(Entry& en, uint32_t* slot, bool reads,
+                                                   bool writes, uint32_t task,
+                                                   std::vector<uint32_t>& raw,
                                                    std::vector<uint32_t>& waw,
                                                    std::vector<uint32_t>& war) {
     if (writes) {
       if (en.writer != kNoTask) (reads ? raw : waw).push_back(en.writer);
       append_readers(en, war);
       en.writer = task;
+      if (slot != nullptr) *slot = task;
       clear_readers(en);
     } else {
       if (en.writer != kNoTask) raw.push_back(en.writer);
@@ -401,7 +428,7 @@ class TensorMap {
   std::vector<int32_t> cands_;
   // Kept by reset() for the next run: tensor states, grids' cells arrays.
   std::vector<std::unique_ptr<TensorState>> spare_states_;
-  std::vector<std::vector<int32_t>> spare_cells_;
+  std::vector<std::vector<CellSlot>> spare_cells_;
 };
 
 // ---------------------------------------------------------------------- inline members
@@ -439,20 +466,22 @@ inline __attribute__((always_inline)) int32_t TensorMap::new_entry(bool unit) {
   return e;
 }
 
-// A new entry in cell `lin` of dense grid `grid` (empty).
+// A new entry in cell `lin` of dense grid `grid` (empty), written by `writer` (kNoTask: none).
 inline __attribute__((always_inline)) int32_t TensorMap::new_in_cell(TensorState& st,
                                                                     int32_t grid, int64_t lin,
-                                                                    bool unit) {
+                                                                    bool unit,
+                                                                    uint32_t writer) {
   Grid& gr = st.grids[static_cast<size_t>(grid)];
   const int32_t e = new_entry(unit);
   Entry& en = E(e);
   en.grid = static_cast<int8_t>(grid);
   en.lin = static_cast<uint32_t>(lin);
+  en.writer = writer;
   if (gr.listed) {
     en.member = static_cast<int32_t>(gr.members.size());
     gr.members.push_back(e);
   }
-  gr.cells[static_cast<size_t>(lin)] = e;
+  gr.cells[static_cast<size_t>(lin)] = {e, writer};
   ++gr.live;
   ++st.count;
   return e;
@@ -538,8 +567,8 @@ __attribute__((noinline)) bool TensorMap::read_new_tile(TensorState& st, const R
     olin += static_cast<uint64_t>(k0) * static_cast<uint64_t>(og.at[d].mult);
   }
   if (!one) return false;
-  const int32_t c = inside && st.count > 0 ? og.cells[static_cast<size_t>(olin)] : -1;
-  const int32_t e = new_in_cell(st, own, lin, true);
+  const int32_t c = inside && st.count > 0 ? og.cells[static_cast<size_t>(olin)].entry : -1;
+  const int32_t e = new_in_cell(st, own, lin, true, kNoTask);
   if (c >= 0) {
     Entry& ce = E(c);
     if (ce.writer != kNoTask) raw.push_back(ce.writer);
@@ -562,23 +591,20 @@ inline __attribute__((always_inline)) void TensorMap::access(TensorState& st,
   int64_t lin = 0;
   if (fast_cell<R, S>(st, r, lin)) {
     Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
-    int32_t e = gr.cells[static_cast<size_t>(lin)];
+    CellSlot& cell = gr.cells[static_cast<size_t>(lin)];
+    int32_t e = cell.entry;
     if (e < 0 && st.alive_grids == 1 && st.others.empty()) {
       // A new tile of the tensor's only tiling: nothing overlaps it (what the general path
       // would find, without looking).
-      e = new_in_cell(st, st.last_grid, lin, gr.unit);
-      Entry& en = E(e);
-      if (writes)
-        en.writer = task;
-      else
-        add_reader(en, task);
+      e = new_in_cell(st, st.last_grid, lin, gr.unit, writes ? task : kNoTask);
+      if (!writes) add_reader(E(e), task);
       return;
     }
     if (e < 0 && !writes && st.alive_grids == 2 && st.others.empty() &&
         read_new_tile<R, S>(st, r, task, raw, lin))
       return;
     if (e >= 0 && E(e).alone) {  // the same region again, nothing else overlapping it
-      access_alone(E(e), reads, writes, task, raw, waw, war);
+      access_alone(E(e), &cell.writer, reads, writes, task, raw, waw, war);
       return;
     }
     // Not handled here: its classification and cell are known.
@@ -586,6 +612,66 @@ inline __attribute__((always_inline)) void TensorMap::access(TensorState& st,
     return;
   }
   access_general(geom_of(r), reads, writes, task, raw, waw, war, st, -2, -1, 0);
+}
+
+// Each row of the box a..b (cells of a dense grid counted from its first, inclusive, a <= b):
+// f(its first cell, its cells, the step between them). Rows run along the innermost
+// dimension the box spans several cells of; rank >= 1.
+template <typename F>
+inline __attribute__((always_inline)) void for_rows(const Grid& grid, int rank, const int64_t* a,
+                                                    const int64_t* b, F&& f) {
+  int in = rank - 1;
+  while (in > 0 && a[in] == b[in]) --in;
+  int64_t i[kMaxRank], lin = 0;
+  for (int d = 0; d < rank; ++d) {
+    i[d] = a[d];
+    lin += a[d] * grid.at[d].mult;
+  }
+  const CellSlot* cells = grid.cells.data();
+  const int64_t step = grid.at[in].mult, len = b[in] - a[in] + 1;
+  while (true) {
+    f(cells + lin, len, step);
+    int d = in - 1;
+    for (; d >= 0; --d) {
+      if (i[d] < b[d]) {
+        ++i[d];
+        lin += grid.at[d].mult;
+        break;
+      }
+      lin -= (i[d] - a[d]) * grid.at[d].mult;
+      i[d] = a[d];
+    }
+    if (d < 0) break;
+  }
+}
+
+// (Out of line: the caller's fast path stays small.)
+template <int R, int S>
+__attribute__((noinline)) bool TensorMap::lookup_box(const Grid& gr, const RegionRef<S>& r,
+                                                     std::vector<uint32_t>& raw) {
+  const int rank = R >= 0 ? R : gr.rank;
+  int64_t a[kMaxRank] = {}, b[kMaxRank] = {};  // (zeroed: g++ -O3 sees them read unset)
+  uint64_t count = 1;  // the box's cells (saturating, as find_in_grid's)
+#pragma GCC unroll 8
+  for (int d = 0; d < rank; ++d) {
+    const int64_t r0 = r.o(d) - gr.at[d].start;
+    cell_span(gr, d, r0, r0 + r.n(d) - 1, a[d], b[d]);
+    const uint64_t n = static_cast<uint64_t>(b[d] - a[d] + 1);
+    count = (count > (1ull << 40) / (n ? n : 1)) ? (1ull << 41) : count * n;
+  }
+  if (count > static_cast<uint64_t>(gr.live)) return false;
+  for (int d = 0; d < rank; ++d) {
+    a[d] = std::max<int64_t>(a[d], 0);
+    b[d] = std::min<int64_t>(b[d], gr.at[d].n - 1);
+    if (a[d] > b[d]) return true;  // outside the grid: no cell
+  }
+  for_rows(gr, rank, a, b, [&](const CellSlot* at, int64_t len, int64_t step) {
+    for (int64_t j = 0; j < len; ++j) {
+      const uint32_t w = at[j * step].writer;
+      if (w != kNoTask) raw.push_back(w);
+    }
+  });
+  return true;
 }
 
 template <int R, int S>
@@ -602,26 +688,29 @@ inline __attribute__((always_inline)) void TensorMap::lookup(TensorState& st,
     const int rank = R >= 0 ? R : gr.rank;
     // (No bools: spilled as bytes and reloaded wider, they stalled. n | (n - 1) has its sign
     // bit set when n <= 0.)
-    uint64_t lin = 0, several = 0, outside = 0;
+    uint64_t lin = 0, span = 0, odd = 0, outside = 0;
 #pragma GCC unroll 8
     for (int d = 0; d < rank; ++d) {
       const int64_t r0 = r.o(d) - gr.at[d].start;
       int64_t k0, k1;
       cell_span(gr, d, r0, r0 + r.n(d) - 1, k0, k1);
       const uint64_t n = static_cast<uint64_t>(r.n(d));
-      several |= static_cast<uint64_t>((k0 ^ k1) | (r.s(d) ^ 1)) | ((n | (n - 1)) >> 63);
+      span |= static_cast<uint64_t>(k0 ^ k1);
+      odd |= static_cast<uint64_t>(r.s(d) ^ 1) | ((n | (n - 1)) >> 63);
       outside |= static_cast<uint64_t>(k0) >= static_cast<uint64_t>(gr.at[d].n);
       lin += static_cast<uint64_t>(k0) * static_cast<uint64_t>(gr.at[d].mult);
     }
-    if (several == 0) {
-      const int32_t e = outside == 0 ? gr.cells[static_cast<size_t>(lin)] : -1;
-      if (e >= 0 && E(e).writer != kNoTask) raw.push_back(E(e).writer);
+    if ((span | odd) == 0) {
+      const uint32_t w = outside == 0 ? gr.cells[static_cast<size_t>(lin)].writer : kNoTask;
+      if (w != kNoTask) raw.push_back(w);
       return;
     }
+    // (several cells: o_proj's row of O over its 32 heads' tiles)
+    if (odd == 0 && lookup_box<R, S>(gr, r, raw)) return;
   } else {
     int64_t lin = 0;
     if (fast_cell<R, S>(st, r, lin)) {
-      const int32_t e = gr.cells[static_cast<size_t>(lin)];
+      const int32_t e = gr.cells[static_cast<size_t>(lin)].entry;
       if (e >= 0 && E(e).alone) {  // the entry of exactly this region, nothing else overlapping
         if (E(e).writer != kNoTask) raw.push_back(E(e).writer);
         return;
