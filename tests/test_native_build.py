@@ -278,6 +278,49 @@ def test_a_region_outside_its_bound_tensor_names_the_task(records):
         program.build_with_points(values, records=records)
 
 
+TILES_THEN_ROWS = """
+wsp.kernel @k2(i: index, x: inout memref<2x4xf32>) unit(vector)
+tg.program @p(%n: index, %m: index, %X: memref<?x4xf32>, %tiles: memref<?xindex>, %rows: memref<?xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %j = memref.load %tiles[%i] : memref<?xindex>
+    %x = memref.subview %X[%j, 0] [2, 4] [1, 1] : memref<?x4xf32> to memref<2x4xf32, strided<[4, 1], offset: ?>>
+    tg.task @k2(%i : index) resources(%x : memref<2x4xf32, strided<[4, 1], offset: ?>>) access(out) at(i = %i) pool(vector)
+  }
+  scf.for %i = %c0 to %m step %c1 {
+    %j = memref.load %rows[%i] : memref<?xindex>
+    %x = memref.subview %X[%j, 0] [1, 4] [1, 1] : memref<?x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+    tg.task @k(%i : index) resources(%x : memref<4xf32, strided<[1], offset: ?>>) access(in) at(i = %i) pool(vector)
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("records", [True, False])
+@pytest.mark.parametrize(
+    "tiles, rows, task",
+    [
+        ([0, 2, 4], [], 2),  # a tile of the tiling whose last tile overhangs the 5 rows
+        ([0, 2], [1, 4, 5], 4),  # a row inside that overhanging tile, then one past the end
+        ([0, 2], [1, 7], 3),  # a row of no tile
+    ],
+)
+def test_a_tile_outside_its_tensor_is_an_error_in_any_tiling(records, tiles, rows, task):
+    """The map takes a tile of a tiling whose every tile lies inside the tensor as checked;
+    X's 5 rows in tiles of 2 overhang, so their tiles and the rows read in them are checked."""
+    module = parse(KERNELS + TILES_THEN_ROWS)
+    program = compile_native(module, "p")
+    values = {"n": len(tiles), "m": len(rows), "tiles": tiles, "rows": rows or [0]}
+    with pytest.raises(NativeError, match=rf"^@p: task {task}: its region of tensor 'X' lies"):
+        program.build_with_points({**values, "X": np.zeros((5, 4), np.float32)}, records=records)
+    inside = {**values, "tiles": [t for t in tiles if t < 4], "rows": [r for r in rows if r < 5]}
+    inside["n"], inside["m"] = len(inside["tiles"]), len(inside["rows"])
+    inside["rows"] = inside["rows"] or [0]
+    graph = program.build({**inside, "X": np.zeros((5, 4), np.float32)})
+    assert_same_graph(graph, materialize(module, module.ops.last, inside))
+
+
 @pytest.mark.parametrize("far", [7, 1 << 31])
 def test_a_build_without_records_gives_them_from_a_build_again(far):
     """A build without records stores no task's scalars, coordinates or regions; reading one

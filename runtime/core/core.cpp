@@ -88,17 +88,11 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
                     std::to_string(access) + ", rank " + std::to_string(R) + ")",
                 id);
   }
-  const int64_t* shape = &shapes[static_cast<size_t>(tensor) * kMaxRank];
-  bool out = false;
-#pragma GCC unroll 8
-  for (int i = 0; i < R; ++i) out |= outside(d[3 * i], d[3 * i + 1], d[3 * i + 2], shape[i]);
-  if (out) {
-    open = false;
-    return fail("its region of tensor " + std::to_string(tensor) +
-                    " lies outside the tensor (or has a negative size or offset, or a "
-                    "stride < 1)",
-                id);
-  }
+  // Checked here, or by the map when it uses the region (before it changes anything): a tile
+  // of a tiling whose every tile lies inside the tensor needs no check.
+  const bool mapped = infer_data_deps && !record && access != PTO_ACCESS_UNWRITTEN;
+  if (!mapped && !inside<R>(tensor, d, id)) return;
+  const auto check = [&] { return !mapped || inside<R>(tensor, d, id); };
   // (a read the site table marks: recorded as a read, looked up or left out of the map)
   const uint8_t mode = static_cast<uint8_t>(access > PTO_ACCESS_INOUT ? 0 : access);
   if (record) put_region<R>(tensor, mode, d);
@@ -107,13 +101,13 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
                              static_cast<uint16_t>(tensor), static_cast<uint8_t>(R)};
   host::TensorState& st = *states[static_cast<size_t>(tensor)];
   if (access < PTO_ACCESS_LOOKUP) {
-    if (infer_data_deps) tmap->access<R>(st, r, mode, id, raw, waw, war);
+    if (infer_data_deps) tmap->access<R>(st, r, mode, id, raw, waw, war, check);
     return;
   }
   const size_t before = raw.size();
-  if (infer_data_deps && access == PTO_ACCESS_LOOKUP) tmap->lookup<R>(st, r, raw);
+  if (infer_data_deps && access == PTO_ACCESS_LOOKUP) tmap->lookup<R>(st, r, raw, check);
   const size_t n = raw.size() - before;
-  if (rep == nullptr || n > 4) return;
+  if (rep == nullptr || n > 4 || !open) return;
   // (a miss in a row; a region compared again after skipping starts counting anew, so one
   // that has become a repeated read gets its memo back)
   rep->misses = mine && rep->misses < kVarying ? rep->misses + 1 : 0;
@@ -122,6 +116,25 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
   rep->n = static_cast<uint32_t>(n);
   for (size_t i = 0; i < n; ++i) rep->writers[i] = raw[before + i];
   for (int i = 0; i < 3 * R; ++i) rep->d[i] = d[i];
+}
+
+// Whether region d of `tensor` lies inside it (else the task's error).
+template <int R>
+bool PtoCore::inside(int64_t tensor, const int64_t* d, uint32_t id) {
+  const int64_t* shape = &shapes[static_cast<size_t>(tensor) * kMaxRank];
+  bool out = false;
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i) out |= outside(d[3 * i], d[3 * i + 1], d[3 * i + 2], shape[i]);
+  if (!out) return true;
+  outside_error(tensor, id);
+  return false;
+}
+
+void PtoCore::outside_error(int64_t tensor, uint32_t id) {
+  open = false;
+  fail("its region of tensor " + std::to_string(tensor) +
+           " lies outside the tensor (or has a negative size or offset, or a stride < 1)",
+       id);
 }
 
 template <int R>

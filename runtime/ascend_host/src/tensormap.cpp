@@ -331,6 +331,19 @@ void TensorMap::reset() {
   cands_.clear();
 }
 
+// Whether every cell's tile of dense grid gr lies inside the tensor's declared shape.
+static bool tiles_inside(const TensorState& st, const Grid& gr) {
+  bool inside = true;
+  for (int d = 0; d < gr.rank; ++d) {
+    const GridDim& g = gr.at[d];
+    const __int128 last = static_cast<__int128>(g.start) +
+                          static_cast<__int128>(g.n - 1) * gr.width[d] +
+                          static_cast<__int128>(g.size - 1) * g.stride;
+    inside = inside && g.start >= 0 && g.size >= 1 && g.stride >= 1 && last < st.shape[d];
+  }
+  return inside;
+}
+
 void TensorMap::declare(uint64_t base, int rank, const int64_t* shape) {
   TensorState& st = state(base);
   if (st.count > 0 || rank > kMaxRank) return;
@@ -564,6 +577,7 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
     gr.shift[d] = static_cast<int8_t>(w > 0 && (w & (w - 1)) == 0 ? __builtin_ctzll(w) : -1);
   }
   gr.dense = false;
+  gr.inside = false;
   gr.cells.clear();
   gr.hashed = FlatIndex();
   if (st.has_shape) {
@@ -580,6 +594,7 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
     }
     if (total <= kMaxDenseCells) {
       gr.dense = true;
+      gr.inside = tiles_inside(st, gr);
       gr.listed = false;
       // Memory kept from an earlier run where there is (its pages are in already).
       const size_t n = static_cast<size_t>(total);

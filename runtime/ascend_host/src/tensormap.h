@@ -213,6 +213,7 @@ struct alignas(64) Grid {
   // Whether `members` lists the grid's entries. A dense grid's cells hold them already: its
   // list is made (list_members) only when a scan needs it, so a new tile stores 4 bytes less.
   bool listed = true;
+  bool inside = false;  // dense, and every cell's tile lies inside the declared shape
   int32_t rank = 0;
   std::vector<CellSlot> cells;  // dense: per cell
   std::vector<int32_t> members;
@@ -260,6 +261,11 @@ inline __attribute__((always_inline)) void cell_span(const Grid& grid, int d, in
   }
 }
 
+// A region already validated (TensorMap::access's check).
+struct NoCheck {
+  bool operator()() const { return true; }
+};
+
 class TensorMap {
  public:
   TensorMap();
@@ -279,11 +285,14 @@ class TensorMap {
     const RegionRef<1> ref = region_ref(r);
     this->access<R>(state_of(ref), ref, access, task, raw, waw, war);
   }
-  // The same, of a region read in place, the tensor's state given (state_for).
-  template <int R = -1, int S>
+  // The same, of a region read in place, the tensor's state given (state_for). check: the
+  // caller's validation of r (false: r is left out), called before the map changes unless r
+  // is a tile of a grid whose every tile lies inside the tensor's declared shape (one it
+  // would pass: offsets >= 0, sizes and strides >= 1, inside the shape).
+  template <int R = -1, int S, typename Check = NoCheck>
   void access(TensorState& st, const RegionRef<S>& r, uint8_t access, uint32_t task,
               std::vector<uint32_t>& raw, std::vector<uint32_t>& waw,
-              std::vector<uint32_t>& war);
+              std::vector<uint32_t>& war, Check check = Check());
   // A read recorded nowhere: the writers of every entry overlapping r, into raw, as a read's
   // read-after-write edges (what access() would give, without the reader's entry). For a
   // read after every task that writes the tensor: no later write needs it as a reader.
@@ -292,8 +301,9 @@ class TensorMap {
     const RegionRef<1> ref = region_ref(r);
     lookup<R>(state_of(ref), ref, raw);
   }
-  template <int R = -1, int S>
-  void lookup(TensorState& st, const RegionRef<S>& r, std::vector<uint32_t>& raw);
+  template <int R = -1, int S, typename Check = NoCheck>
+  void lookup(TensorState& st, const RegionRef<S>& r, std::vector<uint32_t>& raw,
+              Check check = Check());
   // The state of the tensor at `base` (program argument `tensor`, 0xFFFF: none), made if it
   // is new: a caller may keep it for its accesses until reset().
   TensorState* state_for(uint64_t base, uint16_t tensor) { return &state_slow(base, tensor); }
@@ -579,18 +589,20 @@ __attribute__((noinline)) bool TensorMap::read_new_tile(TensorState& st, const R
   return true;
 }
 
-template <int R, int S>
+template <int R, int S, typename Check>
 inline __attribute__((always_inline)) void TensorMap::access(TensorState& st,
                                                              const RegionRef<S>& r,
                                                              uint8_t access, uint32_t task,
                                                              std::vector<uint32_t>& raw,
                                                              std::vector<uint32_t>& waw,
-                                                             std::vector<uint32_t>& war) {
+                                                             std::vector<uint32_t>& war,
+                                                             Check check) {
   const bool reads = access != static_cast<uint8_t>(Access::Out);
   const bool writes = access != static_cast<uint8_t>(Access::In);
   int64_t lin = 0;
   if (fast_cell<R, S>(st, r, lin)) {
     Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
+    if (!gr.inside && !check()) return;
     CellSlot& cell = gr.cells[static_cast<size_t>(lin)];
     int32_t e = cell.entry;
     if (e < 0 && st.alive_grids == 1 && st.others.empty()) {
@@ -611,6 +623,7 @@ inline __attribute__((always_inline)) void TensorMap::access(TensorState& st,
     access_general(geom_of(r), reads, writes, task, raw, waw, war, st, st.last_grid, e, lin);
     return;
   }
+  if (!check()) return;
   access_general(geom_of(r), reads, writes, task, raw, waw, war, st, -2, -1, 0);
 }
 
@@ -674,12 +687,15 @@ __attribute__((noinline)) bool TensorMap::lookup_box(const Grid& gr, const Regio
   return true;
 }
 
-template <int R, int S>
+template <int R, int S, typename Check>
 inline __attribute__((always_inline)) void TensorMap::lookup(TensorState& st,
                                                              const RegionRef<S>& r,
-                                                             std::vector<uint32_t>& raw) {
-  if (st.count == 0) return;
-  if (st.last_grid < 0) return lookup_general(geom_of(r), st, raw);
+                                                             std::vector<uint32_t>& raw,
+                                                             Check check) {
+  if (st.count == 0 || st.last_grid < 0) {
+    if (check() && st.count > 0) lookup_general(geom_of(r), st, raw);
+    return;
+  }
   const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
   if (st.alive_grids == 1 && st.others.empty() && gr.dense && gr.unit && gr.rank == r.rank) {
     // A region of unit strides inside one cell of the tensor's only tiling (dense, of unit
@@ -688,6 +704,7 @@ inline __attribute__((always_inline)) void TensorMap::lookup(TensorState& st,
     const int rank = R >= 0 ? R : gr.rank;
     // (No bools: spilled as bytes and reloaded wider, they stalled. n | (n - 1) has its sign
     // bit set when n <= 0.)
+    // (outside: k0 is no cell of the grid, or the region is larger than a tile)
     uint64_t lin = 0, span = 0, odd = 0, outside = 0;
 #pragma GCC unroll 8
     for (int d = 0; d < rank; ++d) {
@@ -697,19 +714,26 @@ inline __attribute__((always_inline)) void TensorMap::lookup(TensorState& st,
       const uint64_t n = static_cast<uint64_t>(r.n(d));
       span |= static_cast<uint64_t>(k0 ^ k1);
       odd |= static_cast<uint64_t>(r.s(d) ^ 1) | ((n | (n - 1)) >> 63);
-      outside |= static_cast<uint64_t>(k0) >= static_cast<uint64_t>(gr.at[d].n);
+      outside |= (static_cast<uint64_t>(k0) >= static_cast<uint64_t>(gr.at[d].n)) |
+                 (n > static_cast<uint64_t>(gr.at[d].size));
       lin += static_cast<uint64_t>(k0) * static_cast<uint64_t>(gr.at[d].mult);
     }
     if ((span | odd) == 0) {
+      // (within a tile of the grid: inside the tensor when its tiles are)
+      if (!(gr.inside && outside == 0) && !check()) return;
       const uint32_t w = outside == 0 ? gr.cells[static_cast<size_t>(lin)].writer : kNoTask;
       if (w != kNoTask) raw.push_back(w);
       return;
     }
+    if (!check()) return;
     // (several cells: o_proj's row of O over its 32 heads' tiles)
     if (odd == 0 && lookup_box<R, S>(gr, r, raw)) return;
   } else {
     int64_t lin = 0;
-    if (fast_cell<R, S>(st, r, lin)) {
+    if (!fast_cell<R, S>(st, r, lin)) {
+      if (!check()) return;
+    } else {
+      if (!gr.inside && !check()) return;
       const int32_t e = gr.cells[static_cast<size_t>(lin)].entry;
       if (e >= 0 && E(e).alone) {  // the entry of exactly this region, nothing else overlapping
         if (E(e).writer != kNoTask) raw.push_back(E(e).writer);
