@@ -307,7 +307,7 @@ void TensorMap::reset() {
     st.count = 0;
     st.grids.clear();
     st.alive_grids = 0;
-    st.last_grid = -1;
+    set_last(st, -1);
     st.others.clear();
     st.others_exact = FlatIndex();
     if (spare_states_.size() < kKeepSpareVectors) spare_states_.push_back(std::move(kv.second));
@@ -492,7 +492,7 @@ int32_t TensorMap::classify(TensorState& st, const Geom& g, int64_t* width, int6
   if (st.last_grid >= 0 && same(st.grids[st.last_grid])) return st.last_grid;
   for (size_t i = 0; i < st.grids.size(); ++i) {
     if (same(st.grids[i])) {
-      st.last_grid = static_cast<int32_t>(i);
+      set_last(st, static_cast<int32_t>(i));
       return st.last_grid;
     }
   }
@@ -556,6 +556,7 @@ int32_t TensorMap::make_grid(TensorState& st, const Geom& g, bool unit, const in
   }
   if (st.grids.size() < static_cast<size_t>(2 * kMaxGrids)) {
     st.grids.emplace_back();
+    set_last(st, st.last_grid);  // (the grids may have moved)
     slot = static_cast<int32_t>(st.grids.size() - 1);
   } else {
     for (size_t i = 0; i < st.grids.size() && slot < 0; ++i)
@@ -698,7 +699,7 @@ void TensorMap::remove(TensorState& st, int32_t e) {
       // Free the slot for another tiling (its cells stay allocated for a revival).
       gr.alive = false;
       --st.alive_grids;
-      if (st.last_grid == en.grid) st.last_grid = -1;
+      if (st.last_grid == en.grid) set_last(st, -1);
     }
   } else {
     st.others_exact.erase(en.lin, e);

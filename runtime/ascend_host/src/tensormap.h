@@ -231,6 +231,7 @@ struct TensorState {
   int last_grid = -1;
   int alive_grids = 0;
   int64_t count = 0;  // live entries
+  Grid* last = nullptr;  // &grids[last_grid], or null (set_last)
   std::vector<Grid> grids;
   std::vector<int32_t> others;
   int rank = -1;
@@ -443,6 +444,12 @@ class TensorMap {
 
 // ---------------------------------------------------------------------- inline members
 
+// The tiling the tensor's next access is tried in first (-1: none).
+inline void set_last(TensorState& st, int32_t grid) {
+  st.last_grid = grid;
+  st.last = grid >= 0 ? &st.grids[static_cast<size_t>(grid)] : nullptr;
+}
+
 inline uint64_t rotr(uint64_t x, int64_t s) { return (x >> s) | (x << ((64 - s) & 63)); }
 
 template <int S>
@@ -528,8 +535,8 @@ template <int R, int S>
 inline __attribute__((always_inline)) bool TensorMap::fast_cell(const TensorState& st,
                                                                 const RegionRef<S>& r,
                                                                 int64_t& lin) const {
-  if (st.last_grid < 0) return false;
-  const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
+  if (st.last == nullptr) return false;
+  const Grid& gr = *st.last;
   if (!gr.dense || gr.rank != r.rank) return false;
   const int rank = R >= 0 ? R : gr.rank;
   uint64_t bad = 0, l = 0;  // (unsigned: k may be anything when bad)
@@ -601,7 +608,7 @@ inline __attribute__((always_inline)) void TensorMap::access(TensorState& st,
   const bool writes = access != static_cast<uint8_t>(Access::In);
   int64_t lin = 0;
   if (fast_cell<R, S>(st, r, lin)) {
-    Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
+    Grid& gr = *st.last;
     if (!gr.inside && !check()) return;
     CellSlot& cell = gr.cells[static_cast<size_t>(lin)];
     int32_t e = cell.entry;
@@ -692,11 +699,11 @@ inline __attribute__((always_inline)) void TensorMap::lookup(TensorState& st,
                                                              const RegionRef<S>& r,
                                                              std::vector<uint32_t>& raw,
                                                              Check check) {
-  if (st.count == 0 || st.last_grid < 0) {
+  if (st.count == 0 || st.last == nullptr) {
     if (check() && st.count > 0) lookup_general(geom_of(r), st, raw);
     return;
   }
-  const Grid& gr = st.grids[static_cast<size_t>(st.last_grid)];
+  const Grid& gr = *st.last;
   if (st.alive_grids == 1 && st.others.empty() && gr.dense && gr.unit && gr.rank == r.rank) {
     // A region of unit strides inside one cell of the tensor's only tiling (dense, of unit
     // strides; a tile of it too): that cell's entry is all it overlaps (find_in_grid's
