@@ -65,7 +65,7 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
   bool mine = false;
   if (access >= PTO_ACCESS_LOOKUP && key != nullptr && !record) {
     rep = &repeats[(reinterpret_cast<uintptr_t>(key) >> 3) & (kRepeats - 1)];
-    mine = rep->key == key && rep->build == build;
+    mine = rep->key == key;
     if (mine && rep->misses >= kVarying && (++rep->misses & 63) != 0) {
       rep = nullptr;  // (a region that changes task by task: its values are not compared)
     } else {
@@ -112,7 +112,6 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
   // that has become a repeated read gets its memo back)
   rep->misses = mine && rep->misses < kVarying ? rep->misses + 1 : 0;
   rep->key = key;
-  rep->build = build;
   rep->n = static_cast<uint32_t>(n);
   for (size_t i = 0; i < n; ++i) rep->writers[i] = raw[before + i];
   for (int i = 0; i < 3 * R; ++i) rep->d[i] = d[i];

@@ -162,21 +162,20 @@ struct PtoCore {
   // next task repeats: per region of a site (its place in the site table, direct-mapped) the
   // values last checked and the writers they gave. No task writes the tensor while the site
   // makes its tasks (what the marks say), so the same values give the same writers (a loop's
-  // invariant region: a K/V slice every tile's task reads). Valid in build `build` only. A
+  // invariant region: a K/V slice every tile's task reads). Valid in its build only. A
   // region that missed kVarying times in a row (a tile's own, new each task) is compared
-  // only every 64th time: checking and keeping its values would be spent for nothing.
-  struct Repeat {
-    const int64_t* key = nullptr;
-    uint64_t build = 0;
+  // only every 64th time: checking and keeping its values would be spent for nothing. (Its
+  // first two lines hold a region of rank 4: the key, the writers and 12 values.)
+  struct alignas(64) Repeat {
+    const int64_t* key = nullptr;  // (null: none; reset() forgets the last build's)
     uint32_t n = 0;
-    uint32_t misses = 0;  // in a row, of this key in this build
+    uint32_t misses = 0;  // in a row, of this key
     uint32_t writers[4];
     int64_t d[3 * kMaxRank];
   };
   static constexpr size_t kRepeats = 64;
   static constexpr uint32_t kVarying = 2;
   Repeat repeats[kRepeats];
-  uint64_t build = 1;
   // Errors.
   std::string error;
   int64_t error_node = -1, error_check = -1;
@@ -192,7 +191,7 @@ struct PtoCore {
   uint32_t num_nodes() const { return static_cast<uint32_t>(kind.size()); }
   // Empty again, keeping every array's memory (see pto_core_new).
   void reset() {
-    ++build;
+    for (Repeat& r : repeats) r.key = nullptr;
     scopes.reset();
     first_reason.reset();
     events = order::Events();
