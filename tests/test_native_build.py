@@ -278,6 +278,29 @@ def test_a_region_outside_its_bound_tensor_names_the_task(records):
         program.build_with_points(values, records=records)
 
 
+STRIDED = """
+wsp.kernel @k3(x: in memref<?x4xf32>) unit(vector)
+tg.program @p(%o: index, %n: index, %s: index, %X: memref<?x4xf32>) {
+  %x = memref.subview %X[%o, 0] [%n, 4] [%s, 1] : memref<?x4xf32> to memref<?x4xf32, strided<[?, 1], offset: ?>>
+  tg.task @k3() resources(%x : memref<?x4xf32, strided<[?, 1], offset: ?>>) access(in) pool(vector)
+}
+"""
+
+
+@pytest.mark.parametrize("records", [True, False])
+@pytest.mark.parametrize("shape", [(5, 4), None])
+def test_a_region_whose_last_index_overflows_is_outside(records, shape):
+    """Rows o, o + s, ... of n rows whose last index passes int64 (the product or the sum
+    wraps around): outside the tensor, of a known extent or not, never read as a small
+    index."""
+    program = compile_native(parse(KERNELS + STRIDED), "p")
+    tensor = {} if shape is None else {"X": np.zeros(shape, np.float32)}
+    for o, n, s in [(1, 3, (1 << 63) - 1), ((1 << 63) - 2, 2, 4), (0, 1 << 62, 4)]:
+        with pytest.raises(NativeError, match=r"^@p: task 0: its region of tensor 'X' lies"):
+            program.build_with_points({"o": o, "n": n, "s": s, **tensor}, records=records)
+    assert program.build({"o": 1, "n": 2, "s": 3, **tensor}).num_tasks == 1
+
+
 TILES_THEN_ROWS = """
 wsp.kernel @k2(i: index, x: inout memref<2x4xf32>) unit(vector)
 tg.program @p(%n: index, %m: index, %X: memref<?x4xf32>, %tiles: memref<?xindex>, %rows: memref<?xindex>) {

@@ -283,13 +283,16 @@ struct PtoCore {
     return b;
   }
   // Whether dimension extent `shape` (-1: unknown) leaves out the progression o, o + s, ...
-  // of n values (or n, o or s is out of range). Unsigned: no overflow where n or s is out of
-  // range (and then the sum is not read).
+  // of n values (or n, o or s is out of range, or its last index past int64's: an error
+  // whatever the extent, since the map computes with it). Unsigned, overflow tested: no
+  // undefined behaviour where n or s is out of range (and then the sum is not read).
   static bool outside(int64_t o, int64_t n, int64_t s, int64_t shape) {
-    const uint64_t last =
-        static_cast<uint64_t>(o) + (static_cast<uint64_t>(n) - 1) * static_cast<uint64_t>(s);
+    uint64_t span, last;
+    const bool wraps =
+        __builtin_mul_overflow(static_cast<uint64_t>(n) - 1, static_cast<uint64_t>(s), &span) |
+        __builtin_add_overflow(static_cast<uint64_t>(o), span, &last) | (last >> 63);
     return (n < 0) | (o < 0) | (s < 1) |
-           ((n > 0) & (shape >= 0) & (static_cast<int64_t>(last) >= shape));
+           ((n > 0) & (wraps | ((shape >= 0) & (static_cast<int64_t>(last) >= shape))));
   }
   // A region of the task being described (d: per dimension offset, size, stride). Of rank
   // R, its loops have a constant trip count: a build's regions alternate ranks, and loops of
