@@ -36,22 +36,18 @@ void PtoCore::submit() {
   open = false;
   scopes.created(id);
   if (events.on) events.created(id, task_stream);
-  // (sized once and written through a pointer: no capacity test and no reload of the
-  // vector's end a candidate)
-  const std::vector<uint32_t>& scope = scopes.current();
-  const size_t ne = events.on ? event_preds.size() : 0;
-  preds.resize(scope.size() + ne + raw.size() + waw.size() + war.size());
-  uint64_t* at = preds.data();
-  const auto put = [&at](const uint32_t* from, size_t n, order::EdgeKind k) {
-    for (size_t i = 0; i < n; ++i) *at++ = order::pack(from[i], k);
-  };
-  put(scope.data(), scope.size(), order::kStructural);
-  put(event_preds.data(), ne, order::kStructural);
-  put(raw.data(), raw.size(), order::kRaw);
-  put(waw.data(), waw.size(), order::kWaw);
-  put(war.data(), war.size(), order::kWar);
-  first_reason.filter(preds, id, edges_by_kind);
-  edges(preds, id);
+  const order::Candidates c{scopes.current(), events.on ? &event_preds : nullptr, raw, waw, war};
+  const size_t most = c.size();
+  // (written straight into the edge arrays, room for every candidate made first: no packed
+  // copy, and no capacity test an edge)
+  uint32_t* __restrict src = edge_src.extend(most);
+  uint8_t* __restrict kinds = edge_kind.extend(most);
+  size_t n = 0;
+  first_reason.keep(c, id, edges_by_kind, [&](uint32_t p, order::EdgeKind k) {
+    src[n] = p;
+    kinds[n++] = k;
+  });
+  edges(n, most, id);
   seal(id);
 }
 

@@ -154,10 +154,8 @@ struct PtoCore {
   Grow<uint8_t> edge_kind;
   int64_t edges_by_kind[4] = {0, 0, 0, 0};
   int64_t ntasks = 0;
-  // The task being described: its data predecessors (found region by region), then submit's
-  // scratch.
+  // The task being described: its data predecessors (found region by region).
   std::vector<uint32_t> raw, waw, war;
-  std::vector<uint64_t> preds;
   // A read the site table marks (PTO_ACCESS_LOOKUP, PTO_ACCESS_UNWRITTEN) that the site's
   // next task repeats: per region of a site (its place in the site table, direct-mapped) the
   // values last checked and the writers they gave. No task writes the tensor while the site
@@ -256,30 +254,28 @@ struct PtoCore {
     coords_begin.push_back(static_cast<int64_t>(coords.size()));
     regions_begin.push_back(static_cast<int64_t>(wide ? regions.size() : regions32.size()));
   }
-  // The edges into the node just made (dst): edge_src and edge_kind are grouped by
-  // destination in node order, fanin[dst] long each (no destination array).
-  void edges(const std::vector<uint64_t>& ps, uint32_t dst) {
-    const size_t n = ps.size();
-    if (edge_src.size() + n > static_cast<size_t>(max_edges))
+  // The edges into the node just made (dst), its n sources written at the end of edge_src
+  // and edge_kind in room for `made`: edge_src and edge_kind are grouped by destination in
+  // node order, fanin[dst] long each (no destination array).
+  void edges(size_t n, size_t made, uint32_t dst) {
+    const size_t e = edge_src.size() - made + n;
+    edge_src.resize(e);
+    edge_kind.resize(e);
+    if (e > static_cast<size_t>(max_edges))
       return fail("out of memory: the program creates more than " + std::to_string(max_edges) +
                       " edges (what this machine's memory holds)",
                   dst);
     fanin.push_back(static_cast<int32_t>(n));
-    const uint64_t* __restrict from = ps.data();
-    uint32_t* __restrict src = edge_src.extend(n);
-    uint8_t* __restrict kinds = edge_kind.extend(n);
-    for (size_t i = 0; i < n; ++i) {
-      src[i] = static_cast<uint32_t>(from[i]);
-      kinds[i] = static_cast<uint8_t>(from[i] >> 32);
-    }
   }
   uint32_t barrier(const std::vector<uint32_t>& nodes) {
     const uint32_t b = node(order::kBarrier, -1, -1, 255, 0, -1, 0, 0);
     seal(b);
-    preds.clear();
-    for (uint32_t p : nodes) preds.push_back(order::pack(p, order::kStructural));
-    edges_by_kind[order::kStructural] += static_cast<int64_t>(preds.size());
-    edges(preds, b);
+    const size_t n = nodes.size();
+    uint32_t* src = edge_src.extend(n);
+    uint8_t* kinds = edge_kind.extend(n);
+    for (size_t i = 0; i < n; ++i) src[i] = nodes[i], kinds[i] = order::kStructural;
+    edges_by_kind[order::kStructural] += static_cast<int64_t>(n);
+    edges(n, n, b);
     return b;
   }
   // Whether dimension extent `shape` (-1: unknown) leaves out the progression o, o + s, ...

@@ -498,13 +498,10 @@ void Builder::submit(TaskBuilder& t) {
   }
   std::vector<uint64_t>& ps = m.preds;
   ps.clear();
-  for (uint32_t f : m.scopes.current()) ps.push_back(pack(f, kStructural));
-  if (m.events.on)
-    for (uint32_t f : m.event_preds) ps.push_back(pack(f, kStructural));
-  for (uint32_t p : m.raw) ps.push_back(pack(p, kRaw));
-  for (uint32_t p : m.waw) ps.push_back(pack(p, kWaw));
-  for (uint32_t p : m.war) ps.push_back(pack(p, kWar));
-  m.first_reason.filter(ps, id, m.edge_kinds);
+  const order::Candidates c{m.scopes.current(), m.events.on ? &m.event_preds : nullptr, m.raw,
+                            m.waw, m.war};
+  m.first_reason.keep(c, id, m.edge_kinds,
+                      [&ps](uint32_t p, order::EdgeKind k) { ps.push_back(pack(p, k)); });
   if (m.record) m.record_node(id);
   const int32_t nwired = m.link(ps, id);
   m.building = -1;

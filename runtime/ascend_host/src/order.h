@@ -99,68 +99,80 @@ class Scopes {
   std::vector<Scope> stack_;
 };
 
-// Each predecessor once, with its first reason, never the task itself. `ps` holds the
-// candidates (pack()) in order structural, raw, waw, war; it is filtered in place and
-// kinds[k] grows by the edges of kind k kept.
+// A task's candidate predecessors by reason: its scope's frontier and event waits
+// (structural), then the data edges the TensorMap found (events: null when not tracked).
+struct Candidates {
+  const std::vector<uint32_t>& frontier;
+  const std::vector<uint32_t>* events;
+  const std::vector<uint32_t>&raw, &waw, &war;
+  size_t size() const {
+    return frontier.size() + (events != nullptr ? events->size() : 0) + raw.size() + waw.size() +
+           war.size();
+  }
+};
+
+// Each predecessor once, with its first reason in the order structural, raw, waw, war, never
+// the task itself: put(node, kind) gets the kept ones in that order, and kinds[k] grows by the
+// edges of kind k kept. Straight from the candidates' vectors: no packed copy to filter.
 class FirstReason {
  public:
   // Before task ids start again from 0 (the set's stamps are task ids).
   void reset() { seen_.clear(); }
-  void filter(std::vector<uint64_t>& ps, uint32_t self, int64_t* kinds) {
-    // Counted down from the candidates in registers: an array indexed by kind would live on
-    // the stack, and its increments stall store forwarding.
-    int64_t k0 = 0, k1 = 0, k2 = 0, k3 = 0;
-    auto count = [&](uint64_t e, int64_t d) {
-      switch ((e >> 32) & 3) {
-        case kStructural: k0 += d; break;
-        case kRaw: k1 += d; break;
-        case kWaw: k2 += d; break;
-        default: k3 += d; break;
-      }
-    };
-    size_t out = 0;
-    if (ps.size() <= 8) {
-      for (size_t i = 0; i < ps.size(); ++i) {
-        const uint32_t p = static_cast<uint32_t>(ps[i]);
-        if (p == self) continue;
-        bool seen = false;
-        for (size_t j = 0; j < out && !seen; ++j) seen = static_cast<uint32_t>(ps[j]) == p;
-        if (seen) continue;
-        count(ps[i], 1);
-        ps[out++] = ps[i];
-      }
-    } else {
-      // An open-addressing set stamped with the task's id: nothing to clear between tasks.
-      size_t want = 64;
-      while (want < 2 * ps.size()) want <<= 1;
-      if (seen_.size() < want) seen_.assign(want, {0xFFFFFFFFu, 0xFFFFFFFFu});
-      const size_t mask = seen_.size() - 1;
-      for (size_t i = 0; i < ps.size(); ++i) {
-        const uint32_t p = static_cast<uint32_t>(ps[i]);
-        if (p == self) continue;
-        size_t h = (p * 0x9E3779B1u) & mask;
-        bool seen = false;
-        while (seen_[h].second == self) {
-          if (seen_[h].first == p) {
-            seen = true;
-            break;
-          }
-          h = (h + 1) & mask;
-        }
-        if (seen) continue;
-        seen_[h] = {p, self};
-        count(ps[i], 1);
-        ps[out++] = ps[i];
-      }
+  template <typename Put>
+  size_t keep(const Candidates& c, uint32_t self, int64_t* kinds, Put&& put) {
+    const size_t ne = c.events != nullptr ? c.events->size() : 0, total = c.size();
+    if (total <= kFew) {
+      // (a task's few candidates: each compared with those kept so far)
+      uint32_t kept[kFew];
+      size_t m = 0;
+      return each(c, ne, kinds, [&](uint32_t p, EdgeKind k) {
+        if (p == self) return false;
+        for (size_t j = 0; j < m; ++j)
+          if (kept[j] == p) return false;
+        kept[m++] = p;
+        put(p, k);
+        return true;
+      });
     }
-    ps.resize(out);
-    kinds[kStructural] += k0;
-    kinds[kRaw] += k1;
-    kinds[kWaw] += k2;
-    kinds[kWar] += k3;
+    // An open-addressing set stamped with the task's id: nothing to clear between tasks.
+    size_t want = 64;
+    while (want < 2 * total) want <<= 1;
+    if (seen_.size() < want) seen_.assign(want, {0xFFFFFFFFu, 0xFFFFFFFFu});
+    const size_t mask = seen_.size() - 1;
+    return each(c, ne, kinds, [&](uint32_t p, EdgeKind k) {
+      if (p == self) return false;
+      size_t h = (p * 0x9E3779B1u) & mask;
+      for (; seen_[h].second == self; h = (h + 1) & mask)
+        if (seen_[h].first == p) return false;
+      seen_[h] = {p, self};
+      put(p, k);
+      return true;
+    });
   }
 
  private:
+  static constexpr size_t kFew = 8;
+  // Offers every candidate in order to first(p, kind) (true: kept); counts the kept by kind.
+  template <typename First>
+  static size_t each(const Candidates& c, size_t ne, int64_t* kinds, First&& first) {
+    // (counted per reason in registers, added once: an array indexed by kind would live on
+    // the stack, and its increments stall store forwarding)
+    const auto offer = [&first](const uint32_t* from, size_t n, EdgeKind k) {
+      size_t kept = 0;
+      for (size_t i = 0; i < n; ++i) kept += first(from[i], k);
+      return kept;
+    };
+    const size_t s = offer(c.frontier.data(), c.frontier.size(), kStructural) +
+                     (ne != 0 ? offer(c.events->data(), ne, kStructural) : 0);
+    const size_t r = offer(c.raw.data(), c.raw.size(), kRaw);
+    const size_t w = offer(c.waw.data(), c.waw.size(), kWaw);
+    const size_t a = offer(c.war.data(), c.war.size(), kWar);
+    kinds[kStructural] += static_cast<int64_t>(s);
+    kinds[kRaw] += static_cast<int64_t>(r);
+    kinds[kWaw] += static_cast<int64_t>(w);
+    kinds[kWar] += static_cast<int64_t>(a);
+    return s + r + w + a;
+  }
   std::vector<std::pair<uint32_t, uint32_t>> seen_;  // (predecessor, task)
 };
 
