@@ -246,6 +246,22 @@ void PtoCore::fill(PtoGraph* out) const {
 // being sent, or described on the task being built. Inlined: pto_tg_task is one call a task.
 namespace {
 
+// The failures of a task's call, out of line: their messages' strings kept out of
+// pto_tg_task's frame and registers.
+[[gnu::cold, gnu::noinline]] void too_many_nodes(PtoCore& c) {
+  c.fail("out of memory: the program creates more than " + std::to_string(c.max_nodes) +
+         " nodes (what this machine's memory holds)");
+}
+
+[[gnu::cold, gnu::noinline]] void bad_rank(PtoCore& c, int64_t tensor, int64_t access,
+                                           int64_t rank) {
+  if (!c.open) return;
+  c.open = false;
+  c.fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
+             std::to_string(access) + ", rank " + std::to_string(rank) + ")",
+         c.num_nodes() - 1);
+}
+
 [[gnu::always_inline]] inline void begin(PtoCore& c, int64_t kernel, int64_t site, int64_t pool,
                                          int64_t domain, int64_t target, int64_t stream,
                                          int64_t priority) {
@@ -253,9 +269,7 @@ namespace {
   if (c.pipe != nullptr &&
       csp::task_begin(c.pipe, kernel, site, pool, domain, target, stream, priority))
     return;
-  if (c.num_nodes() >= c.max_nodes)
-    return c.fail("out of memory: the program creates more than " +
-                  std::to_string(c.max_nodes) + " nodes (what this machine's memory holds)");
+  if (c.num_nodes() >= c.max_nodes) return too_many_nodes(c);
   c.scopes.frontier([&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); });
   if (c.events.on)
     c.events.waits(stream, [&c](const std::vector<uint32_t>& nodes) { return c.barrier(nodes); },
@@ -294,11 +308,7 @@ namespace {
     PTO_RANK_CASE(5) PTO_RANK_CASE(6) PTO_RANK_CASE(7) PTO_RANK_CASE(8)
 #undef PTO_RANK_CASE
     default:
-      if (!c.open) return;
-      c.open = false;
-      return c.fail("a malformed region (tensor " + std::to_string(tensor) + ", access " +
-                        std::to_string(access) + ", rank " + std::to_string(rank) + ")",
-                    c.num_nodes() - 1);
+      return bad_rank(c, tensor, access, rank);
   }
 }
 

@@ -263,11 +263,13 @@ struct PtoCore {
     const size_t e = edge_src.size() - made + n;
     edge_src.resize(e);
     edge_kind.resize(e);
-    if (e > static_cast<size_t>(max_edges))
-      return fail("out of memory: the program creates more than " + std::to_string(max_edges) +
-                      " edges (what this machine's memory holds)",
-                  dst);
+    if (e > static_cast<size_t>(max_edges)) return too_many_edges(dst);
     fanin.push_back(static_cast<int32_t>(n));
+  }
+  [[gnu::cold, gnu::noinline]] void too_many_edges(uint32_t dst) {
+    fail("out of memory: the program creates more than " + std::to_string(max_edges) +
+             " edges (what this machine's memory holds)",
+         dst);
   }
   uint32_t barrier(const std::vector<uint32_t>& nodes) {
     const uint32_t b = node(order::kBarrier, -1, -1, 255, 0, -1, 0, 0);
