@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import (
     I64,
     AnyFloat,
@@ -448,6 +449,9 @@ class ProgramOp(_DefinitionOp):
 
     def verify_(self) -> None:
         self._verify_definition("program")
+        for op in self.body.walk():
+            if isinstance(op, memref.SubviewOp):
+                _verify_subview(op)
         ops = list(self.body.block.ops)
         if not any(isinstance(op, QueueOp | ProcessOp) for op in ops):
             return
@@ -475,6 +479,27 @@ class ProgramOp(_DefinitionOp):
                 raise VerifyException(
                     f"queue @{q} of @{name} has no receiver (tg.consume or tg.synchronize)"
                 )
+
+
+def _verify_subview(op: memref.SubviewOp) -> None:
+    """One offset, size and stride per dimension of the view's source (xDSL's memref.subview
+    does not check; the code generators read them by dimension)."""
+    source = op.source.type
+    if not isinstance(source, MemRefType):
+        return
+    rank = len(source.get_shape())
+    hint = op.result.name_hint
+    view = f"memref.subview %{hint}" if hint else "a memref.subview"
+    for what, static in (
+        ("offset", op.static_offsets),
+        ("size", op.static_sizes),
+        ("stride", op.static_strides),
+    ):
+        given = len(static.get_values())
+        if given != rank:
+            raise VerifyException(
+                f"{view} of a rank-{rank} memref needs {rank} {what}s, got {given}"
+            )
 
 
 # --------------------------------------------------------------------------- program ops

@@ -363,3 +363,23 @@ tg.program @p(%x: i32) {
 }
 
 // CHECK: error: 'tg.call' op argument #0 of program @q must be index, got i32
+
+// -----
+// CHECK: //{{ }}-----
+
+// A view of a program gives one offset, size and stride per dimension of its source (the code
+// generators read them by dimension), even a view no task uses.
+tg.program @p(%X: memref<8x16xf32>) {
+  %rows = memref.subview %X[] [] [] : memref<8x16xf32> to memref<4x16xf32, strided<[], offset: 16>>
+}
+
+// CHECK: error: 'tg.program' op memref.subview %rows of a rank-2 memref needs 2 offsets, got 0
+
+// -----
+// CHECK: //{{ }}-----
+
+tg.program @p(%X: memref<8x16xf32>) {
+  %rows = "memref.subview"(%X) <{static_offsets = array<i64: 0, 0>, static_sizes = array<i64: 4>, static_strides = array<i64: 1, 1>, operandSegmentSizes = array<i32: 1, 0, 0, 0>}> : (memref<8x16xf32>) -> memref<4xf32, strided<[16], offset: 0>>
+}
+
+// CHECK: error: 'tg.program' op memref.subview %rows of a rank-2 memref needs 2 sizes, got 1
