@@ -99,6 +99,7 @@ class Run:
             self.lane_array = NI[_LANE]
             self.issued_t_array = NF[_ISSUED_T]
             self.deps_t_array = NF[_DEPS_T]
+            self.start_array = NF[_START]
         if costs is not None:
             self.cost_array = costs
         self._kernel_costs = kernel_costs
@@ -113,7 +114,6 @@ class Run:
 
     # (the schedule's rows, read when asked: a run read for its statistics alone reads few)
     worker_array = property(lambda self: self._NI[_WORKER])
-    start_array = property(lambda self: self._NF[_START])
     end_array = property(lambda self: self._NF[_END])
 
     @functools.cached_property
@@ -174,6 +174,12 @@ class Run:
     # as it is created, so the scheduler does not write these: issue numbers count the tasks,
     # a task's stream is its own, every lane 0, a task is issued when it is created and a
     # node's dependencies are met when it is created or its last predecessor ends.
+    @functools.cached_property
+    def start_array(self) -> np.ndarray:
+        # (a plain schedule's: a task starts its cost before its end, a barrier at -1)
+        tasks = self.task_graph.kind == 0
+        return np.where(tasks, self.end_array - self.cost_array, -1.0)
+
     @functools.cached_property
     def cost_array(self) -> np.ndarray:
         # (costs None: each node's kernel's, the barriers' 0; kernel -1 reads the last)

@@ -230,11 +230,11 @@ def _chain(n: int):
 
 def _defined(schedule) -> tuple:
     """The rows of NI and NF a schedule without a generator cost or task window writes (not
-    its creation times; of a plain one, S[9], neither issue numbers, streams, lanes, issue
-    times nor dependencies-met times), its order, S and R."""
+    its creation times; of a plain one, S[9], neither starts, issue numbers, streams, lanes,
+    issue times nor dependencies-met times), its order, S and R."""
     NI, NF = schedule.NI, schedule.NF[:4]
     if schedule.S[PLAIN_RAN]:
-        NI, NF = NI[:1], NF[:2]
+        NI, NF = NI[:1], NF[1:2]
     return NI, NF, schedule.order, schedule.S, schedule.R
 
 

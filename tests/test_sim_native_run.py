@@ -624,16 +624,16 @@ def test_a_program_run_again_builds_in_the_memory_of_its_last_run():
 def test_a_program_run_again_schedules_into_the_arrays_of_its_last_run():
     """The scheduler keeps its per-node outputs between runs; a Run still held keeps its own."""
     prog = WORKLOADS[0].compile(target="cpu_sim", mode="cycles").bind(n=64, **_arrays(64))
-    names = ("worker_array", "start_array", "end_array", "order")
+    names = ("worker_array", "end_array", "order")
     prog.execute()
-    address = prog._last().start_array.ctypes.data  # (the address only: the run goes)
+    address = prog._last().end_array.ctypes.data  # (the address only: the run goes)
     prog.execute()
-    assert prog._last().start_array.ctypes.data == address
+    assert prog._last().end_array.ctypes.data == address
     held = prog._last()
     values = [getattr(held, k).copy() for k in names]
     prog.execute()
     again = prog._last()
-    assert again.start_array.ctypes.data != address
+    assert again.end_array.ctypes.data != address
     for name, was in zip(names, values):
         assert np.array_equal(getattr(held, name), was)
         assert np.array_equal(getattr(again, name), was)

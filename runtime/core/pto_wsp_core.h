@@ -207,9 +207,10 @@ typedef struct PtoSchedConfig {
 // The caller's arrays the results go to (runtime/native_core.py's Schedule): ni 4 rows of
 // num_nodes (worker, issue number, stream, lane), nf 5 rows (start, end, issued, dependencies
 // met, created: left unset without gen_cost or task_window, when every node is created at 0;
-// a plain schedule, s[9] 1, leaves issue number, stream, lane, issued and dependencies met
-// unset: a task is issued as it is created, on its own stream, lane 0, and a node's
-// dependencies are met at its creation or its last predecessor's end), order the dispatch order
+// a plain schedule, s[9] 1, leaves start, issue number, stream, lane, issued and dependencies
+// met unset: a task starts its cost before its end (a barrier: -1), it is issued as it is
+// created, on its own stream, lane 0, and a node's dependencies are met at its creation or
+// its last predecessor's end), order the dispatch order
 // (num_tasks), s the counters then tasks run per worker (21 + workers), r the clock, the
 // five stalls (dependencies, stream order, pipeline depth, issue, window), then busy cycles
 // per worker (8 + workers).

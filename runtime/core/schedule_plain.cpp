@@ -12,7 +12,9 @@
 // (its own), lane (0) and issue time (its creation time) say nothing the graph does not: they
 // are not written (the host knows them from S[kPlain]), and neither are creation times
 // without a generator cost (all 0) nor when a node's dependencies were met: its creation, or
-// its last predecessor's end if later (the host derives them when asked).
+// its last predecessor's end if later (the host derives them when asked), nor a node's start:
+// a task starts its cost before its end (integer-valued doubles below 2^53: exact), a barrier
+// at -1 (8 B a node of new memory less on a first run).
 #include <stdint.h>
 
 #include <algorithm>
@@ -51,7 +53,6 @@ class Plain {
         W_(s.W),
         left_(s.left.data()),
         worker_(s.NI[kWorker]),
-        start_(s.NF[kStart]),
         end_(s.NF[kEnd]),
         created_(s.c.gen_cost ? s.NF[kCreatedT] : nullptr),
         busy_(s.busy),
@@ -117,13 +118,13 @@ class Plain {
   }
 
   // Barriers first..end-1 join (before the task `end`, if any: it counts the predecessors
-  // they complete, not created yet). Every row is written once: a barrier's worker and start
-  // here, a task's when it starts (each does: nothing stops a plain run), ends when done.
+  // they complete, not created yet). Every row is written once: a barrier's worker here, a
+  // task's when it starts (each does: nothing stops a plain run), ends when done.
   void barriers(int64_t first, int64_t end) {
     ncreated_ = end;
     for (int64_t d = first; d < end; ++d) {
       worker_[d] = -1;
-      start_[d] = end_[d] = -1.0;
+      end_[d] = -1.0;
     }
     for (int64_t d = first; d < end; ++d)
       if (left_[d] == 0 && end_[d] < 0) {  // (not done meanwhile by another's completion)
@@ -197,7 +198,6 @@ class Plain {
         idle_[k] &= ~(uint64_t(1) << (w % 64));
         --nidle;
         worker_[tid] = w;
-        start_[tid] = now;
         order_[ordn++] = tid;
         const double cost = static_cast<double>(s_.cost_of(tid));
         busy_[w] += cost;
@@ -274,7 +274,7 @@ class Plain {
   const int64_t W_;
   int32_t* left_;  // per node: predecessors not done
   int64_t* worker_;
-  double *start_, *end_, *created_;
+  double *end_, *created_;
   double* busy_;
   int64_t *trun_, *order_;
   PlainQueue* queues_;
