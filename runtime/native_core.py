@@ -628,8 +628,19 @@ class _SchedOut(ctypes.Structure):
     _fields_ = [(n, ctypes.c_void_p) for n in ("ni", "nf", "order", "s", "r")]
 
 
-#: The graph's int64 arrays the scheduler reads after the costs, in PtoSchedGraph's order.
-_SCHED_I64 = ("priority", "target", "stream")
+#: The graph's arrays the scheduler reads (PtoSchedGraph's fields) and their types (None:
+#: int64, NULL for a column the core left out: _sched_column).
+_SCHED_COLUMNS = (
+    ("kind", np.uint8),
+    ("pool", np.uint8),
+    ("priority", None),
+    ("target", None),
+    ("stream", None),
+    ("fanout_begin", np.int32),
+    ("fanin", np.int32),
+    ("fanout_edges", np.int32),
+    ("kernel", np.int32),
+)
 
 
 def _sched_config(config: Any) -> tuple[_SchedConfig, np.ndarray]:
@@ -772,15 +783,7 @@ class Scheduler:
     def _graph(self, graph: TaskGraph) -> _SchedGraph:
         """The scheduler's view of ``graph`` (costs left to the caller): the last run's while
         it read the same arrays in place (a Program's graph built again in the same memory)."""
-        columns = (
-            graph.kind,
-            graph.pool,
-            *[getattr(graph, f) for f in _SCHED_I64],
-            graph.fanout_begin,
-            graph.fanin,
-            graph.fanout_edges,
-            graph.kernel,
-        )
+        columns = tuple(getattr(graph, name) for name, _ in _SCHED_COLUMNS)
         kept = self._kept_graph
         if kept is not None:
             for r, a in zip(kept[0], columns):
@@ -789,16 +792,16 @@ class Scheduler:
             else:
                 return kept[1]
         keep = [
-            np.ascontiguousarray(graph.kind, np.uint8),
-            np.ascontiguousarray(graph.pool, np.uint8),
-            *[_sched_column(getattr(graph, f), f) for f in _SCHED_I64],
-            np.ascontiguousarray(graph.fanout_begin, np.int32),
-            np.ascontiguousarray(graph.fanin, np.int32),
-            np.ascontiguousarray(graph.fanout_edges, np.int32),
-            np.ascontiguousarray(graph.kernel, np.int32),
+            _sched_column(a, name) if dtype is None else np.ascontiguousarray(a, dtype)
+            for a, (name, dtype) in zip(columns, _SCHED_COLUMNS)
         ]
-        addresses = [None if a is None else address_of(a) for a in keep]
-        g = _SchedGraph(graph.num_nodes, *addresses[:2], None, *addresses[2:], None, 0)
+        g = _SchedGraph(
+            num_nodes=graph.num_nodes,
+            **{
+                name: None if a is None else address_of(a)
+                for a, (name, _) in zip(keep, _SCHED_COLUMNS)
+            },
+        )
         # Kept only when every array is read in place (a copy would miss changes to it), and
         # by weak references: a view held here would keep the core from building again in
         # its memory. While they all lead to the caller's arrays, the addresses are theirs.

@@ -33,7 +33,7 @@ from pto_wsp.runtime.kernels import KernelSpec
 from pto_wsp.runtime.native_core import Scheduler
 from pto_wsp.runtime.native_pipe import Channels
 from pto_wsp.runtime.profiling import check_schedule, profile_totals, timed_specs
-from pto_wsp.runtime.run import Run, forget_collected
+from pto_wsp.runtime.run import Run, forget_collected, node_costs
 from pto_wsp.runtime.threads import run_bodies_threaded
 
 __all__ = ["ArgSpec", "Program", "Stats"]
@@ -554,7 +554,7 @@ class Program:
                 functions.append(kid)
         if not functions:
             return None, table, None
-        costs = np.append(table, 0)[graph.kernel]  # (kernel -1, the barriers: the last, 0)
+        costs = node_costs(table, graph.kernel)
         ids = np.flatnonzero(np.isin(graph.kernel, functions)).tolist()
         kernel, args, regions, coords = graph.kernel, graph.args, graph.regions, graph.coords
         specs = {kid: self.kernels.get(graph.kernels[kid]) for kid in functions}

@@ -65,6 +65,12 @@ def forget_collected(graph: TaskGraph, gc_at: np.ndarray, gc_old: np.ndarray) ->
     )
 
 
+def node_costs(kernel_costs: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """Each node's cost from its kernel's (``kernel_costs`` by kernel id; a barrier, kernel
+    -1, costs 0)."""
+    return np.append(kernel_costs, 0)[kernel]  # (kernel -1 reads the appended 0)
+
+
 class Run:
     """A main program's execution on the core, read as a ``Simulator`` is after a run:
     per node ``worker``, ``start``, ``end``, ``issue_seq``, ``stream_of``, ``lane``,
@@ -182,8 +188,7 @@ class Run:
 
     @functools.cached_property
     def cost_array(self) -> np.ndarray:
-        # (costs None: each node's kernel's, the barriers' 0; kernel -1 reads the last)
-        return np.append(self._kernel_costs, 0)[self.task_graph.kernel]
+        return node_costs(self._kernel_costs, self.task_graph.kernel)
 
     @functools.cached_property
     def issue_seq_array(self) -> np.ndarray:
