@@ -52,6 +52,7 @@ _SOURCES = [
     _HERE / "core" / "core.cpp",
     _HERE / "core" / "schedule.cpp",
     _HERE / "core" / "schedule_plain.cpp",
+    _HERE / "core" / "stream.cpp",
     _HERE / "core" / "csp.cpp",
     _HERE / "core" / "bodies.cpp",
     _HERE / "ascend_host" / "src" / "tensormap.cpp",
@@ -66,6 +67,7 @@ _HEADERS = [
     _HERE / "ascend_host" / "src" / "order.h",
     _HERE / "ascend_host" / "src" / "schedule_rules.h",
     _HERE / "ascend_host" / "src" / "tensormap.h",
+    _HERE / "ascend_host" / "src" / "worker_pool.h",
 ]
 #: The task ABI's generator (its header is written for the build).
 _ABI = _HERE.parent / "lowering" / "ascend" / "abi.py"
@@ -209,13 +211,14 @@ def _api() -> ctypes.CDLL:
         "pto_core_error_node": (i64, [p]),
         "pto_core_error_check": (i64, [p]),
         "pto_core_order_points": (i64, [p, p]),
-        "pto_core_graph": (i32, [p, p]),
+        "pto_core_graph": (i32, [p, p, i32]),
         "pto_core_scheduler_new": (p, []),
         "pto_core_scheduler_free": (None, [p]),
         "pto_core_schedule": (i32, [p, p, p, p]),
         "pto_core_schedule_error": (ctypes.c_char_p, [p]),
         "pto_core_schedule_spans": (i64, [p, p, p, p]),
         "pto_core_schedule_collections": (i64, [p, p, p]),
+        "pto_core_run_scheduled": (i32, [p, p, p, p, p, p, i64, p, i64, i64, p]),
     }
     for name, (restype, argtypes) in signatures.items():
         function = getattr(lib, name)
@@ -335,11 +338,15 @@ class Core:
         self._start(shapes, infer_data_deps, records)
         return True
 
-    def run(self, entry: int, args: Any) -> bool:
+    def run(self, entry: int, args: Any, plan: Plan | None = None) -> bool:
         """Run the compiled program at ``entry`` (MLIR's packed interface) with the packed
-        ``args`` on this core; its first error stops it: False (``error()`` says why)."""
+        ``args`` on this core; its first error stops it: False (``error()`` says why).
+        ``plan``: its schedule made beside the build when the core takes it
+        (``plan.scheduled``; ``Scheduler.planned`` reads it)."""
         self._started = None
-        return self._api.pto_core_run(self._ptr, entry, args) == 0
+        if plan is None:
+            return self._api.pto_core_run(self._ptr, entry, args) == 0
+        return plan.run(self._ptr, entry, args)
 
     def error(self) -> tuple[str, int, int]:
         """Why the build failed ('' if it did not), its node and its failed check (-1: none)."""
@@ -389,7 +396,7 @@ class Core:
         without records takes its args, regions and coords from ``again()`` (the same
         graph built with them), called when one of them is first read."""
         g = self._g
-        if self._api.pto_core_graph(self._ptr, self._g_ref) != 0:
+        if self._api.pto_core_graph(self._ptr, self._g_ref, 0) != 0:
             raise NativeCoreError(self.error()[0])
         n, e = g.num_nodes, g.num_edges
         view = self._view
@@ -421,13 +428,12 @@ class Core:
             load = _Once(again)  # (one build for the three fields)
             fields = tuple(_Unrecorded(n, name, load) for name in ("args", "regions", "coords"))
         if same and n:
-            columns = {name: self._views[name][2] for name in _FIXED_ARRAYS}
+            columns = {name: self._views[name][2] for name in _NODE_ARRAYS}
         else:
             columns = {name: view(g, name, n) for name in _NODE_ARRAYS}
-            columns["fanout_begin"] = view(g, "fanout_begin", n + 1) if n else np.zeros(1, np.int32)
-            columns["fanout_edges"] = view(g, "fanout_edges", e)
-            columns["edge_kind"] = view(g, "edge_kind", e)
-        return TaskGraph(
+        return _CoreGraph(
+            lambda: self._fanout(n, e),
+            e,
             **columns,
             kernels=list(kernels),
             args=fields[0],
@@ -436,10 +442,49 @@ class Core:
         )
 
 
+    def _fanout(self, n: int, e: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The build's fanout_begin, fanout_edges and edge_kind (the CSR made now, once)."""
+        g = _Graph()
+        if self._api.pto_core_graph(self._ptr, ctypes.byref(g), 1) != 0:
+            raise NativeCoreError(self.error()[0])
+        begin = self._view(g, "fanout_begin", n + 1) if n else np.zeros(1, np.int32)
+        return begin, self._view(g, "fanout_edges", e), self._view(g, "edge_kind", e)
+
+
+class _CoreGraph(TaskGraph):
+    """A TaskGraph built on the core whose fanout (its CSR) the core makes when it is first
+    read: a schedule made beside the build reads none of it (~7 ns a task less)."""
+
+    _CSR = ("fanout_begin", "fanout_edges", "edge_kind")
+
+    def __init__(
+        self, fanout: Callable[[], tuple] | None = None, num_edges: int = 0, **fields: Any
+    ) -> None:
+        """``fanout()`` makes the CSR (``num_edges`` edges); without it (a copy made by
+        ``dataclasses.replace``) the fields give it."""
+        given = tuple(fields.pop(name, None) for name in self._CSR)
+        self._load, self._csr = fanout, None if fanout is not None else given
+        self._num_edges = num_edges if fanout is not None else len(given[1])
+        super().__init__(**dict.fromkeys(self._CSR), **fields)
+
+    def _fanout(self, i: int) -> np.ndarray:
+        if self._csr is None:
+            self._csr = self._load()
+        return self._csr[i]
+
+    # (TaskGraph's __init__ sets them: ignored)
+    fanout_begin = property(lambda self: self._fanout(0), lambda self, _: None)
+    fanout_edges = property(lambda self: self._fanout(1), lambda self, _: None)
+    edge_kind = property(lambda self: self._fanout(2), lambda self, _: None)
+
+    @property
+    def num_edges(self) -> int:
+        """Edges of every kind."""
+        return self._num_edges
+
+
 #: The graph's arrays of one entry per node, as TaskGraph names them.
 _NODE_ARRAYS = ("kind", "kernel", "pool", "domain", "target", "stream", "priority", "fanin")
-#: Those and the fanout's: their sizes are the graph's (Core.graph).
-_FIXED_ARRAYS = (*_NODE_ARRAYS, "fanout_begin", "fanout_edges", "edge_kind")
 
 
 def _args(site: np.ndarray, scalars: Sequence[str]):
@@ -678,6 +723,7 @@ def _sched_config(config: Any) -> tuple[_SchedConfig, np.ndarray]:
     return c, pools
 
 
+_STREAM_WAIT = 1 << 16  # (PTO_STREAM_WAIT)
 _TIMING = {"immediate": 0, "rate_limit": 1, "batched": 2, "interleaved": 3}
 _SCOPE = {"global": 0, "per_stream": 1, "per_pool": 2}
 #: The counters in ``Schedule.S`` before the tasks run per worker, the floats in ``R``
@@ -710,6 +756,26 @@ class Schedule(NamedTuple):
     spans: tuple[np.ndarray, np.ndarray, np.ndarray]
     gc_at: np.ndarray
     gc_old: np.ndarray
+
+
+class Plan:
+    """A plain schedule to make beside a build (``Scheduler.plan``, ``Core.run``): its
+    outputs hold ``capacity`` nodes; ``scheduled`` says whether the core made it."""
+
+    __slots__ = ("_call", "_args", "_flag", "capacity", "NI", "NF", "order", "scheduled")
+
+    def __init__(self, call, args: tuple, capacity: int, NI, NF, order) -> None:
+        self._call, self._args, self.capacity = call, args, capacity
+        self._flag = ctypes.c_int32()
+        self.NI, self.NF, self.order = NI, NF, order
+        self.scheduled = False
+
+    def run(self, core: int, entry: int, args: Any) -> bool:
+        """The build of ``entry`` on ``core`` with the schedule beside it: False if it failed."""
+        flag = self._flag
+        ok = self._call(core, entry, args, *self._args, ctypes.byref(flag)) == 0
+        self.scheduled = ok and flag.value == 1
+        return ok
 
 
 class Scheduler:
@@ -779,6 +845,45 @@ class Scheduler:
         spans = self._spans() if S[_SPANN] else _NO_SPANS
         collections = self._collections() if S[_GCN] else _NO_SPANS[:2]
         return Schedule(NI, NF, S, R, order[: S[_ORDN]], spans, *collections)
+
+    def plan(
+        self,
+        config: Any,
+        kernel_costs: np.ndarray,
+        capacity: int,
+        chunk: int = 64,
+        interleave: bool = False,
+    ) -> Plan:
+        """A schedule with ``config`` of the graph the next build makes (``Core.run``),
+        every node costing its kernel's ``kernel_costs[kernel]`` (a barrier 0), in outputs
+        of ``capacity`` nodes: made beside the build when the schedule is plain (timing
+        immediate, no streams, pipeline_depth, task window, work stealing, batch_deps,
+        ready priority or generator cost), every kernel costs at least 1, the graph fits,
+        ``capacity`` is at least 4,096 and the process may run on two CPUs; the build
+        publishes its nodes to it ``chunk`` at a time (1-4,096). ``interleave`` (tests):
+        the build starts only once the schedule runs."""
+        table = self._kernel_costs(kernel_costs)
+        c = self._config(config, None, (), -1)
+        NI, NF, order, out = self._outputs(capacity, capacity, c.workers)
+        self._plan_keep = (table, c, out)  # (alive while the core reads them)
+        args = (
+            self._ptr,
+            ctypes.byref(c),
+            address_of(table),
+            len(table),
+            ctypes.byref(out),
+            capacity,
+            chunk | (_STREAM_WAIT if interleave else 0),
+        )
+        return Plan(self._api.pto_core_run_scheduled, args, capacity, NI, NF, order)
+
+    def planned(self, plan: Plan, n: int) -> Schedule:
+        """The schedule ``plan`` made beside a build of ``n`` nodes (``plan.scheduled``)."""
+        S, R = self._counters
+        NI, NF = plan.NI, plan.NF
+        if n != plan.capacity:
+            NI, NF = NI[:, :n], NF[:, :n]
+        return Schedule(NI, NF, S, R, plan.order[: S[_ORDN]], _NO_SPANS, *_NO_SPANS[:2])
 
     def _graph(self, graph: TaskGraph) -> _SchedGraph:
         """The scheduler's view of ``graph`` (costs left to the caller): the last run's while

@@ -179,6 +179,7 @@ class Program:
         self._bindings: dict[str, Any] = {}
         self._sim: Simulator | Run | None = None
         self._scheduler: Scheduler | None = None  # the core's, its memory kept between runs
+        self._nodes = 0  # the last build's nodes (0: none yet): the next one's plan is sized so
         self._views: dict = {}  # the views of the bound tensors the bodies got (Run.run_bodies)
         self._kept_arguments: tuple | None = None  # _arguments' result until the next bind
         self._tensor_names = [a.name for a in args if a.kind == "tensor"]
@@ -458,19 +459,29 @@ class Program:
         # The last run's graph and schedule are the core's and the scheduler's memory: let go
         # of them first, and this build reuses that memory instead of faulting in fresh pages.
         self._sim = None
+        if self._scheduler is None:  # (no bind() before: a program without arguments)
+            self._scheduler = Scheduler()
+        scheduler = self._scheduler
         with gc_paused():  # (the graph's per-node tuples are made lazily: few objects)
             start = time.perf_counter()
+            # (every kernel's cost a constant, the size of the last build known: the
+            # schedule is made beside the build when it is plain)
+            table, functions = self._kernel_costs(self.native.kernels)
+            plan = None
+            if not functions and self._nodes:
+                plan = scheduler.plan(config, table, self._nodes)
             graph, points = self.native.build_with_points(
-                self._bindings, config.infer_data_deps, self._reads_records()
+                self._bindings, config.infer_data_deps, self._reads_records(), plan
             )
+            self._nodes = graph.num_nodes
             built = time.perf_counter()
-            costs, table, failed = self._costs(graph)
-            stop_at = -1 if failed is None else failed[0]
-            if self._scheduler is None:  # (no bind() before: a program without arguments)
-                self._scheduler = Scheduler()
-            schedule = self._scheduler.run(
-                graph, costs, config, points, stop_at, kernel_costs=table
-            )
+            if plan is not None and plan.scheduled:
+                costs, failed = None, None
+                schedule = scheduler.planned(plan, graph.num_nodes)
+            else:
+                costs, failed = self._costs(graph, table, functions)
+                stop_at = -1 if failed is None else failed[0]
+                schedule = scheduler.run(graph, costs, config, points, stop_at, kernel_costs=table)
             graph = forget_collected(graph, schedule.gc_at, schedule.gc_old)
             run = Run(
                 config=config,
@@ -482,10 +493,13 @@ class Program:
                 arrays=arrays,
             )
             scheduled = time.perf_counter()
-            run.phases_ms = {
-                "build": (built - start) * 1e3,
-                "schedule": (scheduled - built) * 1e3,
-            }
+            if plan is not None and plan.scheduled:  # (one phase: the two ran side by side)
+                run.phases_ms = {"build and schedule": (scheduled - start) * 1e3}
+            else:
+                run.phases_ms = {
+                    "build": (built - start) * 1e3,
+                    "schedule": (scheduled - built) * 1e3,
+                }
             error = failed[1] if failed is not None else None
             if run.window_full and config.window_overflow == "abort":
                 window = config.task_window
@@ -536,24 +550,29 @@ class Program:
                 return True
         return False
 
-    def _costs(
-        self, graph: TaskGraph
-    ) -> tuple[np.ndarray | None, np.ndarray, tuple[int, ExecutionError] | None]:
-        """The nodes' cycles: per kernel id when every kernel's cost is a constant (per-node
-        costs None: a node costs its kernel's, a barrier 0), else per node too (0 for
-        barriers; a cost function called per task, ``KernelSpec.task_cycles``, as the engine
-        does). The third result: the first task (by number) whose cost could not be
-        computed, and its error."""
-        table = np.zeros(len(graph.kernels), np.int64)
+    def _kernel_costs(self, kernels: list[str]) -> tuple[np.ndarray, list[int]]:
+        """Per kernel id its cycles where its cost is a constant (else 0), and the ids of
+        the kernels whose cost is a function of the task."""
+        table = np.zeros(len(kernels), np.int64)
         functions = []
-        for kid, name in enumerate(graph.kernels):
+        for kid, name in enumerate(kernels):
             spec = self.kernels.get(name) or KernelSpec(name, [], [], origin="unknown")
             if spec.cost.__class__ is int:
                 table[kid] = spec.cost
             else:
                 functions.append(kid)
+        return table, functions
+
+    def _costs(
+        self, graph: TaskGraph, table: np.ndarray, functions: list[int]
+    ) -> tuple[np.ndarray | None, tuple[int, ExecutionError] | None]:
+        """The nodes' cycles (``_kernel_costs``' table and functions of ``graph.kernels``):
+        None when every kernel's cost is a constant (a node costs its kernel's, a barrier
+        0), else per node (0 for barriers; a cost function called per task,
+        ``KernelSpec.task_cycles``, as the engine does). The second result: the first task
+        (by number) whose cost could not be computed, and its error."""
         if not functions:
-            return None, table, None
+            return None, None
         costs = node_costs(table, graph.kernel)
         ids = np.flatnonzero(np.isin(graph.kernel, functions)).tolist()
         kernel, args, regions, coords = graph.kernel, graph.args, graph.regions, graph.coords
@@ -564,9 +583,9 @@ class Program:
                 cycles = spec.task_cycles(i, coords[i], args[i], regions[i])
             except ExecutionError as error:
                 number = int(np.count_nonzero(graph.kind[:i] == KIND_TASK))
-                return costs, table, (number, error)
+                return costs, (number, error)
             costs[i] = cycles
-        return costs, table, None
+        return costs, None
 
     # ------------------------------------------------------------------ results
 

@@ -172,12 +172,17 @@ class NativeProgram:
         return self.build_with_points(bindings)[0]
 
     def build_with_points(
-        self, bindings: Mapping[str, Any], infer_data_deps: bool = True, records: bool = True
+        self,
+        bindings: Mapping[str, Any],
+        infer_data_deps: bool = True,
+        records: bool = True,
+        plan: Any = None,
     ) -> tuple[TaskGraph, np.ndarray]:
         """``build``, and per ordering point how many tasks preceded it (batch_deps);
         ``infer_data_deps=False``: structural and event edges only; ``records=False``: the
         core stores no task's scalars, coordinates or regions (most of a task's bytes), and
-        the graph's args, regions and coords are built again, with them, when first read."""
+        the graph's args, regions and coords are built again, with them, when first read;
+        ``plan``: a runtime Scheduler's plan, scheduled beside the build (``Core.run``)."""
         if self.is_pipeline:
             raise NativeError(
                 f"@{self.name} is a pipeline: its tasks are made as it runs (run_pipeline)"
@@ -185,7 +190,7 @@ class NativeProgram:
         packed = self._packed(bindings)
         core = self._core(packed.shapes, infer_data_deps, records)
         packed.words[packed.context] = core.address
-        if not core.run(self._address, packed.address):
+        if not core.run(self._address, packed.address, plan):
             self._check(core)
         again = None if records else self._again(bindings, infer_data_deps)
         graph = core.graph(self.kernels, self.sites, self._tensors, self.scalars, self.kept, again)

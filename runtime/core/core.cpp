@@ -179,12 +179,10 @@ void PtoCore::widen() {
   wide = true;
 }
 
-void PtoCore::graph(PtoGraph* out) {
-  if (!graphed) {
-    csr();
-    tmap.reset();
-  }
-  graphed = true;
+void PtoCore::graph(PtoGraph* out, bool fanout) {
+  tmap.reset();
+  if (fanout && !graphed) csr();
+  graphed = graphed || fanout;
   fill(out);
 }
 
@@ -227,12 +225,12 @@ void PtoCore::fill(PtoGraph* out) const {
   out->kernel = kernel.data();
   out->site = site.data();
   out->fanin = fanin.data();
-  out->fanout_edges = fanout_edges.data();
+  out->fanout_edges = graphed ? fanout_edges.data() : nullptr;
   out->target = target.data();
   out->stream = stream.data();
   out->priority = priority.data();
-  out->fanout_begin = fanout_begin.data();
-  out->edge_kind = fanout_kind.data();
+  out->fanout_begin = graphed ? fanout_begin.data() : nullptr;
+  out->edge_kind = graphed ? fanout_kind.data() : nullptr;
   out->args_begin = args_begin.data();
   out->args = args.data();
   out->coords_begin = coords_begin.data();
@@ -527,10 +525,10 @@ int64_t pto_core_order_points(const PtoCore* core, const int64_t** points) {
   return static_cast<int64_t>(core->order_points.size());
 }
 
-int32_t pto_core_graph(PtoCore* core, PtoGraph* out) {
+int32_t pto_core_graph(PtoCore* core, PtoGraph* out, int32_t fanout) {
   if (core->error.empty() && core->scopes.open() != 0) core->fail("a tg.ordered is not closed");
   if (!core->error.empty()) return 1;
-  core->graph(out);
+  core->graph(out, fanout != 0);
   return 0;
 }
 

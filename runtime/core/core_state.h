@@ -5,14 +5,17 @@
 #include <setjmp.h>
 #include <sys/mman.h>
 
+#include <atomic>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
 
 #include "order.h"
 #include "pto_wsp_core.h"
+#include "scheduler.h"
 #include "task_abi.h"
 #include "tensormap.h"
 
@@ -28,6 +31,8 @@ struct PtoPipe;
 // them, grown with mremap (the pages move, nothing is copied or touched again: a vector's
 // doubling touches about twice what it holds) and asked for as transparent huge pages (one
 // page fault per 2 MB instead of per 4 kB). Fresh pages were most of a large first build.
+// An array a scheduler reads while the graph is built (stream.cpp) moves only under its
+// guard, which that scheduler holds while it reads.
 template <typename T>
 class Grow {
  public:
@@ -65,9 +70,12 @@ class Grow {
   const T* data() const { return data_; }
   T& operator[](size_t i) { return data_[i]; }
   const T& operator[](size_t i) const { return data_[i]; }
+  void guard(std::mutex* m) { guard_ = m; }
 
  private:
   void grow(size_t need) {
+    std::unique_lock<std::mutex> hold;
+    if (guard_ != nullptr) hold = std::unique_lock<std::mutex>(*guard_);
     size_t cap = cap_ == 0 ? (size_t(64) << 10) / sizeof(T) : cap_;
     while (cap < need) cap *= 2;
     void* p = data_ == nullptr
@@ -81,6 +89,7 @@ class Grow {
   }
   T* data_ = nullptr;
   size_t size_ = 0, cap_ = 0;
+  std::mutex* guard_ = nullptr;
 };
 
 // A node column whose value is the same default for almost every workload (a task's target,
@@ -91,23 +100,28 @@ class DefaultColumn {
  public:
   explicit DefaultColumn(int64_t fallback) : fallback_(fallback) {}
   void put(uint32_t node, int64_t v) {
-    if (!on_) {
+    if (!on_.load(std::memory_order_relaxed)) {
       if (v == fallback_) return;
       values_.assign(node, fallback_);
-      on_ = true;
+      on_.store(true, std::memory_order_relaxed);
     }
     values_.push_back(v);
   }
-  const int64_t* data() const { return on_ ? values_.data() : nullptr; }
+  // (atomic: a scheduler reading the graph as it is built asks, ordered by the build's
+  // publication of the nodes, stream.cpp)
+  const int64_t* data() const {
+    return on_.load(std::memory_order_relaxed) ? values_.data() : nullptr;
+  }
   void clear() {
     values_.clear();
-    on_ = false;
+    on_.store(false, std::memory_order_relaxed);
   }
+  void guard(std::mutex* m) { values_.guard(m); }
 
  private:
   Grow<int64_t> values_;
   int64_t fallback_;
-  bool on_ = false;
+  std::atomic<bool> on_{false};
 };
 
 // The most nodes and edges a graph may have: node ids (fanout_edges) and fanout_begin are
@@ -186,6 +200,11 @@ struct PtoCore {
   bool graphed = false;  // the CSR is made (once: the host holds views of these arrays)
   // The pipeline run this builder belongs to (csp.cpp), else null: a main program's build.
   PtoPipe* pipe = nullptr;
+  // The scheduler reading this build as it is made (stream.cpp), else null: every
+  // `chunk` nodes are published to it (one store: the cache line it shares with the reader
+  // changes hands once a chunk, not once a node).
+  PtoSchedFeed* feed = nullptr;
+  uint32_t chunk = 64;
 
   uint32_t num_nodes() const { return static_cast<uint32_t>(kind.size()); }
   // Empty again, keeping every array's memory (see pto_core_new).
@@ -221,6 +240,7 @@ struct PtoCore {
     error_node = error_check = -1;
     graphed = false;
     pipe = nullptr;
+    feed = nullptr;
   }
   // The first error is kept; `node` is the task it concerns (-1: none).
   // The first error is kept and ends the program's run (see pto_core_run): every caller's
@@ -265,6 +285,8 @@ struct PtoCore {
     edge_kind.resize(e);
     if (e > static_cast<size_t>(max_edges)) return too_many_edges(dst);
     fanin.push_back(static_cast<int32_t>(n));
+    if (feed != nullptr && (dst + 1) % chunk == 0)
+      feed->published.store(dst + 1, std::memory_order_release);
   }
   [[gnu::cold, gnu::noinline]] void too_many_edges(uint32_t dst) {
     fail("out of memory: the program creates more than " + std::to_string(max_edges) +
@@ -310,7 +332,7 @@ struct PtoCore {
   void put_region(int64_t tensor, uint8_t access, const int64_t* d);
   void widen();
   void submit();
-  void graph(PtoGraph* out);
+  void graph(PtoGraph* out, bool fanout);
   void csr();
   void fill(PtoGraph* out) const;
 };

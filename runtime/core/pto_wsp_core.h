@@ -157,8 +157,10 @@ typedef struct PtoGraph {
   const int32_t* regions32;
 } PtoGraph;
 
-// Fill `out` (an error if the build failed or a scope is still open: nonzero).
-PTO_CORE_API int32_t pto_core_graph(PtoCore* core, PtoGraph* out);
+// Fill `out` (an error if the build failed or a scope is still open: nonzero). fanout 0:
+// without the fanout (fanout_begin, fanout_edges, edge_kind NULL; num_edges given): the CSR
+// is made by the first call with fanout 1 (a schedule made beside the build reads none).
+PTO_CORE_API int32_t pto_core_graph(PtoCore* core, PtoGraph* out, int32_t fanout);
 // The ordering points of the build (tg.order_point): per point, how many tasks preceded it
 // (what batch_deps flushes on); valid until pto_core_free.
 PTO_CORE_API int64_t pto_core_order_points(const PtoCore* core, const int64_t** points);
@@ -231,6 +233,23 @@ PTO_CORE_API void pto_core_scheduler_free(PtoScheduler* s);
 PTO_CORE_API int32_t pto_core_schedule(PtoScheduler* s, const PtoSchedGraph* graph,
                                       const PtoSchedConfig* config, PtoSchedOut* out);
 PTO_CORE_API const char* pto_core_schedule_error(const PtoScheduler* s);
+// pto_core_run, and beside the build (on a second thread) the plain schedule of the graph
+// it makes, when the schedule is plain (timing immediate, no streams, pipeline_depth, task
+// window, work stealing, batch_deps, ready priority or generator cost; config's stop_at < 0,
+// general 0), every node costs its kernel's (kernel_cost: the barriers' 0 first, then per
+// kernel at least 1) and the graph has at most `capacity` nodes (the outputs' rows are
+// `capacity` long, capacity at least 4,096) and the process may run on two CPUs: then
+// *scheduled is 1 and `out` holds pto_core_schedule's results; else 0, and the caller
+// schedules the built graph with pto_core_schedule. options: the number of nodes the build
+// publishes to the schedule at a time in its low 16 bits (1-4,096; else 64), and
+// PTO_STREAM_WAIT: the build starts once the schedule runs (tests: every build interleaves).
+#define PTO_STREAM_WAIT (1 << 16)
+PTO_CORE_API int32_t pto_core_run_scheduled(PtoCore* core, void (*entry)(void**), void** args,
+                                            PtoScheduler* s, const PtoSchedConfig* config,
+                                            const int64_t* kernel_cost,
+                                            int64_t num_kernel_costs, PtoSchedOut* out,
+                                            int64_t capacity, int64_t options,
+                                            int32_t* scheduled);
 // The last run's stall spans (task, from, to; task -1: the generator waiting on the task
 // window) and the task window's TensorMap collections (after `at` nodes, every access of a
 // node before `oldest` forgotten); valid until the next run.

@@ -141,14 +141,7 @@ bool PtoScheduler::prepare(const PtoSchedGraph* graph, const PtoSchedConfig* con
       if (first == nullptr) first = &g.priority[i];
       one_priority = g.priority[i] == *first;
     }
-  for (int r = 0; r < kNI; ++r) NI[r] = out->ni + r * n;
-  for (int r = 0; r < kNF; ++r) NF[r] = out->nf + r * n;
-  S = out->s;
-  trun = out->s + kNS;
-  order = out->order;
-  T = out->r;
-  stalls = out->r + 3;
-  busy = out->r + kNR;
+  outputs(out, n);
   W = std::max<int64_t>(config->workers, 1);
   configure(*config);
   cap = n;
@@ -161,6 +154,44 @@ bool PtoScheduler::prepare(const PtoSchedGraph* graph, const PtoSchedConfig* con
   sdense.assign(keyed_scopes ? n : 0, 0);
   predone.assign(n, 0);
   return true;
+}
+
+// The caller's output arrays, each row `stride` nodes long.
+void PtoScheduler::outputs(PtoSchedOut* out, int64_t stride) {
+  for (int r = 0; r < kNI; ++r) NI[r] = out->ni + r * stride;
+  for (int r = 0; r < kNF; ++r) NF[r] = out->nf + r * stride;
+  S = out->s;
+  trun = out->s + kNS;
+  order = out->order;
+  T = out->r;
+  stalls = out->r + 3;
+  busy = out->r + kNR;
+}
+
+bool PtoScheduler::prepare_stream(const PtoSchedConfig* config, const int64_t* kernel_cost,
+                                  int64_t num_kernel_costs, PtoSchedOut* out, int64_t capacity) {
+  // (run_streamed's conditions: a plain schedule creating every task at 0, one priority
+  // without asking the graph, costs of at least 1 whose sums stay below 2^53)
+  if (capacity < 1 || num_kernel_costs < 1 || kernel_cost[0] != 0 || config->general ||
+      config->gen_cost != 0 || config->ready_priority || config->stop_at >= 0)
+    return false;
+  int64_t most = 0;
+  for (int64_t k = 1; k < num_kernel_costs; ++k) {
+    if (kernel_cost[k] < 1) return false;
+    most = std::max(most, kernel_cost[k]);
+  }
+  if (most >= ((int64_t(1) << 53) / capacity)) return false;
+  g = PtoSchedGraph{};
+  g.kernel_cost = kernel_cost;
+  g.num_kernel_costs = num_kernel_costs;
+  csr = true;
+  hooks = nullptr;
+  one_priority = true;
+  outputs(out, capacity);
+  W = std::max<int64_t>(config->workers, 1);
+  configure(*config);
+  cap = capacity;
+  return plain();
 }
 
 void PtoScheduler::start(const PtoSchedConfig& config, PtoSchedHooks* h) {

@@ -16,6 +16,7 @@
 // a task starts its cost before its end (integer-valued doubles below 2^53: exact), a barrier
 // at -1 (8 B a node of new memory less on a first run).
 #include <stdint.h>
+#include <time.h>
 
 #include <algorithm>
 #include <functional>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "scheduler.h"
+#include "worker_pool.h"
 
 using namespace sched;  // NOLINT(build/namespaces): the scheduler's row and counter names
 
@@ -44,7 +46,9 @@ size_t ring_size(int64_t n) {
   return k;
 }
 
-// One plain run over a prepared scheduler's graph and outputs.
+// One plain run over a prepared scheduler's graph and outputs: a whole graph (its fanout in
+// CSR), or (kStreamed) one read as it is built (run_streamed).
+template <bool kStreamed>
 class Plain {
  public:
   explicit Plain(PtoScheduler& s)
@@ -63,7 +67,8 @@ class Plain {
         idle_((s.W + 63) / 64, 0),
         serves_(s.W, 0),
         running_(ring_size(s.W)),
-        rmask_(running_.size() - 1) {
+        rmask_(running_.size() - 1),
+        shead_(s.succ_head.data()) {
     for (int64_t w = 0; w < W_; ++w) {
       idle_[w / 64] |= uint64_t(1) << (w % 64);
       for (int p = 0; p < 3; ++p) serves_[w] |= static_cast<uint8_t>(s.serves[w * 3 + p] << p);
@@ -88,6 +93,13 @@ class Plain {
     if (now_ < gen) now_ = gen;
     while (advance()) {
     }
+    finish(n, gen);
+    return ascending_;
+  }
+
+ private:
+  // The counters of a run of n nodes that has drained, the generator at `gen`.
+  void finish(int64_t n, double gen) {
     int64_t* S = s_.S;
     S[kIssued] = S[kCreated] = nissued_;
     S[kLive] = nissued_ - completed_;
@@ -99,10 +111,8 @@ class Plain {
     s_.T[kNow] = now_;
     s_.T[kGen] = gen;
     s_.stalls[kStDeps] = stall_;
-    return ascending_;
   }
 
- private:
   // Nodes first..last join at time t (a task last, the barriers before it; or barriers only).
   void create(int64_t first, int64_t last, double t) {
     const bool task = g_.kind[last] == 0;
@@ -178,6 +188,8 @@ class Plain {
   // head of its own queue and of the pools' queues it serves (nothing is queued while they
   // do: one pass). (Counters in locals: a member is reloaded after every store to an output
   // row, which the compiler cannot tell apart from it.)
+  // While a streamed graph is built, the pass stops at the first idle worker with nothing to
+  // take (a task not built yet may be its next), its later workers left for the pass to come.
   void dispatch_idle() {
     const double now = now_;
     int64_t ordn = ordn_, nidle = nidle_;
@@ -192,7 +204,14 @@ class Plain {
           best = lower ? h : best;
           top = lower ? x : top;
         }
-        if (best < 0) continue;
+        if (best < 0) {
+          if (kStreamed && building_) {
+            ordn_ = ordn;
+            nidle_ = nidle;
+            return;
+          }
+          continue;
+        }
         const int64_t tid = top;
         pop(best, tid);
         idle_[k] &= ~(uint64_t(1) << (w % 64));
@@ -221,6 +240,7 @@ class Plain {
     if (rhead_ == rtail_) return false;
     const double t = running_[rhead_ & rmask_].t;
     now_ = t;
+    moved_ = true;
     while (rhead_ != rtail_ && running_[rhead_ & rmask_].t == t) {
       const Running& r = running_[rhead_++ & rmask_];
       const int64_t tid = r.tid, w = r.w;
@@ -248,6 +268,7 @@ class Plain {
     }
   }
   void release(int64_t v) {
+    if (kStreamed) return release_linked(v);
     int32_t* const left = left_;
     const int32_t* const edges = g_.fanout_edges;
     const double now = now_;
@@ -269,6 +290,130 @@ class Plain {
     }
   }
 
+  // A streamed node's successors, linked as they came (stream.cpp: the CSR is made beside).
+  void release_linked(int64_t v) {
+    const double now = now_;
+    for (int32_t e = shead_[v]; e >= 0; e = s_.succ_next[e]) {
+      const int64_t d = s_.succ_dst[e];
+      if (--left_[d] != 0) continue;
+      if (g_.kind[d] != 0) {
+        end_[d] = now;
+        s_.stack.push_back(d);
+      } else {
+        stall_ += now;  // (created at 0)
+        enqueue(d);
+      }
+    }
+  }
+
+ public:
+  // The run of a graph read as it is built (see stream.cpp). With every task created at
+  // time 0 (no generator cost) and each ready queue in id order, a task not built yet has a
+  // higher id than every built one: it loses every choice to a built task. So the loop
+  // decides what the whole graph's run decides as soon as each idle worker has a built task
+  // to take; a worker with none (or, at time 0, creation itself) waits for the build. A node
+  // arriving after its predecessors are done was ready at the last of their ends. Costs of
+  // at least 1 (no completion at time 0) and sums below 2^53 (the stalls, summed in another
+  // order, exact) are the caller's to check. False: the graph is not one this loop takes
+  // (a node beyond the outputs, a pool or kernel out of range) or the build failed; the
+  // caller schedules the whole graph instead.
+  bool run_streamed(PtoSchedFeed& f, int64_t cap) {
+    std::unique_lock<std::mutex> hold(f.lock);
+    const uint32_t* src = nullptr;
+    int64_t seen = 0;
+    for (;;) {
+      const bool ended = f.ended.load(std::memory_order_acquire);
+      const int64_t k = f.published.load(std::memory_order_acquire);
+      if (f.failed.load(std::memory_order_relaxed) || k > cap) return false;
+      if (k > seen) {
+        f.arrays(s_.g, src);
+        if (!arrive(seen, k, src)) return false;
+        seen = k;
+        if (moved_ && nidle_ > 0 && queued_ > 0) dispatch_idle();
+      } else if (ended) {
+        break;
+      } else if (nidle_ == 0) {
+        advance();  // (every worker busy: the next completions are final)
+      } else {
+        hold.unlock();
+        await(f, seen);
+        hold.lock();
+      }
+    }
+    building_ = false;
+    if (nidle_ > 0 && queued_ > 0) dispatch_idle();
+    while (advance()) {
+    }
+    finish(seen, 0.0);
+    return true;
+  }
+
+ private:
+  // Until the build publishes more than `seen` nodes or ends: spinning (a chunk comes every
+  // few microseconds), then, if the build's CPU is shared meanwhile, in naps of 20 us.
+  static void await(PtoSchedFeed& f, int64_t seen) {
+    const int64_t nap_after = pto::wsp::monotonic_ns() + 50000;
+    for (uint32_t k = 1; f.published.load(std::memory_order_acquire) == seen &&
+                         !f.ended.load(std::memory_order_acquire);
+         ++k) {
+      pto::wsp::spin_pause();
+      if ((k & 255) == 0 && pto::wsp::monotonic_ns() > nap_after) {
+        const timespec nap{0, 20000};
+        nanosleep(&nap, nullptr);
+      }
+    }
+  }
+
+  // Nodes first..last-1 arrive, their edges in from edge e_ of src on: each counts the
+  // predecessors not done, joins their successor lists, and a task with none is ready.
+  // Before the clock moves, each is created as the whole graph's run creates it (its idle
+  // workers pick after each). False: a pool or kernel out of range.
+  bool arrive(int64_t first, int64_t last, const uint32_t* src) {
+    const int64_t nk = g_.num_kernel_costs;
+    for (int64_t v = first; v < last; ++v) {
+      const uint8_t pool = g_.pool[v];
+      if (pool != 0 && pool != 1 && pool != 255) return false;
+      end_[v] = -1.0;
+      shead_[v] = -1;
+      int32_t pending = 0;
+      double ready = 0.0;
+      for (int64_t e = e_, end = e_ + g_.fanin[v]; e < end; ++e) {
+        const uint32_t p = src[e];
+        const double t = end_[p];
+        if (t >= 0.0) {
+          ready = t > ready ? t : ready;
+        } else {
+          ++pending;
+          const int32_t at = static_cast<int32_t>(s_.succ_dst.size());
+          s_.succ_dst.push_back(static_cast<int32_t>(v));
+          s_.succ_next.push_back(shead_[p]);
+          shead_[p] = at;
+        }
+      }
+      e_ += g_.fanin[v];
+      left_[v] = pending;
+      if (g_.kind[v] != 0) {
+        worker_[v] = -1;
+        if (pending == 0) end_[v] = ready;  // (its successors come later)
+        continue;
+      }
+      const int32_t kernel = g_.kernel[v];
+      if (kernel < 0 || kernel + 1 >= nk) return false;
+      ncreated_ = v + 1;
+      ++nissued_;
+      if (pending == 0) {
+        stall_ += ready;
+        enqueue(v);
+        if (!moved_ && nidle_ > 0) {  // (creation's pass: every idle worker picks)
+          building_ = false;
+          dispatch_idle();
+          building_ = true;
+        }
+      }
+    }
+    return true;
+  }
+
   PtoScheduler& s_;
   const PtoSchedGraph& g_;
   const int64_t W_;
@@ -287,6 +432,10 @@ class Plain {
   size_t rhead_ = 0, rtail_ = 0;
   double due_ = kNever;  // the earliest completion's time
   bool ascending_ = true;  // each completion's ready successors came in ascending order
+  bool moved_ = false;     // the clock has moved past 0
+  bool building_ = kStreamed;  // (streamed) the build is not over
+  int32_t* shead_;         // (streamed) per node its first successor's link, or -1
+  int64_t e_ = 0;          // (streamed) the next node's first edge in
   double now_ = 0.0, stall_ = 0.0;
   int64_t ncreated_ = 0, nissued_ = 0, completed_ = 0, ordn_ = 0, queued_ = 0;
   int64_t nidle_ = W_;
@@ -309,14 +458,31 @@ void PtoScheduler::run_plain() {
       std::fill(trun, trun + W, 0);
       std::fill(busy, busy + W, 0.0);
     }
+    reset_plain(0);
     left.assign(g.fanin, g.fanin + g.num_nodes);
-    plain_queues.resize(W + 3);
-    for (PlainQueue& q : plain_queues) {
-      q.fifo.clear();
-      q.heap.clear();
-      q.head = 0;
-    }
-    if (Plain(*this).run() || again) break;
+    if (Plain<false>(*this).run() || again) break;
   }
   check_drained();
+}
+
+// The plain loop's queues emptied, its per-node rows sized for n nodes (a streamed run's).
+void PtoScheduler::reset_plain(int64_t n) {
+  plain_queues.resize(W + 3);
+  for (PlainQueue& q : plain_queues) {
+    q.fifo.clear();
+    q.heap.clear();
+    q.head = 0;
+  }
+  if (n == 0) return;
+  left.resize(n);
+  succ_head.resize(n);
+  succ_dst.clear();
+  succ_next.clear();
+}
+
+bool PtoScheduler::run_streamed(PtoSchedFeed& f, int64_t capacity) {
+  reset_plain(capacity);
+  if (!Plain<true>(*this).run_streamed(f, capacity)) return false;
+  check_drained();
+  return error.empty();
 }

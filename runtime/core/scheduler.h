@@ -20,6 +20,8 @@
 #include <stdint.h>
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -175,6 +177,23 @@ class Timeline {
 
 }  // namespace sched
 
+// A graph read by the plain loop while it is built (stream.cpp, schedule_plain.cpp): the
+// builder publishes how many nodes it has made, each with its edges in (grouped by
+// destination, in node order) written, and the end of the build; the scheduler reads the
+// arrays' addresses holding `lock`, which the builder takes to move an array.
+struct PtoSchedFeed {
+  std::atomic<int64_t> published{0};  // nodes made, edges in included
+  std::atomic<bool> ended{false};     // the build is over: `published` is every node
+  std::atomic<bool> failed{false};    // ... and it failed: the schedule is not wanted
+  std::mutex lock;
+  // The node arrays' addresses in g (kind, pool, kernel, target; the others left) and the
+  // sources of the edges in (read holding `lock`).
+  virtual void arrays(PtoSchedGraph& g, const uint32_t*& edge_src) = 0;
+
+ protected:
+  ~PtoSchedFeed() = default;
+};
+
 // What a caller adding nodes while the scheduler runs (a pipeline) hears from it.
 struct PtoSchedHooks {
   // Task `tid` starts (the functional mode runs its body here): false halts the run, and
@@ -240,6 +259,9 @@ struct PtoScheduler {
   // of task ids; one_priority: every task has the same priority.
   std::vector<int32_t> left;
   std::vector<sched::PlainQueue> plain_queues;
+  // A streamed run's successor lists: per node its first link, per link its successor and
+  // the next link (-1: none).
+  std::vector<int32_t> succ_head, succ_dst, succ_next;
   bool one_priority = true;
 
   // A node's target, stream and priority: a NULL column is every node's default.
@@ -253,6 +275,11 @@ struct PtoScheduler {
 
   // ---------------------------------------------------------------- setting up (schedule.cpp)
   bool prepare(const PtoSchedGraph* graph, const PtoSchedConfig* config, PtoSchedOut* out);
+  void outputs(PtoSchedOut* out, int64_t stride);
+  // A run of a graph not built yet, at most `capacity` nodes, every node costing its
+  // kernel's (run_streamed): false if the loop does not take it.
+  bool prepare_stream(const PtoSchedConfig* config, const int64_t* kernel_cost,
+                      int64_t num_kernel_costs, PtoSchedOut* out, int64_t capacity);
   bool kernel_costs_valid();  // (prepare's, for a graph without per-node costs)
   // A graph that grows from nothing, the results kept here.
   void start(const PtoSchedConfig& config, PtoSchedHooks* h);
@@ -266,6 +293,10 @@ struct PtoScheduler {
   // Whether the plain loop applies (schedule_plain.cpp), and that loop.
   bool plain() const;
   void run_plain();
+  void reset_plain(int64_t n);
+  // The plain loop over a graph read as it is built (schedule_plain.cpp): false when it
+  // stopped (the caller schedules the whole graph, prepared again).
+  bool run_streamed(PtoSchedFeed& f, int64_t capacity);
 
   // ---------------------------------------------------------------- a growing graph
   // Nodes [first, n) exist, created now (g's node arrays, set by the caller, hold them).

@@ -1,0 +1,121 @@
+// pto-wsp native runtime core: a plain schedule made while its graph is built
+// (pto_core_run_scheduled; docs/native.md "The schedule beside the build").
+//
+// The build runs on the calling thread; the plain loop (schedule_plain.cpp, run_streamed)
+// runs on a kept thread of worker_pool.h and reads the graph as the build publishes it, so a
+// later execute costs about its build alone on a machine with a second CPU free. Its results
+// are the plain loop's over the whole graph, to the bit (tests compare). With one CPU the
+// thread wakes late: the caller, done building, finds the loop not taken and runs it itself.
+#include <sched.h>
+#include <stdint.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "core_state.h"
+#include "scheduler.h"
+#include "worker_pool.h"
+
+namespace {
+
+using pto::wsp::host::WorkerPool;
+
+// The core's build as the scheduler reads it; its arrays move only under the feed's lock.
+struct CoreFeed final : PtoSchedFeed {
+  explicit CoreFeed(PtoCore& core) : c(core) {}
+  void arrays(PtoSchedGraph& g, const uint32_t*& edge_src) override {
+    g.kind = c.kind.data();
+    g.pool = c.pool.data();
+    g.kernel = c.kernel.data();
+    g.fanin = c.fanin.data();
+    g.target = c.target.data();
+    edge_src = c.edge_src.data();
+  }
+  // The arrays arrays() reads take (or, null, leave) the lock to move.
+  void guard(std::mutex* m) {
+    c.kind.guard(m);
+    c.pool.guard(m);
+    c.kernel.guard(m);
+    c.fanin.guard(m);
+    c.target.guard(m);
+    c.edge_src.guard(m);
+  }
+  PtoCore& c;
+};
+
+struct Job {
+  PtoScheduler* s;
+  CoreFeed* feed;
+  int64_t capacity;
+  bool ok;
+  std::atomic<bool> started{false};
+};
+
+void run_job(void* ctx, int) {
+  Job& job = *static_cast<Job*>(ctx);
+  job.started.store(true, std::memory_order_release);
+  try {
+    job.ok = job.s->run_streamed(*job.feed, job.capacity);
+  } catch (const std::exception&) {  // (out of memory: the caller schedules the graph again)
+    job.ok = false;
+  }
+}
+
+// How long the caller, done building, spins for the loop's end before it sleeps: the loop
+// trails the build by a few microseconds, and a sleeping thread is woken ~10 us late.
+constexpr int64_t kJoinSpinNs = 2000000;
+// The fewest nodes a graph is scheduled beside its build for (the capacity asked: the last
+// build's size): below, waking the thread and joining it cost about what the loop saves
+// (1k: ~0.15 ms an execute either way on the benchmark's VM).
+constexpr int64_t kMinNodes = 4096;
+
+// Whether this thread may run on two CPUs or more: on one, the loop's thread would only
+// take turns with the build.
+bool two_cpus() {
+  cpu_set_t set;
+  return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2;
+}
+
+}  // namespace
+
+extern "C" {
+
+int32_t pto_core_run_scheduled(PtoCore* core, void (*entry)(void**), void** args,
+                               PtoScheduler* s, const PtoSchedConfig* config,
+                               const int64_t* kernel_cost, int64_t num_kernel_costs,
+                               PtoSchedOut* out, int64_t capacity, int64_t options,
+                               int32_t* scheduled) {
+  *scheduled = 0;
+  bool stream = core->pipe == nullptr && capacity >= kMinNodes && two_cpus();
+  try {
+    stream = stream && s->prepare_stream(config, kernel_cost, num_kernel_costs, out, capacity);
+  } catch (const std::exception&) {
+    stream = false;
+  }
+  WorkerPool* pool = stream ? WorkerPool::acquire() : nullptr;
+  CoreFeed feed(*core);
+  Job job{s, &feed, capacity, false};
+  const int64_t chunk = options & 0xFFFF;
+  if (pool == nullptr || !pool->start(1, run_job, &job)) return pto_core_run(core, entry, args);
+  feed.guard(&feed.lock);
+  core->feed = &feed;
+  core->chunk = chunk > 0 && chunk <= 4096 ? static_cast<uint32_t>(chunk) : 64;
+  pool->notify();
+  // (a test's: the loop runs before the build starts, so every build interleaves with it)
+  for (const int64_t t = pto::wsp::monotonic_ns();
+       (options & PTO_STREAM_WAIT) && !job.started.load(std::memory_order_acquire) &&
+       pto::wsp::monotonic_ns() - t < 1000000000;)
+    sched_yield();
+  const int32_t rc = pto_core_run(core, entry, args);
+  core->feed = nullptr;
+  feed.failed.store(rc != 0, std::memory_order_relaxed);
+  feed.published.store(core->num_nodes(), std::memory_order_release);
+  feed.ended.store(true, std::memory_order_release);
+  pool->run_untaken(run_job);
+  pool->wait(kJoinSpinNs);
+  feed.guard(nullptr);
+  *scheduled = rc == 0 && job.ok ? 1 : 0;
+  return rc;
+}
+
+}  // extern "C"

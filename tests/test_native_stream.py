@@ -1,0 +1,220 @@
+"""The plain schedule made beside the build (runtime/core/stream.cpp): the plain loop's
+schedule of the whole graph, to the bit, however the build and the loop interleave (the
+build published node by node or in chunks, the loop running from the build's first node);
+and a Program's executes that use it, fall back from it, or fail in it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from test_conformance import BY_NAME, PLAIN, RUN_ARRAYS, parse_text
+
+from pto_wsp import DenseDyn, In, InOut, Out, Tensor, combine, f32, for_each, kernel, sym, task
+from pto_wsp import parallel_for
+from pto_wsp.lowering.cpu.backend import compile_cpu_sim
+from pto_wsp.runtime.native_core import Scheduler
+from pto_wsp.runtime.run import Run
+
+pytestmark = pytest.mark.skipif(
+    len(os.sched_getaffinity(0)) < 2, reason="the schedule is made beside the build on two CPUs"
+)
+
+_PROGRAMS: dict[str, object] = {}
+
+
+def _program(name: str):
+    """Case ``name``'s Program, compiled once (bound again by each test)."""
+    if name not in _PROGRAMS:
+        case = BY_NAME[name]
+        if isinstance(case.workload, str):
+            prog = compile_cpu_sim(parse_text(case), **{**case.options, "workload": case.entry})
+        else:
+            prog = case.target().compile(target="cpu_sim", **case.options)
+        _PROGRAMS[name] = prog
+    return _PROGRAMS[name]
+
+
+def _bound(name: str, n: int | None = None):
+    """Case ``name``'s Program bound to its values (its size ``n`` if given)."""
+    case = BY_NAME[name]
+    if n is not None:
+        case = replace(case, n=n)
+    prog = _program(name)
+    names = {a.name for a in prog.args}
+    return prog.bind(**{k: v for k, v in case.bindings().items() if k in names})
+
+
+def _run(prog, graph, schedule, table) -> Run:
+    return Run(
+        config=prog.config,
+        graph=graph,
+        schedule=schedule,
+        costs=None,
+        kernel_costs=table,
+        kernels={},
+        arrays={},
+    )
+
+
+def _streamed(prog, chunk: int, table: np.ndarray):
+    """The Program's graph built with its schedule made beside it (each kernel costing
+    ``table``'s), the build starting once the loop runs and publishing ``chunk`` nodes at a
+    time: (scheduled, graph, Run)."""
+    config = prog.config
+    scheduler = Scheduler()
+    plan = scheduler.plan(config, table, 4096, chunk=chunk, interleave=True)
+    graph, _ = prog.native.build_with_points(
+        prog._bindings, config.infer_data_deps, prog._reads_records(), plan
+    )
+    if not plan.scheduled:
+        return False, graph, None
+    return True, graph, _run(prog, graph, scheduler.planned(plan, graph.num_nodes), table)
+
+
+def _assert_runs_equal(a: Run, b: Run) -> None:
+    for name in RUN_ARRAYS:
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert a._S.tolist() == b._S.tolist()  # counters, tasks run per worker
+    assert a._R.tolist() == b._R.tolist()  # clock, stalls, busy cycles per worker
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 64])
+@pytest.mark.parametrize("name", PLAIN)
+def test_the_schedule_beside_the_build_is_the_whole_graphs(name, chunk):
+    """Every plain-shaped case of the conformance table (pools, targets, barriers, one or
+    several workers), at its size and 30 times it, its kernels costing 1-30 cycles at
+    random (or 0, some of them): the loop beside the build, however the two interleave,
+    gives the plain loop's outputs over the whole graph; a schedule it does not take (a
+    zero cost, a generator cost, ready priority) is left to the caller."""
+    rng = np.random.default_rng(chunk)
+    for n in (None, 30 * (BY_NAME[name].n or 6)):
+        prog = _bound(name, n)
+        config = prog.config
+        table = rng.integers(1, 31, len(prog.native.kernels))
+        table[rng.random(len(table)) < 0.1] = 0
+        scheduled, graph, streamed = _streamed(prog, chunk, table)
+        assert scheduled == (config.gen_cost == 0 and config.ready != "priority" and table.all())
+        if scheduled:
+            whole = Scheduler().run(graph, None, config, kernel_costs=table)
+            _assert_runs_equal(streamed, _run(prog, graph, whole, table))
+
+
+@kernel(cost=12)
+def st_load(i, x: In[f32[4]], h: Out[f32[4]]):
+    h[...] = x * 2
+
+
+@kernel(cost=7, exec_unit="cube")
+def st_mix(i, h: In[f32[4]], y: Out[f32[4]]):
+    y[...] = h + 1
+
+
+@kernel(cost=3)
+def st_sum(i, y: In[f32[4]], a: InOut[f32[4]]):
+    a += y
+
+
+_n = sym("n")
+_X, _H, _Y = (Tensor(name, [None, 4], f32) for name in "XHY")
+_A = Tensor("A", [1, 4], f32)
+
+
+def _stages():
+    """Load (X -> H, vector or any), mix (H -> Y, cube), a chain summing Y into A: 3n tasks,
+    every kernel a constant cost."""
+    return combine(
+        parallel_for(DenseDyn(_n), lambda i: task(st_load, [i], [_X[i], _H[i]])),
+        parallel_for(DenseDyn(_n), lambda i: task(st_mix, [i], [_H[i], _Y[i]])),
+        for_each(DenseDyn(_n), lambda i: task(st_sum, [i], [_Y[i], _A[0]])),
+    ).named("stages")
+
+
+def _compiled():
+    return _stages().compile(target="cpu_sim", workers=4, mode="cycles")
+
+
+def _values(n: int) -> dict:
+    rows = np.zeros((n, 4), np.float32)
+    return {"n": n, "X": rows, "H": rows.copy(), "Y": rows.copy(), "A": np.zeros((1, 4), np.float32)}
+
+
+@pytest.fixture(scope="module")
+def four():
+    """The three stages on four workers (builds of 3n nodes: n 1,400 passes 4,096)."""
+    return _compiled()
+
+
+def _snapshot(run: Run) -> tuple:
+    return tuple(np.array(getattr(run, name)) for name in RUN_ARRAYS) + (
+        run._S.tolist(),
+        run._R.tolist(),
+    )
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    return all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def test_a_programs_later_executes_schedule_beside_the_build(four):
+    """The first execute schedules the built graph; a later one (the size of the last
+    known) beside the build: the same results, in one phase."""
+    four.bind(**_values(1400))
+    first = four.execute()._last()
+    assert set(first.phases_ms) == {"build", "schedule"}
+    want = _snapshot(first)
+    again = four.execute()._last()
+    assert set(again.phases_ms) == {"build and schedule"}
+    assert _same(_snapshot(again), want)
+
+
+def test_a_larger_build_than_the_last_is_scheduled_after_it(four):
+    """Bound to a larger size, the build outgrows the schedule's rows: the built graph is
+    scheduled after it, with the results of a Program executed at that size first."""
+    four.bind(**_values(1400)).execute()
+    four.bind(**_values(1700))
+    run = four.execute()._last()
+    assert set(run.phases_ms) == {"build", "schedule"}
+    fresh = _compiled()
+    fresh.bind(**_values(1700))
+    assert _same(_snapshot(run), _snapshot(fresh.execute()._last()))
+
+
+def test_a_build_that_fails_beside_its_schedule_fails_as_alone(four):
+    """A build failing part way (a region outside its tensor) while its schedule is made
+    beside it: the error of a build alone; the next build schedules again."""
+    good = _values(1400)
+    four.bind(**good).execute()
+    short = {k: (v[: len(v) // 2] if isinstance(v, np.ndarray) else v) for k, v in good.items()}
+    with pytest.raises(Exception) as beside:
+        four.bind(**short).execute()
+    alone = _compiled()
+    with pytest.raises(Exception) as first:
+        alone.bind(**short).execute()
+    assert str(beside.value) == str(first.value) and type(beside.value) is type(first.value)
+    four.bind(**good).execute()
+    assert set(four.execute()._last().phases_ms) == {"build and schedule"}
+
+
+def test_on_one_cpu_the_schedule_follows_the_build():
+    """A process that may run on one CPU only schedules the built graph after the build."""
+    code = textwrap.dedent(
+        """
+        import os, sys
+        sys.path[:0] = [{tests!r}]
+        os.sched_setaffinity(0, {{min(os.sched_getaffinity(0))}})
+        from test_native_stream import _compiled, _values
+        prog = _compiled()
+        prog.bind(**_values(1400))
+        prog.execute()
+        print(sorted(prog.execute()._last().phases_ms))
+        """
+    ).format(tests=os.path.dirname(__file__))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['build', 'schedule']"
