@@ -468,8 +468,8 @@ class Program:
             # schedule is made beside the build when it is plain)
             table, functions = self._kernel_costs(self.native.kernels)
             plan = None
-            if not functions and self._nodes:
-                plan = scheduler.plan(config, table, self._nodes)
+            if not functions:
+                plan = scheduler.plan(config, table, self._nodes or _FIRST_CAPACITY)
             graph, points = self.native.build_with_points(
                 self._bindings, config.infer_data_deps, self._reads_records(), plan
             )
@@ -752,6 +752,14 @@ class Program:
 
     def __repr__(self) -> str:
         return f"<pto_wsp Program @{self.name} cpu_sim {self.mode}, {self.config.workers} workers>"
+
+
+#: A Program's first execute's bound on its graph's nodes, which it schedules beside the
+#: build (later executes: the last build's size): the schedule's rows are that long, 80 B a
+#: node, under the 4 MiB from which numpy asks for transparent huge pages (a first touch of a
+#: 2 MB page each, with compaction: slower than the rows' own pages); a larger graph is
+#: scheduled after its build.
+_FIRST_CAPACITY = 48 << 10
 
 
 def _distinct(values: np.ndarray) -> int:

@@ -161,14 +161,35 @@ def _same(a: tuple, b: tuple) -> bool:
     return all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
-def test_a_programs_later_executes_schedule_beside_the_build(four):
-    """The first execute schedules the built graph; a later one (the size of the last
-    known) beside the build: the same results, in one phase."""
+def _whole(prog) -> tuple:
+    """The last execute's graph scheduled whole, after its build, as a snapshot."""
+    graph = prog.graph()
+    table, _ = prog._kernel_costs(prog.native.kernels)
+    schedule = Scheduler().run(graph, None, prog.config, kernel_costs=table)
+    return _snapshot(_run(prog, graph, schedule, table))
+
+
+def test_a_programs_executes_schedule_beside_the_build(four):
+    """A first execute (up to 49,152 nodes) and a later one (the size of the last): the
+    schedule made beside the build, in one phase, the whole graph's."""
     four.bind(**_values(1400))
     first = four.execute()._last()
+    assert set(first.phases_ms) == {"build and schedule"}
+    want = _whole(four)
+    assert _same(_snapshot(first), want)
+    again = four.execute()._last()
+    assert set(again.phases_ms) == {"build and schedule"}
+    assert _same(_snapshot(again), want)
+
+
+def test_a_first_execute_past_its_bound_is_scheduled_after_the_build():
+    """A first execute of more than 49,152 nodes: scheduled after the build; the next one
+    beside it, the same."""
+    prog = _compiled().bind(**_values(17000))
+    first = prog.execute()._last()
     assert set(first.phases_ms) == {"build", "schedule"}
     want = _snapshot(first)
-    again = four.execute()._last()
+    again = prog.execute()._last()
     assert set(again.phases_ms) == {"build and schedule"}
     assert _same(_snapshot(again), want)
 

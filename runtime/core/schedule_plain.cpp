@@ -370,6 +370,15 @@ class Plain {
   // workers pick after each). False: a pool or kernel out of range.
   bool arrive(int64_t first, int64_t last, const uint32_t* src) {
     const int64_t nk = g_.num_kernel_costs;
+    // (grown as nodes come: the capacity is a bound; `left` is the whole graph's loop's too)
+    const size_t have = std::min(s_.left.size(), s_.succ_head.size());
+    if (static_cast<size_t>(last) > have) {
+      const size_t n = std::max<size_t>(last, 2 * have);
+      s_.left.resize(n);
+      s_.succ_head.resize(n);
+      left_ = s_.left.data();
+      shead_ = s_.succ_head.data();
+    }
     for (int64_t v = first; v < last; ++v) {
       const uint8_t pool = g_.pool[v];
       if (pool != 0 && pool != 1 && pool != 255) return false;
@@ -458,30 +467,27 @@ void PtoScheduler::run_plain() {
       std::fill(trun, trun + W, 0);
       std::fill(busy, busy + W, 0.0);
     }
-    reset_plain(0);
+    reset_plain();
     left.assign(g.fanin, g.fanin + g.num_nodes);
     if (Plain<false>(*this).run() || again) break;
   }
   check_drained();
 }
 
-// The plain loop's queues emptied, its per-node rows sized for n nodes (a streamed run's).
-void PtoScheduler::reset_plain(int64_t n) {
+// The plain loop's queues and (a streamed run's) successor lists emptied.
+void PtoScheduler::reset_plain() {
   plain_queues.resize(W + 3);
   for (PlainQueue& q : plain_queues) {
     q.fifo.clear();
     q.heap.clear();
     q.head = 0;
   }
-  if (n == 0) return;
-  left.resize(n);
-  succ_head.resize(n);
   succ_dst.clear();
   succ_next.clear();
 }
 
 bool PtoScheduler::run_streamed(PtoSchedFeed& f, int64_t capacity) {
-  reset_plain(capacity);
+  reset_plain();
   if (!Plain<true>(*this).run_streamed(f, capacity)) return false;
   check_drained();
   return error.empty();

@@ -293,7 +293,7 @@ struct PtoScheduler {
   // Whether the plain loop applies (schedule_plain.cpp), and that loop.
   bool plain() const;
   void run_plain();
-  void reset_plain(int64_t n);
+  void reset_plain();
   // The plain loop over a graph read as it is built (schedule_plain.cpp): false when it
   // stopped (the caller schedules the whole graph, prepared again).
   bool run_streamed(PtoSchedFeed& f, int64_t capacity);
