@@ -858,8 +858,8 @@ class Scheduler:
         every node costing its kernel's ``kernel_costs[kernel]`` (a barrier 0), in outputs
         of ``capacity`` nodes: made beside the build when the schedule is plain (timing
         immediate, no streams, pipeline_depth, task window, work stealing, batch_deps,
-        ready priority or generator cost), every kernel costs at least 1, the graph fits,
-        ``capacity`` is at least 4,096 and the process may run on two CPUs; the build
+        ready priority or generator cost), every kernel costs at least 1, the graph fits
+        and the process may run on two CPUs; the build
         publishes its nodes to it ``chunk`` at a time (1-4,096). ``interleave`` (tests):
         the build starts only once the schedule runs."""
         table = self._kernel_costs(kernel_costs)

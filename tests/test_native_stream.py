@@ -68,7 +68,7 @@ def _streamed(prog, chunk: int, table: np.ndarray):
     time: (scheduled, graph, Run)."""
     config = prog.config
     scheduler = Scheduler()
-    plan = scheduler.plan(config, table, 4096, chunk=chunk, interleave=True)
+    plan = scheduler.plan(config, table, 1 << 16, chunk=chunk, interleave=True)
     graph, _ = prog.native.build_with_points(
         prog._bindings, config.infer_data_deps, prog._reads_records(), plan
     )

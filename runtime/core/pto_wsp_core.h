@@ -238,7 +238,7 @@ PTO_CORE_API const char* pto_core_schedule_error(const PtoScheduler* s);
 // window, work stealing, batch_deps, ready priority or generator cost; config's stop_at < 0,
 // general 0), every node costs its kernel's (kernel_cost: the barriers' 0 first, then per
 // kernel at least 1) and the graph has at most `capacity` nodes (the outputs' rows are
-// `capacity` long, capacity at least 4,096) and the process may run on two CPUs: then
+// `capacity` long) and the process may run on two CPUs: then
 // *scheduled is 1 and `out` holds pto_core_schedule's results; else 0, and the caller
 // schedules the built graph with pto_core_schedule. options: the number of nodes the build
 // publishes to the schedule at a time in its low 16 bits (1-4,096; else 64), and
