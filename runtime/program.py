@@ -464,8 +464,8 @@ class Program:
         scheduler = self._scheduler
         with gc_paused():  # (the graph's per-node tuples are made lazily: few objects)
             start = time.perf_counter()
-            # (every kernel's cost a constant, the size of the last build known: the
-            # schedule is made beside the build when it is plain)
+            # (every kernel's cost a constant: a plain schedule is made beside the build, in
+            # rows the size of the last build, or of the first's bound)
             table, functions = self._kernel_costs(self.native.kernels)
             plan = None
             if not functions:
@@ -479,6 +479,7 @@ class Program:
                 costs, failed = None, None
                 schedule = scheduler.planned(plan, graph.num_nodes)
             else:
+                plan = None  # (its views of the scheduler's outputs: the run reuses them)
                 costs, failed = self._costs(graph, table, functions)
                 stop_at = -1 if failed is None else failed[0]
                 schedule = scheduler.run(graph, costs, config, points, stop_at, kernel_costs=table)

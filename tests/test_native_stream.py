@@ -239,3 +239,22 @@ def test_on_one_cpu_the_schedule_follows_the_build():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['build', 'schedule']"
+
+
+@kernel(cost=0)
+def st_free(i, x: In[f32[4]], h: Out[f32[4]]):
+    h[...] = x
+
+
+def test_a_schedule_left_to_after_the_build_reuses_the_outputs_memory():
+    """A schedule the loop beside the build does not take (a kernel costing nothing) is made
+    after the build, every execute in the same output memory (the declined plan's views let
+    go)."""
+    free = parallel_for(DenseDyn(_n), lambda i: task(st_free, [i], [_X[i], _H[i]]))
+    prog = free.named("free").compile(target="cpu_sim", workers=2, mode="cycles")
+    prog.bind(**{k: v for k, v in _values(50).items() if k in ("n", "X", "H")})
+    blocks = []
+    for _ in range(3):
+        assert set(prog.execute()._last().phases_ms) == {"build", "schedule"}
+        blocks.append(prog._scheduler._out.ctypes.data)
+    assert blocks[0] == blocks[1] == blocks[2]
