@@ -169,6 +169,12 @@ def _whole(prog) -> tuple:
     return _snapshot(_run(prog, graph, schedule, table))
 
 
+#: The phases of an execute whose schedule may be made after the build: the loop beside the
+#: build of the last execute lagged behind it (another process holding its CPU), and the next
+#: few are made after their build (docs/native.md).
+EITHER = ({"build and schedule"}, {"build", "schedule"})
+
+
 def test_a_programs_executes_schedule_beside_the_build(four):
     """A first execute (up to 49,152 nodes) and a later one (the size of the last): the
     schedule made beside the build, in one phase, the whole graph's."""
@@ -177,9 +183,10 @@ def test_a_programs_executes_schedule_beside_the_build(four):
     assert set(first.phases_ms) == {"build and schedule"}
     want = _whole(four)
     assert _same(_snapshot(first), want)
-    again = four.execute()._last()
-    assert set(again.phases_ms) == {"build and schedule"}
-    assert _same(_snapshot(again), want)
+    for _ in range(3):
+        again = four.execute()._last()
+        assert set(again.phases_ms) in EITHER
+        assert _same(_snapshot(again), want)
 
 
 def test_a_first_execute_past_its_bound_is_scheduled_after_the_build():
@@ -218,8 +225,9 @@ def test_a_build_that_fails_beside_its_schedule_fails_as_alone(four):
     with pytest.raises(Exception) as first:
         alone.bind(**short).execute()
     assert str(beside.value) == str(first.value) and type(beside.value) is type(first.value)
-    four.bind(**good).execute()
-    assert set(four.execute()._last().phases_ms) == {"build and schedule"}
+    run = four.bind(**good).execute()._last()
+    assert set(run.phases_ms) in EITHER
+    assert _same(_snapshot(run), _whole(four))
 
 
 def test_on_one_cpu_the_schedule_follows_the_build():

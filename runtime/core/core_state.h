@@ -286,7 +286,7 @@ struct PtoCore {
     if (e > static_cast<size_t>(max_edges)) return too_many_edges(dst);
     fanin.push_back(static_cast<int32_t>(n));
     if (feed != nullptr && (dst + 1) % chunk == 0)
-      feed->published.store(dst + 1, std::memory_order_release);
+      feed->publish(dst + 1);
   }
   [[gnu::cold, gnu::noinline]] void too_many_edges(uint32_t dst) {
     fail("out of memory: the program creates more than " + std::to_string(max_edges) +

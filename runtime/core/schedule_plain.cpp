@@ -15,8 +15,11 @@
 // its last predecessor's end if later (the host derives them when asked), nor a node's start:
 // a task starts its cost before its end (integer-valued doubles below 2^53: exact), a barrier
 // at -1 (8 B a node of new memory less on a first run).
+#include <linux/futex.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <functional>
@@ -349,18 +352,27 @@ class Plain {
   }
 
  private:
-  // Until the build publishes more than `seen` nodes or ends: spinning (a chunk comes every
-  // few microseconds), then, if the build's CPU is shared meanwhile, in naps of 20 us.
+  // Until the build publishes more than `seen` nodes or ends: spinning for kSpinNs (a chunk
+  // comes every few microseconds), then asleep until the builder rings (sleeping, then the
+  // test, against the builder's store, then its look at sleeping: one of the two sees the
+  // other's; a ring lost all the same would cost a millisecond).
   static void await(PtoSchedFeed& f, int64_t seen) {
-    const int64_t nap_after = pto::wsp::monotonic_ns() + 50000;
-    for (uint32_t k = 1; f.published.load(std::memory_order_acquire) == seen &&
-                         !f.ended.load(std::memory_order_acquire);
-         ++k) {
+    constexpr int64_t kSpinNs = 10000;
+    const int64_t until = pto::wsp::monotonic_ns() + kSpinNs;
+    const auto waiting = [&] {
+      return f.published.load(std::memory_order_seq_cst) == seen &&
+             !f.ended.load(std::memory_order_seq_cst);
+    };
+    for (uint32_t k = 1; waiting(); ++k) {
       pto::wsp::spin_pause();
-      if ((k & 255) == 0 && pto::wsp::monotonic_ns() > nap_after) {
-        const timespec nap{0, 20000};
-        nanosleep(&nap, nullptr);
+      if ((k & 63) != 0 || pto::wsp::monotonic_ns() < until) continue;
+      const uint32_t bell = f.bell.load(std::memory_order_seq_cst);
+      f.sleeping.store(1, std::memory_order_seq_cst);
+      if (waiting()) {
+        const timespec most{0, 1000000};
+        syscall(SYS_futex, &f.bell, FUTEX_WAIT_PRIVATE, bell, &most, nullptr, 0);
       }
+      f.sleeping.store(0, std::memory_order_relaxed);
     }
   }
 

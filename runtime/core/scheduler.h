@@ -186,6 +186,16 @@ struct PtoSchedFeed {
   std::atomic<bool> ended{false};     // the build is over: `published` is every node
   std::atomic<bool> failed{false};    // ... and it failed: the schedule is not wanted
   std::mutex lock;
+  // The scheduler waiting for nodes sleeps on `bell` (a futex) once it has spun a while,
+  // saying so in `sleeping`: a thread that spins holds its CPU, and one that shares it with
+  // another process is then left out for a whole time slice.
+  std::atomic<uint32_t> sleeping{0}, bell{0};
+  // The builder's: `n` nodes are made (and the scheduler woken if it sleeps).
+  void publish(int64_t n) {
+    published.store(n, std::memory_order_seq_cst);
+    if (sleeping.load(std::memory_order_seq_cst) != 0) ring();
+  }
+  void ring();  // (stream.cpp)
   // The node arrays' addresses in g (kind, pool, kernel, target; the others left) and the
   // sources of the edges in (read holding `lock`).
   virtual void arrays(PtoSchedGraph& g, const uint32_t*& edge_src) = 0;
@@ -262,6 +272,9 @@ struct PtoScheduler {
   // A streamed run's successor lists: per node its first link, per link its successor and
   // the next link (-1: none).
   std::vector<int32_t> succ_head, succ_dst, succ_next;
+  // Runs to make after their build (stream.cpp: the loop beside the last one lagged behind
+  // it, its CPU shared), and how many the next lag skips.
+  int64_t stream_skip = 0, stream_backoff = 0;
   bool one_priority = true;
 
   // A node's target, stream and priority: a NULL column is every node's default.

@@ -6,9 +6,13 @@
 // later execute costs about its build alone on a machine with a second CPU free. Its results
 // are the plain loop's over the whole graph, to the bit (tests compare). With one CPU the
 // thread wakes late: the caller, done building, finds the loop not taken and runs it itself.
+#include <linux/futex.h>
 #include <sched.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
@@ -68,6 +72,13 @@ constexpr int64_t kWatchNs = 300000;
 // trails the build by a few microseconds, and a sleeping thread is woken ~10 us late.
 constexpr int64_t kJoinSpinNs = 2000000;
 
+// A loop beside the build that ends this much after it (and after a quarter of the build's
+// time) lagged: its CPU was not free (another process's), and the build's caller waited for
+// it. The next runs are made after their build instead, 1, 2, 4 ... 64 of them after each
+// lag in a row, then the loop beside the build is tried again.
+constexpr int64_t kLagNs = 20000;
+constexpr int64_t kMostSkipped = 64;
+
 // Whether this thread may run on two CPUs or more: on one, the loop's thread would only
 // take turns with the build.
 bool two_cpus() {
@@ -76,6 +87,11 @@ bool two_cpus() {
 }
 
 }  // namespace
+
+void PtoSchedFeed::ring() {
+  bell.fetch_add(1, std::memory_order_seq_cst);
+  syscall(SYS_futex, &bell, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
 
 extern "C" {
 
@@ -86,6 +102,10 @@ int32_t pto_core_run_scheduled(PtoCore* core, void (*entry)(void**), void** args
                                int32_t* scheduled) {
   *scheduled = 0;
   bool stream = core->pipe == nullptr && two_cpus();
+  if (stream && s->stream_skip > 0) {
+    --s->stream_skip;
+    stream = false;
+  }
   try {
     stream = stream && s->prepare_stream(config, kernel_cost, num_kernel_costs, out, capacity);
   } catch (const std::exception&) {
@@ -106,14 +126,23 @@ int32_t pto_core_run_scheduled(PtoCore* core, void (*entry)(void**), void** args
        (options & PTO_STREAM_WAIT) && !job.started.load(std::memory_order_acquire) &&
        pto::wsp::monotonic_ns() - t < 1000000000;)
     sched_yield();
+  const int64_t t0 = pto::wsp::monotonic_ns();
   const int32_t rc = pto_core_run(core, entry, args);
+  const int64_t t1 = pto::wsp::monotonic_ns();
   core->feed = nullptr;
   feed.failed.store(rc != 0, std::memory_order_relaxed);
-  feed.published.store(core->num_nodes(), std::memory_order_release);
-  feed.ended.store(true, std::memory_order_release);
+  feed.ended.store(true, std::memory_order_seq_cst);
+  feed.publish(core->num_nodes());
   pool->run_untaken(run_job);
   pool->wait(kJoinSpinNs);
   feed.guard(nullptr);
+  const int64_t lag = pto::wsp::monotonic_ns() - t1;
+  if (lag > kLagNs && 4 * lag > t1 - t0) {
+    s->stream_backoff = std::min(std::max<int64_t>(1, 2 * s->stream_backoff), kMostSkipped);
+    s->stream_skip = s->stream_backoff;
+  } else {
+    s->stream_backoff = 0;
+  }
   *scheduled = rc == 0 && job.ok ? 1 : 0;
   return rc;
 }
