@@ -42,12 +42,10 @@ void PtoCore::submit() {
   // copy, and no capacity test an edge)
   uint32_t* __restrict src = edge_src.extend(most);
   uint8_t* __restrict kinds = edge_kind.extend(most);
-  int32_t* __restrict out = fanout_begin.data() + 2;
   size_t n = 0;
   first_reason.keep(c, id, edges_by_kind, [&](uint32_t p, order::EdgeKind k) {
     src[n] = p;
     kinds[n++] = k;
-    ++out[p];
   });
   edges(n, most, id);
   seal(id);
@@ -189,19 +187,21 @@ void PtoCore::graph(PtoGraph* out, bool fanout) {
 void PtoCore::csr() {
   const size_t n = kind.size(), e = edge_src.size();
   // Edges come grouped by increasing destination: a counting sort by source keeps each
-  // fanout row ascending. Row r's count is in begin[r + 2] (counted as the edges were made):
-  // after the prefix sums, begin[r + 1] is where row r starts, and placing its edges moves
-  // it to where row r ends, leaving begin[0 .. n] the rows' starts (no cursor array).
-  // Through local restrict pointers: a store through the members' made the compiler load
-  // every member again.
+  // fanout row ascending. Row r's count goes to begin[r + 2]: after the prefix sums,
+  // begin[r + 1] is where row r starts, and placing its edges moves it to where row r ends,
+  // leaving begin[0 .. n] the rows' starts (no cursor array). Through local restrict
+  // pointers: a store through the members' made the compiler load every member again. (Not
+  // counted as the build makes the edges: a schedule made beside the build reads no CSR.)
   fanout_edges.resize(e);
   fanout_kind.resize(e);
+  fanout_begin.assign(n + 2, 0);
   int32_t* __restrict begin = fanout_begin.data();
   const uint32_t* __restrict src = edge_src.data();
   const uint8_t* __restrict kinds = edge_kind.data();
   const int32_t* __restrict in = fanin.data();
   int32_t* __restrict dst_of = fanout_edges.data();
   uint8_t* __restrict kind_of = fanout_kind.data();
+  for (size_t j = 0; j < e; ++j) ++begin[src[j] + 2];
   for (size_t i = 2; i <= n + 1; ++i) begin[i] += begin[i - 1];
   size_t i = 0;
   for (size_t dst = 0; dst < n; ++dst) {

@@ -192,10 +192,9 @@ struct PtoCore {
   std::string error;
   int64_t error_node = -1, error_check = -1;
   Grow<int32_t> fanin;  // per node its edges in, written as it is made
-  // The CSR made by pto_core_graph. While building, fanout_begin[id + 2] counts node id's
-  // edges out, counted as each edge is made (a counting pass over every edge fewer).
+  // The CSR, made when the host first asks for it (pto_core_graph).
   Grow<int32_t> fanout_edges;
-  Grow<int32_t> fanout_begin{0, 0};
+  Grow<int32_t> fanout_begin;
   Grow<uint8_t> fanout_kind;
   bool graphed = false;  // the CSR is made (once: the host holds views of these arrays)
   // The pipeline run this builder belongs to (csp.cpp), else null: a main program's build.
@@ -228,7 +227,7 @@ struct PtoCore {
     open = false;
     for (auto* v : {&kind, &pool, &domain, &edge_kind, &fanout_kind}) v->clear();
     for (auto* v : {&kernel, &site, &fanin, &fanout_edges, &regions32}) v->clear();
-    fanout_begin.assign(2, 0);
+    fanout_begin.clear();
     for (auto* v : {&args, &coords, &regions}) v->clear();
     for (auto* v : {&target, &stream, &priority}) v->clear();
     for (auto* v : {&args_begin, &coords_begin, &regions_begin}) v->assign(1, 0);
@@ -260,7 +259,6 @@ struct PtoCore {
     const uint32_t id = num_nodes();
     kind.push_back(k);
     kernel.push_back(kern);
-    fanout_begin.push_back(0);
     if (record) site.push_back(st);  // (read with the records alone)
     pool.push_back(pl);
     domain.push_back(dom);
@@ -299,11 +297,7 @@ struct PtoCore {
     const size_t n = nodes.size();
     uint32_t* src = edge_src.extend(n);
     uint8_t* kinds = edge_kind.extend(n);
-    int32_t* out = fanout_begin.data() + 2;
-    for (size_t i = 0; i < n; ++i) {
-      src[i] = nodes[i], kinds[i] = order::kStructural;
-      ++out[nodes[i]];
-    }
+    for (size_t i = 0; i < n; ++i) src[i] = nodes[i], kinds[i] = order::kStructural;
     edges_by_kind[order::kStructural] += static_cast<int64_t>(n);
     edges(n, n, b);
     return b;
