@@ -441,7 +441,6 @@ class Core:
             coords=fields[2],
         )
 
-
     def _fanout(self, n: int, e: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The build's fanout_begin, fanout_edges and edge_kind (the CSR made now, once)."""
         g = _Graph()

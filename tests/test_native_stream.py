@@ -15,8 +15,20 @@ import numpy as np
 import pytest
 from test_conformance import BY_NAME, PLAIN, RUN_ARRAYS, parse_text
 
-from pto_wsp import DenseDyn, In, InOut, Out, Tensor, combine, f32, for_each, kernel, sym, task
-from pto_wsp import parallel_for
+from pto_wsp import (
+    DenseDyn,
+    In,
+    InOut,
+    Out,
+    Tensor,
+    combine,
+    f32,
+    for_each,
+    kernel,
+    parallel_for,
+    sym,
+    task,
+)
 from pto_wsp.lowering.cpu.backend import compile_cpu_sim
 from pto_wsp.runtime.native_core import Scheduler
 from pto_wsp.runtime.run import Run
@@ -141,7 +153,13 @@ def _compiled():
 
 def _values(n: int) -> dict:
     rows = np.zeros((n, 4), np.float32)
-    return {"n": n, "X": rows, "H": rows.copy(), "Y": rows.copy(), "A": np.zeros((1, 4), np.float32)}
+    return {
+        "n": n,
+        "X": rows,
+        "H": rows.copy(),
+        "Y": rows.copy(),
+        "A": np.zeros((1, 4), np.float32),
+    }
 
 
 @pytest.fixture(scope="module")
