@@ -428,19 +428,13 @@ class Core:
             load = _Once(again)  # (one build for the three fields)
             fields = tuple(_Unrecorded(n, name, load) for name in ("args", "regions", "coords"))
         if same and n:
-            columns = {name: self._views[name][2] for name in _NODE_ARRAYS}
+            views = self._views
+            columns = {name: views[name][2] for name in _NODE_ARRAYS}
         else:
             columns = {name: view(g, name, n) for name in _NODE_ARRAYS}
-        return _CoreGraph(
-            lambda: self._fanout(n, e),
-            e,
-            **columns,
-            kernels=list(kernels),
-            args=fields[0],
-            regions=fields[1],
-            coords=fields[2],
-        )
-
+        columns["kernels"] = list(kernels)
+        columns["args"], columns["regions"], columns["coords"] = fields
+        return _CoreGraph.built(lambda: self._fanout(n, e), e, columns)
 
     def _fanout(self, n: int, e: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The build's fanout_begin, fanout_edges and edge_kind (the CSR made now, once)."""
@@ -457,15 +451,21 @@ class _CoreGraph(TaskGraph):
 
     _CSR = ("fanout_begin", "fanout_edges", "edge_kind")
 
-    def __init__(
-        self, fanout: Callable[[], tuple] | None = None, num_edges: int = 0, **fields: Any
-    ) -> None:
-        """``fanout()`` makes the CSR (``num_edges`` edges); without it (a copy made by
-        ``dataclasses.replace``) the fields give it."""
-        given = tuple(fields.pop(name, None) for name in self._CSR)
-        self._load, self._csr = fanout, None if fanout is not None else given
-        self._num_edges = num_edges if fanout is not None else len(given[1])
+    def __init__(self, **fields: Any) -> None:
+        """A copy made by ``dataclasses.replace``: every field given, the CSR's too."""
+        self._load, self._csr = None, tuple(fields.pop(name) for name in self._CSR)
+        self._num_edges = len(self._csr[1])
         super().__init__(**dict.fromkeys(self._CSR), **fields)
+
+    @classmethod
+    def built(cls, fanout: Callable[[], tuple], num_edges: int, fields: dict) -> _CoreGraph:
+        """The graph of a build: ``fields`` the TaskGraph's but the CSR, which ``fanout()``
+        makes (``num_edges`` edges). (Its attributes set at once: the dataclass's __init__
+        costs several times as much.)"""
+        graph = cls.__new__(cls)
+        fields.update(_load=fanout, _csr=None, _num_edges=num_edges, _pred=None)
+        graph.__dict__.update(fields)
+        return graph
 
     def _fanout(self, i: int) -> np.ndarray:
         if self._csr is None:
@@ -762,19 +762,20 @@ class Plan:
     """A plain schedule to make beside a build (``Scheduler.plan``, ``Core.run``): its
     outputs hold ``capacity`` nodes; ``scheduled`` says whether the core made it."""
 
-    __slots__ = ("_call", "_args", "_flag", "capacity", "NI", "NF", "order", "scheduled")
+    __slots__ = ("_call", "_args", "_flag", "_table", "key", "capacity", "outputs", "scheduled")
 
-    def __init__(self, call, args: tuple, capacity: int, NI, NF, order) -> None:
-        self._call, self._args, self.capacity = call, args, capacity
+    def __init__(self, call, args: tuple, key: tuple, outputs: tuple, table: np.ndarray) -> None:
+        """``outputs``: the views (NI, NF, order, S, R) of what the core writes; ``table``
+        the kernel costs it reads (kept alive)."""
         self._flag = ctypes.c_int32()
-        self.NI, self.NF, self.order = NI, NF, order
+        self._call, self._args = call, (*args, ctypes.byref(self._flag))
+        self.key, self.capacity, self.outputs, self._table = key, key[0], outputs, table
         self.scheduled = False
 
     def run(self, core: int, entry: int, args: Any) -> bool:
         """The build of ``entry`` on ``core`` with the schedule beside it: False if it failed."""
-        flag = self._flag
-        ok = self._call(core, entry, args, *self._args, ctypes.byref(flag)) == 0
-        self.scheduled = ok and flag.value == 1
+        ok = self._call(core, entry, args, *self._args) == 0
+        self.scheduled = ok and self._flag.value == 1
         return ok
 
 
@@ -790,14 +791,17 @@ class Scheduler:
         types = (ctypes.c_int64, ctypes.c_double, ctypes.c_double, ctypes.c_int64, ctypes.c_int64)
         self._where = [ctypes.POINTER(t)() for t in types]
         self._where_refs = [ctypes.byref(p) for p in self._where]
-        # The per-node outputs (NI, NF, order: 80 B a node), kept for the next run unless a
-        # schedule of an earlier run still views them.
+        # The outputs (NI, NF, order: 80 B a node, then the counters S and R), kept for the
+        # next run unless a schedule of an earlier run still views them.
         self._out = np.empty(0, np.int64)
         #: (a copy of the last SimConfig, its PtoSchedConfig, the pools that points to).
         self._kept_config: tuple | None = None
         #: (weak references to the graph's columns, their _SchedGraph) of the last run.
         self._kept_graph: tuple | None = None
         self._table = np.zeros(1, np.int64)  # kernel costs, the barriers' first
+        #: The last plan, and the references to the outputs while nobody else views them.
+        self._plan: Plan | None = None
+        self._plan_held = 0
         if config is not None:
             self._config(config, None, (), -1)
 
@@ -837,11 +841,11 @@ class Scheduler:
             table = self._kernel_costs(kernel_costs)
             g.cost, g.kernel_cost, g.num_kernel_costs = None, address_of(table), len(table)
         c = self._config(config, graph, order_points, stop_at, general)
-        NI, NF, order, out = self._outputs(n, max(n, 1), c.workers)
+        self._plan = None  # (its views of the outputs: this run reuses them)
+        (NI, NF, order, S, R), out = self._outputs(n, max(n, 1), c.workers)
         api = self._api
         if api.pto_core_schedule(self._ptr, ctypes.byref(g), ctypes.byref(c), ctypes.byref(out)):
             raise NativeCoreError(api.pto_core_schedule_error(self._ptr).decode())
-        S, R = self._counters
         spans = self._spans() if S[_SPANN] else _NO_SPANS
         collections = self._collections() if S[_GCN] else _NO_SPANS[:2]
         return Schedule(NI, NF, S, R, order[: S[_ORDN]], spans, *collections)
@@ -861,11 +865,17 @@ class Scheduler:
         ready priority or generator cost), every kernel costs at least 1, the graph fits
         and the process may run on two CPUs; the build
         publishes its nodes to it ``chunk`` at a time (1-4,096). ``interleave`` (tests):
-        the build starts only once the schedule runs."""
+        the build starts only once the schedule runs. The last plan again while its
+        outputs are viewed by nobody else and nothing changed (a Program's later executes)."""
         table = self._kernel_costs(kernel_costs)
         c = self._config(config, None, (), -1)
-        NI, NF, order, out = self._outputs(capacity, capacity, c.workers)
-        self._plan_keep = (table, c, out)  # (alive while the core reads them)
+        key = (capacity, chunk, interleave, id(c), id(table))  # (both kept by the plan)
+        kept = self._plan
+        if kept is not None and kept.key == key and self._held(kept) == self._plan_held:
+            kept.scheduled = False
+            return kept
+        self._plan = None
+        outputs, out = self._outputs(capacity, capacity, c.workers)
         args = (
             self._ptr,
             ctypes.byref(c),
@@ -875,15 +885,24 @@ class Scheduler:
             capacity,
             chunk | (_STREAM_WAIT if interleave else 0),
         )
-        return Plan(self._api.pto_core_run_scheduled, args, capacity, NI, NF, order)
+        # (the plan keeps what the core reads: the config and the outputs' addresses by
+        # their byref, the table as well)
+        self._plan = Plan(self._api.pto_core_run_scheduled, args, key, outputs, table)
+        del outputs  # (counted as nobody else's: the plan's own references only)
+        self._plan_held = self._held(self._plan)
+        return self._plan
+
+    def _held(self, plan: Plan) -> int:
+        """References to the outputs' memory and to the plan's views of it: more than when
+        the plan was made while a schedule made of them is held."""
+        return sys.getrefcount(self._out) + sum(map(sys.getrefcount, plan.outputs))
 
     def planned(self, plan: Plan, n: int) -> Schedule:
         """The schedule ``plan`` made beside a build of ``n`` nodes (``plan.scheduled``)."""
-        S, R = self._counters
-        NI, NF = plan.NI, plan.NF
+        NI, NF, order, S, R = plan.outputs
         if n != plan.capacity:
             NI, NF = NI[:, :n], NF[:, :n]
-        return Schedule(NI, NF, S, R, plan.order[: S[_ORDN]], _NO_SPANS, *_NO_SPANS[:2])
+        return Schedule(NI, NF, S, R, order[: S[_ORDN]], _NO_SPANS, *_NO_SPANS[:2])
 
     def _graph(self, graph: TaskGraph) -> _SchedGraph:
         """The scheduler's view of ``graph`` (costs left to the caller): the last run's while
@@ -950,22 +969,25 @@ class Scheduler:
         return c
 
     def _outputs(self, n: int, n_order: int, workers: int) -> tuple:
-        """NI (4, n), NF (5, n) and order (n_order) in the kept memory, and the structure
-        of every output's address: a new block when a schedule still views the last (its
-        Run is held) or the block is too small. The counters (S, R) are new each run."""
-        size = 9 * n + n_order
+        """The views NI (4, n), NF (5, n), order (n_order), S and R of the kept memory, and
+        the structure of their addresses: a new block when a schedule still views the last
+        (its Run is held) or the block is too small."""
+        counters = 9 * n + n_order
+        size = counters + _NS + _NR + 2 * workers
         # Held by self._out, getrefcount's argument and each view of an earlier schedule.
         if sys.getrefcount(self._out) > 2 or len(self._out) < size:
             self._out = np.empty(size, np.int64)
         out = self._out
-        self._counters = S, R = np.empty(_NS + workers, np.int64), np.empty(_NR + workers)
         at = address_of(out)
-        return (
+        floats = counters + _NS + workers
+        views = (
             out[: 4 * n].reshape(4, n),
             out[4 * n : 9 * n].view(np.float64).reshape(5, n),
-            out[9 * n : size],
-            _SchedOut(at, at + 32 * n, at + 72 * n, address_of(S), address_of(R)),
+            out[9 * n : counters],
+            out[counters:floats],
+            out[floats:size].view(np.float64),
         )
+        return views, _SchedOut(at, at + 32 * n, at + 72 * n, at + 8 * counters, at + 8 * floats)
 
     def _spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         tid, t0, t1 = self._where[:3]
