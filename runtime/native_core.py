@@ -202,6 +202,7 @@ def _api() -> ctypes.CDLL:
         "pto_core_new": (p, [i32, p, p]),
         "pto_core_free": (None, [p]),
         "pto_core_restart": (None, [p, i32, p, p]),
+        "pto_core_again": (None, [p]),
         "pto_core_no_data_deps": (None, [p]),
         "pto_core_no_records": (None, [p]),
         "pto_core_max_nodes": (None, [p, i64]),
@@ -318,10 +319,12 @@ class Core:
         self._records = records
         if not records:
             self._api.pto_core_no_records(self._ptr)
-        self._api.pto_core_max_nodes(self._ptr, max_nodes())
-        self._api.pto_core_max_edges(self._ptr, max_edges())
-        # (None once a build ran)
+        limits = max_nodes(), max_edges()
+        self._api.pto_core_max_nodes(self._ptr, limits[0])
+        self._api.pto_core_max_edges(self._ptr, limits[1])
+        # (the last build's; _started None once it ran)
         self._started: tuple | None = (shapes, infer_data_deps, records)
+        self._settings = (*self._started, limits)
 
     def restart(
         self, shapes: list[tuple[int, ...]], infer_data_deps: bool = True, records: bool = True
@@ -329,13 +332,18 @@ class Core:
         """Start another build on this core, in the memory of the last; False (nothing
         done) while a view of the last graph is held elsewhere: that graph stays as it is,
         and the next build needs a new Core."""
-        if self._started == (shapes, infer_data_deps, records):
+        settings = (shapes, infer_data_deps, records)
+        if self._started == settings:
             return True  # (no build since the core started: nothing to start again)
         for _, _, v in self._views.values():  # (a loop: any() of a generator costs twice)
             if sys.getrefcount(v) > _UNHELD:
                 return False
-        self._api.pto_core_restart(self._ptr, *self._arguments(shapes))
-        self._start(shapes, infer_data_deps, records)
+        if self._settings == (*settings, (max_nodes(), max_edges())):  # (built again: one call)
+            self._api.pto_core_again(self._ptr)
+            self._started = settings
+        else:
+            self._api.pto_core_restart(self._ptr, *self._arguments(shapes))
+            self._start(shapes, infer_data_deps, records)
         return True
 
     def run(self, entry: int, args: Any, plan: Plan | None = None) -> bool:

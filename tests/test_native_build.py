@@ -414,6 +414,24 @@ def test_more_edges_than_memory_holds_is_a_memory_error(monkeypatch):
         program.build(values)
 
 
+def test_a_build_again_with_the_same_settings_keeps_them_in_one_call(monkeypatch):
+    """The next build of the same tensors and settings starts with pto_core_again (the
+    last build's tensors, no data edges, no records and limits kept); other settings start
+    the core anew."""
+    _, program = program_of(ROW_LOOP)
+    values = {"n": 4, "lens": [0, 0, 0, 0]}  # each task waits for the one before
+    api, calls = native_core._api(), []
+    again = api.pto_core_again
+    monkeypatch.setattr(api, "pto_core_again", lambda core: calls.append(core) or again(core))
+    for _ in range(2):
+        graph, _ = program.build_with_points(values, infer_data_deps=False, records=False)
+        assert graph.num_edges == 0 and "_begin" not in vars(graph.regions)
+        del graph
+    assert len(calls) == 1
+    assert program.build(values).num_edges == 3 and len(calls) == 1
+    assert program.build(values).num_edges == 3 and len(calls) == 2
+
+
 def test_a_tensor_bound_again_with_another_shape_has_its_new_extents():
     _, program = program_of(ROW_LOOP)
     values = {"n": 2, "lens": [0, 2], "X": np.zeros((3, 4), np.float32)}
