@@ -15,8 +15,20 @@ import numpy as np
 import pytest
 from test_conformance import BY_NAME, PLAIN, RUN_ARRAYS, parse_text
 
-from pto_wsp import DenseDyn, In, InOut, Out, Tensor, combine, f32, for_each, kernel, sym, task
-from pto_wsp import parallel_for
+from pto_wsp import (
+    DenseDyn,
+    In,
+    InOut,
+    Out,
+    Tensor,
+    combine,
+    f32,
+    for_each,
+    kernel,
+    parallel_for,
+    sym,
+    task,
+)
 from pto_wsp.lowering.cpu.backend import compile_cpu_sim
 from pto_wsp.runtime.native_core import Scheduler
 from pto_wsp.runtime.run import Run
@@ -69,7 +81,7 @@ def _streamed(prog, chunk: int, table: np.ndarray):
     config = prog.config
     scheduler = Scheduler()
     plan = scheduler.plan(config, table, 1 << 16, chunk=chunk, interleave=True)
-    graph, _ = prog.native.build_with_points(
+    graph = prog.native.build(
         prog._bindings, config.infer_data_deps, prog._reads_records(), plan
     )
     if not plan.scheduled:
@@ -164,7 +176,7 @@ def _same(a: tuple, b: tuple) -> bool:
 def _whole(prog) -> tuple:
     """The last execute's graph scheduled whole, after its build, as a snapshot."""
     graph = prog.graph()
-    table, _ = prog._kernel_costs(prog.native.kernels)
+    table, _ = prog._kernel_costs()
     schedule = Scheduler().run(graph, None, prog.config, kernel_costs=table)
     return _snapshot(_run(prog, graph, schedule, table))
 

@@ -163,26 +163,22 @@ class NativeProgram:
 
         return run_pipeline(self, bindings, config, kernels, keys, started)
 
-    def build(self, bindings: Mapping[str, Any]) -> TaskGraph:
-        """Run the program with ``bindings`` (by argument name) and return its task graph.
-
-        Scalars are ints; memrefs the program reads (``memref.load``) must be bound to arrays;
-        tensors used only as task regions may be left out (their unknown extents then cover
-        every index)."""
-        return self.build_with_points(bindings)[0]
-
-    def build_with_points(
+    def build(
         self,
         bindings: Mapping[str, Any],
         infer_data_deps: bool = True,
         records: bool = True,
         plan: Any = None,
-    ) -> tuple[TaskGraph, np.ndarray]:
-        """``build``, and per ordering point how many tasks preceded it (batch_deps);
-        ``infer_data_deps=False``: structural and event edges only; ``records=False``: the
-        core stores no task's scalars, coordinates or regions (most of a task's bytes), and
-        the graph's args, regions and coords are built again, with them, when first read;
-        ``plan``: a runtime Scheduler's plan, scheduled beside the build (``Core.run``)."""
+    ) -> TaskGraph:
+        """Run the program with ``bindings`` (by argument name) and return its task graph.
+
+        Scalars are ints; memrefs the program reads (``memref.load``) must be bound to arrays;
+        tensors used only as task regions may be left out (their unknown extents then cover
+        every index). ``infer_data_deps=False``: structural and event edges only;
+        ``records=False``: the core stores no task's scalars, coordinates or regions (most of
+        a task's bytes), and the graph's args, regions and coords are built again, with them,
+        when first read; ``plan``: a runtime Scheduler's plan, scheduled beside the build
+        (``Core.run``)."""
         if self.is_pipeline:
             raise NativeError(
                 f"@{self.name} is a pipeline: its tasks are made as it runs (run_pipeline)"
@@ -193,8 +189,12 @@ class NativeProgram:
         if not core.run(self._address, packed.address, plan):
             self._check(core)
         again = None if records else self._again(bindings, infer_data_deps)
-        graph = core.graph(self.kernels, self.sites, self._tensors, self.scalars, self.kept, again)
-        return graph, core.order_points()
+        return core.graph(self.kernels, self.sites, self._tensors, self.scalars, self.kept, again)
+
+    def order_points(self) -> np.ndarray:
+        """Per ordering point of the last build, how many tasks preceded it (what
+        ``batch_deps`` flushes on)."""
+        return self._kept_core.order_points()
 
     def _again(self, bindings: Mapping[str, Any], infer_data_deps: bool) -> Any:
         """The graph of a build without records, built again with them: from the bindings
@@ -203,7 +203,7 @@ class NativeProgram:
         for name in self.reads:
             if now.get(name) is not None:
                 now[name] = np.array(now[name])
-        return lambda: self.build_with_points(now, infer_data_deps)[0]
+        return lambda: self.build(now, infer_data_deps)
 
     def prepare(
         self, bindings: Mapping[str, Any], infer_data_deps: bool = True, records: bool = True
