@@ -407,18 +407,19 @@ class Core:
         if self._api.pto_core_graph(self._ptr, self._g_ref, 0) != 0:
             raise NativeCoreError(self.error()[0])
         n, e = g.num_nodes, g.num_edges
-        view = self._view
         # (the same sizes and addresses as the last build: its views of the arrays of n,
         # n + 1 and e entries, without a test each)
         fixed = bytes(g)
-        same = fixed == self._fixed
+        same = fixed == self._fixed and n
         self._fixed = fixed
 
-        def per_node(begin, values, make, info=None) -> _PerNode:
-            starts = view(g, begin, n + 1)
-            return _PerNode(starts, view(g, values, int(starts[-1])), make, info)
-
         if self._records:
+            view = self._view  # (its test of each array: their lengths are not in g)
+
+            def per_node(begin, values, make, info=None) -> _PerNode:
+                starts = view(g, begin, n + 1)
+                return _PerNode(starts, view(g, values, int(starts[-1])), make, info)
+
             site = view(g, "site", n)
             fields = (
                 per_node("args_begin", "args", _args(site, scalars), (site, scalars)),
@@ -434,12 +435,16 @@ class Core:
             raise NativeCoreError("a build without records needs again() to read them")
         else:
             load = _Once(again)  # (one build for the three fields)
-            fields = tuple(_Unrecorded(n, name, load) for name in ("args", "regions", "coords"))
-        if same and n:
+            fields = (
+                _Unrecorded(n, "args", load),
+                _Unrecorded(n, "regions", load),
+                _Unrecorded(n, "coords", load),
+            )
+        if same:
             views = self._views
             columns = {name: views[name][2] for name in _NODE_ARRAYS}
         else:
-            columns = {name: view(g, name, n) for name in _NODE_ARRAYS}
+            columns = {name: self._view(g, name, n) for name in _NODE_ARRAYS}
         columns["kernels"] = list(kernels)
         columns["args"], columns["regions"], columns["coords"] = fields
         return _CoreGraph.built(lambda: self._fanout(n, e), e, columns)
@@ -471,8 +476,9 @@ class _CoreGraph(TaskGraph):
         makes (``num_edges`` edges). (Its attributes set at once: the dataclass's __init__
         costs several times as much.)"""
         graph = cls.__new__(cls)
-        fields.update(_load=fanout, _csr=None, _num_edges=num_edges, _pred=None)
-        graph.__dict__.update(fields)
+        fields["_load"], fields["_csr"], fields["_num_edges"] = fanout, None, num_edges
+        fields["_pred"] = None
+        graph.__dict__ = fields
         return graph
 
     def _fanout(self, i: int) -> np.ndarray:
