@@ -813,6 +813,7 @@ class Scheduler:
         #: (weak references to the graph's columns, their _SchedGraph) of the last run.
         self._kept_graph: tuple | None = None
         self._table = np.zeros(1, np.int64)  # kernel costs, the barriers' first
+        self._given: Any = None  # (the kernel costs the table was made of)
         #: The last plan, and the references to the outputs while nobody else views them.
         self._plan: Plan | None = None
         self._plan_held = 0
@@ -949,12 +950,17 @@ class Scheduler:
         return g
 
     def _kernel_costs(self, kernel_costs: np.ndarray | None) -> np.ndarray:
-        """The scheduler's table of kernel costs: the barriers' 0, then ``kernel_costs``."""
+        """The scheduler's table of kernel costs: the barriers' 0, then ``kernel_costs``
+        (the last table for the last read-only array given: it cannot have changed)."""
+        last = self._given
+        if kernel_costs is last and last is not None and not last.flags.writeable:
+            return self._table
         given = np.asarray(() if kernel_costs is None else kernel_costs, np.int64)
         table = self._table
         if len(table) != len(given) + 1 or table[1:].tobytes() != given.tobytes():
             table = self._table = np.zeros(len(given) + 1, np.int64)
             table[1:] = given
+        self._given = kernel_costs if isinstance(kernel_costs, np.ndarray) else None
         return table
 
     def _config(
