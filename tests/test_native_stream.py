@@ -201,6 +201,31 @@ def test_a_programs_executes_schedule_beside_the_build(four):
         assert _same(_snapshot(again), want)
 
 
+def test_later_executes_reuse_the_plan_and_a_held_run_keeps_its_rows(four):
+    """A later execute takes the last plan again (its outputs' memory) once the last run is
+    let go; a run still held, or its counters alone, keep their values: the next execute
+    schedules into new memory."""
+    four.bind(**_values(1400)).execute()
+    four.execute()
+    plan = four._scheduler._plan
+    four.execute()
+    assert four._scheduler._plan is plan
+    for part in ("run", "counters"):
+        last = four._last()
+        rows, counters = _snapshot(last), last._S.copy()
+        held = last if part == "run" else last._S
+        del last
+        four.execute()
+        assert four._scheduler._plan is not plan
+        plan = four._scheduler._plan
+        assert _same(_snapshot(four._last()), rows)
+        if part == "run":
+            assert _same(_snapshot(held), rows)
+        else:
+            assert held.tolist() == counters.tolist()
+        del held
+
+
 def test_a_first_execute_past_its_bound_is_scheduled_after_the_build():
     """A first execute of more than 49,152 nodes: scheduled after the build; the next one
     beside it, the same."""
