@@ -30,6 +30,7 @@ from pto_wsp import (
     task,
 )
 from pto_wsp.lowering.cpu.backend import compile_cpu_sim
+from pto_wsp.runtime.engine import SimConfig
 from pto_wsp.runtime.native_core import Scheduler
 from pto_wsp.runtime.run import Run
 
@@ -201,29 +202,25 @@ def test_a_programs_executes_schedule_beside_the_build(four):
         assert _same(_snapshot(again), want)
 
 
-def test_later_executes_reuse_the_plan_and_a_held_run_keeps_its_rows(four):
-    """A later execute takes the last plan again (its outputs' memory) once the last run is
-    let go; a run still held, or its counters alone, keep their values: the next execute
-    schedules into new memory."""
-    four.bind(**_values(1400)).execute()
-    four.execute()
-    plan = four._scheduler._plan
-    four.execute()
-    assert four._scheduler._plan is plan
-    for part in ("run", "counters"):
-        last = four._last()
-        rows, counters = _snapshot(last), last._S.copy()
-        held = last if part == "run" else last._S
-        del last
-        four.execute()
-        assert four._scheduler._plan is not plan
-        plan = four._scheduler._plan
-        assert _same(_snapshot(four._last()), rows)
-        if part == "run":
-            assert _same(_snapshot(held), rows)
-        else:
-            assert held.tolist() == counters.tolist()
+def test_a_plan_is_given_again_while_nobody_holds_its_outputs():
+    """Scheduler.plan gives the last plan again (a Program's later executes: its outputs'
+    memory, its config and table) unless a schedule made of it, or a part of one, is still
+    held: then a plan in new memory, leaving the held one's values alone."""
+    config = SimConfig(workers=2, functional=False)
+    scheduler = Scheduler()
+    table = np.array([4], np.int64)
+    table.flags.writeable = False
+    plan = scheduler.plan(config, table, 64)
+    assert scheduler.plan(config, table, 64) is plan
+    assert scheduler.plan(config, table, 32) is not plan  # (another capacity)
+    plan = scheduler.plan(config, table, 64)
+    for part in (lambda s: s, lambda s: s.S, lambda s: s.NI, lambda s: s.order):
+        held = part(scheduler.planned(plan, 10))
+        again = scheduler.plan(config, table, 64)
+        assert again is not plan and not np.shares_memory(again.outputs[0], plan.outputs[0])
         del held
+        plan = again
+    assert scheduler.plan(config, table, 64) is plan
 
 
 def test_a_first_execute_past_its_bound_is_scheduled_after_the_build():
