@@ -776,14 +776,17 @@ class Plan:
     """A plain schedule to make beside a build (``Scheduler.plan``, ``Core.run``): its
     outputs hold ``capacity`` nodes; ``scheduled`` says whether the core made it."""
 
-    __slots__ = ("_call", "_args", "_flag", "_table", "key", "capacity", "outputs", "scheduled")
+    __slots__ = (
+        "_call", "_args", "_flag", "_table", "key", "capacity", "outputs", "out", "scheduled"
+    )  # fmt: skip
 
     def __init__(self, call, args: tuple, key: tuple, outputs: tuple, table: np.ndarray) -> None:
-        """``outputs``: the views (NI, NF, order, S, R) of what the core writes; ``table``
-        the kernel costs it reads (kept alive)."""
+        """``outputs``: the views (NI, NF, order, S, R) of what the core writes and the
+        structure of their addresses; ``table`` the kernel costs it reads (kept alive)."""
         self._flag = ctypes.c_int32()
         self._call, self._args = call, (*args, ctypes.byref(self._flag))
-        self.key, self.capacity, self.outputs, self._table = key, key[0], outputs, table
+        self.key, self.capacity, self._table = key, key[0], table
+        self.outputs, self.out = outputs
         self.scheduled = False
 
     def run(self, core: int, entry: int, args: Any) -> bool:
@@ -856,8 +859,17 @@ class Scheduler:
             table = self._kernel_costs(kernel_costs)
             g.cost, g.kernel_cost, g.num_kernel_costs = None, address_of(table), len(table)
         c = self._config(config, graph, order_points, stop_at, general)
-        self._plan = None  # (its views of the outputs: this run reuses them)
-        (NI, NF, order, S, R), out = self._outputs(n, max(n, 1), c.workers)
+        kept = self._plan
+        if (  # (a plan of this size and config the core declined: its outputs, kept)
+            kept is not None
+            and kept.capacity == n > 0
+            and kept.key[3] == id(c)
+            and self._held(kept) == self._plan_held
+        ):
+            (NI, NF, order, S, R), out = kept.outputs, kept.out
+        else:
+            self._plan = None  # (its views of the outputs: this run reuses them)
+            (NI, NF, order, S, R), out = self._outputs(n, max(n, 1), c.workers)
         api = self._api
         if api.pto_core_schedule(self._ptr, ctypes.byref(g), ctypes.byref(c), ctypes.byref(out)):
             raise NativeCoreError(api.pto_core_schedule_error(self._ptr).decode())
@@ -890,7 +902,8 @@ class Scheduler:
             kept.scheduled = False
             return kept
         self._plan = None
-        outputs, out = self._outputs(capacity, capacity, c.workers)
+        outputs = self._outputs(capacity, capacity, c.workers)
+        out = outputs[1]
         args = (
             self._ptr,
             ctypes.byref(c),
