@@ -202,6 +202,7 @@ def _api() -> ctypes.CDLL:
         "pto_core_new": (p, [i32, p, p]),
         "pto_core_free": (None, [p]),
         "pto_core_restart": (None, [p, i32, p, p]),
+        "pto_core_again": (None, [p]),
         "pto_core_no_data_deps": (None, [p]),
         "pto_core_no_records": (None, [p]),
         "pto_core_max_nodes": (None, [p, i64]),
@@ -318,10 +319,12 @@ class Core:
         self._records = records
         if not records:
             self._api.pto_core_no_records(self._ptr)
-        self._api.pto_core_max_nodes(self._ptr, max_nodes())
-        self._api.pto_core_max_edges(self._ptr, max_edges())
-        # (None once a build ran)
+        limits = max_nodes(), max_edges()
+        self._api.pto_core_max_nodes(self._ptr, limits[0])
+        self._api.pto_core_max_edges(self._ptr, limits[1])
+        # (the last build's; _started None once it ran)
         self._started: tuple | None = (shapes, infer_data_deps, records)
+        self._settings = (*self._started, limits)
 
     def restart(
         self, shapes: list[tuple[int, ...]], infer_data_deps: bool = True, records: bool = True
@@ -329,13 +332,18 @@ class Core:
         """Start another build on this core, in the memory of the last; False (nothing
         done) while a view of the last graph is held elsewhere: that graph stays as it is,
         and the next build needs a new Core."""
-        if self._started == (shapes, infer_data_deps, records):
+        settings = (shapes, infer_data_deps, records)
+        if self._started == settings:
             return True  # (no build since the core started: nothing to start again)
         for _, _, v in self._views.values():  # (a loop: any() of a generator costs twice)
             if sys.getrefcount(v) > _UNHELD:
                 return False
-        self._api.pto_core_restart(self._ptr, *self._arguments(shapes))
-        self._start(shapes, infer_data_deps, records)
+        if self._settings == (*settings, (max_nodes(), max_edges())):  # (built again: one call)
+            self._api.pto_core_again(self._ptr)
+            self._started = settings
+        else:
+            self._api.pto_core_restart(self._ptr, *self._arguments(shapes))
+            self._start(shapes, infer_data_deps, records)
         return True
 
     def run(self, entry: int, args: Any, plan: Plan | None = None) -> bool:
@@ -399,18 +407,19 @@ class Core:
         if self._api.pto_core_graph(self._ptr, self._g_ref, 0) != 0:
             raise NativeCoreError(self.error()[0])
         n, e = g.num_nodes, g.num_edges
-        view = self._view
         # (the same sizes and addresses as the last build: its views of the arrays of n,
         # n + 1 and e entries, without a test each)
         fixed = bytes(g)
-        same = fixed == self._fixed
+        same = fixed == self._fixed and n
         self._fixed = fixed
 
-        def per_node(begin, values, make, info=None) -> _PerNode:
-            starts = view(g, begin, n + 1)
-            return _PerNode(starts, view(g, values, int(starts[-1])), make, info)
-
         if self._records:
+            view = self._view  # (its test of each array: their lengths are not in g)
+
+            def per_node(begin, values, make, info=None) -> _PerNode:
+                starts = view(g, begin, n + 1)
+                return _PerNode(starts, view(g, values, int(starts[-1])), make, info)
+
             site = view(g, "site", n)
             fields = (
                 per_node("args_begin", "args", _args(site, scalars), (site, scalars)),
@@ -426,20 +435,19 @@ class Core:
             raise NativeCoreError("a build without records needs again() to read them")
         else:
             load = _Once(again)  # (one build for the three fields)
-            fields = tuple(_Unrecorded(n, name, load) for name in ("args", "regions", "coords"))
-        if same and n:
-            columns = {name: self._views[name][2] for name in _NODE_ARRAYS}
+            fields = (
+                _Unrecorded(n, "args", load),
+                _Unrecorded(n, "regions", load),
+                _Unrecorded(n, "coords", load),
+            )
+        if same:
+            views = self._views
+            columns = {name: views[name][2] for name in _NODE_ARRAYS}
         else:
-            columns = {name: view(g, name, n) for name in _NODE_ARRAYS}
-        return _CoreGraph(
-            lambda: self._fanout(n, e),
-            e,
-            **columns,
-            kernels=list(kernels),
-            args=fields[0],
-            regions=fields[1],
-            coords=fields[2],
-        )
+            columns = {name: self._view(g, name, n) for name in _NODE_ARRAYS}
+        columns["kernels"] = list(kernels)
+        columns["args"], columns["regions"], columns["coords"] = fields
+        return _CoreGraph.built(lambda: self._fanout(n, e), e, columns)
 
     def _fanout(self, n: int, e: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The build's fanout_begin, fanout_edges and edge_kind (the CSR made now, once)."""
@@ -456,15 +464,22 @@ class _CoreGraph(TaskGraph):
 
     _CSR = ("fanout_begin", "fanout_edges", "edge_kind")
 
-    def __init__(
-        self, fanout: Callable[[], tuple] | None = None, num_edges: int = 0, **fields: Any
-    ) -> None:
-        """``fanout()`` makes the CSR (``num_edges`` edges); without it (a copy made by
-        ``dataclasses.replace``) the fields give it."""
-        given = tuple(fields.pop(name, None) for name in self._CSR)
-        self._load, self._csr = fanout, None if fanout is not None else given
-        self._num_edges = num_edges if fanout is not None else len(given[1])
+    def __init__(self, **fields: Any) -> None:
+        """A copy made by ``dataclasses.replace``: every field given, the CSR's too."""
+        self._load, self._csr = None, tuple(fields.pop(name) for name in self._CSR)
+        self._num_edges = len(self._csr[1])
         super().__init__(**dict.fromkeys(self._CSR), **fields)
+
+    @classmethod
+    def built(cls, fanout: Callable[[], tuple], num_edges: int, fields: dict) -> _CoreGraph:
+        """The graph of a build: ``fields`` the TaskGraph's but the CSR, which ``fanout()``
+        makes (``num_edges`` edges). (Its attributes set at once: the dataclass's __init__
+        costs several times as much.)"""
+        graph = cls.__new__(cls)
+        fields["_load"], fields["_csr"], fields["_num_edges"] = fanout, None, num_edges
+        fields["_pred"] = None
+        graph.__dict__ = fields
+        return graph
 
     def _fanout(self, i: int) -> np.ndarray:
         if self._csr is None:
@@ -761,19 +776,23 @@ class Plan:
     """A plain schedule to make beside a build (``Scheduler.plan``, ``Core.run``): its
     outputs hold ``capacity`` nodes; ``scheduled`` says whether the core made it."""
 
-    __slots__ = ("_call", "_args", "_flag", "capacity", "NI", "NF", "order", "scheduled")
+    __slots__ = (
+        "_call", "_args", "_flag", "_table", "key", "capacity", "outputs", "out", "scheduled"
+    )  # fmt: skip
 
-    def __init__(self, call, args: tuple, capacity: int, NI, NF, order) -> None:
-        self._call, self._args, self.capacity = call, args, capacity
+    def __init__(self, call, args: tuple, key: tuple, outputs: tuple, table: np.ndarray) -> None:
+        """``outputs``: the views (NI, NF, order, S, R) of what the core writes and the
+        structure of their addresses; ``table`` the kernel costs it reads (kept alive)."""
         self._flag = ctypes.c_int32()
-        self.NI, self.NF, self.order = NI, NF, order
+        self._call, self._args = call, (*args, ctypes.byref(self._flag))
+        self.key, self.capacity, self._table = key, key[0], table
+        self.outputs, self.out = outputs
         self.scheduled = False
 
     def run(self, core: int, entry: int, args: Any) -> bool:
         """The build of ``entry`` on ``core`` with the schedule beside it: False if it failed."""
-        flag = self._flag
-        ok = self._call(core, entry, args, *self._args, ctypes.byref(flag)) == 0
-        self.scheduled = ok and flag.value == 1
+        ok = self._call(core, entry, args, *self._args) == 0
+        self.scheduled = ok and self._flag.value == 1
         return ok
 
 
@@ -789,14 +808,18 @@ class Scheduler:
         types = (ctypes.c_int64, ctypes.c_double, ctypes.c_double, ctypes.c_int64, ctypes.c_int64)
         self._where = [ctypes.POINTER(t)() for t in types]
         self._where_refs = [ctypes.byref(p) for p in self._where]
-        # The per-node outputs (NI, NF, order: 80 B a node), kept for the next run unless a
-        # schedule of an earlier run still views them.
+        # The outputs (NI, NF, order: 80 B a node, then the counters S and R), kept for the
+        # next run unless a schedule of an earlier run still views them.
         self._out = np.empty(0, np.int64)
         #: (a copy of the last SimConfig, its PtoSchedConfig, the pools that points to).
         self._kept_config: tuple | None = None
         #: (weak references to the graph's columns, their _SchedGraph) of the last run.
         self._kept_graph: tuple | None = None
         self._table = np.zeros(1, np.int64)  # kernel costs, the barriers' first
+        self._given: Any = None  # (the kernel costs the table was made of)
+        #: The last plan, and the references to the outputs while nobody else views them.
+        self._plan: Plan | None = None
+        self._plan_held = 0
         if config is not None:
             self._config(config, None, (), -1)
 
@@ -836,11 +859,20 @@ class Scheduler:
             table = self._kernel_costs(kernel_costs)
             g.cost, g.kernel_cost, g.num_kernel_costs = None, address_of(table), len(table)
         c = self._config(config, graph, order_points, stop_at, general)
-        NI, NF, order, out = self._outputs(n, max(n, 1), c.workers)
+        kept = self._plan
+        if (  # (a plan of this size and config the core declined: its outputs, kept)
+            kept is not None
+            and kept.capacity == n > 0
+            and kept.key[3] == id(c)
+            and self._held(kept) == self._plan_held
+        ):
+            (NI, NF, order, S, R), out = kept.outputs, kept.out
+        else:
+            self._plan = None  # (its views of the outputs: this run reuses them)
+            (NI, NF, order, S, R), out = self._outputs(n, max(n, 1), c.workers)
         api = self._api
         if api.pto_core_schedule(self._ptr, ctypes.byref(g), ctypes.byref(c), ctypes.byref(out)):
             raise NativeCoreError(api.pto_core_schedule_error(self._ptr).decode())
-        S, R = self._counters
         spans = self._spans() if S[_SPANN] else _NO_SPANS
         collections = self._collections() if S[_GCN] else _NO_SPANS[:2]
         return Schedule(NI, NF, S, R, order[: S[_ORDN]], spans, *collections)
@@ -860,11 +892,18 @@ class Scheduler:
         ready priority or generator cost), every kernel costs at least 1, the graph fits
         and the process may run on two CPUs; the build
         publishes its nodes to it ``chunk`` at a time (1-4,096). ``interleave`` (tests):
-        the build starts only once the schedule runs."""
+        the build starts only once the schedule runs. The last plan again while its
+        outputs are viewed by nobody else and nothing changed (a Program's later executes)."""
         table = self._kernel_costs(kernel_costs)
         c = self._config(config, None, (), -1)
-        NI, NF, order, out = self._outputs(capacity, capacity, c.workers)
-        self._plan_keep = (table, c, out)  # (alive while the core reads them)
+        key = (capacity, chunk, interleave, id(c), id(table))  # (both kept by the plan)
+        kept = self._plan
+        if kept is not None and kept.key == key and self._held(kept) == self._plan_held:
+            kept.scheduled = False
+            return kept
+        self._plan = None
+        outputs = self._outputs(capacity, capacity, c.workers)
+        out = outputs[1]
         args = (
             self._ptr,
             ctypes.byref(c),
@@ -874,15 +913,24 @@ class Scheduler:
             capacity,
             chunk | (_STREAM_WAIT if interleave else 0),
         )
-        return Plan(self._api.pto_core_run_scheduled, args, capacity, NI, NF, order)
+        # (the plan keeps what the core reads: the config and the outputs' addresses by
+        # their byref, the table as well)
+        self._plan = Plan(self._api.pto_core_run_scheduled, args, key, outputs, table)
+        del outputs  # (counted as nobody else's: the plan's own references only)
+        self._plan_held = self._held(self._plan)
+        return self._plan
+
+    def _held(self, plan: Plan) -> int:
+        """References to the outputs' memory and to the plan's views of it: more than when
+        the plan was made while a schedule made of them is held."""
+        return sys.getrefcount(self._out) + sum(map(sys.getrefcount, plan.outputs))
 
     def planned(self, plan: Plan, n: int) -> Schedule:
         """The schedule ``plan`` made beside a build of ``n`` nodes (``plan.scheduled``)."""
-        S, R = self._counters
-        NI, NF = plan.NI, plan.NF
+        NI, NF, order, S, R = plan.outputs
         if n != plan.capacity:
             NI, NF = NI[:, :n], NF[:, :n]
-        return Schedule(NI, NF, S, R, plan.order[: S[_ORDN]], _NO_SPANS, *_NO_SPANS[:2])
+        return Schedule(NI, NF, S, R, order[: S[_ORDN]], _NO_SPANS, *_NO_SPANS[:2])
 
     def _graph(self, graph: TaskGraph) -> _SchedGraph:
         """The scheduler's view of ``graph`` (costs left to the caller): the last run's while
@@ -915,12 +963,17 @@ class Scheduler:
         return g
 
     def _kernel_costs(self, kernel_costs: np.ndarray | None) -> np.ndarray:
-        """The scheduler's table of kernel costs: the barriers' 0, then ``kernel_costs``."""
+        """The scheduler's table of kernel costs: the barriers' 0, then ``kernel_costs``
+        (the last table for the last read-only array given: it cannot have changed)."""
+        last = self._given
+        if kernel_costs is last and last is not None and not last.flags.writeable:
+            return self._table
         given = np.asarray(() if kernel_costs is None else kernel_costs, np.int64)
         table = self._table
         if len(table) != len(given) + 1 or table[1:].tobytes() != given.tobytes():
             table = self._table = np.zeros(len(given) + 1, np.int64)
             table[1:] = given
+        self._given = kernel_costs if isinstance(kernel_costs, np.ndarray) else None
         return table
 
     def _config(
@@ -949,22 +1002,25 @@ class Scheduler:
         return c
 
     def _outputs(self, n: int, n_order: int, workers: int) -> tuple:
-        """NI (4, n), NF (5, n) and order (n_order) in the kept memory, and the structure
-        of every output's address: a new block when a schedule still views the last (its
-        Run is held) or the block is too small. The counters (S, R) are new each run."""
-        size = 9 * n + n_order
+        """The views NI (4, n), NF (5, n), order (n_order), S and R of the kept memory, and
+        the structure of their addresses: a new block when a schedule still views the last
+        (its Run is held) or the block is too small."""
+        counters = 9 * n + n_order
+        size = counters + _NS + _NR + 2 * workers
         # Held by self._out, getrefcount's argument and each view of an earlier schedule.
         if sys.getrefcount(self._out) > 2 or len(self._out) < size:
             self._out = np.empty(size, np.int64)
         out = self._out
-        self._counters = S, R = np.empty(_NS + workers, np.int64), np.empty(_NR + workers)
         at = address_of(out)
-        return (
+        floats = counters + _NS + workers
+        views = (
             out[: 4 * n].reshape(4, n),
             out[4 * n : 9 * n].view(np.float64).reshape(5, n),
-            out[9 * n : size],
-            _SchedOut(at, at + 32 * n, at + 72 * n, address_of(S), address_of(R)),
+            out[9 * n : counters],
+            out[counters:floats],
+            out[floats:size].view(np.float64),
         )
+        return views, _SchedOut(at, at + 32 * n, at + 72 * n, at + 8 * counters, at + 8 * floats)
 
     def _spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         tid, t0, t1 = self._where[:3]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import operator
 import os
 import threading
 import time
@@ -183,6 +184,14 @@ class Program:
         self._views: dict = {}  # the views of the bound tensors the bodies got (Run.run_bodies)
         self._kept_arguments: tuple | None = None  # _arguments' result until the next bind
         self._tensor_names = [a.name for a in args if a.kind == "tensor"]
+        #: (each tensor's binding, those that are arrays by name) of the last execute.
+        self._arrays: tuple[list, dict[str, np.ndarray]] = ([], {})
+        #: Per kernel id of the native program its spec (a kernel without one: no body).
+        self._specs = [
+            self.kernels.get(name) or KernelSpec(name, [], [], origin="unknown")
+            for name in (native.kernels if native is not None else ())
+        ]
+        self._kept_costs: tuple | None = None  # (the specs' costs, _kernel_costs' result)
         #: Why the last execution ran on the reference engine (None: on the native core).
         self.fast_declined: str | None = None
         self._elapsed_ms = 0.0
@@ -450,12 +459,6 @@ class Program:
     def _run_native(self, config: SimConfig, progress: Callable[[int, int], None] | None) -> Run:
         """A main program on the native core: build the graph with the compiled program,
         schedule it, then (functional mode) run the bodies in dispatch order."""
-        bound = self._bindings
-        arrays = {
-            name: bound[name]
-            for name in self._tensor_names
-            if isinstance(bound.get(name), np.ndarray)
-        }
         # The last run's graph and schedule are the core's and the scheduler's memory: let go
         # of them first, and this build reuses that memory instead of faulting in fresh pages.
         self._sim = None
@@ -464,15 +467,15 @@ class Program:
         scheduler = self._scheduler
         with gc_paused():  # (the graph's per-node tuples are made lazily: few objects)
             start = time.perf_counter()
+            table, functions = self._kernel_costs()
+            bodies = self._bodies()
             # (every kernel's cost a constant: a plain schedule is made beside the build, in
             # rows the size of the last build, or of the first's bound)
-            table, functions = self._kernel_costs(self.native.kernels)
             plan = None
             if not functions:
                 plan = scheduler.plan(config, table, self._nodes or _FIRST_CAPACITY)
-            graph, points = self.native.build_with_points(
-                self._bindings, config.infer_data_deps, self._reads_records(), plan
-            )
+            records = bool(functions) or bodies.count(None) < len(bodies)
+            graph = self.native.build(self._bindings, config.infer_data_deps, records, plan)
             self._nodes = graph.num_nodes
             built = time.perf_counter()
             if plan is not None and plan.scheduled:
@@ -482,6 +485,7 @@ class Program:
                 plan = None  # (its views of the scheduler's outputs: the run reuses them)
                 costs, failed = self._costs(graph, table, functions)
                 stop_at = -1 if failed is None else failed[0]
+                points = self.native.order_points()
                 schedule = scheduler.run(graph, costs, config, points, stop_at, kernel_costs=table)
             graph = forget_collected(graph, schedule.gc_at, schedule.gc_old)
             run = Run(
@@ -491,10 +495,10 @@ class Program:
                 costs=costs,
                 kernel_costs=table,
                 kernels=self.kernels,
-                arrays=arrays,
+                arrays=self._bound_arrays(),
             )
             scheduled = time.perf_counter()
-            if plan is not None and plan.scheduled:  # (one phase: the two ran side by side)
+            if plan is not None:  # (one phase: the two ran side by side)
                 run.phases_ms = {"build and schedule": (scheduled - start) * 1e3}
             else:
                 run.phases_ms = {
@@ -512,12 +516,29 @@ class Program:
             if progress is not None:
                 progress(run.created, 0 if config.functional else run.completed)
             if config.functional:
-                # (a run that stopped: the bodies of the tasks started by then, as the engine)
-                run.run_bodies(progress, self._views)
+                # (a run that stopped: the bodies of the tasks started by then, as the engine;
+                # none to run, no one to tell: nothing to do)
+                if progress is not None or bodies.count(None) < len(bodies):
+                    run.run_bodies(progress, self._views, bodies)
                 run.phases_ms["bodies"] = (time.perf_counter() - scheduled) * 1e3
         if error is not None:
             raise error
         return run
+
+    def _bound_arrays(self) -> dict[str, np.ndarray]:
+        """The tensors bound to arrays, by name: the last execute's dict (never changed) while
+        each tensor's binding is the same object (also one swapped in behind bind's back)."""
+        bound, arrays = self._arrays
+        get = self._bindings.get
+        now = list(map(get, self._tensor_names))
+        if len(now) != len(bound) or not all(map(operator.is_, now, bound)):
+            arrays = {
+                name: value
+                for name, value in zip(self._tensor_names, now)
+                if isinstance(value, np.ndarray)
+            }
+            self._arrays = (now, arrays)
+        return arrays
 
     def _run_native_pipeline(self, config: SimConfig) -> Run:
         """A pipeline on the native core: its processes as coroutines scheduled in virtual
@@ -542,26 +563,31 @@ class Program:
         """Whether an execute reads its tasks' scalars, coordinates and regions: a body to
         run (functional mode) or a cost function does; other readers (``graph()``) have
         the graph built again with them when they first read them."""
-        functional = self.config.functional
-        for name in self.native.kernels:
-            s = self.kernels.get(name)
-            if s is not None and (
-                s.cost.__class__ is not int or functional and s.runnable is not None
-            ):
-                return True
-        return False
+        bodies = self._bodies()
+        return bool(self._kernel_costs()[1]) or bodies.count(None) < len(bodies)
 
-    def _kernel_costs(self, kernels: list[str]) -> tuple[np.ndarray, list[int]]:
+    def _bodies(self) -> list:
+        """Per kernel id the body the functional mode calls (None: none, or it does
+        nothing); none in cycles mode."""
+        return [s.runnable for s in self._specs] if self.config.functional else []
+
+    def _kernel_costs(self) -> tuple[np.ndarray, list[int]]:
         """Per kernel id its cycles where its cost is a constant (else 0), and the ids of
-        the kernels whose cost is a function of the task."""
-        table = np.zeros(len(kernels), np.int64)
+        the kernels whose cost is a function of the task: the last ones while no cost
+        changed (the table read-only: runs keep it)."""
+        costs = [s.cost for s in self._specs]
+        kept = self._kept_costs
+        if kept is not None and kept[0] == costs:
+            return kept[1]
+        table = np.zeros(len(costs), np.int64)
         functions = []
-        for kid, name in enumerate(kernels):
-            spec = self.kernels.get(name) or KernelSpec(name, [], [], origin="unknown")
-            if spec.cost.__class__ is int:
-                table[kid] = spec.cost
+        for kid, cost in enumerate(costs):
+            if cost.__class__ is int:
+                table[kid] = cost
             else:
                 functions.append(kid)
+        table.flags.writeable = False
+        self._kept_costs = (costs, (table, functions))
         return table, functions
 
     def _costs(

@@ -95,7 +95,7 @@ class Run:
         self.task_graph = graph
         self.graph = graph
         self.kernels = kernels
-        self.arrays = dict(arrays)
+        self.arrays = arrays  # (read only)
         self.n_workers = max(1, int(config.workers))
         self._NI, self._NF = schedule.NI, schedule.NF
         if not schedule.S[_PLAIN]:  # (a plain schedule's: made from the graph when read)
@@ -282,14 +282,18 @@ class Run:
                 return failed
         return ExecutionError(tid, spec.name, tg.coords[tid], error)
 
-    def run_bodies(self, progress: Any = None, views: dict | None = None) -> None:
+    def run_bodies(
+        self, progress: Any = None, views: dict | None = None, runnable: list | None = None
+    ) -> None:
         """The functional mode: every started task's body in dispatch order, with the
         engine's views and errors; ``progress(created, ran)`` every 8192 bodies. ``views``
         (the Program's, emptied when a binding changes) keeps each region's view for the
-        tasks and runs after: a program run again makes no views. Tile kernels' compiled
+        tasks and runs after: a program run again makes no views. ``runnable``: per kernel
+        id its body (None: nothing to call), if the caller has them. Tile kernels' compiled
         bodies are called by the core (runtime/native_bodies.py), the others from here."""
         tg = self.task_graph
-        runnable = [self._spec(k).runnable for k in range(len(tg.kernels))]
+        if runnable is None:
+            runnable = [self._spec(k).runnable for k in range(len(tg.kernels))]
         some = any(body is not None for body in runnable)
         if not some and progress is None:
             return  # (no body to run, no one to tell)

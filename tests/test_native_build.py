@@ -106,7 +106,7 @@ def test_every_example_program_builds_the_reference_graph(example, name, bind_te
     module = lowered(ROOT / "examples" / example)
     program = next(p for p in module.ops if isinstance(p, tg.ProgramOp) and p.sym_name.data == name)
     values = bindings_for(program, bind_tensors)
-    native, _ = compile_native(module, program).build_with_points(values, records=records)
+    native = compile_native(module, program).build(values, records=records)
     reference = materialize(module, program, values)
     assert native.num_tasks > 0
     assert_same_graph(native, reference)
@@ -275,7 +275,7 @@ def test_a_region_outside_its_bound_tensor_names_the_task(records):
     _, program = program_of(ROW_LOOP)
     with pytest.raises(NativeError, match=r"^@p: task 1: its region of tensor 'X' lies outside"):
         values = {"n": 2, "lens": [0, 5], "X": np.zeros((3, 4), np.float32)}
-        program.build_with_points(values, records=records)
+        program.build(values, records=records)
 
 
 STRIDED = """
@@ -297,7 +297,7 @@ def test_a_region_whose_last_index_overflows_is_outside(records, shape):
     tensor = {} if shape is None else {"X": np.zeros(shape, np.float32)}
     for o, n, s in [(1, 3, (1 << 63) - 1), ((1 << 63) - 2, 2, 4), (0, 1 << 62, 4)]:
         with pytest.raises(NativeError, match=r"^@p: task 0: its region of tensor 'X' lies"):
-            program.build_with_points({"o": o, "n": n, "s": s, **tensor}, records=records)
+            program.build({"o": o, "n": n, "s": s, **tensor}, records=records)
     assert program.build({"o": 1, "n": 2, "s": 3, **tensor}).num_tasks == 1
 
 
@@ -336,7 +336,7 @@ def test_a_tile_outside_its_tensor_is_an_error_in_any_tiling(records, tiles, row
     program = compile_native(module, "p")
     values = {"n": len(tiles), "m": len(rows), "tiles": tiles, "rows": rows or [0]}
     with pytest.raises(NativeError, match=rf"^@p: task {task}: its region of tensor 'X' lies"):
-        program.build_with_points({**values, "X": np.zeros((5, 4), np.float32)}, records=records)
+        program.build({**values, "X": np.zeros((5, 4), np.float32)}, records=records)
     inside = {**values, "tiles": [t for t in tiles if t < 4], "rows": [r for r in rows if r < 5]}
     inside["n"], inside["m"] = len(inside["tiles"]), len(inside["rows"])
     inside["rows"] = inside["rows"] or [0]
@@ -351,7 +351,7 @@ def test_a_build_without_records_gives_them_from_a_build_again(far):
     the caller has since changed that data in place."""
     module, program = program_of(ROW_LOOP)
     lens = np.array([5, far, 1])
-    native, _ = program.build_with_points({"n": 3, "lens": lens}, records=False)
+    native = program.build({"n": 3, "lens": lens}, records=False)
     assert not {"_begin", "_values"} & set(vars(native.regions))
     lens[...] = 0
     assert [r.offsets for (r,) in native.regions] == [(5, 0), (far, 0), (1, 0)]
@@ -412,6 +412,24 @@ def test_more_edges_than_memory_holds_is_a_memory_error(monkeypatch):
     monkeypatch.setattr(native_core, "max_edges", lambda: 2)
     with pytest.raises(MemoryError, match=r"^@p: the program creates more than 2 edges"):
         program.build(values)
+
+
+def test_a_build_again_with_the_same_settings_keeps_them_in_one_call(monkeypatch):
+    """The next build of the same tensors and settings starts with pto_core_again (the
+    last build's tensors, no data edges, no records and limits kept); other settings start
+    the core anew."""
+    _, program = program_of(ROW_LOOP)
+    values = {"n": 4, "lens": [0, 0, 0, 0]}  # each task waits for the one before
+    api, calls = native_core._api(), []
+    again = api.pto_core_again
+    monkeypatch.setattr(api, "pto_core_again", lambda core: calls.append(core) or again(core))
+    for _ in range(2):
+        graph = program.build(values, infer_data_deps=False, records=False)
+        assert graph.num_edges == 0 and "_begin" not in vars(graph.regions)
+        del graph
+    assert len(calls) == 1
+    assert program.build(values).num_edges == 3 and len(calls) == 1
+    assert program.build(values).num_edges == 3 and len(calls) == 2
 
 
 def test_a_tensor_bound_again_with_another_shape_has_its_new_extents():
@@ -561,7 +579,7 @@ def test_random_programs_build_the_reference_graph(text, bind, records):
     module = parse(text)
     program = next(op for op in module.ops if isinstance(op, tg.ProgramOp))
     values = {"X": np.zeros((16, 4), np.float32)} if bind else {}
-    native, _ = compile_native(module, program).build_with_points(values, records=records)
+    native = compile_native(module, program).build(values, records=records)
     assert_same_graph(native, materialize(module, program, values))
 
 
@@ -584,7 +602,9 @@ def test_the_ordering_points_are_the_references(text):
     builder meets them (how many tasks preceded each)."""
     module = parse(text)
     program = next(op for op in module.ops if isinstance(op, tg.ProgramOp))
-    _, points = compile_native(module, program).build_with_points({})
+    native = compile_native(module, program)
+    native.build({})
+    points = native.order_points()
     plain = compile_sim_program(program, module).compiled
     builder = _Points({"X": [16, 4]})
     plain.function(builder, *plain.bind({}))

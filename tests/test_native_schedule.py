@@ -349,6 +349,40 @@ def test_a_scheduler_reads_a_graph_changed_in_place():
     assert again.NF[1].tolist() == [9.0, 9.0, 18.0, 18.0, 27.0, 36.0]
 
 
+def test_kernel_costs_changed_in_place_are_seen_and_read_only_ones_kept():
+    """A writable table of kernel costs is read again at each run (a change in place is
+    seen); a read-only one (a Program's) is taken as it was, without a comparison."""
+    graph = _chain(3)
+    config = SimConfig(workers=2, functional=False)
+    scheduler = Scheduler()
+    table = np.array([4], np.int64)
+    assert scheduler.run(graph, None, config, kernel_costs=table).NF[1].max() == 12.0
+    table[0] = 5
+    assert scheduler.run(graph, None, config, kernel_costs=table).NF[1].max() == 15.0
+    table.flags.writeable = False
+    kept = scheduler._kernel_costs(table)
+    assert scheduler._kernel_costs(table) is kept and kept.tolist() == [0, 5]
+    assert scheduler.run(graph, None, config, kernel_costs=table).NF[1].max() == 15.0
+
+
+def test_a_run_after_a_declined_plan_of_its_size_writes_into_the_plans_outputs():
+    """A schedule made after the build (the plan declined: not plain, or the loop lagging)
+    writes into the plan's outputs when they fit the graph and nobody holds them: the next
+    plan is the same; a graph of another size lets the plan go."""
+    graph = _chain(6)
+    config = SimConfig(workers=2, functional=False)
+    scheduler = Scheduler()
+    table = np.array([4], np.int64)
+    plan = scheduler.plan(config, table, graph.num_nodes)
+    schedule = scheduler.run(graph, None, config, kernel_costs=table)
+    assert schedule.NI is plan.outputs[0] and schedule.NF[1].max() == 24.0
+    del schedule
+    assert scheduler.plan(config, table, graph.num_nodes) is plan
+    longer = _chain(7)
+    assert scheduler.run(longer, None, config, kernel_costs=table).NF[1].max() == 28.0
+    assert scheduler._plan is None
+
+
 def test_what_it_cannot_schedule_is_one_clear_error():
     graph = _chain(2)
     config = SimConfig(workers=2, functional=False)

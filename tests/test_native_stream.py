@@ -30,6 +30,7 @@ from pto_wsp import (
     task,
 )
 from pto_wsp.lowering.cpu.backend import compile_cpu_sim
+from pto_wsp.runtime.engine import SimConfig
 from pto_wsp.runtime.native_core import Scheduler
 from pto_wsp.runtime.run import Run
 
@@ -81,7 +82,7 @@ def _streamed(prog, chunk: int, table: np.ndarray):
     config = prog.config
     scheduler = Scheduler()
     plan = scheduler.plan(config, table, 1 << 16, chunk=chunk, interleave=True)
-    graph, _ = prog.native.build_with_points(
+    graph = prog.native.build(
         prog._bindings, config.infer_data_deps, prog._reads_records(), plan
     )
     if not plan.scheduled:
@@ -182,7 +183,7 @@ def _same(a: tuple, b: tuple) -> bool:
 def _whole(prog) -> tuple:
     """The last execute's graph scheduled whole, after its build, as a snapshot."""
     graph = prog.graph()
-    table, _ = prog._kernel_costs(prog.native.kernels)
+    table, _ = prog._kernel_costs()
     schedule = Scheduler().run(graph, None, prog.config, kernel_costs=table)
     return _snapshot(_run(prog, graph, schedule, table))
 
@@ -205,6 +206,27 @@ def test_a_programs_executes_schedule_beside_the_build(four):
         again = four.execute()._last()
         assert set(again.phases_ms) in EITHER
         assert _same(_snapshot(again), want)
+
+
+def test_a_plan_is_given_again_while_nobody_holds_its_outputs():
+    """Scheduler.plan gives the last plan again (a Program's later executes: its outputs'
+    memory, its config and table) unless a schedule made of it, or a part of one, is still
+    held: then a plan in new memory, leaving the held one's values alone."""
+    config = SimConfig(workers=2, functional=False)
+    scheduler = Scheduler()
+    table = np.array([4], np.int64)
+    table.flags.writeable = False
+    plan = scheduler.plan(config, table, 64)
+    assert scheduler.plan(config, table, 64) is plan
+    assert scheduler.plan(config, table, 32) is not plan  # (another capacity)
+    plan = scheduler.plan(config, table, 64)
+    for part in (lambda s: s, lambda s: s.S, lambda s: s.NI, lambda s: s.order):
+        held = part(scheduler.planned(plan, 10))
+        again = scheduler.plan(config, table, 64)
+        assert again is not plan and not np.shares_memory(again.outputs[0], plan.outputs[0])
+        del held
+        plan = again
+    assert scheduler.plan(config, table, 64) is plan
 
 
 def test_a_first_execute_past_its_bound_is_scheduled_after_the_build():

@@ -56,6 +56,7 @@ PIPELINE = (
     "reconcile-unrealized-casts)"
 )
 _OPT = 2
+_SHAPE = operator.attrgetter("shape")
 #: The extent of a dimension whose size is not bound: it covers every index (as tg-materialize).
 WHOLE = 1 << 62
 
@@ -91,12 +92,14 @@ class NativeError(CompileError, ValueError):
 
 
 class _Packed(NamedTuple):
-    """A build's arguments (``_arguments``): per argument (name, value bound, its shape)
-    they were made of, per tensor its extents, what the words point into, the words (the
-    argument addresses first), the context's word (the core's address goes there) and the
-    address of the packed call's argument array."""
+    """A build's arguments (``_arguments``): the values bound they were made of (per
+    argument, in order) and the shapes of those that are arrays (the arrays, then their
+    shapes), per tensor its extents, what the words point into, the words (the argument
+    addresses first), the context's word (the core's address goes there) and the address of
+    the packed call's argument array."""
 
-    seen: list[tuple[str, Any, tuple | None]]
+    values: list
+    arrays: tuple[list, list]
     shapes: list[tuple[int, ...]]
     keep: list
     words: np.ndarray
@@ -163,26 +166,22 @@ class NativeProgram:
 
         return run_pipeline(self, bindings, config, kernels, keys, started)
 
-    def build(self, bindings: Mapping[str, Any]) -> TaskGraph:
-        """Run the program with ``bindings`` (by argument name) and return its task graph.
-
-        Scalars are ints; memrefs the program reads (``memref.load``) must be bound to arrays;
-        tensors used only as task regions may be left out (their unknown extents then cover
-        every index)."""
-        return self.build_with_points(bindings)[0]
-
-    def build_with_points(
+    def build(
         self,
         bindings: Mapping[str, Any],
         infer_data_deps: bool = True,
         records: bool = True,
         plan: Any = None,
-    ) -> tuple[TaskGraph, np.ndarray]:
-        """``build``, and per ordering point how many tasks preceded it (batch_deps);
-        ``infer_data_deps=False``: structural and event edges only; ``records=False``: the
-        core stores no task's scalars, coordinates or regions (most of a task's bytes), and
-        the graph's args, regions and coords are built again, with them, when first read;
-        ``plan``: a runtime Scheduler's plan, scheduled beside the build (``Core.run``)."""
+    ) -> TaskGraph:
+        """Run the program with ``bindings`` (by argument name) and return its task graph.
+
+        Scalars are ints; memrefs the program reads (``memref.load``) must be bound to arrays;
+        tensors used only as task regions may be left out (their unknown extents then cover
+        every index). ``infer_data_deps=False``: structural and event edges only;
+        ``records=False``: the core stores no task's scalars, coordinates or regions (most of
+        a task's bytes), and the graph's args, regions and coords are built again, with them,
+        when first read; ``plan``: a runtime Scheduler's plan, scheduled beside the build
+        (``Core.run``)."""
         if self.is_pipeline:
             raise NativeError(
                 f"@{self.name} is a pipeline: its tasks are made as it runs (run_pipeline)"
@@ -193,8 +192,12 @@ class NativeProgram:
         if not core.run(self._address, packed.address, plan):
             self._check(core)
         again = None if records else self._again(bindings, infer_data_deps)
-        graph = core.graph(self.kernels, self.sites, self._tensors, self.scalars, self.kept, again)
-        return graph, core.order_points()
+        return core.graph(self.kernels, self.sites, self._tensors, self.scalars, self.kept, again)
+
+    def order_points(self) -> np.ndarray:
+        """Per ordering point of the last build, how many tasks preceded it (what
+        ``batch_deps`` flushes on)."""
+        return self._kept_core.order_points()
 
     def _again(self, bindings: Mapping[str, Any], infer_data_deps: bool) -> Any:
         """The graph of a build without records, built again with them: from the bindings
@@ -203,7 +206,7 @@ class NativeProgram:
         for name in self.reads:
             if now.get(name) is not None:
                 now[name] = np.array(now[name])
-        return lambda: self.build_with_points(now, infer_data_deps)[0]
+        return lambda: self.build(now, infer_data_deps)
 
     def prepare(
         self, bindings: Mapping[str, Any], infer_data_deps: bool = True, records: bool = True
@@ -221,14 +224,12 @@ class NativeProgram:
             core = self._kept_core = Core(shapes, infer_data_deps, records)
         return core
 
-    @staticmethod
-    def _still(kept: _Packed, bindings: Mapping[str, Any]) -> bool:
+    def _still(self, kept: _Packed, bindings: Mapping[str, Any]) -> bool:
         """Whether every binding is the one ``kept`` was packed for, of the same shape."""
-        get = bindings.get
-        for name, value, shape in kept.seen:  # (a loop: all() of a generator costs twice)
-            if get(name) is not value or (shape is not None and value.shape != shape):
-                return False
-        return True
+        # (map and C's functions: no Python frame per argument)
+        now = map(bindings.get, self.arg_names)
+        arrays, shapes = kept.arrays
+        return all(map(operator.is_, now, kept.values)) and list(map(_SHAPE, arrays)) == shapes
 
     def _packed(self, bindings: Mapping[str, Any]) -> _Packed:
         """The packed call's arguments for ``bindings``: the last ones while every binding
@@ -237,10 +238,12 @@ class NativeProgram:
         if kept is not None and self._still(kept, bindings):
             return kept
         shapes, keep, addresses = self._arguments(bindings)
-        seen = [(name, bindings.get(name)) for name, *_ in self._plan]
+        values = [bindings.get(name) for name in self.arg_names]
+        arrays = [v for v in values if isinstance(v, np.ndarray)]
         words = keep[0]
         packed = _Packed(
-            [(n, v, v.shape if isinstance(v, np.ndarray) else None) for n, v in seen],
+            values,
+            (arrays, [a.shape for a in arrays]),
             shapes,
             keep,
             words,
@@ -248,7 +251,7 @@ class NativeProgram:
             address_of(words),
         )
         # (kept unless data the program reads was copied: the copy would not see changes)
-        copied = any(not any(k is v for _, v in seen) for k in keep[1:])
+        copied = any(not any(k is v for v in values) for k in keep[1:])
         self._kept_packed = None if copied else packed
         return packed
 

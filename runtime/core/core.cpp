@@ -450,10 +450,11 @@ static std::mutex g_kept_lock;
 static std::vector<PtoCore*> g_kept;
 static constexpr size_t kKeep = 1;
 
-static void start(PtoCore* c, int32_t num_tensors, const int32_t* ranks, const int64_t* shapes) {
+// The tensors of c->ranks and c->shapes to a new TensorMap.
+static void declare(PtoCore* c) {
   c->tmap.reset(host::TensorMap::take());
-  c->ranks.assign(ranks, ranks + num_tensors);
-  c->shapes.assign(shapes, shapes + static_cast<size_t>(num_tensors) * kMaxRank);
+  const int32_t num_tensors = static_cast<int32_t>(c->ranks.size());
+  const int32_t* ranks = c->ranks.data();
   for (int32_t t = 0; t < num_tensors; ++t) {
     const int64_t* shape = &c->shapes[static_cast<size_t>(t) * kMaxRank];
     bool known = ranks[t] <= kMaxRank;
@@ -464,6 +465,12 @@ static void start(PtoCore* c, int32_t num_tensors, const int32_t* ranks, const i
     // (kept: a region reaches its tensor's state without the map's lookup by argument)
     c->states.push_back(c->tmap->state_for(base, static_cast<uint16_t>(t)));
   }
+}
+
+static void start(PtoCore* c, int32_t num_tensors, const int32_t* ranks, const int64_t* shapes) {
+  c->ranks.assign(ranks, ranks + num_tensors);
+  c->shapes.assign(shapes, shapes + static_cast<size_t>(num_tensors) * kMaxRank);
+  declare(c);
 }
 
 PtoCore* pto_core_new(int32_t num_tensors, const int32_t* ranks, const int64_t* shapes) {
@@ -484,6 +491,23 @@ void pto_core_restart(PtoCore* core, int32_t num_tensors, const int32_t* ranks,
                       const int64_t* shapes) {
   core->reset();
   start(core, num_tensors, ranks, shapes);
+}
+
+void pto_core_again(PtoCore* core) {
+  const bool deps = core->infer_data_deps, record = core->record;
+  const int64_t nodes = core->max_nodes, edges = core->max_edges;
+  std::vector<int32_t> ranks;
+  std::vector<int64_t> shapes;
+  ranks.swap(core->ranks);  // (kept out of reset(): no copy, no allocation)
+  shapes.swap(core->shapes);
+  core->reset();
+  core->ranks.swap(ranks);
+  core->shapes.swap(shapes);
+  core->infer_data_deps = deps;
+  core->record = record;
+  core->max_nodes = nodes;
+  core->max_edges = edges;
+  declare(core);
 }
 
 void pto_core_free(PtoCore* core) {

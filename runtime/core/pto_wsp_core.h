@@ -119,6 +119,9 @@ PTO_CORE_API void pto_core_free(PtoCore* core);
 // an array grows), so a program built again in the same core meets no new memory.
 PTO_CORE_API void pto_core_restart(PtoCore* core, int32_t num_tensors, const int32_t* ranks,
                                    const int64_t* shapes);
+// pto_core_restart with the last build's tensors, then its settings (pto_core_no_data_deps,
+// pto_core_no_records, the limits) again: a program built again, in one call.
+PTO_CORE_API void pto_core_again(PtoCore* core);
 // Run the compiled program `entry` (its packed interface: void(void**), MLIR's) on the core
 // with the packed `args`; the first error stops it there (nonzero: pto_core_error says why).
 PTO_CORE_API int32_t pto_core_run(PtoCore* core, void (*entry)(void**), void** args);
