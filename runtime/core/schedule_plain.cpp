@@ -353,11 +353,12 @@ class Plain {
 
  private:
   // Until the build publishes more than `seen` nodes or ends: spinning for kSpinNs (a chunk
-  // comes every few microseconds), then asleep until the builder rings (sleeping, then the
+  // comes every few microseconds, the build's end within one: a thread asleep then would
+  // be woken ~10-50 us late, and its caller would wait), then asleep until the builder rings (sleeping, then the
   // test, against the builder's store, then its look at sleeping: one of the two sees the
   // other's; a ring lost all the same would cost a millisecond).
   static void await(PtoSchedFeed& f, int64_t seen) {
-    constexpr int64_t kSpinNs = 10000;
+    constexpr int64_t kSpinNs = 100000;
     const int64_t until = pto::wsp::monotonic_ns() + kSpinNs;
     const auto waiting = [&] {
       return f.published.load(std::memory_order_seq_cst) == seen &&
