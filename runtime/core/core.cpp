@@ -53,9 +53,10 @@ void PtoCore::submit() {
 
 // Checked, recorded and given to the TensorMap as it comes: nothing of it is kept for submit.
 // Not vectorized: the caller has just stored d[] value by value, and wider loads of it stall
-// (a store cannot be forwarded to a load that spans two stores).
+// (a store cannot be forwarded to a load that spans two stores). Inlined into pto_tg_task:
+// a repeated read (a K/V slice each tile's task reads) ends here without a call.
 template <int R>
-__attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void PtoCore::region(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key) {
+__attribute__((always_inline, optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) inline void PtoCore::region(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key) {
   if (!open) return;
   Repeat* rep = nullptr;
   bool mine = false;
@@ -75,6 +76,12 @@ __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void Pto
       }
     }
   }
+  map<R>(tensor, access, d, key, rep, mine);
+}
+
+// The rest of region<R>: rep (else null) the region's memo, `mine` whether it holds this region.
+template <int R>
+__attribute__((noinline, optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void PtoCore::map(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key, Repeat* rep, bool mine) {
   const uint32_t id = num_nodes() - 1;
   if (tensor < 0 || tensor >= static_cast<int64_t>(ranks.size()) || access < 0 ||
       access > PTO_ACCESS_UNWRITTEN ||

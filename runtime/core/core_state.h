@@ -320,6 +320,9 @@ struct PtoCore {
   template <int R>
   void region(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key);
   template <int R>
+  void map(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key, Repeat* rep,
+           bool mine);
+  template <int R>
   bool inside(int64_t tensor, const int64_t* d, uint32_t id);
   [[gnu::cold]] void outside_error(int64_t tensor, uint32_t id);
   template <int R>
