@@ -76,11 +76,14 @@ __attribute__((always_inline, optimize("no-tree-vectorize", "no-tree-slp-vectori
       }
     }
   }
-  map<R>(tensor, access, d, key, rep, mine);
+  // (split by kind: each part is smaller, so is what its call saves and restores)
+  if (access >= PTO_ACCESS_LOOKUP) return map<R, true>(tensor, access, d, key, rep, mine);
+  map<R, false>(tensor, access, d, key, rep, mine);
 }
 
-// The rest of region<R>: rep (else null) the region's memo, `mine` whether it holds this region.
-template <int R>
+// The rest of region<R>: rep (else null) the region's memo, `mine` whether it holds this region;
+// Marked: access is a read the site table marks (else an access the map records).
+template <int R, bool Marked>
 __attribute__((noinline, optimize("no-tree-vectorize", "no-tree-slp-vectorize"))) void PtoCore::map(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key, Repeat* rep, bool mine) {
   const uint32_t id = num_nodes() - 1;
   if (tensor < 0 || tensor >= static_cast<int64_t>(ranks.size()) || access < 0 ||
@@ -103,7 +106,7 @@ __attribute__((noinline, optimize("no-tree-vectorize", "no-tree-slp-vectorize"))
   const host::RegionRef<3> r{d, d + 1, d + 2, static_cast<uint64_t>(tensor) + 1,
                              static_cast<uint16_t>(tensor), static_cast<uint8_t>(R)};
   host::TensorState& st = *states[static_cast<size_t>(tensor)];
-  if (access < PTO_ACCESS_LOOKUP) {
+  if (!Marked) {
     if (infer_data_deps) tmap->access<R>(st, r, mode, id, raw, waw, war, check);
     return;
   }

@@ -319,7 +319,7 @@ struct PtoCore {
   // varying length mispredict their exits.
   template <int R>
   void region(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key);
-  template <int R>
+  template <int R, bool Marked>
   void map(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key, Repeat* rep,
            bool mine);
   template <int R>
