@@ -86,12 +86,12 @@ constexpr int64_t kJoinSpinNs = 2000000;
 // A loop beside the build whose thread spent this much of the time the build's caller waited
 // for it off its CPU (and more than a quarter of the build's time) lagged: another process
 // held that CPU, and the loop's thread waited to run (asleep through the build's end, or
-// preempted). The runs of the next 0.1 s are made after their build instead, of the next
+// preempted: a time slice, milliseconds; the system's own short tasks take microseconds). The runs of the next 0.1 s are made after their build instead, of the next
 // 0.2, 0.4 ... 1.6 s after each lag in a row, then the loop beside the build is tried again
 // (a lagging try can cost a few builds' time: once in 1.6 s at most). (A loop may end well after its
 // build running all the while: a graph whose workers wait for its last tasks, a chain,
 // leaves most of its run to the end of the build. That is not a lag.)
-constexpr int64_t kLagNs = 20000;
+constexpr int64_t kLagNs = 200000;
 constexpr int64_t kFirstPauseNs = 100000000, kLongestPauseNs = 1600000000;
 
 // Whether this thread may run on two CPUs or more: on one, the loop's thread would only
