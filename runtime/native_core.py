@@ -743,6 +743,7 @@ _SCOPE = {"global": 0, "per_stream": 1, "per_pool": 2}
 #: The counters in ``Schedule.S`` before the tasks run per worker, the floats in ``R``
 #: before the busy cycles per worker.
 _NS, _NR = 21, 8
+_NCREATED = 7  # (S: the nodes created)
 _SPANN, _ORDN, _GCN = 12, 13, 17  # (S: stall spans, tasks dispatched, collections)
 #: A schedule's spans (task, from, to) when it has none (and its collections: the first two).
 _NO_SPANS = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
@@ -928,6 +929,10 @@ class Scheduler:
     def planned(self, plan: Plan, n: int) -> Schedule:
         """The schedule ``plan`` made beside a build of ``n`` nodes (``plan.scheduled``)."""
         NI, NF, order, S, R = plan.outputs
+        if S[_NCREATED] != n:  # (every node of the build scheduled, or none of it is read)
+            raise NativeCoreError(
+                f"internal: the schedule beside the build has {S[_NCREATED]} of {n} nodes"
+            )
         if n != plan.capacity:
             NI, NF = NI[:, :n], NF[:, :n]
         return Schedule(NI, NF, S, R, order[: S[_ORDN]], _NO_SPANS, *_NO_SPANS[:2])

@@ -31,7 +31,7 @@ from pto_wsp import (
 )
 from pto_wsp.lowering.cpu.backend import compile_cpu_sim
 from pto_wsp.runtime.engine import SimConfig
-from pto_wsp.runtime.native_core import Scheduler
+from pto_wsp.runtime.native_core import NativeCoreError, Scheduler
 from pto_wsp.runtime.run import Run
 
 pytestmark = pytest.mark.skipif(
@@ -221,6 +221,9 @@ def test_a_plan_is_given_again_while_nobody_holds_its_outputs():
     assert scheduler.plan(config, table, 32) is not plan  # (another capacity)
     plan = scheduler.plan(config, table, 64)
     for part in (lambda s: s, lambda s: s.S, lambda s: s.NI, lambda s: s.order):
+        S = plan.outputs[3]
+        S[:] = 0
+        S[7] = 10  # (the counters of a run of 10 nodes, as the core leaves them)
         held = part(scheduler.planned(plan, 10))
         again = scheduler.plan(config, table, 64)
         assert again is not plan and not np.shares_memory(again.outputs[0], plan.outputs[0])
@@ -306,3 +309,13 @@ def test_a_schedule_left_to_after_the_build_reuses_the_outputs_memory():
         assert set(prog.execute()._last().phases_ms) == {"build", "schedule"}
         blocks.append(prog._scheduler._out.ctypes.data)
     assert blocks[0] == blocks[1] == blocks[2]
+
+
+def test_a_schedule_beside_the_build_missing_nodes_is_an_error_not_a_result():
+    """A schedule made beside the build that did not schedule every node of it (what a lost
+    publication of the build's last nodes would leave) is an internal error, never read."""
+    scheduler = Scheduler()
+    plan = scheduler.plan(SimConfig(workers=2, functional=False), np.array([4], np.int64), 64)
+    plan.outputs[3][7] = 9  # (nodes created)
+    with pytest.raises(NativeCoreError, match="has 9 of 10 nodes"):
+        scheduler.planned(plan, 10)

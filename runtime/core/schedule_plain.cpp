@@ -334,7 +334,7 @@ class Plain {
         seen = k;
         if (moved_ && nidle_ > 0 && queued_ > 0) dispatch_idle();
       } else if (ended) {
-        break;
+        if (f.published.load(std::memory_order_acquire) == seen) break;  // (else: the last)
       } else if (nidle_ == 0) {
         advance();  // (every worker busy: the next completions are final)
       } else {

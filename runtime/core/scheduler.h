@@ -195,6 +195,12 @@ struct PtoSchedFeed {
     published.store(n, std::memory_order_seq_cst);
     if (sleeping.load(std::memory_order_seq_cst) != 0) ring();
   }
+  // The build is over with `n` nodes: `published` final before `ended` says so.
+  void end(int64_t n) {
+    published.store(n, std::memory_order_seq_cst);
+    ended.store(true, std::memory_order_seq_cst);
+    if (sleeping.load(std::memory_order_seq_cst) != 0) ring();
+  }
   void ring();  // (stream.cpp)
   // The node arrays' addresses in g (kind, pool, kernel, target; the others left) and the
   // sources of the edges in (read holding `lock`).

@@ -146,8 +146,7 @@ int32_t pto_core_run_scheduled(PtoCore* core, void (*entry)(void**), void** args
   const int64_t c1 = started ? read_ns(job.clock) : 0;
   core->feed = nullptr;
   feed.failed.store(rc != 0, std::memory_order_relaxed);
-  feed.ended.store(true, std::memory_order_seq_cst);
-  feed.publish(core->num_nodes());
+  feed.end(core->num_nodes());
   pool->run_untaken(run_job);
   pool->wait(kJoinSpinNs);
   feed.guard(nullptr);
