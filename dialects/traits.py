@@ -14,7 +14,7 @@ from xdsl.ir import Operation, Region, SSAValue
 from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import VerifyException
 
-__all__ = ["IsolatedScopes", "OpVerifyException"]
+__all__ = ["IsolatedScopes", "OpVerifyException", "check_scopes"]
 
 
 class OpVerifyException(VerifyException):
@@ -33,9 +33,15 @@ class IsolatedScopes(IsolatedFromAbove):
 
     def verify(self, op: Operation) -> None:
         super().verify(op)
-        visible: set[SSAValue] = set()
-        for region in op.regions:
-            _check_region(region, visible)
+        check_scopes(op)
+
+
+def check_scopes(op: Operation) -> None:
+    """Every value used inside ``op``'s regions is in scope (``IsolatedScopes``' rule), for an
+    op that does not carry the trait: a ``func.func`` the pto dialect makes a tile function."""
+    visible: set[SSAValue] = set()
+    for region in op.regions:
+        _check_region(region, visible)
 
 
 def _check_region(region: Region, visible: set[SSAValue]) -> None:

@@ -76,7 +76,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from pto_wsp.dialects.parsing import parse_int64, parse_single_block_region, parse_typed_argument
-from pto_wsp.dialects.traits import IsolatedScopes
+from pto_wsp.dialects.traits import IsolatedScopes, check_scopes
 
 # --------------------------------------------------------------------------- types
 
@@ -864,7 +864,8 @@ class KernelOp(IRDLOperation):
             self._verify_tile()
 
     def _verify_tile(self) -> None:
-        """The tile function exists, is InCore and takes the kernel's parameters."""
+        """The tile function exists, is InCore, takes the kernel's parameters and uses only
+        values defined before their use (xDSL's func.func does not check it)."""
         # (here: a module without tile functions does not load the pto dialect)
         from pto_wsp.dialects.pto import func_type
 
@@ -889,6 +890,7 @@ class KernelOp(IRDLOperation):
                 f"({', '.join(map(str, self.function_type.inputs.data))}) and return nothing, "
                 f"got {function.function_type}"
             )
+        check_scopes(function)
 
     def tile_function(self) -> FuncOp | None:
         """The kernel's tile function (``{tile = @f}``), or None for an opaque kernel."""
