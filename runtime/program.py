@@ -516,10 +516,8 @@ class Program:
             if progress is not None:
                 progress(run.created, 0 if config.functional else run.completed)
             if config.functional:
-                # (a run that stopped: the bodies of the tasks started by then, as the engine;
-                # none to run, no one to tell: nothing to do)
-                if progress is not None or bodies.count(None) < len(bodies):
-                    run.run_bodies(progress, self._views, bodies)
+                # (a run that stopped: the bodies of the tasks started by then, as the engine)
+                run.run_bodies(progress, self._views, bodies)
                 run.phases_ms["bodies"] = (time.perf_counter() - scheduled) * 1e3
         if error is not None:
             raise error

@@ -226,8 +226,8 @@ struct PtoCore {
     states.clear();
     open = false;
     for (auto* v : {&kind, &pool, &domain, &edge_kind, &fanout_kind}) v->clear();
-    for (auto* v : {&kernel, &site, &fanin, &fanout_edges, &regions32}) v->clear();
-    fanout_begin.clear();
+    for (auto* v : {&kernel, &site, &fanin, &fanout_edges, &fanout_begin, &regions32})
+      v->clear();
     for (auto* v : {&args, &coords, &regions}) v->clear();
     for (auto* v : {&target, &stream, &priority}) v->clear();
     for (auto* v : {&args_begin, &coords_begin, &regions_begin}) v->assign(1, 0);

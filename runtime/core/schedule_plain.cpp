@@ -191,8 +191,10 @@ class Plain {
   // head of its own queue and of the pools' queues it serves (nothing is queued while they
   // do: one pass). (Counters in locals: a member is reloaded after every store to an output
   // row, which the compiler cannot tell apart from it.)
-  // While a streamed graph is built, the pass stops at the first idle worker with nothing to
-  // take (a task not built yet may be its next), its later workers left for the pass to come.
+  // While a streamed graph is built and the clock has moved (at time 0 each node is created
+  // as the whole graph's run creates it: every idle worker picks), the pass stops at the first
+  // idle worker with nothing to take (a task not built yet may be its next), its later
+  // workers left for the pass to come.
   void dispatch_idle() {
     const double now = now_;
     int64_t ordn = ordn_, nidle = nidle_;
@@ -208,7 +210,7 @@ class Plain {
           top = lower ? x : top;
         }
         if (best < 0) {
-          if (kStreamed && building_) {
+          if (kStreamed && building_ && moved_) {
             ordn_ = ordn;
             nidle_ = nidle;
             return;
@@ -426,11 +428,7 @@ class Plain {
       if (pending == 0) {
         stall_ += ready;
         enqueue(v);
-        if (!moved_ && nidle_ > 0) {  // (creation's pass: every idle worker picks)
-          building_ = false;
-          dispatch_idle();
-          building_ = true;
-        }
+        if (!moved_ && nidle_ > 0) dispatch_idle();  // (creation's pass, at time 0)
       }
     }
     return true;
