@@ -28,6 +28,7 @@ import numpy as np
 
 from pto_wsp.errors import ExecutionError, ResourceError, Timeout
 from pto_wsp.lowering.taskgraph import EDGE_KINDS, KIND_TASK, TaskGraph
+from pto_wsp.runtime.beside import Beside
 from pto_wsp.runtime.engine import STALL_CAUSES, SimConfig, Simulator
 from pto_wsp.runtime.graph import gc_paused
 from pto_wsp.runtime.kernels import KernelSpec
@@ -181,6 +182,7 @@ class Program:
         self._sim: Simulator | Run | None = None
         self._scheduler: Scheduler | None = None  # the core's, its memory kept between runs
         self._nodes = 0  # the last build's nodes (0: none yet): the next one's plan is sized so
+        self._beside = Beside()  # whether a plain schedule is made beside the build or after
         self._views: dict = {}  # the views of the bound tensors the bodies got (Run.run_bodies)
         self._kept_arguments: tuple | None = None  # _arguments' result until the next bind
         self._tensor_names = [a.name for a in args if a.kind == "tensor"]
@@ -470,9 +472,10 @@ class Program:
             table, functions = self._kernel_costs()
             bodies = self._bodies()
             # (every kernel's cost a constant: a plain schedule is made beside the build, in
-            # rows the size of the last build, or of the first's bound)
+            # rows the size of the last build, or of the first's bound, unless after it was
+            # faster lately)
             plan = None
-            if not functions:
+            if not functions and self._beside.beside(start):
                 plan = scheduler.plan(config, table, self._nodes or _FIRST_CAPACITY)
             records = bool(functions) or bodies.count(None) < len(bodies)
             graph = self.native.build(self._bindings, config.infer_data_deps, records, plan)
@@ -498,6 +501,9 @@ class Program:
                 arrays=self._bound_arrays(),
             )
             scheduled = time.perf_counter()
+            if not functions:
+                per_node = (scheduled - start) / max(graph.num_nodes, 1)
+                self._beside.took(plan is not None, per_node, scheduled)
             if plan is not None:  # (one phase: the two ran side by side)
                 run.phases_ms = {"build and schedule": (scheduled - start) * 1e3}
             else:

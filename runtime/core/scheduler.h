@@ -278,9 +278,6 @@ struct PtoScheduler {
   // A streamed run's successor lists: per node its first link, per link its successor and
   // the next link (-1: none).
   std::vector<int32_t> succ_head, succ_dst, succ_next;
-  // Until when runs are made after their build (stream.cpp: the loop beside the last one
-  // lagged behind it, its CPU shared), and for how long the last lag paused it (0: none).
-  int64_t stream_until = 0, stream_pause = 0;
   bool one_priority = true;
 
   // A node's target, stream and priority: a NULL column is every node's default.

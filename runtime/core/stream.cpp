@@ -9,12 +9,9 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdint.h>
-#include <pthread.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <mutex>
 
@@ -55,12 +52,10 @@ struct Job {
   int64_t capacity;
   bool ok;
   std::atomic<bool> started{false};
-  clockid_t clock;  // the CPU time of the thread that runs the loop (once started)
 };
 
 void run_job(void* ctx, int) {
   Job& job = *static_cast<Job*>(ctx);
-  if (pthread_getcpuclockid(pthread_self(), &job.clock) != 0) job.clock = CLOCK_MONOTONIC;
   job.started.store(true, std::memory_order_release);
   try {
     job.ok = job.s->run_streamed(*job.feed, job.capacity);
@@ -69,30 +64,12 @@ void run_job(void* ctx, int) {
   }
 }
 
-// Nanoseconds of `clock`.
-int64_t read_ns(clockid_t clock) {
-  timespec ts;
-  clock_gettime(clock, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
 // How long the loop's thread watches for the next build after one: a Program executed again
 // and again starts each without a wake-up (1k tasks: ~0.15 -> ~0.14 ms an execute).
 constexpr int64_t kWatchNs = 300000;
 // How long the caller, done building, spins for the loop's end before it sleeps: the loop
 // trails the build by a few microseconds, and a sleeping thread is woken ~10 us late.
 constexpr int64_t kJoinSpinNs = 2000000;
-
-// A loop beside the build whose thread spent this much of the time the build's caller waited
-// for it off its CPU (and more than a quarter of the build's time) lagged: another process
-// held that CPU, and the loop's thread waited to run (asleep through the build's end, or
-// preempted: a time slice, milliseconds; the system's own short tasks take microseconds). The runs of the next 0.1 s are made after their build instead, of the next
-// 0.2, 0.4 ... 1.6 s after each lag in a row, then the loop beside the build is tried again
-// (a lagging try can cost a few builds' time: once in 1.6 s at most). (A loop may end well after its
-// build running all the while: a graph whose workers wait for its last tasks, a chain,
-// leaves most of its run to the end of the build. That is not a lag.)
-constexpr int64_t kLagNs = 200000;
-constexpr int64_t kFirstPauseNs = 100000000, kLongestPauseNs = 1600000000;
 
 // Whether this thread may run on two CPUs or more: on one, the loop's thread would only
 // take turns with the build.
@@ -117,8 +94,6 @@ int32_t pto_core_run_scheduled(PtoCore* core, void (*entry)(void**), void** args
                                int32_t* scheduled) {
   *scheduled = 0;
   bool stream = core->pipe == nullptr && two_cpus();
-  if (stream && s->stream_pause > 0 && pto::wsp::monotonic_ns() < s->stream_until)
-    stream = false;
   try {
     stream = stream && s->prepare_stream(config, kernel_cost, num_kernel_costs, out, capacity);
   } catch (const std::exception&) {
@@ -126,7 +101,7 @@ int32_t pto_core_run_scheduled(PtoCore* core, void (*entry)(void**), void** args
   }
   WorkerPool* pool = stream ? WorkerPool::acquire() : nullptr;
   CoreFeed feed(*core);
-  Job job{s, &feed, capacity, false, {false}, CLOCK_MONOTONIC};
+  Job job{s, &feed, capacity, false, {false}};
   const int64_t chunk = options & 0xFFFF;
   if (pool == nullptr || !pool->start(1, run_job, &job, kWatchNs))
     return pto_core_run(core, entry, args);
@@ -139,24 +114,13 @@ int32_t pto_core_run_scheduled(PtoCore* core, void (*entry)(void**), void** args
        (options & PTO_STREAM_WAIT) && !job.started.load(std::memory_order_acquire) &&
        pto::wsp::monotonic_ns() - t < 1000000000;)
     sched_yield();
-  const int64_t t0 = pto::wsp::monotonic_ns();
   const int32_t rc = pto_core_run(core, entry, args);
-  const int64_t t1 = pto::wsp::monotonic_ns();
-  const bool started = job.started.load(std::memory_order_acquire);
-  const int64_t c1 = started ? read_ns(job.clock) : 0;
   core->feed = nullptr;
   feed.failed.store(rc != 0, std::memory_order_relaxed);
   feed.end(core->num_nodes());
   pool->run_untaken(run_job);
   pool->wait(kJoinSpinNs);
   feed.guard(nullptr);
-  const int64_t off = pto::wsp::monotonic_ns() - t1 - (started ? read_ns(job.clock) - c1 : 0);
-  if (job.ok && started && off > kLagNs && 4 * off > t1 - t0) {
-    s->stream_pause = std::min(std::max(kFirstPauseNs, 2 * s->stream_pause), kLongestPauseNs);
-    s->stream_until = pto::wsp::monotonic_ns() + s->stream_pause;
-  } else {
-    s->stream_pause = 0;
-  }
   *scheduled = rc == 0 && job.ok ? 1 : 0;
   return rc;
 }
