@@ -109,6 +109,19 @@ for _ in range(2):
 """
 
 
+def host_speed_ms() -> float:
+    """Milliseconds a fixed pure-Python loop takes (best of 3): this shared host runs, for
+    seconds at a time, ~1.5x slower than its best, and every figure of the run with it."""
+
+    def loop() -> float:
+        start, total = time.perf_counter(), 0
+        for i in range(200_000):
+            total += i
+        return time.perf_counter() - start
+
+    return min(loop() for _ in range(3)) * 1e3
+
+
 def first_touch_ms() -> tuple[float, float]:
     """Milliseconds a fresh process takes to fill 100 MB the first time, and again: how
     much of a first execute is the machine giving the process memory (an execute builds
@@ -172,15 +185,19 @@ def main() -> None:
     print(f"{'mode':>10} {'size':>5} {'tasks':>7} {'first ms':>8} {'tasks/ms/anchor':>13} "
           f"{'later ms':>8} {'tasks/ms/anchor':>14} {'phases of the last (ms)':<28} beside")  # fmt: skip
     workload = bgb.llama_workload(args.structure)
+    speed = [host_speed_ms()]
     for mode in ("cycles", "functional"):
         for size in args.sizes.split(","):
             line = row(
                 workload, mode, size, args.repeat, args.workers, size in compare, args.after_build
             )
             print(line, flush=True)
+    speed.append(host_speed_ms())
     first, again = first_touch_ms()
     print(f"this machine fills 100 MB of new memory in {first:.0f} ms the first time in a "
           f"process, {again:.0f} ms again (a first execute's graph is new memory)")  # fmt: skip
+    print(f"host speed: a fixed Python loop took {speed[0]:.1f} ms before the rows, "
+          f"{speed[1]:.1f} after (~6 at this host's best; ~9 in its slow periods)")
     print(f"load average {os.getloadavg()[0]:.1f}; x: a later execute's speed over the "
           "comparison's (the anchor after the slash)")
 
