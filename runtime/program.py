@@ -472,11 +472,11 @@ class Program:
             table, functions = self._kernel_costs()
             bodies = self._bodies()
             # (every kernel's cost a constant: a plain schedule is made beside the build, in
-            # rows the size of the last build, or of the first's bound, unless after it was
-            # faster lately)
+            # rows of at least _LEAST_CAPACITY nodes or the last build's, unless after it
+            # was faster lately)
             plan = None
             if not functions and self._beside.beside(start):
-                plan = scheduler.plan(config, table, self._nodes or _FIRST_CAPACITY)
+                plan = scheduler.plan(config, table, max(self._nodes, _LEAST_CAPACITY))
             records = bool(functions) or bodies.count(None) < len(bodies)
             graph = self.native.build(self._bindings, config.infer_data_deps, records, plan)
             self._nodes = graph.num_nodes
@@ -785,12 +785,12 @@ class Program:
         return f"<pto_wsp Program @{self.name} cpu_sim {self.mode}, {self.config.workers} workers>"
 
 
-#: A Program's first execute's bound on its graph's nodes, which it schedules beside the
-#: build (later executes: the last build's size): the schedule's rows are that long, 80 B a
-#: node, under the 4 MiB from which numpy asks for transparent huge pages (a first touch of a
-#: 2 MB page each, with compaction: slower than the rows' own pages); a larger graph is
-#: scheduled after its build.
-_FIRST_CAPACITY = 48 << 10
+#: The fewest nodes of the rows a Program's plain schedule beside the build is made in (or
+#: the last build's, if more): 80 B a node, under the 4 MiB from which numpy asks for
+#: transparent huge pages (a first touch of a 2 MB page each, with compaction: slower than
+#: the rows' own pages). The same rows from the first execute on (only the rows of the nodes
+#: built are touched); a larger graph is scheduled after its build.
+_LEAST_CAPACITY = 48 << 10
 
 
 def _distinct(values: np.ndarray) -> int:

@@ -195,13 +195,17 @@ EITHER = ({"build and schedule"}, {"build", "schedule"})
 
 
 def test_a_programs_executes_schedule_beside_the_build(four):
-    """A first execute (up to 49,152 nodes) and a later one (the size of the last): the
-    schedule made beside the build, in one phase, the whole graph's."""
+    """A first execute (up to 49,152 nodes) and later ones: the schedule made beside the
+    build, in one phase, the whole graph's, in the same rows (the first execute's plan)."""
     four.bind(**_values(1400))
     first = four.execute()._last()
     assert set(first.phases_ms) == {"build and schedule"}
+    plan = four._scheduler._plan
     want = _whole(four)
     assert _same(_snapshot(first), want)
+    del first
+    assert set(four.execute()._last().phases_ms) == {"build and schedule"}
+    assert four._scheduler._plan is plan
     for _ in range(3):
         again = four.execute()._last()
         assert set(again.phases_ms) in EITHER
@@ -246,9 +250,11 @@ def test_a_plan_is_given_again_while_nobody_holds_its_outputs():
     assert scheduler.plan(config, table, 64) is plan
 
 
-def test_a_first_execute_past_its_bound_is_scheduled_after_the_build():
+def test_a_build_past_the_rows_is_scheduled_after_it():
     """A first execute of more than 49,152 nodes: scheduled after the build; the next one
-    beside it, the same."""
+    beside it in rows of that size, the same; bound to a larger size, the build outgrows
+    those rows and is scheduled after it, with the results of a Program executed at that
+    size first."""
     prog = _compiled().bind(**_values(17000))
     first = prog.execute()._last()
     assert set(first.phases_ms) == {"build", "schedule"}
@@ -256,17 +262,11 @@ def test_a_first_execute_past_its_bound_is_scheduled_after_the_build():
     again = prog.execute()._last()
     assert set(again.phases_ms) == {"build and schedule"}
     assert _same(_snapshot(again), want)
-
-
-def test_a_larger_build_than_the_last_is_scheduled_after_it(four):
-    """Bound to a larger size, the build outgrows the schedule's rows: the built graph is
-    scheduled after it, with the results of a Program executed at that size first."""
-    four.bind(**_values(1400)).execute()
-    four.bind(**_values(1700))
-    run = four.execute()._last()
+    prog.bind(**_values(17500))
+    run = prog.execute()._last()
     assert set(run.phases_ms) == {"build", "schedule"}
     fresh = _compiled()
-    fresh.bind(**_values(1700))
+    fresh.bind(**_values(17500))
     assert _same(_snapshot(run), _snapshot(fresh.execute()._last()))
 
 
