@@ -392,6 +392,37 @@ def random_spec(rng: np.random.Generator, n: int) -> np.ndarray:
     return spec
 
 
+def tile_writes(rng: np.random.Generator) -> np.ndarray:
+    """Writes of most 8x8 tiles of a 64x64 tensor (random_spec's columns): its one tiling."""
+    tiles = [(i, j) for i in range(8) for j in range(8) if rng.random() < 0.8]
+    spec = np.zeros((len(tiles), 8), dtype=np.int64)
+    for t, (i, j) in enumerate(tiles):
+        spec[t] = [8 * i, 8 * j, 8, 8, 1, 1, 1, 0]
+    return spec
+
+
+def cell_reads(rng: np.random.Generator, n: int) -> np.ndarray:
+    """n reads of 8x8 tiles' parts, runs of them in one tile (the core's memo of the tile's
+    span answers them), some one past the tile, strided, empty or in the next tile."""
+    spec = np.zeros((n, 8), dtype=np.int64)
+    tile = (0, 0)
+    for t in range(n):
+        if rng.random() < 0.3:
+            tile = tuple(int(k) for k in rng.integers(0, 8, 2))
+        kind = rng.random()
+        for d in range(2):
+            offset = int(rng.integers(0, 8))
+            size, stride = int(rng.integers(1, 9 - offset)), 1
+            if kind < 0.06 and d == 1:
+                size = 0
+            elif kind < 0.12 and d == 1 and offset < 6:
+                size, stride = int(rng.integers(1, (9 - offset) // 2 + 1)), 2
+            elif kind < 0.2 and d == 0 and 8 * tile[d] + offset + size < 64:
+                size += 1  # one past the tile
+            spec[t, d], spec[t, 2 + d], spec[t, 4 + d] = 8 * tile[d] + offset, size, stride
+    return spec
+
+
 def _axis_data():
     """Build-time Ragged lengths and Sparse CSR rows (select)."""
     tokens = Ragged(None, LENGTHS)
@@ -774,6 +805,24 @@ CASES = [
             },
         )
         for seed in (1, 3)
+    ),
+    *(
+        Case(
+            f"cells_after_{seed}",
+            REGIONS_AFTER,
+            options={"workers": 3, "mode": "cycles"},
+            n=None,
+            program="regions_after",
+            data={
+                "X": np.zeros((64, 64), np.float32),
+                "W": np.zeros((64, 64), np.float32),
+                "spec": (writes := tile_writes(np.random.default_rng(seed))),
+                "n": len(writes),
+                "reads": cell_reads(np.random.default_rng(seed + 1), 300),
+                "m": 300,
+            },
+        )
+        for seed in (5, 7)
     ),
     Case(
         "pipeline",

@@ -51,6 +51,33 @@ void PtoCore::submit() {
   seal(id);
 }
 
+// Whether memo m answers region d, which it does when d has the values it holds (Box false)
+// or lies in the cell it holds with unit strides (Box true; unsigned: an offset before the
+// cell, a size < 1 or past the cell's end wraps to a large value); its writers then go to
+// raw. Out of line, one function a kind: inlined into pto_tg_task, or both kinds in one
+// function, their loads were hoisted above the branch and spilled.
+template <int R, bool Box>
+__attribute__((noinline)) bool PtoCore::repeated(Repeat& m, const int64_t* d) {
+  uint64_t bad = 0;
+  if (Box) {
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) {
+      const uint64_t rel = static_cast<uint64_t>(d[3 * i]) - static_cast<uint64_t>(m.d[i]);
+      const uint64_t width = static_cast<uint64_t>(m.d[R + i]);
+      bad |= static_cast<uint64_t>(rel >= width) |
+             static_cast<uint64_t>(static_cast<uint64_t>(d[3 * i + 1]) - 1 >= width - rel) |
+             static_cast<uint64_t>(d[3 * i + 2] ^ 1);
+    }
+  } else {
+#pragma GCC unroll 24
+    for (int i = 0; i < 3 * R; ++i) bad |= static_cast<uint64_t>(m.d[i] ^ d[i]);
+  }
+  if (bad != 0) return false;
+  m.misses = 0;
+  for (uint32_t i = 0; i < m.n; ++i) raw.push_back(m.writers[i]);  // (insert: a call)
+  return true;
+}
+
 // Checked, recorded and given to the TensorMap as it comes: nothing of it is kept for submit.
 // Not vectorized: the caller has just stored d[] value by value, and wider loads of it stall
 // (a store cannot be forwarded to a load that spans two stores). Inlined into pto_tg_task:
@@ -65,15 +92,8 @@ __attribute__((always_inline, optimize("no-tree-vectorize", "no-tree-slp-vectori
     mine = rep->key == key;
     if (mine && rep->misses >= kVarying && (++rep->misses & 63) != 0) {
       rep = nullptr;  // (a region that changes task by task: its values are not compared)
-    } else {
-      uint64_t differ = 0;
-#pragma GCC unroll 24
-      for (int i = 0; i < 3 * R; ++i) differ |= static_cast<uint64_t>(rep->d[i] ^ d[i]);
-      if (mine && differ == 0) {
-        rep->misses = 0;
-        for (uint32_t i = 0; i < rep->n; ++i) raw.push_back(rep->writers[i]);  // (insert: a call)
-        return;
-      }
+    } else if (mine && (rep->box ? repeated<R, true>(*rep, d) : repeated<R, false>(*rep, d))) {
+      return;
     }
   }
   // (split by kind: each part is smaller, so is what its call saves and restores)
@@ -111,7 +131,9 @@ __attribute__((noinline, optimize("no-tree-vectorize", "no-tree-slp-vectorize"))
     return;
   }
   const size_t before = raw.size();
-  if (infer_data_deps && access == PTO_ACCESS_LOOKUP) tmap->lookup<R>(st, r, raw, check);
+  host::CellBox box;
+  const bool boxed = infer_data_deps && access == PTO_ACCESS_LOOKUP &&
+                     tmap->lookup<R>(st, r, raw, check, rep != nullptr ? &box : nullptr);
   const size_t n = raw.size() - before;
   if (rep == nullptr || n > 4 || !open) return;
   // (a miss in a row; a region compared again after skipping starts counting anew, so one
@@ -119,8 +141,13 @@ __attribute__((noinline, optimize("no-tree-vectorize", "no-tree-slp-vectorize"))
   rep->misses = mine && rep->misses < kVarying ? rep->misses + 1 : 0;
   rep->key = key;
   rep->n = static_cast<uint32_t>(n);
+  rep->box = boxed;
   for (size_t i = 0; i < n; ++i) rep->writers[i] = raw[before + i];
-  for (int i = 0; i < 3 * R; ++i) rep->d[i] = d[i];
+  if (!boxed) {
+    for (int i = 0; i < 3 * R; ++i) rep->d[i] = d[i];
+    return;
+  }
+  for (int i = 0; i < R; ++i) rep->d[i] = box.lo[i], rep->d[R + i] = box.width[i];
 }
 
 // Whether region d of `tensor` lies inside it (else the task's error).

@@ -176,12 +176,16 @@ struct PtoCore {
   // makes its tasks (what the marks say), so the same values give the same writers (a loop's
   // invariant region: a K/V slice every tile's task reads). Valid in its build only. A
   // region that missed kVarying times in a row (a tile's own, new each task) is compared
-  // only every 64th time: checking and keeping its values would be spent for nothing. (Its
-  // first two lines hold a region of rank 4: the key, the writers and 12 values.)
+  // only every 64th time: checking and keeping its values would be spent for nothing. A
+  // region the map found inside one cell of its tensor's only tiling keeps that cell's span
+  // instead (`box`): any region of unit strides inside it has the same writers (the
+  // attention's Q tile, new each task, inside its head's Q). (Its first two lines hold a
+  // region of rank 4: the key, the writers and 12 values.)
   struct alignas(64) Repeat {
     const int64_t* key = nullptr;  // (null: none; reset() forgets the last build's)
     uint32_t n = 0;
-    uint32_t misses = 0;  // in a row, of this key
+    uint16_t misses = 0;  // in a row, of this key
+    bool box = false;     // d: per dimension the cell's first index, then per dimension its width
     uint32_t writers[4];
     int64_t d[3 * kMaxRank];
   };
@@ -319,6 +323,8 @@ struct PtoCore {
   // varying length mispredict their exits.
   template <int R>
   void region(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key);
+  template <int R, bool Box>
+  bool repeated(Repeat& m, const int64_t* d);
   template <int R, bool Marked>
   void map(int64_t tensor, int64_t access, const int64_t* d, const int64_t* key, Repeat* rep,
            bool mine);

@@ -380,6 +380,15 @@ TensorState& TensorMap::state(uint64_t base) {
   return *last_state_;
 }
 
+void TensorMap::cell_box(const Grid& gr, uint64_t lin, CellBox* box) {
+  for (int d = 0; d < gr.rank; ++d) {
+    const GridDim& g = gr.at[d];
+    box->lo[d] = g.start + static_cast<int64_t>(lin / static_cast<uint64_t>(g.mult)) % g.n *
+                               gr.width[d];
+    box->width[d] = gr.width[d];
+  }
+}
+
 void TensorMap::offsets_of(const TensorState& st, const Entry& en, int64_t* off) const {
   if (en.grid < 0) {
     const Geom& g = others_geom_[static_cast<size_t>(en.geom)];

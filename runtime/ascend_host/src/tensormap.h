@@ -58,6 +58,11 @@ uint64_t geom_hash(const Geom& g);
 struct Cell {
   int64_t k[kMaxRank];
 };
+// A dense cell's span: per dimension its first index and its width.
+struct CellBox {
+  int64_t lo[kMaxRank];
+  int64_t width[kMaxRank];
+};
 uint64_t cell_hash(const Cell& c, int rank);
 
 // A region read where its values lie: dimension d's offset, size and stride at off[S * d],
@@ -302,9 +307,12 @@ class TensorMap {
     const RegionRef<1> ref = region_ref(r);
     lookup<R>(state_of(ref), ref, raw);
   }
+  // box (if given) gets, when r lies in one cell of the tensor's only tiling (dense, of unit
+  // strides, every tile inside the tensor), that cell's span: every region of unit strides
+  // inside it looks up the same writers while the map is as it is (lookup then returns true).
   template <int R = -1, int S, typename Check = NoCheck>
-  void lookup(TensorState& st, const RegionRef<S>& r, std::vector<uint32_t>& raw,
-              Check check = Check());
+  bool lookup(TensorState& st, const RegionRef<S>& r, std::vector<uint32_t>& raw,
+              Check check = Check(), CellBox* box = nullptr);
   // The state of the tensor at `base` (program argument `tensor`, 0xFFFF: none), made if it
   // is new: a caller may keep it for its accesses until reset().
   TensorState* state_for(uint64_t base, uint16_t tensor) { return &state_slow(base, tensor); }
@@ -379,6 +387,8 @@ class TensorMap {
   // entries then: their order).
   template <int R, int S>
   bool lookup_box(const Grid& gr, const RegionRef<S>& r, std::vector<uint32_t>& raw);
+  // The span of dense cell `lin` of gr (out of line: a memo's miss).
+  static void cell_box(const Grid& gr, uint64_t lin, CellBox* box);
   // Entry en's offsets, sizes and strides (of `st`), dimensions 0 .. rank - 1.
   void offsets_of(const TensorState& st, const Entry& en, int64_t* off) const;
   void extent_of(const TensorState& st, const Entry& en, int64_t* size, int64_t* stride) const;
@@ -695,13 +705,13 @@ __attribute__((noinline)) bool TensorMap::lookup_box(const Grid& gr, const Regio
 }
 
 template <int R, int S, typename Check>
-inline __attribute__((always_inline)) void TensorMap::lookup(TensorState& st,
+inline __attribute__((always_inline)) bool TensorMap::lookup(TensorState& st,
                                                              const RegionRef<S>& r,
                                                              std::vector<uint32_t>& raw,
-                                                             Check check) {
+                                                             Check check, CellBox* box) {
   if (st.count == 0 || st.last == nullptr) {
     if (check() && st.count > 0) lookup_general(geom_of(r), st, raw);
-    return;
+    return false;
   }
   const Grid& gr = *st.last;
   if (st.alive_grids == 1 && st.others.empty() && gr.dense && gr.unit && gr.rank == r.rank) {
@@ -727,29 +737,33 @@ inline __attribute__((always_inline)) void TensorMap::lookup(TensorState& st,
     }
     if ((span | odd) == 0) {
       // (within a tile of the grid: inside the tensor when its tiles are)
-      if (!(gr.inside && outside == 0) && !check()) return;
+      const bool in = gr.inside && outside == 0;
+      if (!in && !check()) return false;
       const uint32_t w = outside == 0 ? gr.cells[static_cast<size_t>(lin)].writer : kNoTask;
       if (w != kNoTask) raw.push_back(w);
-      return;
+      if (box == nullptr || !in) return false;
+      cell_box(gr, lin, box);
+      return true;
     }
-    if (!check()) return;
+    if (!check()) return false;
     // (several cells: o_proj's row of O over its 32 heads' tiles)
-    if (odd == 0 && lookup_box<R, S>(gr, r, raw)) return;
+    if (odd == 0 && lookup_box<R, S>(gr, r, raw)) return false;
   } else {
     int64_t lin = 0;
     if (!fast_cell<R, S>(st, r, lin)) {
-      if (!check()) return;
+      if (!check()) return false;
     } else {
-      if (!gr.inside && !check()) return;
+      if (!gr.inside && !check()) return false;
       const int32_t e = gr.cells[static_cast<size_t>(lin)].entry;
       if (e >= 0 && E(e).alone) {  // the entry of exactly this region, nothing else overlapping
         if (E(e).writer != kNoTask) raw.push_back(E(e).writer);
-        return;
+        return false;
       }
-      if (e < 0 && st.alive_grids == 1 && st.others.empty()) return;  // an empty tile
+      if (e < 0 && st.alive_grids == 1 && st.others.empty()) return false;  // an empty tile
     }
   }
   lookup_general(geom_of(r), st, raw);
+  return false;
 }
 
 }  // namespace host
