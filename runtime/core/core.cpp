@@ -58,21 +58,20 @@ void PtoCore::submit() {
 // function, their loads were hoisted above the branch and spilled.
 template <int R, bool Box>
 __attribute__((noinline)) bool PtoCore::repeated(Repeat& m, const int64_t* d) {
-  uint64_t bad = 0;
   if (Box) {
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) {
-      const uint64_t rel = static_cast<uint64_t>(d[3 * i]) - static_cast<uint64_t>(m.d[i]);
-      const uint64_t width = static_cast<uint64_t>(m.d[R + i]);
-      bad |= static_cast<uint64_t>(rel >= width) |
-             static_cast<uint64_t>(static_cast<uint64_t>(d[3 * i + 1]) - 1 >= width - rel) |
-             static_cast<uint64_t>(d[3 * i + 2] ^ 1);
+      // (first and last index from the cell's start: last >= first means a size >= 1)
+      const uint64_t first = static_cast<uint64_t>(d[3 * i]) - static_cast<uint64_t>(m.d[i]);
+      const uint64_t last = first + static_cast<uint64_t>(d[3 * i + 1]) - 1;
+      if (last >= static_cast<uint64_t>(m.d[R + i]) || first > last || d[3 * i + 2] != 1)
+        return false;
     }
   } else {
 #pragma GCC unroll 24
-    for (int i = 0; i < 3 * R; ++i) bad |= static_cast<uint64_t>(m.d[i] ^ d[i]);
+    for (int i = 0; i < 3 * R; ++i)
+      if (m.d[i] != d[i]) return false;
   }
-  if (bad != 0) return false;
   m.misses = 0;
   for (uint32_t i = 0; i < m.n; ++i) raw.push_back(m.writers[i]);  // (insert: a call)
   return true;
