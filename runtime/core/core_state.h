@@ -157,6 +157,7 @@ struct PtoCore {
   Grow<uint8_t> kind, pool, domain;
   Grow<int32_t> kernel, site;
   DefaultColumn target{-1}, stream{0}, priority{0};
+  bool placed = false;  // some node has a target, stream or priority of its own
   Grow<int64_t> args_begin{0}, args, coords_begin{0}, coords, regions_begin{0};
   // Per node its regions (tensor, access, rank, then per dimension offset, size, stride): in
   // int32 while every value fits (a large build's largest array, halved), else from the first
@@ -234,6 +235,7 @@ struct PtoCore {
       v->clear();
     for (auto* v : {&args, &coords, &regions}) v->clear();
     for (auto* v : {&target, &stream, &priority}) v->clear();
+    placed = false;
     for (auto* v : {&args_begin, &coords_begin, &regions_begin}) v->assign(1, 0);
     edge_src.clear();
     for (int64_t& k : edges_by_kind) k = 0;
@@ -258,18 +260,24 @@ struct PtoCore {
       longjmp(stop, 1);
     }
   }
-  uint32_t node(uint8_t k, int32_t kern, int32_t st, uint8_t pl, uint8_t dom, int64_t tgt,
-                int64_t str, int64_t prio) {
+  // (inlined into a task's call: its eight values stay in registers)
+  [[gnu::always_inline]] uint32_t node(uint8_t k, int32_t kern, int32_t st, uint8_t pl,
+                                       uint8_t dom, int64_t tgt, int64_t str, int64_t prio) {
     const uint32_t id = num_nodes();
     kind.push_back(k);
     kernel.push_back(kern);
     if (record) site.push_back(st);  // (read with the records alone)
     pool.push_back(pl);
     domain.push_back(dom);
+    // (one test while every node so far and this one have the defaults)
+    if (placed || ((tgt + 1) | str | prio) != 0) place(id, tgt, str, prio);
+    return id;
+  }
+  [[gnu::noinline]] void place(uint32_t id, int64_t tgt, int64_t str, int64_t prio) {
+    placed = true;
     target.put(id, tgt);
     stream.put(id, str);
     priority.put(id, prio);
-    return id;
   }
   void seal(uint32_t id) {
     (void)id;
