@@ -306,6 +306,31 @@ def test_on_one_cpu_the_schedule_follows_the_build():
     assert out.stdout.strip() == "['build', 'schedule']"
 
 
+def test_the_build_moves_its_arrays_while_the_schedule_reads_them():
+    """A first build in a fresh process (its arrays grow from 64 kB: 24,000 nodes move the
+    int32 columns and the edges' sources several times), published node by node to the loop
+    beside it: the whole graph's schedule, to the bit."""
+    code = textwrap.dedent(
+        """
+        import sys
+        sys.path[:0] = [{tests!r}]
+        import numpy as np
+        from test_native_stream import _compiled, _run, _same, _snapshot, _streamed, _values
+        from pto_wsp.runtime.native_core import Scheduler
+        prog = _compiled().bind(**_values(8000))
+        table, _ = prog._kernel_costs()
+        scheduled, graph, streamed = _streamed(prog, 1, table)
+        assert scheduled and graph.num_nodes == 24000, (scheduled, graph.num_nodes)
+        whole = Scheduler().run(graph, None, prog.config, kernel_costs=table)
+        assert _same(_snapshot(streamed), _snapshot(_run(prog, graph, whole, table)))
+        print("same")
+        """
+    ).format(tests=os.path.dirname(__file__))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "same"
+
+
 @kernel(cost=0)
 def st_free(i, x: In[f32[4]], h: Out[f32[4]]):
     h[...] = x

@@ -35,6 +35,15 @@ namespace {
 
 constexpr int64_t kEmpty = std::numeric_limits<int64_t>::max();  // an empty queue's head
 constexpr double kNever = std::numeric_limits<double>::infinity();  // no completion pending
+// A streamed run takes the nodes that arrived this many at a time, looking between them
+// whether the builder waits to move an array.
+constexpr int64_t kSlice = 64;
+// Successor links reserved a node for a streamed run (the LLaMA layer's tasks have ~3 edges
+// in; more only grows the arrays).
+constexpr size_t kEdgesReserved = 4;
+// How long the builder spins for the lock to move an array before it sleeps on it (the
+// scheduler lets go within a slice, unless its thread is off its CPU).
+constexpr int64_t kMoveSpinNs = 200000;
 
 // A task running: when it completes, on which worker.
 struct Running {
@@ -323,7 +332,7 @@ class Plain {
   // (a node beyond the outputs, a pool or kernel out of range) or the build failed; the
   // caller schedules the whole graph instead.
   bool run_streamed(PtoSchedFeed& f, int64_t cap) {
-    std::unique_lock<std::mutex> hold(f.lock);
+    std::unique_lock<std::mutex> hold(f.lock.m);
     const uint32_t* src = nullptr;
     int64_t seen = 0;
     for (;;) {
@@ -332,9 +341,14 @@ class Plain {
       if (f.failed.load(std::memory_order_relaxed) || k > cap) return false;
       if (k > seen) {
         f.arrays(s_.g, src);
-        if (!arrive(seen, k, src)) return false;
+        for (int64_t a = seen; a < k; a = std::min(k, a + kSlice)) {
+          if (a > seen && f.lock.moving.load(std::memory_order_relaxed)) let_move(f, hold, src);
+          if (!arrive(a, std::min(k, a + kSlice), src)) return false;
+        }
         seen = k;
         if (moved_ && nidle_ > 0 && queued_ > 0) dispatch_idle();
+      } else if (f.lock.moving.load(std::memory_order_relaxed)) {
+        let_move(f, hold, src);
       } else if (ended) {
         if (f.published.load(std::memory_order_acquire) == seen) break;  // (else: the last)
       } else if (nidle_ == 0) {
@@ -354,6 +368,15 @@ class Plain {
   }
 
  private:
+  // The builder is about to move an array (PtoMoveLock): the lock let go until it has moved
+  // it, then the arrays' addresses read again.
+  void let_move(PtoSchedFeed& f, std::unique_lock<std::mutex>& hold, const uint32_t*& src) {
+    hold.unlock();
+    while (f.lock.moving.load(std::memory_order_acquire)) pto::wsp::spin_pause();
+    hold.lock();
+    f.arrays(s_.g, src);
+  }
+
   // Until the build publishes more than `seen` nodes or ends: spinning for kSpinNs (a chunk
   // comes every few microseconds, the build's end within one: a thread asleep then would
   // be woken ~10-50 us late, and its caller would wait), then asleep until the builder rings (sleeping, then the
@@ -385,14 +408,10 @@ class Plain {
   // workers pick after each). False: a pool or kernel out of range.
   bool arrive(int64_t first, int64_t last, const uint32_t* src) {
     const int64_t nk = g_.num_kernel_costs;
-    // (grown as nodes come: the capacity is a bound; `left` is the whole graph's loop's too)
-    const size_t have = std::min(s_.left.size(), s_.succ_head.size());
-    if (static_cast<size_t>(last) > have) {
-      const size_t n = std::max<size_t>(last, 2 * have);
-      s_.left.resize(n);
-      s_.succ_head.resize(n);
-      left_ = s_.left.data();
-      shead_ = s_.succ_head.data();
+    // (within the capacity reserved: nothing moves, and a page is touched once, as nodes come)
+    if (static_cast<size_t>(last) > s_.left.size()) {
+      s_.left.resize(last);
+      s_.succ_head.resize(last);
     }
     for (int64_t v = first; v < last; ++v) {
       const uint8_t pool = g_.pool[v];
@@ -463,6 +482,18 @@ class Plain {
 
 }  // namespace
 
+void PtoMoveLock::lock() {
+  moving.store(true, std::memory_order_seq_cst);
+  const int64_t until = pto::wsp::monotonic_ns() + kMoveSpinNs;
+  for (uint32_t k = 1; !m.try_lock(); ++k) {
+    pto::wsp::spin_pause();
+    if ((k & 63) == 0 && pto::wsp::monotonic_ns() > until) {
+      m.lock();
+      return;
+    }
+  }
+}
+
 bool PtoScheduler::plain() const {
   return !c.general && (c.timing == kImmediate || c.timing_n == 0) && !c.streams && !c.depth &&
          !c.task_window && !c.work_steal && !c.batch_deps && c.stop_at < 0 &&
@@ -499,6 +530,14 @@ void PtoScheduler::reset_plain() {
 
 bool PtoScheduler::run_streamed(PtoSchedFeed& f, int64_t capacity) {
   reset_plain();
+  // Room for every node the outputs hold and a few edges each, reserved untouched: grown by
+  // doubling as nodes came, these arrays were a third of a first run's fresh pages (each
+  // copy touching new ones) and its copies.
+  const size_t n = static_cast<size_t>(capacity);
+  left.reserve(n);
+  succ_head.reserve(n);
+  succ_dst.reserve(kEdgesReserved * n);
+  succ_next.reserve(kEdgesReserved * n);
   if (!Plain<true>(*this).run_streamed(f, capacity)) return false;
   check_drained();
   return error.empty();
