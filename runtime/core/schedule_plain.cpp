@@ -38,6 +38,8 @@ constexpr double kNever = std::numeric_limits<double>::infinity();  // no comple
 // A streamed run takes the nodes that arrived this many at a time, looking between them
 // whether the builder waits to move an array.
 constexpr int64_t kSlice = 64;
+// A ready queue holding this many ids makes room for every node of the run.
+constexpr size_t kQueueSmall = 4096;
 // Successor links reserved a node for a streamed run (the LLaMA layer's tasks have ~3 edges
 // in; more only grows the arrays).
 constexpr size_t kEdgesReserved = 4;
@@ -63,8 +65,10 @@ size_t ring_size(int64_t n) {
 template <bool kStreamed>
 class Plain {
  public:
-  explicit Plain(PtoScheduler& s)
+  // nodes: how many the run has at most (a streamed run's capacity).
+  Plain(PtoScheduler& s, int64_t nodes)
       : s_(s),
+        nodes_(static_cast<size_t>(nodes)),
         g_(s.g),
         W_(s.W),
         left_(s.left.data()),
@@ -164,6 +168,12 @@ class Plain {
     const int64_t h = target >= 0 ? rules::target_worker(target, s_.cand[p]) : W_ + p;
     PlainQueue& q = queues_[h];
     const int32_t id = static_cast<int32_t>(tid);
+    // (a queue takes a task once a run: past kQueueSmall ids, room for every node, and no
+    // copy after, each page touched once; doubling, a queue of a 100k run copied ~0.4 MB
+    // into fresh pages)
+    const size_t held = q.fifo.size();
+    if (held == q.fifo.capacity() && held >= kQueueSmall)
+      q.fifo.reserve(std::max(nodes_, 2 * held));
     if (q.head == q.fifo.size()) {
       q.fifo.clear();
       q.head = 0;
@@ -379,9 +389,9 @@ class Plain {
 
   // Until the build publishes more than `seen` nodes or ends: spinning for kSpinNs (a chunk
   // comes every few microseconds, the build's end within one: a thread asleep then would
-  // be woken ~10-50 us late, and its caller would wait), then asleep until the builder rings (sleeping, then the
-  // test, against the builder's store, then its look at sleeping: one of the two sees the
-  // other's; a ring lost all the same would cost a millisecond).
+  // be woken ~10-50 us late, and its caller would wait), then asleep until the builder
+  // rings (sleeping, then the test, against the builder's store, then its look at sleeping:
+  // one of the two sees the other's; a ring lost all the same would cost a millisecond).
   static void await(PtoSchedFeed& f, int64_t seen) {
     constexpr int64_t kSpinNs = 100000;
     const int64_t until = pto::wsp::monotonic_ns() + kSpinNs;
@@ -454,6 +464,7 @@ class Plain {
   }
 
   PtoScheduler& s_;
+  const size_t nodes_;
   const PtoSchedGraph& g_;
   const int64_t W_;
   int32_t* left_;  // per node: predecessors not done
@@ -511,7 +522,7 @@ void PtoScheduler::run_plain() {
     }
     reset_plain();
     left.assign(g.fanin, g.fanin + g.num_nodes);
-    if (Plain<false>(*this).run() || again) break;
+    if (Plain<false>(*this, g.num_nodes).run() || again) break;
   }
   check_drained();
 }
@@ -538,7 +549,7 @@ bool PtoScheduler::run_streamed(PtoSchedFeed& f, int64_t capacity) {
   succ_head.reserve(n);
   succ_dst.reserve(kEdgesReserved * n);
   succ_next.reserve(kEdgesReserved * n);
-  if (!Plain<true>(*this).run_streamed(f, capacity)) return false;
+  if (!Plain<true>(*this, capacity).run_streamed(f, capacity)) return false;
   check_drained();
   return error.empty();
 }
