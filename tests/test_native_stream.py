@@ -250,6 +250,23 @@ def test_a_plan_is_given_again_while_nobody_holds_its_outputs():
     assert scheduler.plan(config, table, 64) is plan
 
 
+def test_a_new_scheduler_starts_in_the_memory_of_one_freed(monkeypatch):
+    """A Scheduler freed leaves its outputs' memory to the next one made (a new Program's
+    first execute): taken once nobody views it, and only if it holds the outputs."""
+    monkeypatch.setattr(Scheduler, "_kept", [])
+    config = SimConfig(workers=2, functional=False)
+    table = np.array([4], np.int64)
+    freed = Scheduler()
+    plan = freed.plan(config, table, 5000)
+    start, held = plan.outputs[0].ctypes.data, plan.outputs[3]  # (a schedule's counters)
+    del plan, freed
+    made = [Scheduler() for _ in range(3)]  # (alive: a Scheduler freed would leave its own)
+    assert made[0].plan(config, table, 5000).outputs[0].ctypes.data != start  # (still read)
+    del held
+    assert made[1].plan(config, table, 6000).outputs[0].ctypes.data != start  # (too small)
+    assert made[2].plan(config, table, 5000).outputs[0].ctypes.data == start
+
+
 def test_a_build_past_the_rows_is_scheduled_after_it():
     """A first execute of more than 49,152 nodes: scheduled after the build; the next one
     beside it in rows of that size, the same; bound to a larger size, the build outgrows
