@@ -250,6 +250,23 @@ def test_a_plan_is_given_again_while_nobody_holds_its_outputs():
     assert scheduler.plan(config, table, 64) is plan
 
 
+def test_a_new_scheduler_starts_in_the_memory_of_one_freed(monkeypatch):
+    """A Scheduler freed leaves its outputs' memory to the next one made (a new Program's
+    first execute): taken once nobody views it, and only if it holds the outputs."""
+    monkeypatch.setattr(Scheduler, "_kept", [])
+    config = SimConfig(workers=2, functional=False)
+    table = np.array([4], np.int64)
+    freed = Scheduler()
+    plan = freed.plan(config, table, 5000)
+    start, held = plan.outputs[0].ctypes.data, plan.outputs[3]  # (a schedule's counters)
+    del plan, freed
+    made = [Scheduler() for _ in range(3)]  # (alive: a Scheduler freed would leave its own)
+    assert made[0].plan(config, table, 5000).outputs[0].ctypes.data != start  # (still read)
+    del held
+    assert made[1].plan(config, table, 6000).outputs[0].ctypes.data != start  # (too small)
+    assert made[2].plan(config, table, 5000).outputs[0].ctypes.data == start
+
+
 def test_a_build_past_the_rows_is_scheduled_after_it():
     """A first execute of more than 49,152 nodes: scheduled after the build; the next one
     beside it in rows of that size, the same; bound to a larger size, the build outgrows
@@ -304,6 +321,31 @@ def test_on_one_cpu_the_schedule_follows_the_build():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['build', 'schedule']"
+
+
+def test_the_build_moves_its_arrays_while_the_schedule_reads_them():
+    """A first build in a fresh process (its arrays grow from 64 kB: 24,000 nodes move the
+    int32 columns and the edges' sources several times), published node by node to the loop
+    beside it: the whole graph's schedule, to the bit."""
+    code = textwrap.dedent(
+        """
+        import sys
+        sys.path[:0] = [{tests!r}]
+        import numpy as np
+        from test_native_stream import _compiled, _run, _same, _snapshot, _streamed, _values
+        from pto_wsp.runtime.native_core import Scheduler
+        prog = _compiled().bind(**_values(8000))
+        table, _ = prog._kernel_costs()
+        scheduled, graph, streamed = _streamed(prog, 1, table)
+        assert scheduled and graph.num_nodes == 24000, (scheduled, graph.num_nodes)
+        whole = Scheduler().run(graph, None, prog.config, kernel_costs=table)
+        assert _same(_snapshot(streamed), _snapshot(_run(prog, graph, whole, table)))
+        print("same")
+        """
+    ).format(tests=os.path.dirname(__file__))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "same"
 
 
 @kernel(cost=0)

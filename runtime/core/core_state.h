@@ -70,12 +70,12 @@ class Grow {
   const T* data() const { return data_; }
   T& operator[](size_t i) { return data_[i]; }
   const T& operator[](size_t i) const { return data_[i]; }
-  void guard(std::mutex* m) { guard_ = m; }
+  void guard(PtoMoveLock* m) { guard_ = m; }
 
  private:
   void grow(size_t need) {
-    std::unique_lock<std::mutex> hold;
-    if (guard_ != nullptr) hold = std::unique_lock<std::mutex>(*guard_);
+    std::unique_lock<PtoMoveLock> hold;
+    if (guard_ != nullptr) hold = std::unique_lock<PtoMoveLock>(*guard_);
     size_t cap = cap_ == 0 ? (size_t(64) << 10) / sizeof(T) : cap_;
     while (cap < need) cap *= 2;
     void* p = data_ == nullptr
@@ -89,7 +89,7 @@ class Grow {
   }
   T* data_ = nullptr;
   size_t size_ = 0, cap_ = 0;
-  std::mutex* guard_ = nullptr;
+  PtoMoveLock* guard_ = nullptr;
 };
 
 // A node column whose value is the same default for almost every workload (a task's target,
@@ -116,7 +116,7 @@ class DefaultColumn {
     values_.clear();
     on_.store(false, std::memory_order_relaxed);
   }
-  void guard(std::mutex* m) { values_.guard(m); }
+  void guard(PtoMoveLock* m) { values_.guard(m); }
 
  private:
   Grow<int64_t> values_;

@@ -35,6 +35,17 @@ namespace {
 
 constexpr int64_t kEmpty = std::numeric_limits<int64_t>::max();  // an empty queue's head
 constexpr double kNever = std::numeric_limits<double>::infinity();  // no completion pending
+// A streamed run takes the nodes that arrived this many at a time, looking between them
+// whether the builder waits to move an array.
+constexpr int64_t kSlice = 64;
+// A ready queue holding this many ids makes room for every node of the run.
+constexpr size_t kQueueSmall = 4096;
+// Successor links reserved a node for a streamed run (the LLaMA layer's tasks have ~3 edges
+// in; more only grows the arrays).
+constexpr size_t kEdgesReserved = 4;
+// How long the builder spins for the lock to move an array before it sleeps on it (the
+// scheduler lets go within a slice, unless its thread is off its CPU).
+constexpr int64_t kMoveSpinNs = 200000;
 
 // A task running: when it completes, on which worker.
 struct Running {
@@ -54,8 +65,10 @@ size_t ring_size(int64_t n) {
 template <bool kStreamed>
 class Plain {
  public:
-  explicit Plain(PtoScheduler& s)
+  // nodes: how many the run has at most (a streamed run's capacity).
+  Plain(PtoScheduler& s, int64_t nodes)
       : s_(s),
+        nodes_(static_cast<size_t>(nodes)),
         g_(s.g),
         W_(s.W),
         left_(s.left.data()),
@@ -155,6 +168,12 @@ class Plain {
     const int64_t h = target >= 0 ? rules::target_worker(target, s_.cand[p]) : W_ + p;
     PlainQueue& q = queues_[h];
     const int32_t id = static_cast<int32_t>(tid);
+    // (a queue takes a task once a run: past kQueueSmall ids, room for every node, and no
+    // copy after, each page touched once; doubling, a queue of a 100k run copied ~0.4 MB
+    // into fresh pages)
+    const size_t held = q.fifo.size();
+    if (held == q.fifo.capacity() && held >= kQueueSmall)
+      q.fifo.reserve(std::max(nodes_, 2 * held));
     if (q.head == q.fifo.size()) {
       q.fifo.clear();
       q.head = 0;
@@ -323,7 +342,7 @@ class Plain {
   // (a node beyond the outputs, a pool or kernel out of range) or the build failed; the
   // caller schedules the whole graph instead.
   bool run_streamed(PtoSchedFeed& f, int64_t cap) {
-    std::unique_lock<std::mutex> hold(f.lock);
+    std::unique_lock<std::mutex> hold(f.lock.m);
     const uint32_t* src = nullptr;
     int64_t seen = 0;
     for (;;) {
@@ -332,9 +351,14 @@ class Plain {
       if (f.failed.load(std::memory_order_relaxed) || k > cap) return false;
       if (k > seen) {
         f.arrays(s_.g, src);
-        if (!arrive(seen, k, src)) return false;
+        for (int64_t a = seen; a < k; a = std::min(k, a + kSlice)) {
+          if (a > seen && f.lock.moving.load(std::memory_order_relaxed)) let_move(f, hold, src);
+          if (!arrive(a, std::min(k, a + kSlice), src)) return false;
+        }
         seen = k;
         if (moved_ && nidle_ > 0 && queued_ > 0) dispatch_idle();
+      } else if (f.lock.moving.load(std::memory_order_relaxed)) {
+        let_move(f, hold, src);
       } else if (ended) {
         if (f.published.load(std::memory_order_acquire) == seen) break;  // (else: the last)
       } else if (nidle_ == 0) {
@@ -354,11 +378,20 @@ class Plain {
   }
 
  private:
+  // The builder is about to move an array (PtoMoveLock): the lock let go until it has moved
+  // it, then the arrays' addresses read again.
+  void let_move(PtoSchedFeed& f, std::unique_lock<std::mutex>& hold, const uint32_t*& src) {
+    hold.unlock();
+    while (f.lock.moving.load(std::memory_order_acquire)) pto::wsp::spin_pause();
+    hold.lock();
+    f.arrays(s_.g, src);
+  }
+
   // Until the build publishes more than `seen` nodes or ends: spinning for kSpinNs (a chunk
   // comes every few microseconds, the build's end within one: a thread asleep then would
-  // be woken ~10-50 us late, and its caller would wait), then asleep until the builder rings (sleeping, then the
-  // test, against the builder's store, then its look at sleeping: one of the two sees the
-  // other's; a ring lost all the same would cost a millisecond).
+  // be woken ~10-50 us late, and its caller would wait), then asleep until the builder
+  // rings (sleeping, then the test, against the builder's store, then its look at sleeping:
+  // one of the two sees the other's; a ring lost all the same would cost a millisecond).
   static void await(PtoSchedFeed& f, int64_t seen) {
     constexpr int64_t kSpinNs = 100000;
     const int64_t until = pto::wsp::monotonic_ns() + kSpinNs;
@@ -385,14 +418,10 @@ class Plain {
   // workers pick after each). False: a pool or kernel out of range.
   bool arrive(int64_t first, int64_t last, const uint32_t* src) {
     const int64_t nk = g_.num_kernel_costs;
-    // (grown as nodes come: the capacity is a bound; `left` is the whole graph's loop's too)
-    const size_t have = std::min(s_.left.size(), s_.succ_head.size());
-    if (static_cast<size_t>(last) > have) {
-      const size_t n = std::max<size_t>(last, 2 * have);
-      s_.left.resize(n);
-      s_.succ_head.resize(n);
-      left_ = s_.left.data();
-      shead_ = s_.succ_head.data();
+    // (within the capacity reserved: nothing moves, and a page is touched once, as nodes come)
+    if (static_cast<size_t>(last) > s_.left.size()) {
+      s_.left.resize(last);
+      s_.succ_head.resize(last);
     }
     for (int64_t v = first; v < last; ++v) {
       const uint8_t pool = g_.pool[v];
@@ -435,6 +464,7 @@ class Plain {
   }
 
   PtoScheduler& s_;
+  const size_t nodes_;
   const PtoSchedGraph& g_;
   const int64_t W_;
   int32_t* left_;  // per node: predecessors not done
@@ -463,6 +493,18 @@ class Plain {
 
 }  // namespace
 
+void PtoMoveLock::lock() {
+  moving.store(true, std::memory_order_seq_cst);
+  const int64_t until = pto::wsp::monotonic_ns() + kMoveSpinNs;
+  for (uint32_t k = 1; !m.try_lock(); ++k) {
+    pto::wsp::spin_pause();
+    if ((k & 63) == 0 && pto::wsp::monotonic_ns() > until) {
+      m.lock();
+      return;
+    }
+  }
+}
+
 bool PtoScheduler::plain() const {
   return !c.general && (c.timing == kImmediate || c.timing_n == 0) && !c.streams && !c.depth &&
          !c.task_window && !c.work_steal && !c.batch_deps && c.stop_at < 0 &&
@@ -480,7 +522,7 @@ void PtoScheduler::run_plain() {
     }
     reset_plain();
     left.assign(g.fanin, g.fanin + g.num_nodes);
-    if (Plain<false>(*this).run() || again) break;
+    if (Plain<false>(*this, g.num_nodes).run() || again) break;
   }
   check_drained();
 }
@@ -499,7 +541,15 @@ void PtoScheduler::reset_plain() {
 
 bool PtoScheduler::run_streamed(PtoSchedFeed& f, int64_t capacity) {
   reset_plain();
-  if (!Plain<true>(*this).run_streamed(f, capacity)) return false;
+  // Room for every node the outputs hold and a few edges each, reserved untouched: grown by
+  // doubling as nodes came, these arrays were a third of a first run's fresh pages (each
+  // copy touching new ones) and its copies.
+  const size_t n = static_cast<size_t>(capacity);
+  left.reserve(n);
+  succ_head.reserve(n);
+  succ_dst.reserve(kEdgesReserved * n);
+  succ_next.reserve(kEdgesReserved * n);
+  if (!Plain<true>(*this, capacity).run_streamed(f, capacity)) return false;
   check_drained();
   return error.empty();
 }

@@ -35,7 +35,7 @@ struct CoreFeed final : PtoSchedFeed {
     edge_src = c.edge_src.data();
   }
   // The arrays arrays() reads take (or, null, leave) the lock to move.
-  void guard(std::mutex* m) {
+  void guard(PtoMoveLock* m) {
     c.kind.guard(m);
     c.pool.guard(m);
     c.kernel.guard(m);
