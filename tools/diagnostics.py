@@ -159,6 +159,15 @@ class LocatingParser(Parser):
         return results
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
+        # xDSL prints a generic op's name between quotes as it is: a name with a quote, a
+        # backslash or a character that is not printable ("\n", written escaped) would be
+        # printed as text that does not read back, so it is refused here.
+        if not name.isprintable() or '"' in name or "\\" in name:
+            raise ParseError(
+                self._name_spans[-1],
+                f"operation name {name!r} has a character pto-wsp cannot print back "
+                "(a quote, a backslash or one that is not printable)",
+            )
         # xDSL blames the token after the name, and says the same whether the op or its
         # whole dialect is unknown; point at the name and tell the two apart.
         try:
