@@ -256,6 +256,10 @@ def main(argv: list[str] | None = None) -> int:
         "--cpus", default="", help="run on these CPUs only, comma-separated (like taskset)"
     )
     args = parser.parse_args(argv)
+    for option, sizes in (("--sizes", args.sizes), ("--sim-sizes", args.sim_sizes)):
+        unknown = [s for s in sizes.split(",") if s and s not in SIZES]
+        if unknown:
+            parser.error(f"{option}: unknown size {unknown[0]!r} (sizes: {', '.join(SIZES)})")
     if args.cpus:
         try:
             os.sched_setaffinity(0, {int(c) for c in args.cpus.split(",")})

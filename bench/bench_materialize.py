@@ -26,9 +26,9 @@ from pto_wsp.dialects.csp import CSP
 from pto_wsp.dialects.sched import SCHED
 from pto_wsp.dialects.tg import TG, ProgramOp
 from pto_wsp.dialects.wsp import WSP
-from pto_wsp.runtime.materialize import materialize
 from pto_wsp.passes.wsp_to_tg import WspToTgPass
 from pto_wsp.runtime.graph import gc_paused
+from pto_wsp.runtime.materialize import materialize
 
 WORKLOAD = """
 wsp.kernel @produce(b: index, h: index, t: index, y: out memref<64xf32>) unit(vector)

@@ -178,6 +178,9 @@ def main() -> None:
         help="schedule every execute after its build, not beside it on the second vCPU",
     )
     args = parser.parse_args()
+    unknown = [s for s in args.sizes.split(",") if s not in SIZES]
+    if unknown:
+        parser.error(f"--sizes: unknown size {unknown[0]!r} (sizes: {', '.join(SIZES)})")
     compare = set(args.compare.split(","))
     print(f"LLaMA-7B layer ({args.structure}), no-op kernels, {args.workers} workers; "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
