@@ -607,6 +607,25 @@ WINDOW_EDGES = {
     for field in ("edges", "text")
 }
 
+
+def _regions_after(name: str, writes: np.ndarray, reads: np.ndarray) -> Case:
+    """The regions_after program: ``writes`` of X then ``reads`` of it into W."""
+    return Case(
+        name,
+        REGIONS_AFTER,
+        options={"workers": 3, "mode": "cycles"},
+        n=None,
+        program="regions_after",
+        data={
+            "X": np.zeros((64, 64), np.float32),
+            "W": np.zeros((64, 64), np.float32),
+            "spec": writes,
+            "n": len(writes),
+            "reads": reads,
+            "m": len(reads),
+        },
+    )
+
 CASES = [
     Case("plain", _stages()),
     Case("plain_functional", _stages(), options={"workers": 3, "mode": "functional"}),
@@ -781,46 +800,25 @@ CASES = [
         for seed in (0, 2, 4, 6)
     ),
     *(
-        Case(
+        _regions_after(
             f"regions_after_{seed}",
-            REGIONS_AFTER,
-            options={"workers": 3, "mode": "cycles"},
-            n=None,
-            program="regions_after",
-            data={
-                "X": np.zeros((64, 64), np.float32),
-                "W": np.zeros((64, 64), np.float32),
-                "spec": random_spec(np.random.default_rng(seed), 200),
-                "n": 200,
-                # 80 reads each once (the core's memo of a site's last read misses, then
-                # stops comparing), then 60 each twice (the memo, compared again, answers the
-                # second)
-                "reads": np.concatenate(
-                    [
-                        random_spec(np.random.default_rng(seed + 1), 80),
-                        np.repeat(random_spec(np.random.default_rng(seed + 2), 60), 2, axis=0),
-                    ]
-                ),
-                "m": 200,
-            },
+            random_spec(np.random.default_rng(seed), 200),
+            # 80 reads each once (the core's memo of a site's last read misses, then stops
+            # comparing), then 60 each twice (the memo, compared again, answers the second)
+            np.concatenate(
+                [
+                    random_spec(np.random.default_rng(seed + 1), 80),
+                    np.repeat(random_spec(np.random.default_rng(seed + 2), 60), 2, axis=0),
+                ]
+            ),
         )
         for seed in (1, 3)
     ),
     *(
-        Case(
+        _regions_after(
             f"cells_after_{seed}",
-            REGIONS_AFTER,
-            options={"workers": 3, "mode": "cycles"},
-            n=None,
-            program="regions_after",
-            data={
-                "X": np.zeros((64, 64), np.float32),
-                "W": np.zeros((64, 64), np.float32),
-                "spec": (writes := tile_writes(np.random.default_rng(seed))),
-                "n": len(writes),
-                "reads": cell_reads(np.random.default_rng(seed + 1), 300),
-                "m": 300,
-            },
+            tile_writes(np.random.default_rng(seed)),
+            cell_reads(np.random.default_rng(seed + 1), 300),
         )
         for seed in (5, 7)
     ),
