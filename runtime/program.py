@@ -477,7 +477,7 @@ class Program:
             plan = None
             if not functions and self._beside.beside(start):
                 plan = scheduler.plan(config, table, max(self._nodes, _LEAST_CAPACITY))
-            records = bool(functions) or bodies.count(None) < len(bodies)
+            records = self._reads_records(functions, bodies)
             graph = self.native.build(self._bindings, config.infer_data_deps, records, plan)
             self._nodes = graph.num_nodes
             built = time.perf_counter()
@@ -563,12 +563,16 @@ class Program:
         run.phases_ms = {"run": (time.perf_counter() - start) * 1e3}
         return run
 
-    def _reads_records(self) -> bool:
+    def _reads_records(
+        self, functions: list[int] | None = None, bodies: list | None = None
+    ) -> bool:
         """Whether an execute reads its tasks' scalars, coordinates and regions: a body to
         run (functional mode) or a cost function does; other readers (``graph()``) have
-        the graph built again with them when they first read them."""
-        bodies = self._bodies()
-        return bool(self._kernel_costs()[1]) or bodies.count(None) < len(bodies)
+        the graph built again with them when they first read them. (``functions`` and
+        ``bodies``: _kernel_costs' and _bodies', if the caller has them.)"""
+        functions = self._kernel_costs()[1] if functions is None else functions
+        bodies = self._bodies() if bodies is None else bodies
+        return bool(functions) or bodies.count(None) < len(bodies)
 
     def _bodies(self) -> list:
         """Per kernel id the body the functional mode calls (None: none, or it does
